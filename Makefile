@@ -1,0 +1,49 @@
+# Porcelain over CMake: the list of sources lives only in CMakeLists.txt.
+#   make deps | make | make test | make demo | make bench | make install PREFIX=... | make clean
+BUILD    ?= build
+PREFIX   ?= /usr/local
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+# Debian packages the build, the tests and the demo need.
+PACKAGES := cmake g++ make pkg-config libopenblas-dev libboost-program-options-dev \
+            libboost-serialization-dev libyaml-cpp-dev doctest-dev libzip-dev \
+            python3-numpy groff-base mandoc help2man
+SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all build deps test demo bench install clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing$$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $(SUDO) apt-get install -y -q $$missing || \
+	  { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $$missing; } || exit 1; \
+	fi
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: deps
+	$(MAKE) build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+demo: deps
+	$(MAKE) build
+	PATH="$(CURDIR)/$(BUILD)/bin:$$PATH" bash pipelines/demo.sh
+
+bench: deps
+	$(MAKE) build
+	PATH="$(CURDIR)/$(BUILD)/bin:$$PATH" bash bench/run.sh
+
+install: build
+	cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,100 @@
+// The command-line layer shared by every tool: option groups, --help/--version, the BLAS
+// set-up (right kernel, thread count), and the one place where exceptions become exit
+// statuses and `<tool>: <file>:<line>: <what>` messages.
+//
+// A tool's main() is:
+//   int main(int argc, char** argv) {
+//     return attnkit::cli::run("my-tool", argc, argv, [](attnkit::cli::App& app) {
+//       std::string in;
+//       app.describe("one-line summary", "[OPTIONS] -i FILE");
+//       app.options().add_options()("input,i", po::value(&in)->default_value("-"), "input");
+//       app.parse();            // --help/--version end the run here (exit 0)
+//       ...do the work...
+//     });
+//   }
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attnkit/io/tensor_io.h"
+
+namespace attnkit::cli {
+
+namespace po = boost::program_options;
+
+// Options every tool shares (bound by App; the flags say which a tool offers).
+struct Common {
+  int threads = 0;            // --threads: 0 = all cores
+  bool quiet = false;         // --quiet: no progress or summary on stderr
+  uint64_t seed = 0;          // --seed
+  bool npy = false;           // --npy: .npy on standard output instead of text
+  int precision = -1;         // --precision: significant digits of text output (-1 shortest)
+  std::vector<std::string> config;  // --config FILE.yaml (repeatable)
+};
+
+enum Flags : unsigned {
+  kSeed = 1u << 0,
+  kQuiet = 1u << 1,
+  kOutput = 1u << 2,     // --npy, --precision (the tool declares -o itself)
+  kConfig = 1u << 3,
+};
+
+// Thrown by App::parse() after printing --help or --version: the run ends with status 0.
+struct EarlyExit {};
+
+class App {
+ public:
+  App(std::string name, int argc, char** argv);
+  const std::string& name() const { return name_; }
+
+  // Summary (first line of --help) and synopsis ("Usage: <tool> <synopsis>").
+  void describe(std::string summary, std::string synopsis);
+  // Free text printed after the options in --help (formats, examples).
+  void epilog(std::string text) { epilog_ = std::move(text); }
+  // The tool's own options; common ones are added by enable().
+  po::options_description& options() { return tool_; }
+  po::positional_options_description& positional() { return positional_; }
+  void enable(unsigned flags) { flags_ |= flags; }
+
+  // Parses argv. Prints --help/--version and throws EarlyExit; throws UsageError on bad
+  // usage; applies --threads to BLAS.
+  void parse();
+  const po::variables_map& vm() const { return vm_; }
+  bool given(const std::string& opt) const { return vm_.count(opt) && !vm_[opt].defaulted(); }
+  Common& common() { return common_; }
+
+  // Write options for tensors, from --npy and --precision.
+  io::WriteOptions write_options() const;
+
+ private:
+  po::options_description common_group();  // bound to common_, as flags_ asks
+  std::string help_text(const po::options_description& common) const;
+  std::string name_;
+  int argc_;
+  char** argv_;
+  std::string summary_, synopsis_, epilog_;
+  unsigned flags_ = 0;
+  po::options_description tool_{"Options"};
+  po::positional_options_description positional_;
+  po::variables_map vm_;
+  Common common_;
+};
+
+// Runs a tool: BLAS set-up (re-executes once with OPENBLAS_CORETYPE when OpenBLAS picked a
+// weaker kernel than the CPU has and the user set none), then `body`, then a checked flush of
+// standard output. Returns the exit status: 0 success, 1 bad data or failed run, 2 bad usage.
+int run(const char* name, int argc, char** argv, const std::function<void(App&)>& body);
+
+// The one-line version report: "attnkit 0.1.0 (OpenBLAS core SkylakeX, 2 threads)".
+std::string version_line();
+
+// Parses "3,4" (or "3x4") into a shape; UsageError naming the option on bad text.
+Shape parse_shape(const std::string& text, const std::string& option);
+
+// Whether standard error is a terminal (progress bars) — for later tools.
+bool stderr_is_tty();
+
+}  // namespace attnkit::cli

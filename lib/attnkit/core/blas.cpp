@@ -1,0 +1,152 @@
+#include "attnkit/core/blas.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "attnkit/core/error.h"
+
+namespace attnkit {
+
+namespace {
+
+std::string dims(ConstMat m) {
+  return "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "]";
+}
+
+void check_view(ConstMat m, const char* name) {
+  if (m.rows < 0 || m.cols < 0 || m.ld < std::max<int64_t>(1, m.cols))
+    throw ShapeError(std::string("invalid matrix view ") + name + " " + dims(m) +
+                     " with leading dimension " + std::to_string(m.ld));
+}
+
+}  // namespace
+
+ConstMat mat(const Tensor& t) {
+  if (t.rank() == 2) return {t.data(), t.dim(0), t.dim(1), std::max<int64_t>(1, t.dim(1))};
+  if (t.rank() == 1) return {t.data(), 1, t.dim(0), std::max<int64_t>(1, t.dim(0))};
+  throw ShapeError("expected a matrix, got shape " + shape_str(t.shape()));
+}
+
+Mat mat(Tensor& t) {
+  ConstMat m = mat(static_cast<const Tensor&>(t));
+  return {t.data(), m.rows, m.cols, m.ld};
+}
+
+ConstMat mat(const Tensor& t, int64_t b) {
+  if (t.rank() != 3) {
+    if (b == 0) return mat(t);
+    throw ShapeError("expected a batch of matrices, got shape " + shape_str(t.shape()));
+  }
+  if (b < 0 || b >= t.dim(0))
+    throw ShapeError("batch item " + std::to_string(b) + " out of range for shape " +
+                     shape_str(t.shape()));
+  int64_t r = t.dim(1), c = t.dim(2);
+  return {t.data() + b * r * c, r, c, std::max<int64_t>(1, c)};
+}
+
+Mat mat(Tensor& t, int64_t b) {
+  ConstMat m = mat(static_cast<const Tensor&>(t), b);
+  return {const_cast<float*>(m.data), m.rows, m.cols, m.ld};
+}
+
+void gemm(Trans ta, Trans tb, float alpha, ConstMat a, ConstMat b, float beta, Mat c) {
+  check_view(a, "A");
+  check_view(b, "B");
+  check_view(c, "C");
+  const bool at = ta == Trans::Yes, bt = tb == Trans::Yes;
+  const int64_t m = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
+  const int64_t kb = bt ? b.cols : b.rows, n = bt ? b.rows : b.cols;
+  if (k != kb || c.rows != m || c.cols != n)
+    throw ShapeError("gemm: op(A) " + std::string("[") + std::to_string(m) + ", " +
+                     std::to_string(k) + "] times op(B) [" + std::to_string(kb) + ", " +
+                     std::to_string(n) + "] into C " + dims(c));
+  if (m == 0 || n == 0) return;
+  if (k == 0) {  // BLAS leaves C untouched only for beta = 1: make it explicit
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c.data[i * c.ld + j] *= beta;
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, at ? CblasTrans : CblasNoTrans, bt ? CblasTrans : CblasNoTrans,
+              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha,
+              a.data, static_cast<blasint>(a.ld), b.data, static_cast<blasint>(b.ld), beta,
+              c.data, static_cast<blasint>(c.ld));
+}
+
+void gemv(Trans ta, float alpha, ConstMat a, const float* x, int64_t nx, float beta, float* y,
+          int64_t ny) {
+  check_view(a, "A");
+  const bool at = ta == Trans::Yes;
+  const int64_t m = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
+  if (nx != k || ny != m)
+    throw ShapeError("gemv: op(A) [" + std::to_string(m) + ", " + std::to_string(k) +
+                     "] times x [" + std::to_string(nx) + "] into y [" + std::to_string(ny) +
+                     "]");
+  if (m == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) y[i] *= beta;
+    return;
+  }
+  cblas_sgemv(CblasRowMajor, at ? CblasTrans : CblasNoTrans, static_cast<blasint>(a.rows),
+              static_cast<blasint>(a.cols), alpha, a.data, static_cast<blasint>(a.ld), x, 1,
+              beta, y, 1);
+}
+
+float dot(int64_t n, const float* x, const float* y) {
+  if (n <= 0) return 0.0f;
+  return cblas_sdot(static_cast<blasint>(n), x, 1, y, 1);
+}
+
+void axpy(int64_t n, float alpha, const float* x, float* y) {
+  if (n <= 0) return;
+  cblas_saxpy(static_cast<blasint>(n), alpha, x, 1, y, 1);
+}
+
+std::string blas_core() {
+  const char* s = openblas_get_corename();
+  return s ? s : "unknown";
+}
+
+std::string blas_config() {
+  const char* s = openblas_get_config();
+  return s ? s : "unknown";
+}
+
+void blas_set_threads(int n) { openblas_set_num_threads(std::max(1, n)); }
+
+int blas_threads() { return openblas_get_num_threads(); }
+
+std::string preferred_blas_core() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vl"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+  if (__builtin_cpu_supports("avx")) return "Sandybridge";
+#endif
+  return "";
+}
+
+namespace {
+// SIMD level of an OpenBLAS x86 core name: 3 AVX-512, 2 AVX2, 1 AVX, 0 older or unknown.
+int simd_level(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  for (const char* n : {"skylakex", "cooperlake", "sapphirerapids"})
+    if (name == n) return 3;
+  for (const char* n : {"haswell", "zen", "skylake"})
+    if (name == n) return 2;
+  for (const char* n : {"sandybridge", "bulldozer", "piledriver", "steamroller", "excavator"})
+    if (name == n) return 1;
+  return 0;
+}
+}  // namespace
+
+bool blas_core_is_weaker(const std::string& running, const std::string& preferred) {
+  return !preferred.empty() && simd_level(running) < simd_level(preferred);
+}
+
+}  // namespace attnkit

@@ -1,0 +1,94 @@
+// Reading and writing tensors: .npy (NumPy format 1.0/2.0/3.0), .npz (named arrays, through
+// libzip) and text matrices. The format of an input is detected by its content, never by
+// its name; the format of an output follows its name (.npy, .npz, otherwise text).
+//
+// Text format: whitespace-separated numbers, one row per line; `#` starts a comment that
+// runs to the end of the line; one or more blank lines separate the matrices of a rank-3
+// tensor. A file of one matrix is rank 2 (a single row is [1, cols]). Ragged rows,
+// non-numbers and empty input are DataErrors naming the line.
+//
+// Paths: "-" is standard input / output. "FILE.npz:NAME" names member NAME of an archive;
+// a bare "FILE.npz" as input is accepted when the archive holds exactly one array.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "attnkit/core/tensor.h"
+
+namespace attnkit::io {
+
+enum class Format { Text, Npy, Npz };
+
+// What an input looked like on disk (tensor-info reports it).
+struct SourceInfo {
+  Format format = Format::Text;
+  std::string dtype;       // "<f4", ">f8", "<i8", "|u1", ... as in the .npy header; "text"
+  bool fortran_order = false;
+  std::string member;      // the .npz member read, if any
+};
+
+// Format of a byte buffer by its first bytes: "\x93NUMPY" → Npy, "PK\x03\x04" (or an empty
+// zip's "PK\x05\x06") → Npz, anything else → Text.
+Format detect_format(std::string_view head);
+
+// Reads the whole of `path` ("-": standard input). Throws IoError naming the path.
+std::string read_all(const std::string& path);
+
+// Reads one tensor from `spec` (a path, "-", or "FILE.npz:NAME"), converting any supported
+// dtype to float32. Errors are thrown with the path (and, for text, the line) attached.
+Tensor read_tensor(const std::string& spec, SourceInfo* info = nullptr);
+
+// Every array of an .npz archive, by name (the ".npy" suffix of members removed).
+std::map<std::string, Tensor> read_npz(const std::string& path);
+
+// Parsers and formatters over bytes; `name` is used in error messages.
+Tensor parse_npy(std::string_view bytes, const std::string& name, SourceInfo* info = nullptr);
+std::string format_npy(const Tensor& t, bool f64 = false);
+Tensor parse_text(std::string_view text, const std::string& name);
+// Text of t (rank 0 to 3; rank 4 is a ShapeError): precision < 0 writes the shortest decimal
+// that reads back to the same float; otherwise printf's %.{precision}g.
+std::string format_text(const Tensor& t, int precision = -1);
+
+struct WriteOptions {
+  bool npy_on_stdout = false;  // "-" gets .npy bytes instead of text
+  bool f64 = false;            // .npy/.npz as <f8 instead of <f4
+  int precision = -1;          // text: see format_text
+};
+
+// Writes t to `path`: "-" → standard output; "X.npy" → .npy; "X.npz" or "X.npz:NAME" → an
+// archive holding the one array (named NAME, default "arr_0"); anything else → text.
+// Files are written atomically (temporary file in the same folder, then rename), so a failed
+// run leaves no output file; a path that is not a regular file (/dev/null, /dev/full, a
+// FIFO) is written directly. Throws IoError ("write error") when the write fails.
+void write_tensor(const std::string& path, const Tensor& t, const WriteOptions& opt = {});
+
+// Writes an archive of named arrays atomically (deflated members, each NAME.npy).
+void write_npz(const std::string& path,
+               const std::vector<std::pair<std::string, const Tensor*>>& arrays,
+               bool f64 = false);
+
+// A file written all at once or not at all: bytes go to a temporary file beside `path`,
+// commit() renames it into place; destruction without commit() removes it. "-" writes to
+// standard output; a non-regular file (device, FIFO) is written directly.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  void write(std::string_view bytes);  // throws IoError("write error") on failure
+  void commit();                       // flush, close, rename; throws IoError on failure
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_, tmp_;
+  int fd_ = -1;
+  bool direct_ = false, committed_ = false;
+};
+
+}  // namespace attnkit::io

@@ -1,0 +1,156 @@
+#include <cmath>
+#include <set>
+#include <vector>
+
+#include "attnkit/core/blas.h"
+#include "attnkit/core/error.h"
+#include "attnkit/core/rng.h"
+#include "attnkit/core/tensor.h"
+#include "test_util.h"
+
+using namespace attnkit;
+
+TEST_CASE("tensor shapes and errors") {
+  Tensor t({2, 3}, 1.5f);
+  CHECK(t.rank() == 2);
+  CHECK(t.size() == 6);
+  CHECK(t.dim(-1) == 3);
+  CHECK(t.at(1, 2) == 1.5f);
+  t.reshape({3, 2});
+  CHECK(t.shape() == Shape{3, 2});
+  CHECK_THROWS_AS(t.reshape({4, 2}), ShapeError);
+  CHECK_THROWS_AS(Tensor({1, 2, 3, 4, 5}), ShapeError);
+  CHECK_THROWS_AS(Tensor({-1, 2}), ShapeError);
+  CHECK_THROWS_AS(Tensor({2, 2}, std::vector<float>{1, 2, 3}), ShapeError);
+  CHECK_THROWS_AS(shape_numel({1LL << 40, 1LL << 40}), ShapeError);
+  CHECK(Tensor::scalar(2.0f).rank() == 0);
+  CHECK(Tensor::scalar(2.0f).size() == 1);
+  CHECK(shape_str({2, 3, 4}) == "[2, 3, 4]");
+  try {
+    t.reshape({7});
+    FAIL("no throw");
+  } catch (const ShapeError& e) {
+    CHECK(std::string(e.what()).find("[3, 2]") != std::string::npos);
+  }
+  Tensor c = t.clone();
+  c[0] = 9;
+  CHECK(t[0] == 1.5f);
+  CHECK(as_batch_shape({4, 5}) == Shape{1, 4, 5});
+  CHECK(as_batch_shape({2, 4, 5}) == Shape{2, 4, 5});
+  CHECK_THROWS_AS(as_batch_shape({1, 2, 4, 5}), ShapeError);
+}
+
+TEST_CASE("gemm matches a naive product, with transposes and shape checks") {
+  Rng rng(7);
+  const int m = 5, k = 7, n = 3;
+  Tensor a({m, k}), b({k, n}), bt({n, k}), at({k, m});
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < k; ++j) a.at(i, j) = at.at(j, i) = static_cast<float>(rng.normal());
+  for (int i = 0; i < k; ++i)
+    for (int j = 0; j < n; ++j) b.at(i, j) = bt.at(j, i) = static_cast<float>(rng.normal());
+  Tensor ref({m, n});
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = 0;
+      for (int l = 0; l < k; ++l) s += static_cast<double>(a.at(i, l)) * b.at(l, j);
+      ref.at(i, j) = static_cast<float>(s);
+    }
+  for (Trans ta : {Trans::No, Trans::Yes})
+    for (Trans tb : {Trans::No, Trans::Yes}) {
+      Tensor c({m, n}, 1.0f);
+      gemm(ta, tb, 1.0f, ta == Trans::No ? mat(a) : mat(at), tb == Trans::No ? mat(b) : mat(bt),
+           0.0f, mat(c));
+      test::check_close(c, ref, 1e-5, 1e-5);
+    }
+  Tensor wrong({m, n + 1});
+  CHECK_THROWS_AS(gemm(Trans::No, Trans::No, 1, mat(a), mat(b), 0, mat(wrong)), ShapeError);
+  CHECK_THROWS_AS(gemm(Trans::No, Trans::No, 1, mat(a), mat(a), 0, mat(wrong)), ShapeError);
+  // k = 0 scales C by beta (BLAS would not be called)
+  Tensor e0({m, 0}), e1({0, n}), c({m, n}, 2.0f);
+  gemm(Trans::No, Trans::No, 1, mat(e0), mat(e1), 0.5f, mat(c));
+  CHECK(c[0] == 1.0f);
+  // batch views
+  Tensor batch({2, m, k});
+  for (int64_t i = 0; i < batch.size(); ++i) batch[i] = static_cast<float>(i);
+  ConstMat v = mat(batch, 1);
+  CHECK(v.rows == m);
+  CHECK(v.data[0] == static_cast<float>(m * k));
+  CHECK_THROWS_AS(mat(batch, 2), ShapeError);
+}
+
+TEST_CASE("gemv, dot, axpy") {
+  Tensor a({2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6});
+  float x[3] = {1, 0, -1}, y[2] = {0, 0}, x2[2] = {1, 1}, y3[3] = {0, 0, 0};
+  gemv(Trans::No, 1, mat(a), x, 3, 0, y, 2);
+  CHECK(y[0] == -2.0f);
+  CHECK(y[1] == -2.0f);
+  gemv(Trans::Yes, 1, mat(a), x2, 2, 0, y3, 3);
+  CHECK(y3[2] == 9.0f);
+  CHECK_THROWS_AS(gemv(Trans::No, 1, mat(a), x, 2, 0, y, 2), ShapeError);
+  CHECK(dot(3, x, x) == 2.0f);
+  axpy(3, 2.0f, x, y3);
+  CHECK(y3[0] == 7.0f);
+}
+
+TEST_CASE("rng is the documented algorithm and reproducible") {
+  // xoshiro256** seeded by SplitMix64(0): first SplitMix64 outputs are the reference
+  // values published with the algorithm (0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, ...).
+  Rng a(42), b(42), c(43);
+  std::vector<uint64_t> va, vb;
+  for (int i = 0; i < 100; ++i) {
+    va.push_back(a.next());
+    vb.push_back(b.next());
+  }
+  CHECK(va == vb);
+  CHECK(c.next() != va[0]);
+  // uniform in [0, 1), mean 1/2; normal mean 0 variance 1 (5 sigma bounds)
+  Rng r(1);
+  const int n = 200000;
+  double su = 0, sn = 0, sn2 = 0;
+  float umin = 1, umax = 0;
+  for (int i = 0; i < n; ++i) {
+    float u = r.uniform();
+    umin = std::min(umin, u);
+    umax = std::max(umax, u);
+    su += u;
+    double z = r.normal();
+    sn += z;
+    sn2 += z * z;
+  }
+  CHECK(umin >= 0.0f);
+  CHECK(umax < 1.0f);
+  CHECK(std::fabs(su / n - 0.5) < 5 * std::sqrt(1.0 / 12 / n));
+  CHECK(std::fabs(sn / n) < 5 / std::sqrt(n));
+  CHECK(std::fabs(sn2 / n - 1) < 5 * std::sqrt(2.0 / n));
+  // below(n): every value reached, none out of range
+  std::set<uint64_t> seen;
+  for (int i = 0; i < 1000; ++i) {
+    uint64_t v = r.below(7);
+    CHECK(v < 7);
+    seen.insert(v);
+  }
+  CHECK(seen.size() == 7);
+}
+
+TEST_CASE("rng first outputs are pinned (same numbers on every machine)") {
+  Rng r(0);
+  // Pinned from this implementation; any change to the algorithm must change this test.
+  const uint64_t first = r.next();
+  Rng again(0);
+  CHECK(again.next() == first);
+  // SplitMix64 reference: seed 0 gives state word 0 = 0xe220a8397b1dcdaf, word 1 =
+  // 0x6e789e6aa1b965f4; xoshiro256** output = rotl(s1 * 5, 7) * 9.
+  const uint64_t s1 = 0x6e789e6aa1b965f4ull;
+  const uint64_t x = s1 * 5;
+  CHECK(first == ((x << 7) | (x >> 57)) * 9);
+}
+
+TEST_CASE("BLAS core preference") {
+  CHECK(blas_core_is_weaker("Prescott", "SkylakeX"));
+  CHECK(blas_core_is_weaker("Haswell", "SkylakeX"));
+  CHECK_FALSE(blas_core_is_weaker("SkylakeX", "SkylakeX"));
+  CHECK_FALSE(blas_core_is_weaker("Zen", "Haswell"));
+  CHECK_FALSE(blas_core_is_weaker("Prescott", ""));
+  blas_set_threads(1);
+  CHECK(blas_threads() == 1);
+}

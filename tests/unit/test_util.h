@@ -1,0 +1,32 @@
+// Helpers shared by the unit tests.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "attnkit/core/tensor.h"
+
+namespace attnkit::test {
+
+// Checks that a and b have the same shape and |a_i - b_i| <= atol + rtol |b_i| everywhere;
+// reports the first index that differs.
+inline void check_close(const Tensor& a, const Tensor& b, double atol = 1e-6, double rtol = 1e-5) {
+  REQUIRE_MESSAGE(a.shape() == b.shape(),
+                  "shapes " << shape_str(a.shape()) << " vs " << shape_str(b.shape()));
+  for (int64_t i = 0; i < a.size(); ++i) {
+    const double x = a[i], y = b[i];
+    const bool same_nan = std::isnan(x) && std::isnan(y);
+    if (!same_nan && !(std::fabs(x - y) <= atol + rtol * std::fabs(y))) {
+      FAIL_CHECK("first mismatch at flat index " << i << ": " << x << " vs " << y);
+      return;
+    }
+  }
+}
+
+inline std::string testdata(const std::string& rel) {
+  return std::string(ATTNKIT_TESTDATA_DIR) + "/" + rel;
+}
+
+}  // namespace attnkit::test
