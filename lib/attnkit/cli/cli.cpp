@@ -89,10 +89,49 @@ po::options_description App::common_group() {
   return g;
 }
 
+namespace {
+
+// GNU-style option lines ("  -o, --output FILE   text"), wrapped at 79 columns, so that
+// --help reads like other Unix tools and help2man turns it into a man page.
+void format_group(std::ostream& s, const char* caption, const po::options_description& group) {
+  constexpr size_t kCol = 28, kWidth = 79;
+  s << caption << ":\n";
+  for (const auto& opt : group.options()) {
+    std::string lhs = "  ";
+    const std::string shortn = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
+    const std::string longn = "--" + opt->long_name();
+    if (shortn.size() == 2 && shortn[0] == '-' && shortn != longn)
+      lhs += shortn + ", " + longn;
+    else
+      lhs += "    " + longn;
+    std::string param = opt->format_parameter();
+    if (!param.empty()) lhs += " " + param;
+    // Words of the description, wrapped into the right-hand column.
+    std::istringstream words(opt->description());
+    std::vector<std::string> lines(1);
+    for (std::string w; words >> w;) {
+      if (!lines.back().empty() && lines.back().size() + 1 + w.size() > kWidth - kCol)
+        lines.emplace_back();
+      lines.back() += (lines.back().empty() ? "" : " ") + w;
+    }
+    if (lhs.size() + 2 > kCol) {
+      s << lhs << "\n" << std::string(kCol, ' ');
+    } else {
+      s << lhs << std::string(kCol - lhs.size(), ' ');
+    }
+    for (size_t i = 0; i < lines.size(); ++i)
+      s << (i ? std::string(kCol, ' ') : std::string()) << lines[i] << "\n";
+  }
+}
+
+}  // namespace
+
 std::string App::help_text(const po::options_description& common) const {
   std::ostringstream s;
-  s << "Usage: " << name_ << " " << synopsis_ << "\n" << summary_ << "\n\n" << tool_ << "\n"
-    << common;
+  s << "Usage: " << name_ << " " << synopsis_ << "\n" << summary_ << "\n\n";
+  format_group(s, "Options", tool_);
+  s << "\n";
+  format_group(s, "Common options", common);
   if (!epilog_.empty()) s << "\n" << epilog_ << (epilog_.back() == '\n' ? "" : "\n");
   s << "\nExit status: 0 success, 1 bad data or a failed run, 2 bad usage.\n";
   return s.str();

@@ -1,0 +1,99 @@
+# Shared helpers of the command-line tests (sourced by tests/cli/*.sh).
+# Each test runs in a fresh temporary directory; a failed check prints what was expected and
+# what came, and the script exits 1 at the end. Exit 77 means skipped.
+set -u
+: "${ATTNKIT_BIN:?run through ctest (ATTNKIT_BIN unset)}"
+: "${ATTNKIT_SRC:?}" "${ATTNKIT_TESTDATA:?}"
+export PATH="$ATTNKIT_BIN:$PATH"
+export LC_ALL=C
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+FAILED=0
+CHECKS=0
+
+fail() { echo "FAIL: $*" >&2; FAILED=$((FAILED + 1)); }
+
+# run CMD...: runs a command, keeping stdout in $T/out, stderr in $T/err, status in $RC.
+run() {
+  "$@" >"$T/out" 2>"$T/err"
+  RC=$?
+  CHECKS=$((CHECKS + 1))
+}
+
+# expect STATUS CMD...: runs CMD and checks its exit status.
+expect() {
+  local want=$1; shift
+  run "$@"
+  if [ "$RC" != "$want" ]; then
+    fail "'$*' exited $RC, expected $want; stderr: $(head -c 400 "$T/err")"
+  fi
+}
+
+# expect_err STATUS TEXT CMD...: status, and TEXT (a fixed string) on stderr.
+expect_err() {
+  local want=$1 text=$2; shift 2
+  expect "$want" "$@"
+  grep -qF -- "$text" "$T/err" || fail "'$*': stderr lacks '$text'; got: $(head -c 400 "$T/err")"
+}
+
+# expect_out TEXT CMD...: status 0 and exactly TEXT on stdout.
+expect_out() {
+  local text=$1; shift
+  expect 0 "$@"
+  [ "$(cat "$T/out")" = "$text" ] || fail "'$*': stdout was '$(head -c 400 "$T/out")', expected '$text'"
+}
+
+# check_eq A B WHAT: plain comparison.
+check_eq() {
+  CHECKS=$((CHECKS + 1))
+  [ "$1" = "$2" ] || fail "$3: got '$1', expected '$2'"
+}
+
+# no_file PATH: a failed run left no output behind (also no temporary beside it).
+no_file() {
+  CHECKS=$((CHECKS + 1))
+  local d; d=$(dirname "$1")
+  [ ! -e "$1" ] || fail "output file $1 left behind"
+  if ls -a "$d" | grep -q "^\.$(basename "$1")\.tmp" 2>/dev/null; then fail "temporary left in $d"; fi
+}
+
+# close_enough FILE1 FILE2 TOL: two text tensors equal within TOL (absolute), same layout.
+close_enough() {
+  CHECKS=$((CHECKS + 1))
+  local msg
+  if ! msg=$(awk -v tol="$3" '
+      NR == FNR { a[FNR] = $0; n = FNR; next }
+      { if (!(FNR in a)) { print "extra line " FNR; exit 1 }
+        na = split(a[FNR], x); nb = split($0, y)
+        if (na != nb) { print "line " FNR ": " na " vs " nb " fields"; exit 1 }
+        for (i = 1; i <= na; i++) { d = x[i] - y[i]; if (d < 0) d = -d
+          if (d > tol) { print "line " FNR " field " i ": " x[i] " vs " y[i]; exit 1 } } }
+      END { if (FNR != n) { print "line count " n " vs " FNR; exit 1 } }' "$1" "$2"); then
+    fail "$1 vs $2: $msg"
+  fi
+}
+
+# help_ok TOOL: --help on stdout with status 0, --version names attnkit, no args or a bad
+# option is a usage error (2) with a 'TOOL:' message.
+help_ok() {
+  local tool=$1
+  expect 0 "$tool" --help
+  grep -q "^Usage: $tool" "$T/out" || fail "$tool --help: no 'Usage: $tool' line"
+  [ -s "$T/err" ] && fail "$tool --help wrote to stderr"
+  expect 0 "$tool" --version
+  grep -q "attnkit" "$T/out" || fail "$tool --version: no 'attnkit'"
+  grep -q "OpenBLAS core" "$T/out" || fail "$tool --version: no BLAS core"
+  expect_err 2 "$tool: " "$tool" --no-such-option
+  grep -qF -- "Try '$tool --help'" "$T/err" || fail "$tool: usage error without the --help hint"
+}
+
+# finish: prints the count and exits with the result.
+finish() {
+  if [ "$FAILED" -ne 0 ]; then
+    echo "$FAILED of $CHECKS checks failed" >&2
+    exit 1
+  fi
+  echo "$CHECKS checks passed"
+  exit 0
+}
