@@ -20,6 +20,10 @@ expect_out "$(cat m.expected)" tensor-convert m.npz
 expect_out "$(cat m.expected)" tensor-convert -o - m.npy
 expect 0 tensor-convert m.npy -o back.txt
 check_eq "$(cat back.txt)" "$(cat m.expected)" "text -> npy -> text"
+expect 0 tensor-convert -i m.npy back2.txt
+check_eq "$(cat back2.txt)" "$(cat m.expected)" "-i IN OUT"
+expect 0 tensor-convert -o back3.txt -i m.npy
+check_eq "$(cat back3.txt)" "$(cat m.expected)" "-o OUT -i IN"
 # The default member name, and a 3-D text round trip (blank line between the matrices).
 expect 0 tensor-convert m.txt plain.npz
 expect 0 tensor-info --no-header plain.npz
@@ -118,6 +122,9 @@ expect_err 2 "tensor-convert: --reshape: bad shape '2,-3'" tensor-convert --resh
 no_file out.npy
 expect_err 2 "tensor-convert: " tensor-convert m.txt out.npy extra
 no_file out.npy
+expect_err 2 "tensor-convert: more than one input" tensor-convert m.txt out.npy -o other.npy
+no_file out.npy
+no_file other.npy
 
 # Write errors.
 expect_err 1 "tensor-convert: /dev/full: write error" tensor-convert m.txt /dev/full
