@@ -91,7 +91,7 @@ printf '1 2\n3 x\n' >bad_stdin.txt
 run tensor-convert <bad_stdin.txt
 grep -qF "tensor-convert: <stdin>:2: not a number: 'x'" "$T/err" || fail "stdin line: $(cat "$T/err")"
 printf '1 2\n3 4\n\n5 6\n' >ragged3.txt
-expect_err 1 "tensor-convert: ragged3.txt:4: matrix 2 has 1 rows, expected 2" tensor-convert ragged3.txt out.npy
+expect_err 1 "tensor-convert: ragged3.txt:4: matrix 2 has 1 row, expected 2" tensor-convert ragged3.txt out.npy
 no_file out.npy
 head -c 140 m.npy >cut.npy
 expect_err 1 "tensor-convert: cut.npy: truncated .npy data" tensor-convert cut.npy out.txt

@@ -388,7 +388,7 @@ TEST_CASE("text errors carry the 1-based line") {
   data_error([] { parse_text("", "e.txt"); });
   // ragged matrices of a 3-D tensor: the matrix that differs is named by its first line
   auto [m5, l5] = data_error([] { parse_text("1 2\n3 4\n\n5 6\n\n7 8\n9 10\n", "b.txt"); });
-  CHECK(contains(m5, "matrix 2 has 1 rows, expected 2"));
+  CHECK(contains(m5, "matrix 2 has 1 row, expected 2"));
   CHECK(l5 == 4);
   auto [m6, l6] = data_error([] { parse_text("1 2\n3 4\n\n5 6\n7 8\n9 10\n", "b.txt"); });
   CHECK(contains(m6, "matrix 2 has 3 rows"));

@@ -50,12 +50,6 @@ class ZipReader {
   ZipReader(const ZipReader&) = delete;
   ZipReader& operator=(const ZipReader&) = delete;
 
-  std::vector<std::string> names() const {
-    std::vector<std::string> v;
-    for (const auto& e : entries_) v.push_back(e.name);
-    return v;
-  }
-
   // "a, b, c" (for messages)
   std::string name_list() const {
     std::string s;

@@ -30,6 +30,12 @@ std::string errno_text(const std::string& what, int err) {
   return what + ": " + std::strerror(err);
 }
 
+void write_file(const std::string& path, std::string_view bytes) {
+  AtomicFile out(path);
+  out.write(bytes);
+  out.commit();
+}
+
 }  // namespace
 
 Format detect_format(std::string_view head) {
@@ -101,17 +107,12 @@ void write_tensor(const std::string& path, const Tensor& t, const WriteOptions& 
     e.locate(path == "-" ? "<stdout>" : path);
     throw;
   }
-  AtomicFile out(target);
-  out.write(bytes);
-  out.commit();
+  write_file(target, bytes);
 }
 
 void write_npz(const std::string& path,
                const std::vector<std::pair<std::string, const Tensor*>>& arrays, bool f64) {
-  const std::string bytes = format_npz(arrays, f64);
-  AtomicFile out(path);
-  out.write(bytes);
-  out.commit();
+  write_file(path, format_npz(arrays, f64));
 }
 
 // ---- AtomicFile

@@ -50,7 +50,7 @@ Tensor parse_text(std::string_view text, const std::string& name) {
     if (first_rows < 0) first_rows = rows;
     else if (rows != first_rows)
       throw DataError("matrix " + std::to_string(matrices) + " has " + std::to_string(rows) +
-                          " rows, expected " + std::to_string(first_rows) + " as the first",
+                          (rows == 1 ? " row" : " rows") + ", expected " + std::to_string(first_rows) + " as the first",
                       name, block_line);
   };
   size_t pos = 0;
