@@ -42,6 +42,19 @@ void need_matrix_or_batch(const Tensor& t, Operand op) {
 
 }  // namespace
 
+Output parse_output(const std::string& name) {
+  if (name == "scores") return Output::Scores;
+  if (name == "weights") return Output::Weights;
+  if (name == "context") return Output::Context;
+  throw UsageError("unknown --output '" + name + "' (choose scores, weights or context)");
+}
+
+Hard parse_hard(const std::string& name) {
+  if (name == "argmax") return Hard::Argmax;
+  if (name == "sample") return Hard::Sample;
+  throw UsageError("unknown --hard '" + name + "' (choose argmax or sample)");
+}
+
 Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tensor* v,
               const Options& opt) {
   if (opt.output == Output::Context && v == nullptr)

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "attnkit/attention/score.h"
 #include "attnkit/attention/softmax.h"
@@ -16,6 +17,11 @@ namespace attnkit::attention {
 
 enum class Output { Scores, Weights, Context };
 enum class Hard { None, Argmax, Sample };
+
+// "scores", "weights", "context" / "argmax", "sample"; anything else is a UsageError naming
+// the option (--output, --hard) and the choices.
+Output parse_output(const std::string& name);
+Hard parse_hard(const std::string& name);
 
 struct Options {
   Output output = Output::Context;
