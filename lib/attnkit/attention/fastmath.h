@@ -1,0 +1,70 @@
+// Branch-free exp and tanh that the compiler can vectorise (plain float arithmetic, no libm
+// calls), for the softmax and the additive score. Internal to lib/attnkit/attention.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+namespace attnkit::attention::detail {
+
+// The bits of a float. Range tests below compare bits as integers: a float comparison may
+// trap (-ftrapping-math, GCC's default), and that keeps GCC from vectorising a loop with one.
+inline uint32_t float_bits(float x) {
+  uint32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+// c ? a : b without a branch (bit masks), so loops around it vectorise.
+inline float select(bool c, float a, float b) {
+  const uint32_t m = 0u - static_cast<uint32_t>(c);
+  const uint32_t r = (float_bits(a) & m) | (float_bits(b) & ~m);
+  float f;
+  std::memcpy(&f, &r, sizeof f);
+  return f;
+}
+// x < t for a negative threshold t (also true for -inf and a negative NaN).
+inline bool below_negative(float x, float t) { return float_bits(x) > float_bits(t); }
+// x > t for a positive threshold t.
+inline bool above_positive(float x, float t) {
+  return static_cast<int32_t>(float_bits(x)) > static_cast<int32_t>(float_bits(t));
+}
+
+// e^x with a relative error of about 2 ulp (Cephes expf: range reduction by ln 2 split into
+// two constants, degree-5 polynomial, scale by 2^n through the exponent bits). x below
+// -87.33 (e^x under the smallest normal float, -inf included) gives exactly 0; x above 88
+// gives e^88. Rounding to the nearest n uses the 1.5·2^23 trick, so it needs the default
+// rounding mode and no -ffast-math.
+inline float fast_exp(float x) {
+  const float lo = -87.3365447504f, hi = 88.0f;
+  const bool under = below_negative(x, lo);
+  float xc = select(under, lo, x);
+  xc = select(above_positive(x, hi), hi, xc);
+  float fx = xc * 1.44269504088896341f + 12582912.0f;
+  fx -= 12582912.0f;
+  float r = xc - fx * 0.693359375f;
+  r = r - fx * -2.12194440e-4f;
+  const float z = r * r;
+  float y = 1.9875691500e-4f;
+  y = y * r + 1.3981999507e-3f;
+  y = y * r + 8.3334519073e-3f;
+  y = y * r + 4.1665795894e-2f;
+  y = y * r + 1.6666665459e-1f;
+  y = y * r + 5.0000001201e-1f;
+  y = y * z + r + 1.0f;
+  const int32_t bits = (static_cast<int32_t>(fx) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  y *= scale;
+  return select(under, 0.0f, y);
+}
+
+// tanh x = (e^2x - 1) / (e^2x + 1) with |x| clamped to 9 (tanh 9 rounds to 1 in float);
+// absolute error below 1e-7.
+inline float fast_tanh(float x) {
+  float xc = select(below_negative(x, -9.0f), -9.0f, x);
+  xc = select(above_positive(x, 9.0f), 9.0f, xc);
+  const float t = fast_exp(2.0f * xc);
+  return (t - 1.0f) / (t + 1.0f);
+}
+
+}  // namespace attnkit::attention::detail
