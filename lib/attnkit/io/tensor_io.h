@@ -46,6 +46,27 @@ Tensor read_tensor(const std::string& spec, SourceInfo* info = nullptr);
 // Every array of an .npz archive, by name (the ".npy" suffix of members removed).
 std::map<std::string, Tensor> read_npz(const std::string& path);
 
+// Splits "FILE.npz:NAME" into {"FILE.npz", "NAME"}; any other spec gives {spec, ""}.
+// ("-:NAME" names a member of an archive on standard input.)
+std::pair<std::string, std::string> split_member(const std::string& spec);
+
+// One tensor from bytes already read: the format is detected from the content; `member`
+// picks an .npz member ("" = the only one). `name` is used in error messages.
+Tensor parse_tensor(std::string_view bytes, const std::string& name, const std::string& member,
+                    SourceInfo* info = nullptr);
+
+// One array of an archive, with what it looked like on disk.
+struct NpzMember {
+  std::string name;  // without the ".npy" suffix
+  Tensor tensor;
+  SourceInfo info;
+};
+// Every array of an archive held in `bytes`, in archive order.
+std::vector<NpzMember> parse_npz(std::string_view bytes, const std::string& name);
+// The archive (deflated members NAME.npy) as bytes.
+std::string format_npz(const std::vector<std::pair<std::string, const Tensor*>>& arrays,
+                       bool f64 = false);
+
 // Parsers and formatters over bytes; `name` is used in error messages.
 Tensor parse_npy(std::string_view bytes, const std::string& name, SourceInfo* info = nullptr);
 std::string format_npy(const Tensor& t, bool f64 = false);
