@@ -32,12 +32,12 @@ int main(int argc, char** argv) {
        "where to write (.npy by name, else text; - standard output)");
     app.enable(cli::kOutput);
     app.epilog(
-        "Encoding: for column pair i (0 <= i < ceil(D/2)) and position p,\n"
-        "  interleaved: column 2i = sin(p / B^(2i/D)), column 2i+1 = cos(p / B^(2i/D));\n"
-        "               an odd D ends with a sine column;\n"
-        "  split:       columns 0 .. ceil(D/2)-1 the sines, then the floor(D/2) cosines.\n"
-        "Angles are computed in double precision, values written as float32.\n"
-        "Formats: FILE is .npy or text (detected by content); output follows -o's name.");
+        "Encoding: column pair i (0 <= i < ceil(D/2)) at position p has the angle\n"
+        "a = p / B^(2i/D), computed in double precision; values are written as float32.\n"
+        "Layout interleaved: column 2i = sin a, column 2i+1 = cos a (an odd D ends with a\n"
+        "sine). Layout split: the ceil(D/2) sine columns first, then the floor(D/2) cosines.\n"
+        "\n"
+        "FILE is .npy or text (detected by content); the output format follows -o's name.");
     app.parse();
     opt.layout = posenc::parse_layout(layout);
     Tensor result;
