@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# attn-score against the NumPy goldens of testdata/attention (testdata/make_attention_golden.py),
+# and every documented error with its exit status and message.
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+G="$ATTNKIT_TESTDATA/attention"
+TOL=1e-5
+help_ok attn-score
+
+# every score: scores, weights, context (text inputs)
+for s in dot scaled-dot cosine bilinear additive; do
+  q=Q.txt; extra=()
+  case $s in
+    cosine) q=Qc.txt; extra=(--beta 2.5) ;;
+    bilinear) q=Qx.txt; extra=(--params "$G/bilinear.npz") ;;
+    additive) q=Qx.txt; extra=(--params "$G/additive.npz") ;;
+  esac
+  for what in scores weights context; do
+    expect 0 attn-score --query "$G/$q" --key "$G/K.txt" --value "$G/V.txt" --score "$s" \
+      "${extra[@]}" --output "$what" -o "$s-$what.txt"
+    close_enough "$s-$what.txt" "$G/${s}_$what.txt" $TOL
+  done
+done
+
+# defaults: scaled-dot; context with --value, weights without
+expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --value "$G/V.txt"
+close_enough out "$G/scaled-dot_context.txt" $TOL
+expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt"
+close_enough out "$G/scaled-dot_weights.txt" $TOL
+
+# .npy inputs (same values), .npy output read back through stdin as text input of nothing
+# else: the output file must be a .npy
+expect 0 attn-score --query "$G/Q.npy" --key "$G/K.npy" --value "$G/V.npy" -o c.txt
+close_enough c.txt "$G/scaled-dot_context.txt" $TOL
+expect 0 attn-score --query "$G/Q.npy" --key "$G/K.npy" --value "$G/V.npy" -o c.npy
+check_eq "$(head -c 6 c.npy | tail -c 5)" "NUMPY" ".npy output magic"
+expect 0 attn-score --query - --key "$G/K.txt" --value "$G/V.txt" --npy < "$G/Q.npy"
+check_eq "$(head -c 6 out | tail -c 5)" "NUMPY" "--npy on stdout"
+
+# masks: causal, a 0/1 file with a fully masked row (zero weights, zero context), -inf scores
+for m in causal mask; do
+  arg=causal; [ $m = mask ] && arg="$G/mask.txt"
+  for what in scores weights context; do
+    expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --value "$G/V.txt" --mask "$arg" \
+      --output $what -o "$m-$what.txt"
+    close_enough "$m-$what.txt" "$G/${m}_$what.txt" $TOL
+  done
+done
+check_eq "$(grep -o -- '-inf' causal-scores.txt | wc -l)" "$(grep -o -- '-inf' "$G/causal_scores.txt" | wc -l)" "count of -inf in causal scores"
+check_eq "$(sed -n 3p mask-weights.txt)" "0 0 0 0 0 0" "fully masked row: weights"
+check_eq "$(sed -n 3p mask-context.txt)" "0 0 0" "fully masked row: context"
+
+# hard attention: argmax with ties takes the first index; sample is one-hot and seeded
+expect 0 attn-score --query "$G/tie_Q.txt" --key "$G/tie_K.txt" --score dot --hard argmax
+close_enough out "$G/tie_argmax.txt" 0
+expect 0 attn-score --query "$G/tie_Q.txt" --key "$G/tie_K.txt" --score dot --hard argmax --mask causal
+close_enough out "$G/tie_argmax_causal.txt" 0
+expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard sample --seed 5 -o s1.txt
+expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard sample --seed 5 -o s2.txt
+check_eq "$(cmp -s s1.txt s2.txt && echo same)" "same" "same --seed, same samples"
+check_eq "$(awk '{ s = 0; for (i = 1; i <= NF; i++) { if ($i != 0 && $i != 1) bad = 1; s += $i }
+  if (s != 1) bad = 1 } END { print bad ? "bad" : "one-hot" }' s1.txt)" "one-hot" "sampled rows are one-hot"
+
+# a batch: 3-D Q and K (.npy and text), V shared
+expect 0 attn-score --query "$G/Qb.npy" --key "$G/Kb.npy" --value "$G/V.txt"
+close_enough out "$G/batch_context.txt" $TOL
+expect 0 attn-score --query "$G/Qb.npy" --key "$G/Kb.txt" --output weights
+close_enough out "$G/batch_weights.txt" $TOL
+expect 0 attn-score --query "$G/Qxb.npy" --key "$G/Kb.npy" --value "$G/V.txt" --score additive \
+  --params "$G/additive.npz" --mask causal
+close_enough out "$G/batch_additive_causal_context.txt" $TOL
+
+# errors: status, message naming the file, no output left behind
+expect_err 1 "attn-score: $G/K_bad.txt: Q has 4 columns but K has 3" \
+  attn-score --query "$G/Q.txt" --key "$G/K_bad.txt" -o bad.txt
+no_file bad.txt
+expect_err 1 "attn-score: $G/additive_no_v.npz: no array 'v' (additive scores need Wk, Wq, v)" \
+  attn-score --query "$G/Qx.txt" --key "$G/K.txt" --score additive --params "$G/additive_no_v.npz" -o bad.txt
+no_file bad.txt
+expect_err 1 "attn-score: $G/additive_bad_wq.npz: additive Wq has shape [7, 2] but needs [d_a, d_q] = [7, 3]" \
+  attn-score --query "$G/Qx.txt" --key "$G/K.txt" --score additive --params "$G/additive_bad_wq.npz"
+expect_err 1 "attn-score: $G/bilinear.npz: bilinear W has shape [4, 3] but needs [d_k, d_q] = [4, 4]" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --score bilinear --params "$G/bilinear.npz"
+expect_err 2 "attn-score: unknown score 'dott'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --score dott
+expect_err 1 "attn-score: $G/mask_bad.txt: mask value 0.5 at [1, 3] is not 0 or 1" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --mask "$G/mask_bad.txt" -o bad.txt
+no_file bad.txt
+expect_err 1 "attn-score: $G/mask.txt: mask [5, 6] does not fit the scores [4, 5]" \
+  attn-score --query "$G/tie_Q.txt" --key "$G/tie_K.txt" --mask "$G/mask.txt"
+expect_err 2 "attn-score: --output context needs --value V" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --output context
+expect_err 2 "attn-score: unknown --output 'all'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --output all
+expect_err 2 "attn-score: unknown --hard 'max'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard max
+expect_err 2 "attn-score: --hard applies to weights and context" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard argmax --output scores
+expect_err 2 "attn-score: --params is for the bilinear and additive scores" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --params "$G/bilinear.npz"
+expect_err 2 "attn-score: --score additive needs --params" \
+  attn-score --query "$G/Qx.txt" --key "$G/K.txt" --score additive
+expect_err 2 "attn-score: --beta is for the cosine score" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --beta 2
+expect_err 2 "attn-score: the option '--query' is required" attn-score --key "$G/K.txt"
+expect_err 1 "attn-score: $G/Q.txt: K has 6 rows but V has 5" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --value "$G/Q.txt"
+expect_err 1 "attn-score: nofile.txt: cannot open" \
+  attn-score --query "$G/Q.txt" --key nofile.txt -o bad.txt
+no_file bad.txt
+{ cat "$G/K.txt"; echo; cat "$G/K.txt"; echo; cat "$G/K.txt"; } > K3.txt
+expect_err 1 "attn-score: K3.txt: Q is a batch of 2 but K of 3" \
+  attn-score --query "$G/Qb.npy" --key K3.txt
+expect_err 1 "write error" attn-score --query "$G/Q.txt" --key "$G/K.txt" -o /dev/full
+finish
