@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <iostream>
 
 #include "attnkit/core/error.h"
 
@@ -82,18 +83,23 @@ Tensor read_tensor(const std::string& spec, SourceInfo* info) {
 void write_tensor(const std::string& path, const Tensor& t, const WriteOptions& opt) {
   std::string bytes;
   std::string target = path;
-  if (path == "-") {
-    bytes = opt.npy_on_stdout ? format_npy(t, opt.f64) : format_text(t, opt.precision);
-  } else if (ends_with_ci(path, ".npy")) {
-    bytes = format_npy(t, opt.f64);
-  } else {
-    auto [file, member] = split_member(path);
-    if (ends_with_ci(file, ".npz")) {
-      target = file;
-      bytes = format_npz({{member.empty() ? "arr_0" : member, &t}}, opt.f64);
+  try {
+    if (path == "-") {
+      bytes = opt.npy_on_stdout ? format_npy(t, opt.f64) : format_text(t, opt.precision);
+    } else if (ends_with_ci(path, ".npy")) {
+      bytes = format_npy(t, opt.f64);
     } else {
-      bytes = format_text(t, opt.precision);
+      auto [file, member] = split_member(path);
+      if (ends_with_ci(file, ".npz")) {
+        target = file;
+        bytes = format_npz({{member.empty() ? "arr_0" : member, &t}}, opt.f64);
+      } else {
+        bytes = format_text(t, opt.precision);
+      }
     }
+  } catch (Error& e) {
+    e.locate(path == "-" ? "<stdout>" : path);
+    throw;
   }
   AtomicFile out(target);
   out.write(bytes);
@@ -154,15 +160,18 @@ AtomicFile::~AtomicFile() {
 void AtomicFile::write(std::string_view bytes) {
   if (committed_) throw IoError("write after commit", path_);
   const std::string shown = path_ == "-" ? "<stdout>" : path_;
+  int fd = fd_;
   if (path_ == "-") {
-    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size())
-      throw IoError(errno_text("write error", errno), shown);
-    return;
+    // Whatever stdio holds goes first; then the bytes bypass its buffer, so that a failed
+    // write is reported here, once, and leaves no pending data behind.
+    std::cout.flush();
+    if (std::fflush(stdout) != 0) throw IoError(errno_text("write error", errno), shown);
+    fd = STDOUT_FILENO;
   }
   const char* p = bytes.data();
   size_t left = bytes.size();
   while (left > 0) {
-    const ssize_t put = ::write(fd_, p, left);
+    const ssize_t put = ::write(fd, p, left);
     if (put < 0) {
       if (errno == EINTR) continue;
       throw IoError(errno_text("write error", errno), shown);
@@ -175,8 +184,6 @@ void AtomicFile::write(std::string_view bytes) {
 void AtomicFile::commit() {
   if (committed_) return;
   if (path_ == "-") {
-    if (std::fflush(stdout) != 0 || std::ferror(stdout))
-      throw IoError(errno_text("write error", errno), "<stdout>");
     committed_ = true;
     return;
   }

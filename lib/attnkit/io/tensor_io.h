@@ -74,6 +74,8 @@ Tensor parse_text(std::string_view text, const std::string& name);
 // Text of t (rank 0 to 3; rank 4 is a ShapeError): precision < 0 writes the shortest decimal
 // that reads back to the same float; otherwise printf's %.{precision}g.
 std::string format_text(const Tensor& t, int precision = -1);
+// One number as format_text writes it ("nan", "inf", "-inf" for the non-finite).
+std::string format_number(float v, int precision = -1);
 
 struct WriteOptions {
   bool npy_on_stdout = false;  // "-" gets .npy bytes instead of text

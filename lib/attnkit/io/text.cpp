@@ -119,6 +119,16 @@ void append_number(std::string& out, float v, int precision) {
   }
 }
 
+}  // namespace
+
+std::string format_number(float v, int precision) {
+  std::string s;
+  append_number(s, v, precision);
+  return s;
+}
+
+namespace {
+
 void append_row(std::string& out, const float* v, int64_t n, int precision) {
   for (int64_t j = 0; j < n; ++j) {
     if (j) out += ' ';
