@@ -154,3 +154,31 @@ TEST_CASE("BLAS core preference") {
   blas_set_threads(1);
   CHECK(blas_threads() == 1);
 }
+
+#include <atomic>
+#include <stdexcept>
+
+#include "attnkit/core/parallel.h"
+
+TEST_CASE("parallel_for covers every index once, restores BLAS threads, rethrows") {
+  blas_set_threads(2);
+  std::vector<std::atomic<int>> hits(1000);
+  std::atomic<int> blas_inside{0};
+  parallel_for(
+      1000,
+      [&](int64_t b, int64_t e) {
+        blas_inside = blas_threads();
+        for (int64_t i = b; i < e; ++i) hits[static_cast<size_t>(i)]++;
+      },
+      3);
+  for (auto& h : hits) CHECK(h.load() == 1);
+  CHECK(blas_inside.load() == 1);  // one pool at a time
+  CHECK(blas_threads() == 2);
+  CHECK_THROWS_AS(parallel_for(
+                      10, [](int64_t b, int64_t) { if (b > 0) throw std::runtime_error("x"); }, 2),
+                  std::runtime_error);
+  CHECK(blas_threads() == 2);
+  int calls = 0;
+  parallel_for(5, [&](int64_t b, int64_t e) { calls++; CHECK(b == 0); CHECK(e == 5); }, 1);
+  CHECK(calls == 1);
+}

@@ -12,6 +12,7 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
 
 #ifndef ATTNKIT_VERSION
 #define ATTNKIT_VERSION "0.0.0"
@@ -161,7 +162,8 @@ void App::parse() {
   if (common_.threads < 0) throw UsageError("--threads must be 0 (all cores) or more");
   if (vm_.count("precision") && (common_.precision < 1 || common_.precision > 17))
     throw UsageError("--precision must be between 1 and 17");
-  blas_set_threads(common_.threads > 0 ? common_.threads : hardware_threads());
+  set_max_threads(common_.threads);
+  blas_set_threads(max_threads());
 }
 
 io::WriteOptions App::write_options() const {

@@ -1,0 +1,24 @@
+// The toolkit's own parallelism, kept to one thread pool at a time: while parallel_for runs
+// its workers, OpenBLAS is single-threaded (and gets its thread count back afterwards), so
+// two pools never spin against each other on the same cores.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace attnkit {
+
+// The process-wide thread budget (like OpenBLAS's own): the command-line layer sets it from
+// --threads; 0 or less means all cores. max_threads() is always >= 1.
+void set_max_threads(int n);
+int max_threads();
+
+// Calls fn(begin, end) on contiguous chunks that cover [0, n), on up to `threads` threads
+// (0: max_threads()), never more threads than items. Chunks are split the same way for the
+// same n and thread count. The first exception thrown by a chunk is rethrown after all
+// threads have joined. With one thread (or n <= 1) fn runs on the caller's thread and BLAS
+// keeps its threads.
+void parallel_for(int64_t n, const std::function<void(int64_t begin, int64_t end)>& fn,
+                  int threads = 0);
+
+}  // namespace attnkit
