@@ -7,6 +7,8 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES := cmake g++ make pkg-config libopenblas-dev libboost-program-options-dev \
             libboost-serialization-dev libyaml-cpp-dev doctest-dev libzip-dev \
             python3-numpy groff-base mandoc help2man
+# What only the benchmarks need (their PyTorch peers).
+BENCH_PACKAGES := python3-torch
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all build deps test demo bench install clean
@@ -14,7 +16,7 @@ SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 all: build
 
 deps:
-	@missing=""; for p in $(PACKAGES); do \
+	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -38,7 +40,8 @@ demo: deps
 	$(MAKE) build
 	PATH="$(CURDIR)/$(BUILD)/bin:$$PATH" bash pipelines/demo.sh
 
-bench: deps
+bench:
+	$(MAKE) deps EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	$(MAKE) build
 	PATH="$(CURDIR)/$(BUILD)/bin:$$PATH" bash bench/run.sh
 
