@@ -75,4 +75,7 @@ for cmd in "tensor-rand --shape 0x" "tensor-rand --shape 2 --dist cauchy" "posen
   [ "$RC" -eq 2 ] || fail "$cmd: exit $RC, expected 2"
   grep -q "^$tool: " "$T/err" || fail "$cmd: no '$tool: ' message"
 done
+# Standard input given twice: a usage error that says so, not an empty second read.
+printf '1 2\n3 4\n' > q.txt
+expect_err 2 "attn-score: standard input ('-') can be read only once" sh -c 'attn-score --query - --key - < q.txt'
 finish

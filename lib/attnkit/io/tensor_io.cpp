@@ -1,6 +1,7 @@
 // Format detection, whole-file reading, tensor reading/writing by path, atomic files.
 #include "attnkit/io/tensor_io.h"
 
+#include <atomic>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,6 +49,11 @@ Format detect_format(std::string_view head) {
 
 std::string read_all(const std::string& path) {
   const bool std_in = path == "-";
+  // Standard input holds one stream: a second reader would see it empty and report a
+  // misleading "no numbers".
+  static std::atomic<bool> stdin_used{false};
+  if (std_in && stdin_used.exchange(true))
+    throw UsageError("standard input ('-') can be read only once; it was given twice");
   const int fd = std_in ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw IoError(errno_text("cannot open", errno), path);
   std::string out;

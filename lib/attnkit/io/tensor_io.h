@@ -36,7 +36,8 @@ struct SourceInfo {
 // zip's "PK\x05\x06") → Npz, anything else → Text.
 Format detect_format(std::string_view head);
 
-// Reads the whole of `path` ("-": standard input). Throws IoError naming the path.
+// Reads the whole of `path` ("-": standard input, which can be read once per process: a
+// second read is a UsageError). Throws IoError naming the path.
 std::string read_all(const std::string& path);
 
 // Reads one tensor from `spec` (a path, "-", or "FILE.npz:NAME"), converting any supported
