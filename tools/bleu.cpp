@@ -54,10 +54,11 @@ int main(int argc, char** argv) {
          "where to write (- is standard output)");
     app.positional().add("hyp", 1);
     app.epilog(
-        "Tokens are the blank-separated words of each line: tokenise (and lower-case) both\n"
-        "sides the same way first. The corpus score sums clipped n-gram matches over all\n"
-        "lines (sacreBLEU --tokenize none); per-sentence scores leave out orders longer than\n"
-        "the hypothesis (sacreBLEU's sentence_bleu).");
+        "Tokens are the white-space-separated words of each line (as Python's str.split):\n"
+        "tokenise (and lower-case) both sides the same way first.\n"
+        "The corpus score sums clipped n-gram matches over all lines (sacreBLEU --tokenize\n"
+        "none); per-sentence scores leave out orders longer than the hypothesis (sacreBLEU's\n"
+        "sentence_bleu).");
     app.parse();
     if (textbook) sentence = true;
     if (max_n < 1 || max_n > 100) throw UsageError("--max-n must be between 1 and 100");

@@ -47,6 +47,29 @@ awk '{ exit !($1 > 50 && $1 < 100) }' "$T/out" || fail "corrupted copy: $(cat "$
 expect 0 bleu -r fr.txt fr2.txt --sentence --textbook --max-n 2
 check_eq "$(wc -l <"$T/out")" 2000 "per-sentence lines of fra-small"
 
+# Goldens from an independent implementation (testdata/translation/make_bleu_golden.py):
+# corpus scores of damaged French sentences for several corpus sizes, orders and both
+# smoothings (some orders have no match), and all 2000 per-sentence scores.
+G="$ATTNKIT_TESTDATA/translation"
+cut -f2 "$FRA" >ref.txt
+tail -n +2 "$G/bleu-golden.tsv" >golden.tsv
+n=0
+while IFS=$'\t' read -r lines maxn smooth want; do
+  n=$((n + 1))
+  head -n "$lines" ref.txt >r.txt
+  head -n "$lines" "$G/bleu-hyp.txt" >h.txt
+  expect_out "$want" bleu -r r.txt h.txt --max-n "$maxn" --smooth "$smooth" --decimals 6
+done <golden.tsv
+check_eq "$n" 42 "golden corpus cases"
+expect 0 bleu -r ref.txt "$G/bleu-hyp.txt" --sentence --decimals 6
+cp "$T/out" s_exp.txt
+expect 0 bleu -r ref.txt "$G/bleu-hyp.txt" --sentence --smooth none --decimals 6
+cp "$T/out" s_none.txt
+expect 0 bleu -r ref.txt "$G/bleu-hyp.txt" --sentence --textbook --max-n 2 --decimals 6
+cp "$T/out" s_book.txt
+paste s_exp.txt s_none.txt s_book.txt >sentence.tsv
+close_enough sentence.tsv "$G/bleu-sentence.tsv" 2e-6
+
 # Errors: mismatched line counts name both files; bad data and bad usage; no output left.
 printf 'a\nb\nc\n' >three.txt
 expect_err 1 "bleu: h2.txt has 2 lines but three.txt has 3: hypotheses and references must be aligned line by line" \

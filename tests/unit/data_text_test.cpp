@@ -90,7 +90,13 @@ TEST_CASE("character tokens: one per code point, spaces kept, NBSP replaced") {
   CHECK_THROWS_AS(parse_tokenization("bpe"), DataError);
 }
 
-TEST_CASE("split_whitespace: runs of blanks, tabs and CR") {
+TEST_CASE("split_whitespace: runs of blanks, tabs, CR and Unicode spaces (as Python str.split)") {
+  const auto u = split_whitespace("va\xE2\x80\xAF! qui\xC2\xA0?\xE3\x80\x80x \xC3\xA9");
+  REQUIRE(u.size() == 6);
+  CHECK(u[1] == "!");
+  CHECK(u[3] == "?");
+  CHECK(u[4] == "x");
+  CHECK(u[5] == "\xC3\xA9");
   const auto t = split_whitespace(" a\tb  c\r");
   REQUIRE(t.size() == 3);
   CHECK(t[0] == "a");

@@ -35,8 +35,11 @@ size_t decode_one(std::string_view s, size_t i, char32_t* cp) {
   return n;
 }
 
-bool is_ascii_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+// White space as Python's str.split() sees it (what sacreBLEU splits tokens on).
+bool is_unicode_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+         c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
 // Space replacement and lower-casing shared by both tokenisations.
@@ -185,13 +188,25 @@ std::vector<std::string> tokenize(std::string_view text, Tokenization t) {
 
 std::vector<std::string_view> split_whitespace(std::string_view text) {
   std::vector<std::string_view> out;
-  size_t i = 0;
+  size_t i = 0, start = 0;
+  bool in_token = false;
+  char32_t cp;
   while (i < text.size()) {
-    while (i < text.size() && is_ascii_space(text[i])) ++i;
-    const size_t start = i;
-    while (i < text.size() && !is_ascii_space(text[i])) ++i;
-    if (i > start) out.push_back(text.substr(start, i - start));
+    size_t n = decode_one(text, i, &cp);
+    if (n == 0) {  // an invalid byte is part of a token
+      n = 1;
+      cp = 0xFFFD;
+    }
+    if (is_unicode_space(cp)) {
+      if (in_token) out.push_back(text.substr(start, i - start));
+      in_token = false;
+    } else if (!in_token) {
+      start = i;
+      in_token = true;
+    }
+    i += n;
   }
+  if (in_token) out.push_back(text.substr(start));
   return out;
 }
 

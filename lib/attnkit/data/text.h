@@ -54,7 +54,9 @@ std::vector<std::string> tokenize_words(std::string_view text);
 std::vector<std::string> tokenize_chars(std::string_view text);
 std::vector<std::string> tokenize(std::string_view text, Tokenization t);
 
-// Splits on runs of ASCII white space (space, tab, CR, LF, FF, VT): BLEU's tokens.
+// Splits on runs of white space as Python's str.split() does (and so sacreBLEU): ASCII
+// blanks and controls U+0009–U+000D, U+001C–U+001F, and U+0085, U+00A0, U+1680,
+// U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000. These are BLEU's tokens.
 std::vector<std::string_view> split_whitespace(std::string_view text);
 
 }  // namespace attnkit::data

@@ -1,6 +1,7 @@
-// BLEU (Papineni et al., 2002) over pre-tokenised text: tokens are the runs of non-blank
-// characters of a line (no further tokenisation, no case change), one reference per
-// hypothesis.
+// BLEU (Papineni et al., 2002) over pre-tokenised text: tokens are what Python's str.split()
+// gives, as in sacreBLEU (runs between white space, Unicode spaces such as U+00A0 and
+// U+202F included; see data::split_whitespace); no further tokenisation, no case change;
+// one reference per hypothesis. The textbook's score uses the same tokens.
 //
 // Corpus BLEU follows sacreBLEU (`--tokenize none`, one reference): for n = 1..max_n the
 // clipped n-gram matches and the hypothesis n-gram totals are summed over the corpus; the
