@@ -2,6 +2,8 @@
 //   bench-attention fused  N HEADS D REPS [ROWS KEYS]   streaming scaled-dot contexts
 //   bench-attention naive  N HEADS D REPS               whole weight matrices (the reference)
 //   bench-attention sgemm  N REPS                      square sgemm, the machine's ceiling
+//   bench-attention mha    N HEADS E BATCH REPS        multi-head self-attention (random
+//                                                      parameters), as attn-mha computes it
 // Line: impl  N  heads  d  seconds(best)  GFLOP/s (4·N²·d per head)  peak_RSS_MB  threads.
 // Inputs are standard normal; Q, K, V are [heads, N, d] as one tensor each. Run by
 // bench/attention.sh.
@@ -13,10 +15,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "attnkit/attention/fused.h"
+#include "attnkit/attention/mha.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/core/rng.h"
@@ -71,6 +75,29 @@ int main(int argc, char** argv) {
         best_of(reps, [&] { gemm(Trans::No, Trans::No, 1, mat(a), mat(b), 0, mat(c)); });
     std::printf("sgemm\t%ld\t-\t-\t%.4f\t%.1f\t%.0f\t%d\n", static_cast<long>(n), t,
                 2.0 * n * n * n / t / 1e9, peak_rss_mb(), blas_threads());
+    return 0;
+  }
+  if (impl == "mha") {
+    if (argc != 7) return usage();
+    const int64_t n = std::atoll(argv[2]), heads = std::atoll(argv[3]), E = std::atoll(argv[4]),
+                  batch = std::atoll(argv[5]);
+    const int reps = std::atoi(argv[6]);
+    std::map<std::string, Tensor> arrays;
+    arrays.emplace("in_proj_weight", Tensor({3 * E, E}));
+    arrays.emplace("in_proj_bias", Tensor({3 * E}));
+    arrays.emplace("out_proj.weight", Tensor({E, E}));
+    arrays.emplace("out_proj.bias", Tensor({E}));
+    uint64_t seed = 10;
+    for (auto& [name, t] : arrays) fill(t, seed++);
+    for (float& x : arrays.at("in_proj_weight").values()) x *= 0.05f;
+    const attention::MhaParams p = attention::mha_params(arrays);
+    Tensor x({batch, n, E});
+    fill(x, 7);
+    attention::MhaOptions o;
+    o.heads = heads;
+    const double t = best_of(reps, [&] { Tensor y = attention::multi_head_attention(p, x, x, x, o); });
+    std::printf("attnkit-mha\t%ld\t%ld\t%ld\t%.4f\t-\t%.0f\t%d\n", static_cast<long>(n),
+                static_cast<long>(heads), static_cast<long>(E), t, peak_rss_mb(), threads);
     return 0;
   }
   if ((impl != "fused" && impl != "naive") || (argc != 6 && argc != 8)) return usage();
