@@ -1,8 +1,10 @@
 // attn-score: attention scores, weights or contexts of queries against keys (and values).
 #include <map>
 #include <string>
+#include <vector>
 
 #include "attnkit/attention/attention.h"
+#include "attnkit/attention/mha.h"
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
@@ -13,20 +15,24 @@ namespace {
 
 // Loads the parameter arrays the score needs from an .npz archive; a missing array is a
 // DataError naming it and the archive.
-void load_params(at::Scorer& s, const std::string& path) {
+// Loads the parameter arrays the score (and predictive local attention) need from an .npz
+// archive; a missing array is a DataError naming it and the archive.
+void load_params(at::Scorer& s, at::LocalSpec& local, const std::string& path) {
   auto arrays = attnkit::io::read_npz(path);
-  const auto names = at::score_param_names(s.kind);
-  std::string list;
-  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-  for (const auto& n : names) {
-    auto it = arrays.find(n);
-    if (it == arrays.end())
-      throw attnkit::DataError("no array '" + n + "' (" + at::score_kind_name(s.kind) +
-                                   " scores need " + list + ")",
-                               path);
-    attnkit::Tensor& dst = n == "W" ? s.W : n == "Wk" ? s.Wk : n == "Wq" ? s.Wq : s.v;
-    dst = std::move(it->second);
-  }
+  auto fetch = [&](const std::vector<std::string>& names, const std::string& who) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    for (const auto& n : names) {
+      auto it = arrays.find(n);
+      if (it == arrays.end())
+        throw attnkit::DataError("no array '" + n + "' (" + who + " need " + list + ")", path);
+      attnkit::Tensor& dst = n == "W" ? s.W : n == "Wk" ? s.Wk : n == "Wq" ? s.Wq
+                           : n == "v" ? s.v : n == "Wa" ? s.Wa : n == "Wp" ? local.Wp : local.vp;
+      dst = std::move(it->second);
+    }
+  };
+  fetch(at::score_param_names(s.kind), at::score_kind_name(s.kind) + " scores");
+  if (local.kind == at::Local::Predictive) fetch({"Wp", "vp"}, "--local p positions");
 }
 
 }  // namespace
@@ -35,6 +41,8 @@ int main(int argc, char** argv) {
   return attnkit::cli::run("attn-score", argc, argv, [](attnkit::cli::App& app) {
     namespace po = boost::program_options;
     std::string q_path, k_path, v_path, score = "scaled-dot", params, mask, output, hard, out;
+    std::string local_kind, padding;
+    int64_t window = -1;
     float beta = 1.0f;
     app.describe("Attention scores, weights or contexts of queries against keys.",
                  "[OPTIONS] --query Q --key K [--value V]");
@@ -44,13 +52,19 @@ int main(int argc, char** argv) {
         ("key", po::value(&k_path)->value_name("K")->required(), "keys: n_k x d_k")
         ("value", po::value(&v_path)->value_name("V"), "values: n_k x d_v")
         ("score", po::value(&score)->value_name("KIND")->default_value(score),
-         "dot, scaled-dot, bilinear, additive or cosine")
+         "dot, scaled-dot, bilinear (general), additive (concat), cosine or location")
         ("params", po::value(&params)->value_name("P.npz"),
-         "parameters: W (bilinear) or Wk, Wq, v (additive)")
+         "parameters: W (bilinear), Wk, Wq, v (additive), Wa (location), Wp, vp (--local p)")
         ("beta", po::value(&beta)->value_name("B")->default_value(1.0f, "1"),
          "sharpness of the cosine score")
         ("mask", po::value(&mask)->value_name("causal|FILE"),
          "'causal' (query i sees keys j <= i) or a 0/1 n_q x n_k matrix (0 = masked)")
+        ("key-padding", po::value(&padding)->value_name("LENGTHS"),
+         "file of one valid key length per batch item (later keys get zero weight)")
+        ("local", po::value(&local_kind)->value_name("m|p"),
+         "local attention (Luong): m = monotonic (p_i = i), p = predicted p_i")
+        ("window", po::value(&window)->value_name("D"),
+         "half-width of the local window: keys with |j - p_i| <= D")
         ("output", po::value(&output)->value_name("WHAT"),
          "scores, weights or context (default: context with --value, else weights)")
         ("hard", po::value(&hard)->value_name("MODE"),
@@ -61,7 +75,9 @@ int main(int argc, char** argv) {
     app.epilog(
         "Scores: dot q.k; scaled-dot q.k/sqrt(d_k); bilinear k'Wq with W d_k x d_q;\n"
         "additive v'tanh(Wk k + Wq q) with Wk d_a x d_k, Wq d_a x d_q, v d_a; cosine\n"
-        "beta cos(q, k), 0 for a zero vector. Weights are the softmax of each row of scores\n"
+        "beta cos(q, k), 0 for a zero vector; location (Wa q)_j with Wa n_k x d_q. Local p:\n"
+        "p_i = n_k sigmoid(vp'tanh(Wp q_i)), weights times exp(-(j-p_i)^2/(2 sigma^2)),\n"
+        "sigma = D/2. Weights are the softmax of each row of scores\n"
         "(masked scores are -inf, their weights 0; a row with every key masked has zero\n"
         "weights and a zero context). Inputs are text or .npy/.npz, detected by content;\n"
         "3-D inputs are batches, a 2-D input is shared by every batch item.");
@@ -70,11 +86,26 @@ int main(int argc, char** argv) {
     at::Scorer scorer;
     scorer.kind = at::parse_score_kind(score);
     scorer.beta = beta;
-    const bool takes_params = !at::score_param_names(scorer.kind).empty();
+    at::LocalSpec local;
+    if (app.given("local")) {
+      local.kind = at::parse_local(local_kind);
+      if (!app.given("window")) throw attnkit::UsageError("--local needs --window D");
+      local.window = window;
+      const int64_t least = local.kind == at::Local::Predictive ? 1 : 0;
+      if (window < least)
+        throw attnkit::UsageError("--window must be at least " + std::to_string(least) +
+                                  " for --local " + local_kind);
+    } else if (app.given("window")) {
+      throw attnkit::UsageError("--window goes with --local");
+    }
+    const bool score_params = !at::score_param_names(scorer.kind).empty();
+    const bool takes_params = score_params || local.kind == at::Local::Predictive;
     if (app.given("params") && !takes_params)
-      throw attnkit::UsageError("--params is for the bilinear and additive scores, not " + score);
+      throw attnkit::UsageError("--params is for the bilinear, additive and location scores "
+                                "and --local p, not " + score);
     if (!app.given("params") && takes_params)
-      throw attnkit::UsageError("--score " + score + " needs --params FILE.npz");
+      throw attnkit::UsageError(score_params ? "--score " + score + " needs --params FILE.npz"
+                                             : "--local p needs --params FILE.npz (Wp, vp)");
     if (app.given("beta") && scorer.kind != at::ScoreKind::Cosine)
       throw attnkit::UsageError("--beta is for the cosine score, not " + score);
 
@@ -89,7 +120,8 @@ int main(int argc, char** argv) {
     if (opt.hard != at::Hard::None && opt.output == at::Output::Scores)
       throw attnkit::UsageError("--hard applies to weights and context, not to scores");
 
-    if (takes_params) load_params(scorer, params);
+    if (takes_params) load_params(scorer, local, params);
+    opt.local = &local;
     const attnkit::Tensor q = attnkit::io::read_tensor(q_path);
     const attnkit::Tensor k = attnkit::io::read_tensor(k_path);
     attnkit::Tensor v, m;
@@ -98,6 +130,21 @@ int main(int argc, char** argv) {
     if (app.given("mask") && !opt.causal) {
       m = attnkit::io::read_tensor(mask);
       opt.mask = &m;
+    }
+
+    std::vector<int64_t> lengths;
+    if (app.given("key-padding")) {
+      const attnkit::Tensor lt = attnkit::io::read_tensor(padding);
+      const attnkit::Shape qs = attnkit::as_batch_shape(q.shape());
+      const attnkit::Shape ks = attnkit::as_batch_shape(k.shape());
+      const int64_t batch = q.rank() == 3 ? qs[0] : k.rank() == 3 ? ks[0] : 1;
+      try {
+        lengths = at::key_lengths_from(lt, batch, ks[1]);
+      } catch (attnkit::Error& e) {
+        e.locate(padding);
+        throw;
+      }
+      opt.key_lengths = &lengths;
     }
 
     attnkit::Tensor result;

@@ -92,7 +92,7 @@ expect_err 2 "attn-score: unknown --output 'all'" attn-score --query "$G/Q.txt" 
 expect_err 2 "attn-score: unknown --hard 'max'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard max
 expect_err 2 "attn-score: --hard applies to weights and context" \
   attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard argmax --output scores
-expect_err 2 "attn-score: --params is for the bilinear and additive scores" \
+expect_err 2 "attn-score: --params is for the bilinear, additive and location scores" \
   attn-score --query "$G/Q.txt" --key "$G/K.txt" --params "$G/bilinear.npz"
 expect_err 2 "attn-score: --score additive needs --params" \
   attn-score --query "$G/Qx.txt" --key "$G/K.txt" --score additive

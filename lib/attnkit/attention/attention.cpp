@@ -1,9 +1,14 @@
 #include "attnkit/attention/attention.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
+#include <cmath>
+
+#include "attnkit/attention/fused.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
 #include "attnkit/core/rng.h"
 
 namespace attnkit::attention {
@@ -49,10 +54,42 @@ Output parse_output(const std::string& name) {
   throw UsageError("unknown --output '" + name + "' (choose scores, weights or context)");
 }
 
+Local parse_local(const std::string& name) {
+  if (name == "m" || name == "monotonic") return Local::Monotonic;
+  if (name == "p" || name == "predictive") return Local::Predictive;
+  throw UsageError("unknown --local '" + name + "' (choose m or p)");
+}
+
 Hard parse_hard(const std::string& name) {
   if (name == "argmax") return Hard::Argmax;
   if (name == "sample") return Hard::Sample;
   throw UsageError("unknown --hard '" + name + "' (choose argmax or sample)");
+}
+
+
+std::vector<float> local_positions(const LocalSpec& local, ConstMat q, int64_t n_k) {
+  const Tensor& Wp = local.Wp;
+  if (Wp.rank() != 2 || Wp.dim(1) != q.cols)
+    throw InputShapeError("local Wp has shape " + shape_str(Wp.shape()) +
+                              " but needs [d_p, d_q] with d_q = " + std::to_string(q.cols),
+                          Operand::Params);
+  const int64_t d_p = Wp.dim(0);
+  const Tensor& vp = local.vp;
+  const bool v_ok = vp.size() == d_p &&
+                    (vp.rank() == 1 || (vp.rank() == 2 && (vp.dim(0) == 1 || vp.dim(1) == 1)));
+  if (!v_ok)
+    throw InputShapeError("local vp has shape " + shape_str(vp.shape()) + " but needs [d_p] = [" +
+                              std::to_string(d_p) + "]",
+                          Operand::Params);
+  Tensor h({q.rows, d_p});
+  gemm(Trans::No, Trans::Yes, 1.0f, q, mat(Wp), 0.0f, mat(h));
+  std::vector<float> p(static_cast<size_t>(q.rows));
+  for (int64_t i = 0; i < q.rows; ++i) {
+    double a = 0.0;
+    for (int64_t c = 0; c < d_p; ++c) a += static_cast<double>(vp[c]) * std::tanh(h.at(i, c));
+    p[static_cast<size_t>(i)] = static_cast<float>(static_cast<double>(n_k) / (1.0 + std::exp(-a)));
+  }
+  return p;
 }
 
 Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tensor* v,
@@ -61,6 +98,9 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
     throw UsageError("the context needs values V");
   if (opt.output == Output::Scores && opt.hard != Hard::None)
     throw UsageError("hard attention applies to weights and context, not to scores");
+  const Local local = opt.local ? opt.local->kind : Local::None;
+  if (local != Local::None && opt.local->window < 0)
+    throw UsageError("the local window must be at least 0");
   need_matrix_or_batch(q, Operand::Query);
   need_matrix_or_batch(k, Operand::Key);
   if (v) need_matrix_or_batch(*v, Operand::Value);
@@ -94,7 +134,7 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
 
   const Shape qs = as_batch_shape(q.shape()), ks = as_batch_shape(k.shape());
   const int64_t n_q = qs[1], d_q = qs[2], n_k = ks[1], d_k = ks[2];
-  check_scorer(scorer, d_q, d_k);
+  check_scorer(scorer, d_q, d_k, n_k);
   int64_t d_v = 0;
   if (v && opt.output == Output::Context) {
     const Shape vs = as_batch_shape(v->shape());
@@ -115,37 +155,99 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
                             Operand::Mask);
     check_mask_values(*opt.mask);
   }
+  if (opt.key_lengths) {
+    if (static_cast<int64_t>(opt.key_lengths->size()) != batch)
+      throw ShapeError("key padding has " + std::to_string(opt.key_lengths->size()) +
+                       " lengths but the batch has " + std::to_string(batch));
+    for (int64_t len : *opt.key_lengths)
+      if (len < 0 || len > n_k)
+        throw DataError("key length " + std::to_string(len) + " is not in [0, " +
+                        std::to_string(n_k) + "]");
+  }
+  if (local == Local::Predictive && n_q > 0) local_positions(*opt.local, mat(q, 0), n_k);
 
+  auto key_mask = [&](int64_t b) {
+    KeyMask km;
+    km.causal = opt.causal;
+    if (opt.mask) km.mask = mat(*opt.mask, opt.mask->rank() == 3 ? b : 0);
+    if (opt.key_lengths) km.key_len = (*opt.key_lengths)[static_cast<size_t>(b)];
+    if (local == Local::Monotonic) km.window = opt.local->window;
+    return km;
+  };
   const int64_t cols = opt.output == Output::Context ? d_v : n_k;
   Tensor out(batched ? Shape{batch, n_q, cols} : Shape{n_q, cols});
-  Rng rng(opt.seed);
-  const int64_t block = opt.output == Output::Context ? block_rows(n_q, n_k) : n_q;
-  Tensor buf(opt.output == Output::Context ? Shape{block, n_k} : Shape{0});
 
-  for (int64_t b = 0; b < batch; ++b) {
-    const ConstMat qb = mat(q, q.rank() == 3 ? b : 0);
-    const PreparedKeys keys = prepare_keys(scorer, mat(k, k.rank() == 3 ? b : 0));
-    const Mat ob = mat(out, batched ? b : 0);
-    for (int64_t r0 = 0; r0 < n_q; r0 += block) {
-      const int64_t r1 = std::min(n_q, r0 + block);
-      Mat s = opt.output == Output::Context ? Mat{buf.data(), r1 - r0, n_k, std::max<int64_t>(1, n_k)}
-                                            : rows_of(ob, r0, r1);
-      score_into(scorer, rows_of(qb, r0, r1), keys, s);
-      if (opt.causal) mask_causal(s, r0);
-      if (opt.mask)
-        apply_mask(rows_of(mat(*opt.mask, opt.mask->rank() == 3 ? b : 0), r0, r1), s);
-      if (opt.output == Output::Scores) continue;
-      if (opt.hard == Hard::Argmax) {
-        argmax_rows(s);
-      } else {
-        softmax_rows(s);
-        if (opt.hard == Hard::Sample) sample_rows(s, rng);
-      }
-      if (opt.output == Output::Context)
-        gemm(Trans::No, Trans::No, 1.0f, s, mat(*v, v->rank() == 3 ? b : 0), 0.0f,
-             rows_of(ob, r0, r1));
-    }
+  // Streaming contexts for dot products.
+  if (opt.output == Output::Context && opt.hard == Hard::None && local != Local::Predictive &&
+      (scorer.kind == ScoreKind::Dot || scorer.kind == ScoreKind::ScaledDot)) {
+    std::vector<Problem> ps;
+    for (int64_t b = 0; b < batch; ++b)
+      ps.push_back({mat(q, q.rank() == 3 ? b : 0), mat(k, k.rank() == 3 ? b : 0),
+                    mat(*v, v->rank() == 3 ? b : 0), mat(out, batched ? b : 0), key_mask(b)});
+    const float scale = scorer.kind == ScoreKind::Dot || d_k == 0
+                            ? 1.0f
+                            : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_k)));
+    fused_context(ps, scale, FusedBlocks{}, opt.threads);
+    return out;
   }
+
+  // Key-side work once per key matrix.
+  std::vector<PreparedKeys> keys;
+  for (int64_t b = 0; b < (k.rank() == 3 ? batch : 1); ++b)
+    keys.push_back(prepare_keys(scorer, mat(k, b)));
+  const int64_t block = opt.output == Output::Context ? block_rows(n_q, n_k) : 64;
+  struct Task {
+    int64_t b, r0, r1;
+  };
+  std::vector<Task> tasks;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t r0 = 0; r0 < n_q; r0 += block) tasks.push_back({b, r0, std::min(n_q, r0 + block)});
+  Rng rng(opt.seed);
+  const double sigma = local == Local::Predictive ? opt.local->window / 2.0 : 1.0;
+  // Sampling draws from one generator in row order: one thread then.
+  const int threads = opt.hard == Hard::Sample ? 1 : opt.threads;
+  parallel_for(
+      static_cast<int64_t>(tasks.size()),
+      [&](int64_t begin, int64_t end) {
+        Tensor buf(opt.output == Output::Context ? Shape{block, n_k} : Shape{0});
+        for (int64_t t = begin; t < end; ++t) {
+          const auto [b, r0, r1] = tasks[static_cast<size_t>(t)];
+          const ConstMat qb = rows_of(mat(q, q.rank() == 3 ? b : 0), r0, r1);
+          const Mat ob = mat(out, batched ? b : 0);
+          Mat s = opt.output == Output::Context
+                      ? Mat{buf.data(), r1 - r0, n_k, std::max<int64_t>(1, n_k)}
+                      : rows_of(ob, r0, r1);
+          score_into(scorer, qb, keys[static_cast<size_t>(k.rank() == 3 ? b : 0)], s);
+          apply_key_mask(key_mask(b), r0, 0, s);
+          std::vector<float> pos;
+          if (local == Local::Predictive) {
+            pos = local_positions(*opt.local, qb, n_k);
+            const double D = static_cast<double>(opt.local->window);
+            for (int64_t i = 0; i < s.rows; ++i)
+              for (int64_t j = 0; j < n_k; ++j)
+                if (std::fabs(static_cast<double>(j) - pos[static_cast<size_t>(i)]) > D)
+                  s.data[i * s.ld + j] = -std::numeric_limits<float>::infinity();
+          }
+          if (opt.output == Output::Scores) continue;
+          if (opt.hard == Hard::Argmax) {
+            argmax_rows(s);
+          } else {
+            softmax_rows(s);
+            if (local == Local::Predictive)
+              for (int64_t i = 0; i < s.rows; ++i)
+                for (int64_t j = 0; j < n_k; ++j) {
+                  const double d = static_cast<double>(j) - pos[static_cast<size_t>(i)];
+                  s.data[i * s.ld + j] *=
+                      static_cast<float>(std::exp(-d * d / (2.0 * sigma * sigma)));
+                }
+            if (opt.hard == Hard::Sample) sample_rows(s, rng);
+          }
+          if (opt.output == Output::Context)
+            gemm(Trans::No, Trans::No, 1.0f, s, mat(*v, v->rank() == 3 ? b : 0), 0.0f,
+                 rows_of(ob, r0, r1));
+        }
+      },
+      threads);
   return out;
 }
 

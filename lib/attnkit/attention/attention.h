@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "attnkit/attention/score.h"
 #include "attnkit/attention/softmax.h"
@@ -17,6 +18,20 @@ namespace attnkit::attention {
 
 enum class Output { Scores, Weights, Context };
 enum class Hard { None, Argmax, Sample };
+// Local attention (Luong et al. 2015), with window half-width D:
+//   Monotonic   query i attends to keys j with |j - i| <= D (aligned position p_i = i);
+//   Predictive  p_i = n_k · sigmoid(vpᵀ tanh(Wp q_i)), keys with |j - p_i| <= D, and the
+//               softmax weights (over the window) multiplied by exp(-(j - p_i)² / (2σ²)),
+//               σ = D / 2; weights outside the window are 0 (rows no longer sum to 1).
+enum class Local { None, Monotonic, Predictive };
+// "m" / "monotonic", "p" / "predictive"; anything else is a UsageError.
+Local parse_local(const std::string& name);
+struct LocalSpec {
+  Local kind = Local::None;
+  int64_t window = 0;  // D >= 0
+  Tensor Wp;           // predictive: [d_p, d_q]
+  Tensor vp;           // predictive: [d_p] (also [1, d_p] or [d_p, 1])
+};
 
 // "scores", "weights", "context" / "argmax", "sample"; anything else is a UsageError naming
 // the option (--output, --hard) and the choices.
@@ -29,10 +44,20 @@ struct Options {
   bool causal = false;             // query i sees keys j <= i (see mask_causal)
   const Tensor* mask = nullptr;    // 0/1 [n_q, n_k] or [B, n_q, n_k]; 0 = masked
   uint64_t seed = 0;               // Hard::Sample: one Rng for the run, rows in batch order
+  const std::vector<int64_t>* key_lengths = nullptr;  // valid keys per batch item (padding)
+  const LocalSpec* local = nullptr;  // local attention; nullptr or Local::None: global
+  int threads = 0;                 // parallel_for budget (0: max_threads())
 };
 
+// The aligned positions p_i of predictive local attention for queries q [n_q, d_q] over n_k
+// keys: [n_q]. Throws InputShapeError (operand Params) when Wp, vp do not fit q.
+std::vector<float> local_positions(const LocalSpec& local, ConstMat q, int64_t n_k);
+
 // Attention of q [n_q, d_q] against k [n_k, d_k] (and v [n_k, d_v] for the context), or a
-// batch of them. The result is [n_q, n_k] (scores, weights) or [n_q, d_v] (context), with a
+// batch of them. Contexts of dot and scaled-dot scores (soft, not predictive-local) go
+// through the streaming kernel (fused.h); everything else through the score matrix a block
+// of rows at a time. Both run over (batch item, row block) tasks on all threads (sampling
+// runs in row order on one). The result is [n_q, n_k] (scores, weights) or [n_q, d_v] (context), with a
 // leading batch dimension when any operand is rank 3. A row whose keys are all masked has
 // all-zero weights and a zero context. Hard::Argmax takes the argmax of the masked scores
 // (first index on ties). Throws InputShapeError naming both shapes when operands do not fit,

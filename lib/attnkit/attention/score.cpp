@@ -47,11 +47,13 @@ void need_shape(const Tensor& t, const char* what, int64_t r, int64_t c, const c
 ScoreKind parse_score_kind(const std::string& name) {
   if (name == "dot") return ScoreKind::Dot;
   if (name == "scaled-dot") return ScoreKind::ScaledDot;
-  if (name == "bilinear") return ScoreKind::Bilinear;
-  if (name == "additive") return ScoreKind::Additive;
+  if (name == "bilinear" || name == "general") return ScoreKind::Bilinear;
+  if (name == "additive" || name == "concat") return ScoreKind::Additive;
   if (name == "cosine") return ScoreKind::Cosine;
+  if (name == "location") return ScoreKind::Location;
   throw UsageError("unknown score '" + name +
-                   "' (choose dot, scaled-dot, bilinear, additive or cosine)");
+                   "' (choose dot, scaled-dot, bilinear/general, additive/concat, cosine or "
+                   "location)");
 }
 
 std::string score_kind_name(ScoreKind kind) {
@@ -61,6 +63,7 @@ std::string score_kind_name(ScoreKind kind) {
     case ScoreKind::Bilinear: return "bilinear";
     case ScoreKind::Additive: return "additive";
     case ScoreKind::Cosine: return "cosine";
+    case ScoreKind::Location: return "location";
   }
   return "?";
 }
@@ -68,11 +71,20 @@ std::string score_kind_name(ScoreKind kind) {
 std::vector<std::string> score_param_names(ScoreKind kind) {
   if (kind == ScoreKind::Bilinear) return {"W"};
   if (kind == ScoreKind::Additive) return {"Wk", "Wq", "v"};
+  if (kind == ScoreKind::Location) return {"Wa"};
   return {};
 }
 
-void check_scorer(const Scorer& s, int64_t d_q, int64_t d_k) {
+void check_scorer(const Scorer& s, int64_t d_q, int64_t d_k, int64_t n_k) {
   switch (s.kind) {
+    case ScoreKind::Location:
+      if (s.Wa.rank() != 2 || s.Wa.dim(1) != d_q || (n_k >= 0 && s.Wa.dim(0) != n_k))
+        throw InputShapeError("location Wa has shape " + shape_str(s.Wa.shape()) +
+                                  " but needs [n_k, d_q] = " +
+                                  (n_k >= 0 ? dims(n_k, d_q)
+                                            : "[n_k, " + std::to_string(d_q) + "]"),
+                              Operand::Params);
+      return;
     case ScoreKind::Dot:
     case ScoreKind::ScaledDot:
     case ScoreKind::Cosine:
@@ -121,13 +133,16 @@ PreparedKeys prepare_keys(const Scorer& s, ConstMat k) {
 
 void score_into(const Scorer& s, ConstMat q, const PreparedKeys& keys, Mat out) {
   const ConstMat k = keys.k;
-  check_scorer(s, q.cols, k.cols);
+  check_scorer(s, q.cols, k.cols, k.rows);
   if (out.rows != q.rows || out.cols != k.rows)
     throw ShapeError("scores of Q " + dims(q.rows, q.cols) + " against K " +
                      dims(k.rows, k.cols) + " do not fit into " + dims(out.rows, out.cols));
   switch (s.kind) {
     case ScoreKind::Dot:
       gemm(Trans::No, Trans::Yes, 1.0f, q, k, 0.0f, out);
+      return;
+    case ScoreKind::Location:
+      gemm(Trans::No, Trans::Yes, 1.0f, q, mat(s.Wa), 0.0f, out);  // rows (Wa q_i)ᵀ
       return;
     case ScoreKind::ScaledDot: {
       const float scale =
@@ -179,7 +194,7 @@ Tensor score(const Scorer& s, const Tensor& q, const Tensor& k) {
                           Operand::Query);
   if (k.rank() != 2)
     throw InputShapeError("K must be a matrix, got shape " + shape_str(k.shape()), Operand::Key);
-  check_scorer(s, q.dim(1), k.dim(1));
+  check_scorer(s, q.dim(1), k.dim(1), k.dim(0));
   Tensor out({q.dim(0), k.dim(0)});
   score_into(s, mat(q), prepare_keys(s, mat(k)), mat(out));
   return out;

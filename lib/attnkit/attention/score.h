@@ -9,6 +9,9 @@
 //                                                         Wq [d_a, d_q], v [d_a]
 //   cosine      s_ij = β cos(q_i, k_j)                    NTM content addressing; a zero
 //                                                         vector has cosine 0 with anything
+//   location    s_ij = (Wa q_i)_j,  Wa [n_k, d_q]         Luong's location-based score: the
+//                                                         keys' contents are not used
+// Luong's names are aliases: "general" = bilinear, "concat" = additive.
 #pragma once
 
 #include <cstdint>
@@ -21,14 +24,14 @@
 
 namespace attnkit::attention {
 
-enum class ScoreKind { Dot, ScaledDot, Bilinear, Additive, Cosine };
+enum class ScoreKind { Dot, ScaledDot, Bilinear, Additive, Cosine, Location };
 
-// "dot", "scaled-dot", "bilinear", "additive", "cosine"; anything else is a UsageError that
-// lists the choices.
+// "dot", "scaled-dot", "bilinear" (or "general"), "additive" (or "concat"), "cosine",
+// "location"; anything else is a UsageError that lists the choices.
 ScoreKind parse_score_kind(const std::string& name);
 std::string score_kind_name(ScoreKind kind);
 // The parameter arrays a score takes, by name: {"W"} for bilinear, {"Wk", "Wq", "v"} for
-// additive, none for the others.
+// additive, {"Wa"} for location, none for the others.
 std::vector<std::string> score_param_names(ScoreKind kind);
 
 // The operand an input shape error is blamed on (a tool attaches that operand's file).
@@ -54,12 +57,14 @@ struct Scorer {
   Tensor Wk;          // additive: [d_a, d_k]
   Tensor Wq;          // additive: [d_a, d_q]
   Tensor v;           // additive: [d_a] (also [1, d_a] or [d_a, 1])
+  Tensor Wa;          // location: [n_k, d_q]
 };
 
 // Checks that queries of d_q columns and keys of d_k columns fit the scorer; throws
 // InputShapeError naming both shapes ("Q has 64 columns but K has 63", "bilinear W has shape
-// [3, 5] but needs [d_k, d_q] = [4, 5]").
-void check_scorer(const Scorer& scorer, int64_t d_q, int64_t d_k);
+// [3, 5] but needs [d_k, d_q] = [4, 5]"). n_k < 0 skips the location score's check of Wa's
+// rows (done again by score_into).
+void check_scorer(const Scorer& scorer, int64_t d_q, int64_t d_k, int64_t n_k = -1);
 
 // Key-side work done once per key matrix and reused for every block of queries: unit rows
 // for cosine, K Wkᵀ [n_k, d_a] for additive, nothing for the others.

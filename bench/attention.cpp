@@ -1,0 +1,130 @@
+// One measurement per process (so the peak RSS is this case's own), printed as one TSV line:
+//   bench-attention fused  N HEADS D REPS [ROWS KEYS]   streaming scaled-dot contexts
+//   bench-attention naive  N HEADS D REPS               whole weight matrices (the reference)
+//   bench-attention sgemm  N REPS                      square sgemm, the machine's ceiling
+//   bench-attention mha    N HEADS E BATCH REPS        multi-head self-attention (random
+//                                                      parameters), as attn-mha computes it
+// Line: impl  N  heads  d  seconds(best)  GFLOP/s (4·N²·d per head)  peak_RSS_MB  threads.
+// Inputs are standard normal; Q, K, V are [heads, N, d] as one tensor each. Run by
+// bench/attention.sh.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attnkit/attention/fused.h"
+#include "attnkit/attention/mha.h"
+#include "attnkit/core/blas.h"
+#include "attnkit/core/parallel.h"
+#include "attnkit/core/rng.h"
+
+using namespace attnkit;
+
+namespace {
+
+void fill(Tensor& t, uint64_t seed) {
+  Rng rng(seed);
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(rng.normal());
+}
+
+double best_of(int reps, const std::function<void()>& f) {
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    f();
+    auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+  }
+  return best;
+}
+
+double peak_rss_mb() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: bench-attention fused|naive N HEADS D REPS [ROWS KEYS]\n"
+               "       bench-attention sgemm N REPS\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  const std::string impl = argv[1];
+  const int threads = max_threads();
+  if (impl == "sgemm") {
+    if (argc != 4) return usage();
+    const int64_t n = std::atoll(argv[2]);
+    const int reps = std::atoi(argv[3]);
+    Tensor a({n, n}), b({n, n}), c({n, n});
+    fill(a, 1);
+    fill(b, 2);
+    const double t =
+        best_of(reps, [&] { gemm(Trans::No, Trans::No, 1, mat(a), mat(b), 0, mat(c)); });
+    std::printf("sgemm\t%ld\t-\t-\t%.4f\t%.1f\t%.0f\t%d\n", static_cast<long>(n), t,
+                2.0 * n * n * n / t / 1e9, peak_rss_mb(), blas_threads());
+    return 0;
+  }
+  if (impl == "mha") {
+    if (argc != 7) return usage();
+    const int64_t n = std::atoll(argv[2]), heads = std::atoll(argv[3]), E = std::atoll(argv[4]),
+                  batch = std::atoll(argv[5]);
+    const int reps = std::atoi(argv[6]);
+    std::map<std::string, Tensor> arrays;
+    arrays.emplace("in_proj_weight", Tensor({3 * E, E}));
+    arrays.emplace("in_proj_bias", Tensor({3 * E}));
+    arrays.emplace("out_proj.weight", Tensor({E, E}));
+    arrays.emplace("out_proj.bias", Tensor({E}));
+    uint64_t seed = 10;
+    for (auto& [name, t] : arrays) fill(t, seed++);
+    for (float& x : arrays.at("in_proj_weight").values()) x *= 0.05f;
+    const attention::MhaParams p = attention::mha_params(arrays);
+    Tensor x({batch, n, E});
+    fill(x, 7);
+    attention::MhaOptions o;
+    o.heads = heads;
+    const double t = best_of(reps, [&] { Tensor y = attention::multi_head_attention(p, x, x, x, o); });
+    std::printf("attnkit-mha\t%ld\t%ld\t%ld\t%.4f\t-\t%.0f\t%d\n", static_cast<long>(n),
+                static_cast<long>(heads), static_cast<long>(E), t, peak_rss_mb(), threads);
+    return 0;
+  }
+  if ((impl != "fused" && impl != "naive") || (argc != 6 && argc != 8)) return usage();
+  const int64_t n = std::atoll(argv[2]), heads = std::atoll(argv[3]), d = std::atoll(argv[4]);
+  const int reps = std::atoi(argv[5]);
+  attention::FusedBlocks blocks;
+  if (argc == 8) {
+    blocks.rows = std::atoll(argv[6]);
+    blocks.keys = std::atoll(argv[7]);
+  }
+  Tensor q({heads, n, d}), k({heads, n, d}), v({heads, n, d}), out({heads, n, d});
+  fill(q, 3);
+  fill(k, 4);
+  fill(v, 5);
+  std::vector<attention::Problem> ps;
+  for (int64_t h = 0; h < heads; ++h)
+    ps.push_back({mat(q, h), mat(k, h), mat(v, h), mat(out, h), {}});
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  const double t = best_of(reps, [&] {
+    if (impl == "fused")
+      attention::fused_context(ps, scale, blocks);
+    else
+      attention::naive_context(ps, scale);
+  });
+  const double flops = 4.0 * static_cast<double>(n) * n * d * heads;
+  std::printf("attnkit-%s\t%ld\t%ld\t%ld\t%.4f\t%.1f\t%.0f\t%d\n", impl.c_str(),
+              static_cast<long>(n), static_cast<long>(heads), static_cast<long>(d), t,
+              flops / t / 1e9, peak_rss_mb(), threads);
+  return 0;
+}

@@ -1,0 +1,62 @@
+// Multi-head attention as PyTorch's nn.MultiheadAttention computes it (batch_first=True):
+//
+//   Q' = X_q W_qᵀ + b_q,  K' = X_k W_kᵀ + b_k,  V' = X_v W_vᵀ + b_v       [N, E]
+//   head h: columns h·E/H .. (h+1)·E/H of Q', K', V';
+//   C_h = softmax(Q'_h K'_hᵀ / √(E/H), masked) V'_h                       [N_q, E/H]
+//   Y = [C_1 ... C_H] W_oᵀ + b_o                                          [N_q, E]
+//
+// The parameters carry the names of nn.MultiheadAttention.state_dict(): in_proj_weight
+// [3E, E] (W_q, W_k, W_v stacked) or, when the key/value widths differ from E,
+// q_proj_weight [E, E], k_proj_weight [E, kdim], v_proj_weight [E, vdim]; in_proj_bias [3E];
+// out_proj.weight [E, E]; out_proj.bias [E]. A module made with bias=False has neither bias
+// (both are then zero). Contexts go through the streaming kernel (fused.h); weights through
+// the whole score matrix.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attnkit/core/tensor.h"
+
+namespace attnkit::attention {
+
+struct MhaParams {
+  int64_t embed = 0, kdim = 0, vdim = 0;  // E and the key / value input widths
+  Tensor wq, wk, wv;                      // [E, E], [E, kdim], [E, vdim]
+  Tensor bq, bk, bv;                      // [E] each (zeros without bias)
+  Tensor wo, bo;                          // [E, E], [E]
+};
+
+// The parameters from the arrays of a state_dict (moved out of `arrays`). Throws DataError
+// naming a missing array, or a mis-shaped one with its shape and the shape it needs; arrays
+// this implementation does not support (bias_k, bias_v: add_bias_kv=True) are errors too.
+MhaParams mha_params(std::map<std::string, Tensor>& arrays);
+
+enum class MhaOutput { Context, Weights, HeadWeights };
+// "context", "weights", "head-weights"; anything else is a UsageError.
+MhaOutput parse_mha_output(const std::string& name);
+
+struct MhaOptions {
+  int64_t heads = 1;
+  MhaOutput output = MhaOutput::Context;
+  bool causal = false;
+  const Tensor* mask = nullptr;           // 0/1 [N_q, N_k] or [B, N_q, N_k]; 0 = masked
+  const std::vector<int64_t>* key_lengths = nullptr;  // valid keys per batch item
+};
+
+// Valid key lengths from a tensor of B values (any shape with B elements); throws DataError
+// unless each is an integer in [0, n_k], ShapeError when the count is not B.
+std::vector<int64_t> key_lengths_from(const Tensor& t, int64_t batch, int64_t n_k);
+
+// Multi-head attention of x_q [N_q, E] against x_k [N_k, kdim] and x_v [N_k, vdim], or batches
+// [B, ., .] of them (all three of one rank and one B). Result: the context [B, N_q, E], the
+// head-averaged weights [B, N_q, N_k] or each head's weights [B, H, N_q, N_k] (without the
+// leading B for rank-2 inputs). A query whose keys are all masked gets zero weights and the
+// context b_o (PyTorch gives NaN). Throws InputShapeError (operand: Query, Key, Value, Mask,
+// Params) on inputs that do not fit, UsageError when H does not divide E.
+Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor& x_k,
+                            const Tensor& x_v, const MhaOptions& opt);
+
+}  // namespace attnkit::attention
