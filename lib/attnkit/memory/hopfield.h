@@ -34,7 +34,7 @@ int64_t flip_count(double fraction, int64_t n);
 
 enum class Rule {
   Hebb,           // w_ij = (1/N) sum_mu p_i p_j, w_ii = 0
-  Storkey,        // Storkey 1997: incremental, local, capacity ~0.14 N / sqrt(2 ln N) better
+  Storkey,        // Storkey 1997: incremental and local; exact-recall capacity N / sqrt(2 ln N)
   PseudoInverse,  // projection (Personnaz et al. 1985): W = X+ X, diagonal then zeroed
 };
 // "hebb", "storkey", "pseudo-inverse"; anything else is a UsageError naming --rule.
