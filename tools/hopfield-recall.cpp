@@ -1,0 +1,200 @@
+// hopfield-recall: run Hopfield dynamics from probe states (classic), or the modern update.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <iostream>
+#include <string>
+
+#include "attnkit/cli/cli.h"
+#include "attnkit/core/error.h"
+#include "attnkit/io/tensor_io.h"
+#include "attnkit/memory/hopfield.h"
+#include "attnkit/memory/hopfield_io.h"
+#include "attnkit/memory/hopfield_modern.h"
+
+namespace {
+
+namespace mem = attnkit::memory;
+
+// The stderr report of a classic run: one line per probe with --patterns, then the totals.
+void report(const mem::RecallResult& r, const mem::RecallOptions& opt, bool named) {
+  int64_t conv = 0, cyc = 0, lim = 0, steps = 0, exact = 0, mirror = 0;
+  char buf[320];
+  for (size_t k = 0; k < r.probes.size(); ++k) {
+    const auto& p = r.probes[k];
+    (p.outcome == mem::Outcome::Converged ? conv : p.outcome == mem::Outcome::Cycled ? cyc : lim)++;
+    steps += p.steps;
+    if (!named) continue;
+    if (p.overlap == 1.0f) ++exact;
+    if (p.overlap == -1.0f) ++mirror;
+    const char* what = p.outcome == mem::Outcome::Converged ? "converged after"
+                       : p.outcome == mem::Outcome::Cycled  ? "entered a 2-cycle after"
+                                                            : "still moving after";
+    std::snprintf(buf, sizeof buf, "probe %zu: %s %d step%s: pattern %lld (overlap %.4g%s)\n",
+                  k + 1, what, p.steps, p.steps == 1 ? "" : "s", static_cast<long long>(p.best),
+                  static_cast<double>(p.overlap),
+                  p.overlap == 1.0f ? ", exact" : p.overlap == -1.0f ? ", its mirror image" : "");
+    std::cerr << "hopfield-recall: " << buf;
+  }
+  std::snprintf(buf, sizeof buf,
+                "%zu probes (%s%s): %lld converged, %lld cycled, %lld hit the limit of %d steps; "
+                "mean steps %.3g\n",
+                r.probes.size(), opt.mode == mem::Mode::Async ? "async" : "sync",
+                opt.mode == mem::Mode::Async
+                    ? (opt.order == mem::Order::Random ? ", random order" : ", sequential order")
+                    : "",
+                static_cast<long long>(conv), static_cast<long long>(cyc),
+                static_cast<long long>(lim), opt.max_steps,
+                r.probes.empty() ? 0.0 : static_cast<double>(steps) / r.probes.size());
+  std::cerr << "hopfield-recall: " << buf;
+  if (named)
+    std::cerr << "hopfield-recall: " << exact << " ended exactly on a stored pattern, " << mirror
+              << " on a mirror image\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return attnkit::cli::run("hopfield-recall", argc, argv, [](attnkit::cli::App& app) {
+    namespace po = boost::program_options;
+    using attnkit::Tensor;
+    using attnkit::UsageError;
+    std::string net_path, in = "-", out = "-", mode = "async", order = "random", patterns, trace,
+                image_size, what = "states";
+    int max_steps = 100, steps = 1;
+    int64_t per_row = 0;
+    float beta = 1.0f;
+    bool modern = false, trace_flips = false;
+    app.describe("Recall stored patterns from probes with Hopfield dynamics (classic or modern).",
+                 "[OPTIONS] --net NET.npz -i PROBES -o OUT\n"
+                 "   or: hopfield-recall [OPTIONS] --modern --patterns X --beta B -i PROBES");
+    app.options().add_options()
+        ("net", po::value(&net_path)->value_name("NET.npz"),
+         "classic net from hopfield-store: W (N x N) and b (N)")
+        ("input,i", po::value(&in)->value_name("PROBES")->default_value("-"),
+         "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input")
+        ("output-file,o", po::value(&out)->value_name("OUT")->default_value("-"),
+         "final states (.pbm, .npy, .npz or text by the extension; - is standard output)")
+        ("mode", po::value(&mode)->value_name("MODE")->default_value(mode),
+         "async (one neuron at a time) or sync (all at once)")
+        ("order", po::value(&order)->value_name("ORDER")->default_value(order),
+         "async visiting order: random (a fresh seeded permutation per sweep) or sequential")
+        ("max-steps", po::value(&max_steps)->value_name("K")->default_value(max_steps),
+         "stop after K steps (async: sweeps over all N neurons); 1 = one-step dynamics")
+        ("patterns", po::value(&patterns)->value_name("P"),
+         "stored patterns: overlaps in the trace and the retrieved pattern per probe; "
+         "with --modern, the memory X (P x d)")
+        ("trace", po::value(&trace)->value_name("TRACE.tsv"),
+         "TSV per probe and step: energy, flips (and best pattern, overlaps)")
+        ("trace-flips", po::bool_switch(&trace_flips),
+         "async: the trace gets one row per flip instead, with the energy recomputed from "
+         "its definition (O(N^2) per flip: small nets)")
+        ("modern", po::bool_switch(&modern),
+         "modern Hopfield update xi <- softmax(beta xi X') X (Ramsauer et al. 2020)")
+        ("beta", po::value(&beta)->value_name("B"), "modern: inverse temperature (> 0)")
+        ("steps", po::value(&steps)->value_name("K")->default_value(steps), "modern: updates")
+        ("output", po::value(&what)->value_name("WHAT")->default_value(what),
+         "modern: states, or weights (the softmax over stored patterns of the last update)")
+        ("image-size", po::value(&image_size)->value_name("WxH"),
+         "PBM tiles of W x H pixels, one pattern each, for input and output")
+        ("tiles-per-row", po::value(&per_row)->value_name("C"),
+         "tiles per row of a PBM output sheet (default: as the input, else 10)");
+    app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput | attnkit::cli::kQuiet);
+    app.epilog(
+        "Classic update: s_i <- sign(sum_j w_ij s_j + b_i); a zero field (within rounding:\n"
+        "|h_i| <= 1e-6 (sum_j |w_ij| + |b_i|)) keeps s_i. A run stops at a fixed point, after\n"
+        "K steps, or (sync) on a 2-cycle s(t) = s(t-2). Probes, patterns and neurons are\n"
+        "numbered from 1. Async probe k draws its permutations from its own generator\n"
+        "(--seed, k), so the output does not depend on --threads. Summary on stderr.");
+    app.parse();
+    mem::ImageLayout layout = mem::parse_layout(image_size, per_row);
+
+    if (modern) {
+      for (const char* o : {"net", "mode", "order", "max-steps", "trace", "trace-flips"})
+        if (app.given(o) || (std::string(o) == "trace-flips" && trace_flips))
+          throw UsageError(std::string("--") + o + " is for classic nets, not --modern");
+      if (!app.given("patterns") || !app.given("beta"))
+        throw UsageError("--modern needs --patterns X and --beta B");
+      if (!(beta > 0.0f)) throw UsageError("--beta must be a number above 0");
+      if (steps < 1) throw UsageError("--steps must be 1 or more");
+      if (what != "states" && what != "weights")
+        throw UsageError("--output: unknown output '" + what + "' (states or weights)");
+      const Tensor x = mem::read_patterns(patterns, &layout, false);
+      const Tensor xi = mem::read_patterns(in, &layout, false);
+      Tensor w, s;
+      try {
+        s = mem::modern_update(x, xi, beta, steps, &w);
+      } catch (attnkit::ShapeError& e) {
+        e.locate(in);
+        throw;
+      }
+      if (what == "weights")
+        attnkit::io::write_tensor(out, w, app.write_options());
+      else
+        mem::write_patterns(out, s, layout, app.write_options());
+      if (!app.common().quiet) {
+        double top = 0.0;
+        for (int64_t r = 0; r < w.dim(0); ++r) {
+          float m = 0.0f;
+          for (int64_t j = 0; j < w.dim(1); ++j) m = std::max(m, w.at(r, j));
+          top += m;
+        }
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "%lld probes, modern update (beta %g, %d step%s) over %lld patterns: mean "
+                      "largest weight %.4g\n",
+                      static_cast<long long>(w.dim(0)), static_cast<double>(beta), steps,
+                      steps == 1 ? "" : "s", static_cast<long long>(w.dim(1)),
+                      w.dim(0) ? top / static_cast<double>(w.dim(0)) : 0.0);
+        std::cerr << "hopfield-recall: " << buf;
+      }
+      return;
+    }
+
+    for (const char* o : {"beta", "steps", "output"})
+      if (app.given(o)) throw UsageError(std::string("--") + o + " is for --modern");
+    if (!app.given("net")) throw UsageError("--net NET.npz is required (or --modern)");
+    mem::RecallOptions opt;
+    opt.mode = mem::parse_mode(mode);
+    opt.order = mem::parse_order(order);
+    if (max_steps < 0) throw UsageError("--max-steps must be 0 or more");
+    if (trace_flips && opt.mode != mem::Mode::Async)
+      throw UsageError("--trace-flips is for --mode async");
+    if (trace_flips && !app.given("trace")) throw UsageError("--trace-flips needs --trace FILE");
+    if (app.given("trace") && trace == out && out != "/dev/null")
+      throw UsageError("--trace and -o name the same file");
+    opt.max_steps = max_steps;
+    opt.seed = app.common().seed;
+    opt.trace = app.given("trace") && !trace_flips;
+    opt.trace_flips = trace_flips;
+    const mem::Net net = mem::load_net(net_path);
+    const Tensor probes = mem::read_patterns(in, &layout, true);
+    Tensor stored;
+    if (app.given("patterns")) {
+      mem::ImageLayout pl = layout;
+      stored = mem::read_patterns(patterns, &pl, true);
+      if (stored.dim(1) != net.n())
+        throw attnkit::ShapeError("patterns have " + std::to_string(stored.dim(1)) +
+                                      " columns but the net has N = " + std::to_string(net.n()) +
+                                      " neurons",
+                                  patterns);
+      opt.patterns = &stored;
+    }
+    mem::RecallResult r;
+    try {
+      r = mem::recall(net, probes, opt);
+    } catch (attnkit::ShapeError& e) {
+      e.locate(in);
+      throw;
+    }
+    std::unique_ptr<attnkit::io::AtomicFile> tf;
+    if (app.given("trace")) {
+      tf = std::make_unique<attnkit::io::AtomicFile>(trace);
+      tf->write(trace_flips ? mem::format_flip_trace(r.flip_trace)
+                            : mem::format_trace(r.trace, opt.patterns ? stored.dim(0) : 0));
+    }
+    mem::write_patterns(out, r.states, layout, app.write_options());
+    if (tf) tf->commit();
+    if (!app.common().quiet) report(r, opt, opt.patterns != nullptr);
+  });
+}
