@@ -232,6 +232,16 @@ TEST_CASE("autodiff: layer norm, normalise rows, circular convolution") {
   test::check_close(nr.value(), Tensor({1, 2}, {0.25f, 0.75f}));
 }
 
+TEST_CASE("autodiff: fused additive scores equal the unfused ops") {
+  Tensor k = rnd({2, 5, 3}, 1), q = rnd({2, 3}, 2), v = rnd({3}, 3);
+  grad_ok("additive_scores", ts({&k, &q, &v}),
+          [](Tape&, const VS& x) { return ad::additive_scores(x[0], x[1], x[2]); });
+  Tape t;
+  Var K = t.constant(rnd({2, 5, 3}, 1)), Q = t.constant(rnd({2, 3}, 2)), W = t.constant(rnd({1, 3}, 3));
+  Var ref = ad::reshape(ad::linear(ad::tanh(K + ad::reshape(Q, {2, 1, 3})), W), {2, 5});
+  test::check_close(ad::additive_scores(K, Q, t.constant(rnd({3}, 3))).value(), ref.value(), 1e-6, 1e-5);
+}
+
 TEST_CASE("autodiff: reductions") {
   Tensor x = rnd({2, 3, 4}, 1);
   grad_ok("sum", ts({&x}), [](Tape&, const VS& v) { return ad::sum(v[0]); });

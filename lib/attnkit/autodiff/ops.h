@@ -66,6 +66,11 @@ Var normalize_rows(Var x, float eps = 0.0f);
 // of a shift by k - K/2 (K = 3: shifts -1, 0, +1). K <= N.
 Var circular_conv(Var w, Var s);
 
+// Additive (Bahdanau) scores, fused: s[b, t] = Σ_a v_a tanh(keys[b, t, a] + q[b, a]) for keys
+// [B, T, a] (the keys already projected, Wk k), q [B, a] (the projected query) and v [a]
+// → [B, T]. One pass, no [B, T, a] intermediates on the tape besides the saved tanh.
+Var additive_scores(Var keys, Var q, Var v);
+
 // ---- reductions (sums accumulated in double)
 Var sum(Var x);        // → shape []
 Var mean(Var x);       // → shape []

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "attnkit/attention/fastmath.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
@@ -182,7 +183,7 @@ Var layer_norm(Var x, Var gain, Var bias, float eps) {
                      shape_str(gain.valid() ? gain.value().shape() : bias.value().shape()) +
                      " do not fit rows of " + shape_str(X.shape()));
   // Saved for backward: x̂ and 1/σ per row.
-  auto xhat = std::make_shared<Tensor>(X.shape());
+  Tensor* xhat = t.scratch(X.shape());
   auto rstd = std::make_shared<std::vector<float>>(static_cast<size_t>(rows));
   Tensor y = t.alloc(X.shape());
   const float* pgn = gain.valid() ? gain.value().data() : nullptr;
@@ -306,6 +307,58 @@ Var circular_conv(Var w, Var s) {
           if (gs) gs[(srows == 1 ? 0 : r * K) + k] += pg[i] * pw[j];
         }
     }
+  });
+}
+
+Var additive_scores(Var keys, Var q, Var v) {
+  Tape& t = detail::tape_of(keys, q);
+  detail::tape_of(keys, v);
+  const Tensor& K = keys.value();
+  const Tensor& Q = q.value();
+  const Tensor& W = v.value();
+  if (K.rank() != 3 || Q.rank() != 2 || Q.dim(0) != K.dim(0) || Q.dim(1) != K.dim(2) ||
+      W.size() != K.dim(2))
+    throw ShapeError("additive_scores: keys " + shape_str(K.shape()) + ", query " +
+                     shape_str(Q.shape()) + " and v " + shape_str(W.shape()) +
+                     " are not [B, T, a], [B, a], [a]");
+  const int64_t B = K.dim(0), T = K.dim(1), A = K.dim(2);
+  Tensor* th = t.scratch(K.shape());
+  Tensor y = t.alloc({B, T});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < T; ++s) {
+      const float* pk = K.data() + (b * T + s) * A;
+      const float* pq = Q.data() + b * A;
+      float* ph = th->data() + (b * T + s) * A;
+      float acc = 0.0f;
+      for (int64_t a = 0; a < A; ++a) {
+        ph[a] = attention::detail::fast_tanh(pk[a] + pq[a]);
+        acc += W[a] * ph[a];
+      }
+      y[b * T + s] = acc;
+    }
+  return t.push(std::move(y), {keys, q, v}, [keys, q, v, th, B, T, A](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    const float* W = t.value(v).data();
+    float* gk = t.requires_grad(keys) ? t.grad(keys).data() : nullptr;
+    float* gq = t.requires_grad(q) ? t.grad(q).data() : nullptr;
+    float* gv = t.requires_grad(v) ? t.grad(v).data() : nullptr;
+    std::vector<float> d(static_cast<size_t>(A));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t s = 0; s < T; ++s) {
+        const float* ph = th->data() + (b * T + s) * A;
+        const float gs = g[b * T + s];
+        for (int64_t a = 0; a < A; ++a) d[static_cast<size_t>(a)] = gs * W[a] * (1.0f - ph[a] * ph[a]);
+        if (gk) {
+          float* pk = gk + (b * T + s) * A;
+          for (int64_t a = 0; a < A; ++a) pk[a] += d[static_cast<size_t>(a)];
+        }
+        if (gq) {
+          float* pq = gq + b * A;
+          for (int64_t a = 0; a < A; ++a) pq[a] += d[static_cast<size_t>(a)];
+        }
+        if (gv)
+          for (int64_t a = 0; a < A; ++a) gv[a] += gs * ph[a];
+      }
   });
 }
 

@@ -123,6 +123,8 @@ void Tape::clear() {
     recycle(std::move(n.grad));
   }
   nodes_.clear();
+  for (Tensor& x : scratch_) recycle(std::move(x));
+  scratch_.clear();
   param_ids_.clear();
 }
 
@@ -135,6 +137,11 @@ Tensor Tape::alloc(Shape shape) {
     return Tensor(std::move(shape), std::move(v));
   }
   return Tensor(std::move(shape));
+}
+
+Tensor* Tape::scratch(Shape shape) {
+  scratch_.push_back(alloc(std::move(shape)));
+  return &scratch_.back();
 }
 
 Tensor Tape::zeros(Shape shape) {

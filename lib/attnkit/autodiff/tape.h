@@ -120,6 +120,9 @@ class Tape {
   // ---- buffers from the pool
   Tensor alloc(Shape shape);  // values unspecified
   Tensor zeros(Shape shape);
+  // A pooled tensor owned by the tape until clear(), for what a backward function saves
+  // from its forward pass (the address stays valid until clear()).
+  Tensor* scratch(Shape shape);
 
   // ---- forward context
   bool training() const { return training_; }
@@ -145,6 +148,7 @@ class Tape {
   void recycle(Tensor&& t);
 
   std::deque<Node> nodes_;
+  std::deque<Tensor> scratch_;
   std::unordered_map<const Parameter*, int32_t> param_ids_;
   std::unordered_map<int64_t, std::vector<std::vector<float>>> pool_;
   bool training_ = true, recording_ = true;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 
+#include "attnkit/attention/fastmath.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::nn {
@@ -21,7 +22,7 @@ Var cross_entropy(Var logits, const std::vector<int32_t>& targets, const CrossEn
   const double eps = opt.label_smoothing;
   if (!(eps >= 0.0 && eps < 1.0)) throw Error("cross_entropy: label smoothing must be in [0, 1)");
   // Softmax rows (kept for backward) and the loss, in double.
-  auto P = std::make_shared<Tensor>(X.shape());
+  Tensor* P = t.scratch(X.shape());
   double total = 0.0;
   int64_t count = 0;
   for (int64_t r = 0; r < N; ++r) {
@@ -34,11 +35,11 @@ Var cross_entropy(Var logits, const std::vector<int32_t>& targets, const CrossEn
     float* pp = P->data() + r * V;
     double mx = px[0];
     for (int64_t j = 1; j < V; ++j) mx = std::max(mx, static_cast<double>(px[j]));
+    const float mxf = static_cast<float>(mx);
+    for (int64_t j = 0; j < V; ++j) pp[j] = attention::detail::fast_exp(px[j] - mxf);
     double s = 0.0, sx = 0.0;
     for (int64_t j = 0; j < V; ++j) {
-      const double e = std::exp(px[j] - mx);
-      pp[j] = static_cast<float>(e);
-      s += e;
+      s += pp[j];
       sx += px[j];
     }
     const double lse = mx + std::log(s);
