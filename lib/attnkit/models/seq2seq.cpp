@@ -220,6 +220,7 @@ Translation Seq2Seq::translate(const std::vector<int32_t>& source, const DecodeO
       std::vector<int32_t> ids;
       for (int32_t v = 0; v < V; ++v) {
         if (v == data::Vocab::kPad || v == data::Vocab::kBos) continue;
+        if (v == data::Vocab::kEos && step + 1 < opt.min_length) continue;
         ids.push_back(v);
       }
       const size_t take = std::min(K, ids.size());

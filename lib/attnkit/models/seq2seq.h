@@ -93,6 +93,7 @@ struct DecodeOptions {
   int beam = 1;                 // 1: greedy
   double length_penalty = 0.0;  // α of Wu et al.'s lp
   int64_t max_length = 50;      // target tokens emitted, <eos> included
+  int64_t min_length = 0;       // <eos> is not emitted before this many tokens (benchmarks)
 };
 
 struct Translation {
