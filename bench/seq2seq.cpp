@@ -1,0 +1,126 @@
+// Training and decoding speed of the seq2seq models (lib/attnkit/models/seq2seq.h) on random
+// data of fixed shape; the peer is bench/seq2seq_torch.py (the same models in PyTorch), run
+// side by side by bench/seq2seq.sh.
+//   bench-seq2seq train rnn|transformer STEPS THREADS
+//     → TSV: impl task model threads steps sec_per_step tgt_tokens_per_s loss
+//   bench-seq2seq decode rnn|transformer BEAM SENTENCES THREADS
+//     → TSV: impl task model threads sentences sec sentences_per_s beam
+// Models: LSTM encoder-decoder with additive (Bahdanau) attention, vocabulary 1000,
+// embeddings 64, hidden 128; Transformer, 2+2 layers, d_model 128, 4 heads, d_ff 512.
+// Batches of 64 pairs of length 20 (source: 19 tokens + <eos>; target: <bos> + 19 tokens +
+// <eos>, so 20 predicted tokens a row), Adam 1e-3, clipping at 5, dropout 0. Decoding emits
+// exactly 20 tokens a sentence (no early <eos>), one sentence at a time; THREADS > 1
+// translates sentences in parallel (one tape per thread).
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "attnkit/core/blas.h"
+#include "attnkit/core/parallel.h"
+#include "attnkit/models/seq2seq.h"
+#include "attnkit/nn/optim.h"
+
+using namespace attnkit;
+
+namespace {
+constexpr int32_t V = 1000;
+constexpr int64_t B = 64, T = 20;
+
+models::Seq2SeqConfig config(const std::string& type) {
+  models::Seq2SeqConfig c;
+  c.src_vocab = c.tgt_vocab = V;
+  if (type == "rnn") {
+    c.type = models::ModelType::RNN;
+    c.cell = nn::CellKind::LSTM;
+    c.embed = 64;
+    c.hidden = 128;
+    c.attention = models::AttentionKind::Bahdanau;
+  } else {
+    c.type = models::ModelType::Transformer;
+    c.layers = 2;
+    c.d_model = 128;
+    c.heads = 4;
+    c.d_ff = 512;
+  }
+  return c;
+}
+
+std::vector<int32_t> sentence(Rng& r, int64_t n) {
+  std::vector<int32_t> s;
+  for (int64_t i = 0; i < n; ++i) s.push_back(4 + static_cast<int32_t>(r.below(V - 4)));
+  return s;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: bench-seq2seq train rnn|transformer STEPS THREADS\n"
+                         "       bench-seq2seq decode rnn|transformer BEAM SENTENCES THREADS\n");
+    return 2;
+  }
+  const std::string task = argv[1], type = argv[2];
+  auto model = models::Seq2Seq::create(config(type), 1);
+  Rng data(2);
+  if (task == "train") {
+    const int steps = std::atoi(argv[3]), threads = std::atoi(argv[4]);
+    blas_set_threads(threads);
+    set_max_threads(threads);
+    nn::Adam adam(model->params().params(), 1e-3);
+    ad::Tape t(3);
+    std::vector<data::EncodedPair> pairs(B);
+    std::vector<size_t> rows(B);
+    float last = 0;
+    auto step = [&] {
+      for (int64_t b = 0; b < B; ++b) {
+        auto& p = pairs[static_cast<size_t>(b)];
+        p.source = sentence(data, T - 1);
+        p.source.push_back(2);
+        p.target = {1};
+        auto y = sentence(data, T - 1);
+        p.target.insert(p.target.end(), y.begin(), y.end());
+        p.target.push_back(2);
+        rows[static_cast<size_t>(b)] = static_cast<size_t>(b);
+      }
+      const data::Batch batch = data::make_batch(pairs, rows);
+      adam.zero_grad();
+      ad::Var loss = model->loss(t, batch);
+      t.backward(loss);
+      nn::clip_grad_norm(model->params().params(), 5.0);
+      adam.step();
+      last = loss.value()[0];
+      t.clear();
+    };
+    for (int i = 0; i < 3; ++i) step();
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < steps; ++i) step();
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+    std::printf("attnkit\ttrain\t%s\t%d\t%d\t%.5f\t%.0f\t%.4f\n", type.c_str(), threads, steps, sec,
+                B * T / sec, last);
+    return 0;
+  }
+  const int beam = std::atoi(argv[3]), n = std::atoi(argv[4]), threads = argc > 5 ? std::atoi(argv[5]) : 1;
+  blas_set_threads(threads);
+  set_max_threads(threads);
+  std::vector<std::vector<int32_t>> src;
+  for (int i = 0; i < n; ++i) {
+    src.push_back(sentence(data, T - 1));
+    src.back().push_back(2);
+  }
+  models::DecodeOptions o;
+  o.beam = beam;
+  o.max_length = o.min_length = T;
+  std::vector<size_t> lens(static_cast<size_t>(n));
+  model->translate(src[0], o);  // warm-up
+  const auto t0 = std::chrono::steady_clock::now();
+  parallel_for(n, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) lens[static_cast<size_t>(i)] = model->translate(src[static_cast<size_t>(i)], o).tokens.size();
+  }, threads);
+  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (size_t l : lens)
+    if (l != static_cast<size_t>(T)) { std::fprintf(stderr, "bench-seq2seq: a translation of %zu tokens\n", l); return 1; }
+  std::printf("attnkit\tdecode\t%s\t%d\t%d\t%.4f\t%.1f\t%d\n", type.c_str(), threads, n, sec, n / sec, beam);
+  return 0;
+}

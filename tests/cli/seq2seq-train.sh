@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# seq2seq-train: a short run that learns (dates, characters), reproducibility, --dry-run
+# counts, --log columns, --config/--dump-config, checkpoints and --resume (same model as an
+# uninterrupted run), the Transformer, aligned files, and every documented error.
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+FRA="$ATTNKIT_TESTDATA/translation/fra-small.txt"
+
+help_ok seq2seq-train
+
+seqdata-gen --task dates -n 1500 --seed 3 -o dates.tsv
+common=(-i dates.tsv --tokens chars --embed 24 --hidden 48 --lr 0.01 --batch-size 32 --seed 5 --threads 1 -q)
+expect 0 seq2seq-train "${common[@]}" --steps 120 --eval-every 60 --log log.tsv -o m1.akm
+check_eq "$(head -1 log.tsv)" "$(printf 'step\tepoch\tloss\ttokens_per_s\tlr\tgrad_norm\tvalid_loss\tvalid_bleu')" "--log header"
+check_eq "$(tail -1 log.tsv | cut -f1)" 120 "last log row is step 120"
+# It learns: the loss falls a lot, and validation BLEU (characters) is high at the end.
+CHECKS=$((CHECKS + 1))
+awk -F'\t' 'NR == 2 { first = $3 } END { exit !($3 < first / 3 && $8 > 60) }' log.tsv ||
+  fail "did not learn: $(sed -n '2p;$p' log.tsv | tr '\n' '|')"
+# Same seed, one thread: the same model file, byte for byte.
+expect 0 seq2seq-train "${common[@]}" --steps 120 --eval-every 60 -o m2.akm
+check_eq "$(cmp m1.akm m2.akm && echo same)" same "reproducible model file"
+
+# Checkpoints and resume: stop after 60 of 120 steps (a run of --steps 60 writes the same
+# checkpoint at step 60), then resume to 120: identical to the uninterrupted run.
+expect 0 seq2seq-train "${common[@]}" --steps 120 --eval-every 60 --checkpoint-every 60 -o m3.akm
+# (The files differ in their stored settings, --checkpoint-every; the weights must not: the
+# alignments of 50 translations depend on every weight.)
+cut -f1 dates.tsv | head -n 50 > src.txt
+same_weights() {
+  seq2seq-translate -m "$1" -i src.txt -q --alignments "$1.npz" > "$1.out" &&
+  seq2seq-translate -m "$2" -i src.txt -q --alignments "$2.npz" > "$2.out" &&
+  cmp -s "$1.npz" "$2.npz" && cmp -s "$1.out" "$2.out" && echo same
+}
+check_eq "$(same_weights m1.akm m3.akm)" same "checkpointing does not change the model"
+expect 0 seq2seq-train "${common[@]}" --steps 60 --eval-every 60 --checkpoint-every 60 -o m4.akm
+expect 0 seq2seq-train "${common[@]}" --steps 120 --eval-every 60 --checkpoint-every 60 --resume -o m4.akm
+check_eq "$(same_weights m1.akm m4.akm)" same "resumed run ends with the same model"
+
+# --dry-run: per-layer counts; the LSTM layers are 4m(n+m+1).
+expect 0 seq2seq-train -i dates.tsv --tokens chars --embed 24 --hidden 48 --dry-run
+check_eq "$(awk -F'\t' '$1 == "encoder.l0" { print $2 }' "$T/out")" $((4 * 48 * (24 + 48 + 1))) "encoder.l0 count"
+check_eq "$(awk -F'\t' '$1 != "total" && NR > 1 { s += $2 } END { print s }' "$T/out")" \
+  "$(awk -F'\t' '$1 == "total" { print $2 }' "$T/out")" "total is the sum of the layers"
+
+# --config / --dump-config: a YAML file sets keys, the command line wins.
+printf 'hidden: 40\nembed: 20\ntokens: chars\n' > c.yaml
+expect 0 seq2seq-train --config c.yaml --hidden 30 --dump-config
+grep -qx 'hidden: 30' "$T/out" || fail "--hidden on the command line beats the file"
+grep -qx 'embed: 20' "$T/out" || fail "embed from the file"
+expect 0 seq2seq-train -i dates.tsv --config c.yaml --dry-run
+check_eq "$(awk -F'\t' '$1 == "encoder.l0" { print $2 }' "$T/out")" $((4 * 40 * (20 + 40 + 1))) "--config sizes"
+
+# The Transformer, on words of fra-small from two aligned files, with a --valid file.
+cut -f1 "$FRA" | head -n 1800 > en.txt
+cut -f2 "$FRA" | head -n 1800 > fr.txt
+tail -n 200 "$FRA" > valid.tsv
+expect 0 seq2seq-train --source en.txt --target fr.txt --valid valid.tsv --type transformer --layers 1 \
+  --d-model 32 --heads 4 --d-ff 64 --steps 20 --warmup 10 --schedule inverse-sqrt -q -o t.akm
+expect 0 seq2seq-translate -m t.akm -i en.txt -q --max-length 5
+check_eq "$(wc -l < "$T/out")" 1800 "transformer translates every line"
+expect 0 seq2seq-train --source en.txt --target fr.txt --type transformer --shared-embeddings --dry-run
+grep -q '^embedding	' "$T/out" || fail "shared embeddings: one table"
+
+# Errors: usage (2) and data (1), no model file left behind.
+expect_err 2 "give the corpus as -i PAIRS or as --source and --target" seq2seq-train -o x.akm
+expect_err 2 "-o MODEL is required" seq2seq-train -i dates.tsv
+expect_err 2 "unknown attention 'cosine'" seq2seq-train -i dates.tsv --attention cosine -o x.akm
+expect_err 2 "unknown model type 'lstm'" seq2seq-train -i dates.tsv --type lstm -o x.akm
+expect_err 2 "--heads (3) must divide --d-model (32)" seq2seq-train -i dates.tsv --type transformer --d-model 32 --heads 3 -o x.akm
+expect_err 2 "--tokens: " seq2seq-train -i dates.tsv --tokens bytes -o x.akm
+expect_err 2 "--valid-fraction must be in [0, 1)" seq2seq-train -i dates.tsv --valid-fraction 1 -o x.akm
+expect_err 2 "--teacher-forcing must be in [0, 1]" seq2seq-train -i dates.tsv --teacher-forcing 2 -o x.akm
+printf 'hidden: [1, 2]\n' > bad.yaml
+expect 2 seq2seq-train -i dates.tsv --config bad.yaml -o x.akm
+no_file x.akm
+printf 'a b\tc d\nno tab here\n' > bad.tsv
+expect_err 1 "seq2seq-train: bad.tsv:2: no tab" seq2seq-train -i bad.tsv -o x.akm
+expect_err 1 "seq2seq-train: missing.tsv" seq2seq-train -i missing.tsv -o x.akm
+head -n 5 en.txt > en5.txt
+expect_err 1 "seq2seq-train: " seq2seq-train --source en5.txt --target fr.txt -o x.akm
+no_file x.akm
+expect_err 1 "seq2seq-train: " seq2seq-train "${common[@]}" --steps 2 --resume -o nockpt.akm
+no_file nockpt.akm
+# A run that diverges stops with status 1 and writes no model.
+expect_err 1 "seq2seq-train: " seq2seq-train -i dates.tsv --tokens chars --steps 30 --lr 1e30 --clip 0 -q -o nan.akm
+no_file nan.akm
+expect 1 seq2seq-train "${common[@]}" --steps 2 -o /dev/full
+finish

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# seq2seq-translate: a small dates model translates unseen dates, greedy and beam, threads do
+# not change the output, alignments (.npz layout, token files, attn-plot renders them),
+# --tokenize-only, and every documented error (status, message, no output file).
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+
+help_ok seq2seq-translate
+
+seqdata-gen --task dates -n 3000 --seed 3 -o dates.tsv
+expect 0 seq2seq-train -i dates.tsv --tokens chars --embed 32 --hidden 64 --lr 0.01 --steps 200 \
+  --seed 1 --threads 1 -q -o m.akm
+seqdata-gen --task dates -n 100 --seed 77 -o test.tsv
+cut -f1 test.tsv > src.txt
+cut -f2 test.tsv > ref.txt
+expect 0 seq2seq-translate -m m.akm -i src.txt -q --threads 1 -o greedy.txt
+check_eq "$(wc -l < greedy.txt)" 100 "one translation a line"
+right=$(paste ref.txt greedy.txt | awk -F'\t' '$1 == $2' | wc -l)
+CHECKS=$((CHECKS + 1))
+[ "$right" -ge 60 ] || fail "only $right of 100 unseen dates right"
+# Standard input and output; two threads give the same output; beam 4 is as good here.
+run sh -c 'seq2seq-translate -m m.akm -q --threads 1 < src.txt'
+check_eq "$(cat "$T/out")" "$(cat greedy.txt)" "standard input"
+expect 0 seq2seq-translate -m m.akm -i src.txt -q --threads 2
+check_eq "$(cat "$T/out")" "$(cat greedy.txt)" "--threads 2"
+expect 0 seq2seq-translate -m m.akm -i src.txt -q -k 4 --length-penalty 0.6 -o beam.txt
+rb=$(paste ref.txt beam.txt | awk -F'\t' '$1 == $2' | wc -l)
+CHECKS=$((CHECKS + 1))
+[ "$rb" -ge $((right - 5)) ] || fail "beam 4 got $rb, greedy $right"
+expect 0 seq2seq-translate -m m.akm -i src.txt -q -k 1 -o k1.txt
+check_eq "$(cat k1.txt)" "$(cat greedy.txt)" "--beam 1 is greedy"
+expect 0 seq2seq-translate -m m.akm -i src.txt -q --max-length 4
+check_eq "$(awk 'length($0) != 4' "$T/out" | wc -l)" 0 "--max-length 4: cut at 4 characters"
+
+# Alignments: s<i> is [target tokens + <eos>, source tokens + <eos>], rows sum to 1.
+head -n 3 src.txt > s3.txt
+expect 0 seq2seq-translate -m m.akm -i s3.txt -q --alignments al.npz --alignment-tokens tok -o t3.txt
+expect 0 tensor-info -i al.npz:s0
+len0=$(head -n 1 t3.txt | awk '{ print length($0) + 1 }')
+src0=$(head -n 1 s3.txt | awk '{ print length($0) + 1 }')
+grep -q "$len0 x $src0\|\[$len0, $src0\]\|$len0,$src0\|${len0}x${src0}" "$T/out" || fail "s0 shape: $(cat "$T/out")"
+check_eq "$(wc -l < tok/0.rows)" "$len0" "rows file: one target token a line"
+check_eq "$(wc -l < tok/0.cols)" "$src0" "cols file: one source token a line"
+check_eq "$(tail -n 1 tok/0.cols)" "<eos>" "source ends with <eos>"
+tensor-convert -i al.npz:s1 -o s1.txt
+check_eq "$(awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; if (s < 0.999 || s > 1.001) bad++ } END { print bad + 0 }' s1.txt)" 0 "rows sum to 1"
+expect 0 attn-plot -i al.npz:s2 --rows tok/2.rows --cols tok/2.cols -o a2.png
+check_eq "$(head -c 4 a2.png | tail -c 3)" "PNG" "attn-plot renders an alignment"
+
+# --tokenize-only: references in the model's form.
+printf 'Friday, April 17 2020\n' > up.txt
+expect_out "friday, april 17 2020" seq2seq-translate -m m.akm -i up.txt --tokenize-only
+
+# Errors.
+expect_err 2 "--beam must be at least 1" seq2seq-translate -m m.akm -i src.txt -k 0 -o o.txt
+expect_err 2 "--max-length must be at least 1" seq2seq-translate -m m.akm -i src.txt --max-length 0 -o o.txt
+expect_err 2 "--alignment-tokens needs --alignments" seq2seq-translate -m m.akm -i src.txt --alignment-tokens d -o o.txt
+no_file o.txt
+expect_err 1 "seq2seq-translate: missing.akm" seq2seq-translate -m missing.akm -i src.txt -o o.txt
+printf 'not a model\n' > junk.akm
+expect_err 1 "seq2seq-translate: junk.akm: not an attnkit model file" seq2seq-translate -m junk.akm -i src.txt -o o.txt
+head -c 2000 m.akm > cut.akm
+expect_err 1 "seq2seq-translate: cut.akm: truncated model file" seq2seq-translate -m cut.akm -i src.txt -o o.txt
+no_file o.txt
+printf 'ok\n\xff\xfe\n' > badutf.txt
+expect_err 1 "seq2seq-translate: badutf.txt:2:" seq2seq-translate -m m.akm -i badutf.txt -o o.txt
+no_file o.txt
+expect 0 seq2seq-train -i dates.tsv --tokens chars --attention none --embed 8 --hidden 8 --steps 2 -q -o none.akm
+expect_err 2 "the model has no attention" seq2seq-translate -m none.akm -i s3.txt --alignments n.npz -o o.txt
+no_file o.txt
+no_file n.npz
+expect 1 seq2seq-translate -m m.akm -i s3.txt -o /dev/full
+finish

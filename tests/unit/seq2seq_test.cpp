@@ -1,0 +1,271 @@
+// lib/attnkit/models/seq2seq: gradient checks of tiny models of every kind, incremental
+// decoding against the teacher-forced loss, beam search, settings round trip, parameter
+// counts, and small models that learn to reverse sequences.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "attnkit/autodiff/gradcheck.h"
+#include "attnkit/core/error.h"
+#include "attnkit/data/batch.h"
+#include "attnkit/data/vocab.h"
+#include "attnkit/models/seq2seq.h"
+#include "attnkit/nn/optim.h"
+#include "test_util.h"
+
+using namespace attnkit;
+using models::AttentionKind;
+using models::ModelType;
+using models::Seq2Seq;
+using models::Seq2SeqConfig;
+
+namespace {
+
+// Random pairs over symbols 4..V-1 (ids 0-3 are reserved): source then <eos>; target
+// <bos> ... <eos>.
+std::vector<data::EncodedPair> random_pairs(int n, int32_t V, uint64_t seed, bool reverse) {
+  Rng rng(seed);
+  std::vector<data::EncodedPair> out;
+  for (int i = 0; i < n; ++i) {
+    const int len = 2 + static_cast<int>(rng.below(4));
+    data::EncodedPair p;
+    std::vector<int32_t> x;
+    for (int j = 0; j < len; ++j) x.push_back(4 + static_cast<int32_t>(rng.below(static_cast<uint64_t>(V - 4))));
+    p.source = x;
+    p.source.push_back(data::Vocab::kEos);
+    p.target.push_back(data::Vocab::kBos);
+    if (reverse) std::reverse(x.begin(), x.end());
+    else x.resize(static_cast<size_t>(1 + rng.below(static_cast<uint64_t>(len + 1))));  // unrelated lengths
+    p.target.insert(p.target.end(), x.begin(), x.end());
+    p.target.push_back(data::Vocab::kEos);
+    out.push_back(p);
+  }
+  return out;
+}
+
+Seq2SeqConfig tiny(ModelType type) {
+  Seq2SeqConfig c;
+  c.type = type;
+  c.src_vocab = c.tgt_vocab = 9;
+  c.embed = 4;
+  c.hidden = 5;
+  c.d_model = 8;
+  c.heads = 2;
+  c.d_ff = 6;
+  return c;
+}
+
+void grads_ok(const std::string& what, Seq2Seq& m, const data::Batch& b, float tf = 1.0f) {
+  ad::GradCheckOptions o;
+  o.max_per_tensor = 12;
+  const ad::GradCheckResult r = ad::check_gradients(
+      [&](ad::Tape& t) { return m.loss(t, b, 0.1f, tf); }, m.params().params(), o);
+  INFO(what << ": worst " << r.worst << " at " << r.where << " (" << r.checked << " checked)");
+  CHECK(r.checked > 0);
+  CHECK(r.ok);
+}
+
+// -log P(y | x) from the teacher-forced loss: mean cross-entropy times the target tokens.
+double forced_nll(const Seq2Seq& m, const std::vector<int32_t>& src, const std::vector<int32_t>& out) {
+  std::vector<data::EncodedPair> d(1);
+  d[0].source = src;
+  d[0].target.push_back(data::Vocab::kBos);
+  d[0].target.insert(d[0].target.end(), out.begin(), out.end());
+  data::Batch b = data::make_batch(d, {0});
+  ad::Tape t(0);
+  t.set_training(false);
+  int64_t n = 0;
+  ad::Var l = m.loss(t, b, 0.0f, 1.0f, &n);
+  return static_cast<double>(l.value()[0]) * static_cast<double>(n);
+}
+
+}  // namespace
+
+TEST_CASE("seq2seq: gradient checks of tiny RNN models (every attention, GRU/LSTM, bi-directional, 2 layers)") {
+  const auto pairs = random_pairs(3, 9, 1, false);
+  const data::Batch b = data::make_batch(pairs, {0, 1, 2});  // padded sources and targets
+  REQUIRE(*std::min_element(b.source_len.begin(), b.source_len.end()) < b.source.cols);
+  for (AttentionKind a : {AttentionKind::None, AttentionKind::Bahdanau, AttentionKind::LuongDot,
+                          AttentionKind::LuongGeneral, AttentionKind::LuongConcat}) {
+    for (nn::CellKind cell : {nn::CellKind::GRU, nn::CellKind::LSTM}) {
+      Seq2SeqConfig c = tiny(ModelType::RNN);
+      c.attention = a;
+      c.cell = cell;
+      c.bidirectional = cell == nn::CellKind::LSTM;
+      c.layers = a == AttentionKind::Bahdanau ? 2 : 1;
+      auto m = Seq2Seq::create(c, 3);
+      grads_ok(std::string(models::attention_name(a)) + " " + models::cell_name(cell), *m, b);
+    }
+  }
+  // Scheduled sampling (teacher forcing 0.5) and no input feeding.
+  Seq2SeqConfig c = tiny(ModelType::RNN);
+  c.attention = AttentionKind::LuongGeneral;
+  c.input_feeding = false;
+  auto m = Seq2Seq::create(c, 4);
+  grads_ok("luong-general, no feeding, teacher forcing 0.5", *m, b, 0.5f);
+}
+
+TEST_CASE("seq2seq: gradient checks of tiny Transformers (separate and shared embeddings, 2 layers)") {
+  const auto pairs = random_pairs(3, 9, 2, false);
+  const data::Batch b = data::make_batch(pairs, {0, 1, 2});
+  for (bool shared : {false, true}) {
+    Seq2SeqConfig c = tiny(ModelType::Transformer);
+    c.shared_embeddings = shared;
+    c.layers = 2;
+    auto m = Seq2Seq::create(c, 5);
+    CHECK(m->params().contains(shared ? "embedding.table" : "tgt_embedding.table"));
+    grads_ok(shared ? "transformer, shared" : "transformer, separate", *m, b);
+  }
+}
+
+TEST_CASE("seq2seq: decoding step by step agrees with the teacher-forced loss; beams; alignments") {
+  const auto pairs = random_pairs(4, 9, 6, false);
+  for (ModelType type : {ModelType::RNN, ModelType::Transformer}) {
+    for (AttentionKind a : {AttentionKind::Bahdanau, AttentionKind::LuongConcat, AttentionKind::None}) {
+      if (type == ModelType::Transformer && a != AttentionKind::Bahdanau) continue;
+      Seq2SeqConfig c = tiny(type);
+      c.attention = a;
+      c.layers = 2;
+      c.bidirectional = true;
+      auto m = Seq2Seq::create(c, 7);
+      for (const auto& p : pairs) {
+        models::DecodeOptions o;
+        o.max_length = 8;
+        const models::Translation g = m->translate(p.source, o);
+        REQUIRE(!g.tokens.empty());
+        CHECK(g.tokens.size() <= 8);
+        CHECK(g.log_prob < 0.0);
+        // The incremental decoder's probability of its output equals the batch forward's.
+        CHECK(-g.log_prob == doctest::Approx(forced_nll(*m, p.source, g.tokens)).epsilon(1e-4));
+        // One attention row per emitted token over the source, each a distribution.
+        REQUIRE(g.attention.shape() == Shape{static_cast<int64_t>(g.tokens.size()),
+                                             static_cast<int64_t>(p.source.size())});
+        for (int64_t i = 0; i < g.attention.dim(0); ++i) {
+          double s = 0;
+          for (int64_t j = 0; j < g.attention.dim(1); ++j) s += g.attention.at(i, j);
+          CHECK(s == doctest::Approx(a == AttentionKind::None ? 0.0 : 1.0).epsilon(1e-5));
+        }
+        // A beam of 1 is greedy; a beam of 4 scores its pick consistently too.
+        o.beam = 1;
+        CHECK(m->translate(p.source, o).tokens == g.tokens);
+        o.beam = 4;
+        const models::Translation bm = m->translate(p.source, o);
+        CHECK(-bm.log_prob == doctest::Approx(forced_nll(*m, p.source, bm.tokens)).epsilon(1e-4));
+        // A long-sentence preference: α = 2 never picks a shorter output than α = 0.
+        o.length_penalty = 2.0;
+        const models::Translation lp = m->translate(p.source, o);
+        if (bm.tokens.back() == data::Vocab::kEos && lp.tokens.back() == data::Vocab::kEos)
+          CHECK(lp.tokens.size() >= bm.tokens.size());
+        CHECK(lp.score == doctest::Approx(lp.log_prob / std::pow((5.0 + lp.tokens.size()) / 6.0, 2.0)));
+      }
+    }
+  }
+}
+
+TEST_CASE("seq2seq: settings round trip, validation, parameter counts") {
+  Seq2SeqConfig c = tiny(ModelType::RNN);
+  c.cell = nn::CellKind::GRU;
+  c.attention = AttentionKind::LuongGeneral;
+  c.bidirectional = true;
+  c.layers = 3;
+  c.dropout = 0.25f;
+  c.input_feeding = false;
+  const Seq2SeqConfig r = Seq2SeqConfig::from_map(c.to_map());
+  CHECK(r.to_map() == c.to_map());
+  CHECK(r.cell == nn::CellKind::GRU);
+  CHECK(r.attention == AttentionKind::LuongGeneral);
+  auto bad = c.to_map();
+  bad["hidden"] = "12x";
+  CHECK_THROWS_WITH_AS(Seq2SeqConfig::from_map(bad), doctest::Contains("'hidden'"), UsageError);
+  bad = c.to_map();
+  bad["attention"] = "cosine";
+  CHECK_THROWS_AS(Seq2SeqConfig::from_map(bad), UsageError);
+  Seq2SeqConfig t = tiny(ModelType::Transformer);
+  t.heads = 3;
+  CHECK_THROWS_WITH_AS(Seq2Seq::create(t, 1), doctest::Contains("--heads"), UsageError);
+  t.heads = 2;
+  t.shared_embeddings = true;
+  t.tgt_vocab = 10;
+  CHECK_THROWS_AS(Seq2Seq::create(t, 1), UsageError);
+
+  // An LSTM layer with n inputs and m units: 4m(n + m + 1) (one summed bias).
+  for (int64_t n : {3, 16}) {
+    for (int64_t m : {5, 32}) {
+      Seq2SeqConfig l = tiny(ModelType::RNN);
+      l.embed = n;
+      l.hidden = m;
+      l.layers = 2;
+      l.attention = AttentionKind::None;
+      auto model = Seq2Seq::create(l, 1);
+      const auto& p = model->params();
+      CHECK(p.count("encoder.l0") == 4 * m * (n + m + 1));
+      CHECK(p.count("encoder.l1") == 4 * m * (m + m + 1));
+      CHECK(p.count("decoder.l0") == 4 * m * (n + m + 1));
+      CHECK(p.count("src_embedding") == 9 * n);
+      CHECK(p.count("output") == 9 * (m + 1));
+    }
+  }
+}
+
+namespace {
+// Trains a small model to reverse sequences of 2-5 symbols and returns the exact-match rate
+// of greedy translations of 100 held-out sequences.
+double reverse_accuracy(Seq2SeqConfig c, int steps, double lr, int64_t warmup) {
+  const int32_t V = 12;
+  c.src_vocab = c.tgt_vocab = V;
+  auto m = Seq2Seq::create(c, 11);
+  nn::Schedule sch;
+  sch.warmup = warmup;
+  nn::Adam adam(m->params().params(), lr, 0.9, 0.98, 1e-9, 0.0, sch);
+  const auto train = random_pairs(4000, V, 12, true);
+  data::BatchOptions bo;
+  bo.batch_size = 32;
+  bo.seed = 13;
+  ad::Tape t(14);
+  int step = 0;
+  for (uint64_t epoch = 0; step < steps; ++epoch)
+    for (const data::Batch& b : data::make_batches(train, bo, epoch)) {
+      if (step++ == steps) break;
+      adam.zero_grad();
+      ad::Var l = m->loss(t, b);
+      t.backward(l);
+      nn::clip_grad_norm(m->params().params(), 1.0);
+      adam.step();
+      t.clear();
+    }
+  const auto test = random_pairs(100, V, 99, true);
+  int right = 0;
+  for (const auto& p : test) {
+    const auto tr = m->translate(p.source, {});
+    right += std::vector<int32_t>(p.target.begin() + 1, p.target.end()) == tr.tokens;
+  }
+  return right / 100.0;
+}
+}  // namespace
+
+TEST_CASE("seq2seq: an LSTM with Bahdanau attention learns to reverse sequences") {
+  Seq2SeqConfig c;
+  c.embed = 16;
+  c.hidden = 32;
+  const auto t0 = std::chrono::steady_clock::now();
+  const double acc = reverse_accuracy(c, 500, 0.01, 0);
+  MESSAGE("rnn reverse exact match " << acc << " in "
+          << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
+  CHECK(acc >= 0.9);
+}
+
+TEST_CASE("seq2seq: a Transformer learns to reverse sequences") {
+  Seq2SeqConfig c;
+  c.type = ModelType::Transformer;
+  c.d_model = 32;
+  c.heads = 4;
+  c.d_ff = 64;
+  c.layers = 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  const double acc = reverse_accuracy(c, 500, 0.003, 50);
+  MESSAGE("transformer reverse exact match " << acc << " in "
+          << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
+  CHECK(acc >= 0.9);
+}
