@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/attention/online_softmax.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
@@ -83,32 +83,7 @@ void fused_block(const Problem& p, float scale, int64_t r0, int64_t r1, int64_t 
     const Mat s{sbuf, rows, nk, std::max<int64_t>(1, nk)};
     gemm(Trans::No, Trans::Yes, scale, q, rows_of(p.k, c0, c1), 0.0f, s);
     apply_key_mask(p.mask, r0, c0, s);
-    for (int64_t i = 0; i < rows; ++i) {
-      float* row = s.data + i * s.ld;
-      float bm = kNegInf;
-      for (int64_t j = 0; j < nk; ++j) bm = row[j] > bm ? row[j] : bm;
-      const float mn = std::max(m[i], bm);
-      if (mn == kNegInf) {  // every key so far masked: nothing to add
-        for (int64_t j = 0; j < nk; ++j) row[j] = 0.0f;
-        continue;
-      }
-      for (int64_t j = 0; j < nk; ++j) row[j] = detail::fast_exp(row[j] - mn);
-      double acc[4] = {0.0, 0.0, 0.0, 0.0};
-      int64_t j = 0;
-      for (; j + 4 <= nk; j += 4)
-        for (int u = 0; u < 4; ++u) acc[u] += row[j + u];
-      for (; j < nk; ++j) acc[0] += row[j];
-      const double sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-      if (mn > m[i]) {
-        const float corr = m[i] == kNegInf ? 0.0f : detail::fast_exp(m[i] - mn);
-        l[i] *= corr;
-        float* o = out.data + i * out.ld;
-        if (corr != 1.0f)
-          for (int64_t c = 0; c < d_v; ++c) o[c] *= corr;
-        m[i] = mn;
-      }
-      l[i] += sum;
-    }
+    detail::online_softmax_block(s, m, l, out);
     gemm(Trans::No, Trans::No, 1.0f, s, rows_of(p.v, c0, c1), 1.0f, out);
   }
   for (int64_t i = 0; i < rows; ++i) {
