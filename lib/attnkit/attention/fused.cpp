@@ -128,9 +128,27 @@ void masked_scores(ConstMat q, ConstMat k, float scale, const KeyMask& mask, int
 void fused_context(const std::vector<Problem>& problems, float scale, FusedBlocks blocks,
                    int threads) {
   if (blocks.rows < 1 || blocks.keys < 1) throw Error("fused_context: empty blocks");
-  for (const Problem& p : problems) check_problem(p, true);
+  int64_t total_rows = 0;
+  for (const Problem& p : problems) {
+    check_problem(p, true);
+    total_rows += p.q.rows;
+  }
+  // About 8 tasks at least, when the rows allow (see FusedBlocks).
+  const int64_t cap = std::max<int64_t>(32, (total_rows + 8 * 16 - 1) / (8 * 16) * 16);
+  blocks.rows = std::min(blocks.rows, cap);
   const std::vector<Task> tasks = make_tasks(problems, blocks.rows);
   const int64_t n = static_cast<int64_t>(tasks.size());
+  // The tasks are the parallelism: their gemms run on one BLAS thread whatever the thread
+  // count, also when parallel_for keeps them on the caller's thread (it then leaves BLAS its
+  // threads, and a multi-threaded sgemm may split a block differently: other rounding).
+  const int pool = static_cast<int>(std::min<int64_t>(threads > 0 ? threads : max_threads(), n));
+  struct SingleBlas {
+    int before = 0;
+    bool on = false;
+    void set() { before = blas_threads(); blas_set_threads(1); on = true; }
+    ~SingleBlas() { if (on) blas_set_threads(before); }
+  } single;
+  if (pool <= 1) single.set();
   parallel_for(
       n,
       [&](int64_t begin, int64_t end) {
