@@ -8,13 +8,14 @@
 # product of two sinusoidal encodings depends only on their distance, which is why a model
 # can read relative position from them. Then exercise 8-2 in its quick form: why the scores
 # are divided by sqrt(d_k).
-#   pipelines/demo.sh            (needs the tools on PATH, or build/bin of this tree)
+#   pipelines/demo.sh [--keep DIR]     (the tools from ATTNKIT_BIN, build/bin, or PATH)
 set -euo pipefail
 export LC_ALL=C
-top=$(cd "$(dirname "$0")/.." && pwd)
-PATH="${ATTNKIT_BIN:-$top/build/bin}:$PATH"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/lib.sh"
+pipeline_args "$@"
+need_tools posenc attn-score
+work_dir
+work=$dir
 
 L=12 D=32
 posenc --length $L --dim $D > "$work/P.txt"

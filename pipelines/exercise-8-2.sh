@@ -17,34 +17,16 @@
 set -euo pipefail
 export LC_ALL=C
 
-usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
-quick=0 seed=1 keep=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --quick) quick=1 ;;
-    --seed) seed=${2:?--seed needs a value}; shift ;;
-    --keep) keep=${2:?--keep needs a directory}; shift ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "exercise-8-2.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
-case $seed in ''|*[!0-9]*) echo "exercise-8-2.sh: --seed needs a whole number" >&2; exit 2 ;; esac
-
-top=$(cd "$(dirname "$0")/.." && pwd)
-PATH="${ATTNKIT_BIN:-$top/build/bin}:$PATH"
-for t in tensor-rand attn-score; do
-  command -v "$t" >/dev/null || { echo "exercise-8-2.sh: $t not found (build first)" >&2; exit 1; }
-done
+. "$(dirname "$0")/lib.sh"
+pipeline_args "$@"
+need_tools tensor-rand attn-score
 
 # Queries and keys. The variance estimate's relative error is about sqrt(2/(n_q d_k) +
 # 2/(n_k d_k)), ~5% at d_k = 4 with the full sizes, ~8% with --quick: 20% is a safe margin.
 if [ "$quick" = 1 ]; then nq=128 nk=256; else nq=256 nk=1024; fi
 dims="4 16 64 256 1024"
 
-if [ -n "$keep" ]; then mkdir -p "$keep"; dir=$keep; else
-  dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-fi
+work_dir
 
 printf 'd_k\tvar_dot\tvar_scaled\tmaxw_dot\tmaxw_scaled\n' >"$dir/result.tsv"
 i=0

@@ -17,26 +17,11 @@
 # --quick: 12 nets instead of 60. Needs the attnkit tools (ATTNKIT_BIN or build/bin).
 set -euo pipefail
 export LC_ALL=C
-usage() { sed -n '2,19s/^# \{0,1\}//p' "$0"; }
-quick=0 seed=1 keep=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --quick) quick=1 ;;
-    --seed) seed=${2:?--seed needs a value}; shift ;;
-    --keep) keep=${2:?--keep needs a directory}; shift ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "exercise-8-6.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
-case $seed in ''|*[!0-9]*) echo "exercise-8-6.sh: --seed needs a whole number" >&2; exit 2 ;; esac
-top=$(cd "$(dirname "$0")/.." && pwd)
-PATH="${ATTNKIT_BIN:-$top/build/bin}:$PATH"
-for t in tensor-rand tensor-convert hopfield-store hopfield-recall pattern-noise; do
-  command -v "$t" >/dev/null || { echo "exercise-8-6.sh: $t not found (build first)" >&2; exit 1; }
-done
+. "$(dirname "$0")/lib.sh"
+pipeline_args "$@"
+need_tools tensor-rand tensor-convert hopfield-store hopfield-recall pattern-noise
 if [ "$quick" = 1 ]; then nets=12; else nets=60; fi
-if [ -n "$keep" ]; then mkdir -p "$keep"; dir=$keep; else dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT; fi
+work_dir
 
 printf 'net\tkind\tN\tprobes\tflips\tincreases\tsync_cycles\n' >"$dir/energy.tsv"
 kinds=(hebb storkey pseudo-inverse gaussian)

@@ -17,26 +17,11 @@
 # --quick: N = 200 instead of 1000 (seconds). Needs the attnkit tools (ATTNKIT_BIN or build/bin).
 set -euo pipefail
 export LC_ALL=C
-usage() { sed -n '2,18s/^# \{0,1\}//p' "$0"; }
-quick=0 seed=1 keep=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --quick) quick=1 ;;
-    --seed) seed=${2:?--seed needs a value}; shift ;;
-    --keep) keep=${2:?--keep needs a directory}; shift ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "hopfield-capacity.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
-case $seed in ''|*[!0-9]*) echo "hopfield-capacity.sh: --seed needs a whole number" >&2; exit 2 ;; esac
-top=$(cd "$(dirname "$0")/.." && pwd)
-PATH="${ATTNKIT_BIN:-$top/build/bin}:$PATH"
-for t in tensor-rand hopfield-store hopfield-recall; do
-  command -v "$t" >/dev/null || { echo "hopfield-capacity.sh: $t not found (build first)" >&2; exit 1; }
-done
+. "$(dirname "$0")/lib.sh"
+pipeline_args "$@"
+need_tools tensor-rand hopfield-store hopfield-recall
 if [ "$quick" = 1 ]; then n=200; else n=1000; fi
-if [ -n "$keep" ]; then mkdir -p "$keep"; dir=$keep; else dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT; fi
+work_dir
 
 # errors FILE PATTERNS: "bits_wrong_fraction fraction_of_rows_without_error"
 errors() {

@@ -19,24 +19,9 @@
 # --quick is accepted for symmetry (the run takes a second either way).
 set -euo pipefail
 export LC_ALL=C
-usage() { sed -n '2,21s/^# \{0,1\}//p' "$0"; }
-seed=1 keep=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --quick) ;;
-    --seed) seed=${2:?--seed needs a value}; shift ;;
-    --keep) keep=${2:?--keep needs a directory}; shift ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "hopfield-letters.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
-case $seed in ''|*[!0-9]*) echo "hopfield-letters.sh: --seed needs a whole number" >&2; exit 2 ;; esac
-top=$(cd "$(dirname "$0")/.." && pwd)
-PATH="${ATTNKIT_BIN:-$top/build/bin}:$PATH"
-for t in hopfield-store hopfield-recall pattern-noise; do
-  command -v "$t" >/dev/null || { echo "hopfield-letters.sh: $t not found (build first)" >&2; exit 1; }
-done
+. "$(dirname "$0")/lib.sh"
+pipeline_args "$@"
+need_tools hopfield-store hopfield-recall pattern-noise
 out=${keep:-.}
 mkdir -p "$out"
 dir=$(mktemp -d)

@@ -18,26 +18,11 @@
 # --quick: 20 probes instead of 100. Needs the attnkit tools (ATTNKIT_BIN or build/bin).
 set -euo pipefail
 export LC_ALL=C
-usage() { sed -n '2,19s/^# \{0,1\}//p' "$0"; }
-quick=0 seed=1 keep=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --quick) quick=1 ;;
-    --seed) seed=${2:?--seed needs a value}; shift ;;
-    --keep) keep=${2:?--keep needs a directory}; shift ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "modern-hopfield.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
-  esac
-  shift
-done
-case $seed in ''|*[!0-9]*) echo "modern-hopfield.sh: --seed needs a whole number" >&2; exit 2 ;; esac
-top=$(cd "$(dirname "$0")/.." && pwd)
-PATH="${ATTNKIT_BIN:-$top/build/bin}:$PATH"
-for t in tensor-rand tensor-convert pattern-noise hopfield-recall attn-score; do
-  command -v "$t" >/dev/null || { echo "modern-hopfield.sh: $t not found (build first)" >&2; exit 1; }
-done
+. "$(dirname "$0")/lib.sh"
+pipeline_args "$@"
+need_tools tensor-rand tensor-convert pattern-noise hopfield-recall attn-score
 if [ "$quick" = 1 ]; then probes=20; else probes=100; fi
-if [ -n "$keep" ]; then mkdir -p "$keep"; dir=$keep; else dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT; fi
+work_dir
 
 tensor-rand --shape 16384,64 --dist sign --seed "$seed" -o "$dir/X.npy"
 tensor-convert -i "$dir/X.npy" "$dir/X.txt"

@@ -1,0 +1,126 @@
+// The differentiable operations of the tape (tape.h). Every op computes its value at once
+// (eagerly) and records a backward function; every matrix product goes through core/blas.h.
+// Shapes that do not fit throw ShapeError naming both shapes. Inputs must be Vars of the
+// same tape. "Rows" below are the vectors along the last dimension.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attnkit/autodiff/tape.h"
+#include "attnkit/core/tensor.h"
+
+namespace attnkit::ad {
+
+// ---- matrix products
+// op(a) op(b) with op = transpose when ta / tb. a [m, k] times b [k, n] → [m, n]; a rank-3
+// batch [B, m, k] times b [B, k, n] (or a shared rank-2 b, or a shared rank-2 a) → [B, m, n].
+Var matmul(Var a, Var b, bool ta = false, bool tb = false);
+// c + op(a) op(b), one node (a recurrent step: input projection plus h W_hhᵀ); c has the
+// product's shape.
+Var addmm(Var c, Var a, Var b, bool ta = false, bool tb = false);
+// x Wᵀ + b: x [..., in], w [out, in], b [out] (optional) → [..., out]. The layer product.
+Var linear(Var x, Var w, Var b = Var());
+
+// ---- elementwise, with NumPy broadcasting (shapes aligned on the right, a dimension of 1
+// stretches): a bias row [n] against [..., n], a per-row value [..., 1], a scalar [] or [1].
+Var add(Var a, Var b);
+Var sub(Var a, Var b);
+Var mul(Var a, Var b);
+Var div(Var a, Var b);
+// a^b elementwise for a >= 0 (the NTM's sharpening w^γ with γ per row [..., 1]); the
+// derivative in b uses ln a and is taken as 0 where a = 0.
+Var pow(Var a, Var b);
+Var add(Var a, float s);
+Var mul(Var a, float s);
+Var neg(Var a);
+
+Var tanh(Var x);
+Var sigmoid(Var x);
+Var relu(Var x);
+Var softplus(Var x);  // ln(1 + e^x), stable for large |x|
+Var exp(Var x);
+Var log(Var x);       // x > 0
+Var sqrt(Var x);      // x > 0
+Var square(Var x);
+
+// ---- rows (last dimension)
+// Softmax of each row (max subtracted, sum in double; the attention library's softmax_rows).
+Var softmax(Var x);
+Var log_softmax(Var x);
+// Softmax where mask (0/1, x's shape, or [rows_per_item..., n] repeated over leading
+// dimensions: its size must divide x's) is 0: those weights are exactly 0; a row with every
+// entry masked is all zeros, never NaN.
+Var masked_softmax(Var x, const Tensor& mask);
+// Cosine similarity of every row of a [..., n, d] with every row of b [..., m, d] → [..., n, m]
+// (a, b rank 2, or rank 3 with the same batch): a·b / (‖a‖ε ‖b‖ε), ‖v‖ε = √(v·v + eps), so a
+// zero row has cosine 0 with anything.
+Var cosine(Var a, Var b, float eps = 1e-8f);
+// Layer normalisation of each row: (x - mean) / √(var + eps) · gain + bias (population
+// variance, in double); gain and bias [n] are optional.
+Var layer_norm(Var x, Var gain = Var(), Var bias = Var(), float eps = 1e-5f);
+// x / (row sum + eps), rows of non-negative weights.
+Var normalize_rows(Var x, float eps = 0.0f);
+// Circular convolution of each row w [..., N] with a shift kernel s [..., K] (one kernel per
+// row, or one [K] for all): out_i = Σ_k s_k w_{(i - k + K/2) mod N}, i.e. s_k is the weight
+// of a shift by k - K/2 (K = 3: shifts -1, 0, +1). K <= N.
+Var circular_conv(Var w, Var s);
+
+// Additive (Bahdanau) scores, fused: s[b, t] = Σ_a v_a tanh(keys[b, t, a] + q[b, a]) for keys
+// [B, T, a] (the keys already projected, Wk k), q [B, a] (the projected query) and v [a]
+// → [B, T]. One pass, no [B, T, a] intermediates on the tape besides the saved tanh.
+Var additive_scores(Var keys, Var q, Var v);
+
+// ---- reductions (sums accumulated in double)
+Var sum(Var x);        // → shape []
+Var mean(Var x);       // → shape []
+Var sum_last(Var x);   // [..., n] → [..., 1]
+Var mean_last(Var x);  // [..., n] → [..., 1]
+
+// ---- indexing and shapes (axis < 0 counts from the end)
+// Rows of table [V, d] at ids → [ids.size(), d], or lead + [d] when lead is given (its
+// element count must be ids.size()). Backward scatter-adds. Ids outside [0, V) are a
+// DataError.
+Var embedding(Var table, const std::vector<int32_t>& ids, Shape lead = {});
+Var concat(const std::vector<Var>& xs, int axis);
+Var stack(const std::vector<Var>& xs, int axis);  // new dimension at `axis`
+Var slice(Var x, int axis, int64_t begin, int64_t end);
+Var index(Var x, int64_t i);                      // x[i] along the first dimension
+Var reshape(Var x, Shape shape);
+Var transpose(Var x);                             // swaps the last two dimensions
+Var permute(Var x, const std::vector<int>& perm); // out dim i = x dim perm[i]
+
+// ---- rows by flags (recurrences over padded batches); keep has one flag per row of a
+// [rows, n] operand (rows = product of the leading dimensions).
+Var select_rows(const std::vector<uint8_t>& keep, Var a, Var b);  // keep ? a : b
+Var mask_rows(Var x, const std::vector<uint8_t>& keep);          // keep ? x : 0
+
+// ---- fused recurrent pointwise steps (nn/rnn.h)
+// LSTM gate activations of g [B, 4h] in PyTorch order i, f, g, o: σ, σ, tanh, σ.
+Var lstm_gates(Var g);
+// c' = f ⊙ c + i ⊙ g from activated gates a [B, 4h] and c [B, h].
+Var lstm_cell_c(Var a, Var c);
+// h' = o ⊙ tanh(c') from activated gates a [B, 4h] and c' [B, h].
+Var lstm_cell_h(Var a, Var c);
+// GRU step (PyTorch): xp = W_ih x + b_ih, hp = W_hh h + b_hh, both [B, 3h] in order r, z, n;
+// r = σ(xp_r + hp_r), z = σ(xp_z + hp_z), n = tanh(xp_n + r ⊙ hp_n), h' = (1 - z) ⊙ n + z ⊙ h.
+Var gru_cell(Var xp, Var hp, Var h);
+
+// ---- regularisation: inverted dropout with the tape's Rng; identity (the same Var) when
+// the tape is not training or p = 0.
+Var dropout(Var x, float p);
+
+// ---- operators
+inline Var operator+(Var a, Var b) { return add(a, b); }
+inline Var operator-(Var a, Var b) { return sub(a, b); }
+inline Var operator*(Var a, Var b) { return mul(a, b); }
+inline Var operator/(Var a, Var b) { return div(a, b); }
+inline Var operator-(Var a) { return neg(a); }
+inline Var operator+(Var a, float s) { return add(a, s); }
+inline Var operator+(float s, Var a) { return add(a, s); }
+inline Var operator-(Var a, float s) { return add(a, -s); }
+inline Var operator-(float s, Var a) { return add(neg(a), s); }
+inline Var operator*(Var a, float s) { return mul(a, s); }
+inline Var operator*(float s, Var a) { return mul(a, s); }
+
+}  // namespace attnkit::ad

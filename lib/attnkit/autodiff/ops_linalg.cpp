@@ -1,0 +1,184 @@
+// Matrix products: matmul, addmm, linear. Forward and backward are gemm calls.
+#include <vector>
+
+#include "attnkit/autodiff/detail.h"
+#include "attnkit/autodiff/ops.h"
+
+namespace attnkit::ad {
+
+using detail::view;
+
+namespace {
+
+Trans tr(bool t) { return t ? Trans::Yes : Trans::No; }
+
+// The product's geometry: batch count and whether each operand is batched (rank 3).
+struct MM {
+  int64_t batch = 1;
+  bool a3 = false, b3 = false, flat = false;  // flat: a rank 3, b rank 2, no ta: one gemm
+  int64_t ar, ac, br, bc, m, n, k;            // per-matrix dims of a and b; result m x n
+  Shape out;
+};
+
+MM plan(const Tensor& a, const Tensor& b, bool ta, bool tb, const char* op) {
+  MM p;
+  auto bad = [&]() {
+    return ShapeError(std::string(op) + ": cannot multiply " + (ta ? "transposed " : "") +
+                      shape_str(a.shape()) + " by " + (tb ? "transposed " : "") +
+                      shape_str(b.shape()));
+  };
+  if (a.rank() < 2 || a.rank() > 3 || b.rank() < 2 || b.rank() > 3) throw bad();
+  p.a3 = a.rank() == 3;
+  p.b3 = b.rank() == 3;
+  if (p.a3 && p.b3 && a.dim(0) != b.dim(0)) throw bad();
+  p.batch = p.a3 ? a.dim(0) : (p.b3 ? b.dim(0) : 1);
+  p.ar = a.dim(-2), p.ac = a.dim(-1), p.br = b.dim(-2), p.bc = b.dim(-1);
+  p.m = ta ? p.ac : p.ar;
+  p.k = ta ? p.ar : p.ac;
+  const int64_t kb = tb ? p.bc : p.br;
+  p.n = tb ? p.br : p.bc;
+  if (p.k != kb) throw bad();
+  p.flat = p.a3 && !p.b3 && !ta;
+  if (p.a3 || p.b3)
+    p.out = {p.batch, p.m, p.n};
+  else
+    p.out = {p.m, p.n};
+  return p;
+}
+
+void forward(const MM& p, const Tensor& a, const Tensor& b, bool ta, bool tb, float beta,
+             Tensor& c) {
+  if (p.flat) {
+    gemm(Trans::No, tr(tb), 1.0f, view(a.data(), p.batch * p.ar, p.ac),
+         view(b.data(), p.br, p.bc), beta, view(c.data(), p.batch * p.m, p.n));
+    return;
+  }
+  for (int64_t i = 0; i < p.batch; ++i) {
+    const float* pa = a.data() + (p.a3 ? i * p.ar * p.ac : 0);
+    const float* pb = b.data() + (p.b3 ? i * p.br * p.bc : 0);
+    gemm(tr(ta), tr(tb), 1.0f, view(pa, p.ar, p.ac), view(pb, p.br, p.bc), beta,
+         view(c.data() + i * p.m * p.n, p.m, p.n));
+  }
+}
+
+// Adds d/da and d/db of C = op(A) op(B) given gC.
+void backward(const MM& p, Tape& t, Var va, Var vb, bool ta, bool tb, const Tensor& gc) {
+  const Tensor& a = t.value(va);
+  const Tensor& b = t.value(vb);
+  const bool need_a = t.requires_grad(va), need_b = t.requires_grad(vb);
+  if (p.flat) {
+    const ConstMat G = view(gc.data(), p.batch * p.m, p.n);
+    if (need_a) {  // gA = gC op(B)ᵀ
+      Tensor& ga = t.grad(va);
+      gemm(Trans::No, tb ? Trans::No : Trans::Yes, 1.0f, G, view(b.data(), p.br, p.bc), 1.0f,
+           view(ga.data(), p.batch * p.ar, p.ac));
+    }
+    if (need_b) {
+      Tensor& gb = t.grad(vb);
+      const ConstMat A = view(a.data(), p.batch * p.ar, p.ac);
+      if (!tb)  // gB = Aᵀ gC
+        gemm(Trans::Yes, Trans::No, 1.0f, A, G, 1.0f, view(gb.data(), p.br, p.bc));
+      else      // gB = gCᵀ A
+        gemm(Trans::Yes, Trans::No, 1.0f, G, A, 1.0f, view(gb.data(), p.br, p.bc));
+    }
+    return;
+  }
+  Tensor* ga = need_a ? &t.grad(va) : nullptr;
+  Tensor* gb = need_b ? &t.grad(vb) : nullptr;
+  for (int64_t i = 0; i < p.batch; ++i) {
+    const int64_t oa = p.a3 ? i * p.ar * p.ac : 0, ob = p.b3 ? i * p.br * p.bc : 0;
+    const ConstMat A = view(a.data() + oa, p.ar, p.ac);
+    const ConstMat B = view(b.data() + ob, p.br, p.bc);
+    const ConstMat G = view(gc.data() + i * p.m * p.n, p.m, p.n);
+    if (ga) {
+      const Mat GA = view(ga->data() + oa, p.ar, p.ac);
+      if (!ta)
+        gemm(Trans::No, tb ? Trans::No : Trans::Yes, 1.0f, G, B, 1.0f, GA);  // gC op(B)ᵀ
+      else
+        gemm(tb ? Trans::Yes : Trans::No, Trans::Yes, 1.0f, B, G, 1.0f, GA);  // op(B) gCᵀ
+    }
+    if (gb) {
+      const Mat GB = view(gb->data() + ob, p.br, p.bc);
+      if (!tb)
+        gemm(ta ? Trans::No : Trans::Yes, Trans::No, 1.0f, A, G, 1.0f, GB);  // op(A)ᵀ gC
+      else
+        gemm(Trans::Yes, ta ? Trans::Yes : Trans::No, 1.0f, G, A, 1.0f, GB);  // gCᵀ op(A)
+    }
+  }
+}
+
+}  // namespace
+
+Var matmul(Var a, Var b, bool ta, bool tb) {
+  Tape& t = detail::tape_of(a, b);
+  const MM p = plan(a.value(), b.value(), ta, tb, "matmul");
+  Tensor c = t.alloc(p.out);
+  forward(p, a.value(), b.value(), ta, tb, 0.0f, c);
+  return t.push(std::move(c), {a, b}, [a, b, ta, tb, p](Tape& t, Var out) {
+    backward(p, t, a, b, ta, tb, t.grad(out));
+  });
+}
+
+Var addmm(Var c, Var a, Var b, bool ta, bool tb) {
+  Tape& t = detail::tape_of(a, b);
+  detail::tape_of(a, c);
+  const MM p = plan(a.value(), b.value(), ta, tb, "addmm");
+  if (c.value().shape() != p.out)
+    throw ShapeError("addmm: the summand has shape " + shape_str(c.value().shape()) +
+                     " but the product " + shape_str(p.out));
+  Tensor y = t.alloc(p.out);
+  std::copy(c.value().values().begin(), c.value().values().end(), y.values().begin());
+  forward(p, a.value(), b.value(), ta, tb, 1.0f, y);
+  return t.push(std::move(y), {c, a, b}, [c, a, b, ta, tb, p](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    if (t.requires_grad(c)) detail::acc(t.grad(c), g);
+    backward(p, t, a, b, ta, tb, g);
+  });
+}
+
+Var linear(Var x, Var w, Var b) {
+  Tape& t = detail::tape_of(x, w);
+  if (b.valid()) detail::tape_of(x, b);
+  const Tensor& X = x.value();
+  const Tensor& W = w.value();
+  if (W.rank() != 2 || X.rank() < 1 || X.shape().back() != W.dim(1))
+    throw ShapeError("linear: input " + shape_str(X.shape()) + " does not fit weight " +
+                     shape_str(W.shape()) + " [out, in]");
+  const int64_t in = W.dim(1), outd = W.dim(0), rows = detail::lead_rows(X);
+  if (b.valid() && b.value().size() != outd)
+    throw ShapeError("linear: bias " + shape_str(b.value().shape()) + " does not fit weight " +
+                     shape_str(W.shape()));
+  Shape os = X.shape();
+  os.back() = outd;
+  Tensor y = t.alloc(os);
+  float beta = 0.0f;
+  if (b.valid()) {
+    const float* pb = b.value().data();
+    for (int64_t r = 0; r < rows; ++r)
+      std::copy(pb, pb + outd, y.data() + r * outd);
+    beta = 1.0f;
+  }
+  gemm(Trans::No, Trans::Yes, 1.0f, view(X.data(), rows, in), view(W.data(), outd, in), beta,
+       view(y.data(), rows, outd));
+  return t.push(std::move(y), {x, w, b}, [x, w, b, rows, in, outd](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    const ConstMat G = view(g.data(), rows, outd);
+    if (t.requires_grad(x))
+      gemm(Trans::No, Trans::No, 1.0f, G, view(t.value(w).data(), outd, in), 1.0f,
+           view(t.grad(x).data(), rows, in));
+    if (t.requires_grad(w))
+      gemm(Trans::Yes, Trans::No, 1.0f, G, view(t.value(x).data(), rows, in), 1.0f,
+           view(t.grad(w).data(), outd, in));
+    if (b.valid() && t.requires_grad(b)) {
+      std::vector<double> s(static_cast<size_t>(outd), 0.0);
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* pg = g.data() + r * outd;
+        for (int64_t j = 0; j < outd; ++j) s[static_cast<size_t>(j)] += pg[j];
+      }
+      float* gb = t.grad(b).data();
+      for (int64_t j = 0; j < outd; ++j) gb[j] += static_cast<float>(s[static_cast<size_t>(j)]);
+    }
+  });
+}
+
+}  // namespace attnkit::ad

@@ -1,0 +1,435 @@
+// Row ops (over the last dimension): softmaxes, cosine, layer norm, normalisation, circular
+// convolution, reductions, dropout.
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "attnkit/attention/fastmath.h"
+#include "attnkit/attention/softmax.h"
+#include "attnkit/autodiff/detail.h"
+#include "attnkit/autodiff/ops.h"
+
+namespace attnkit::ad {
+
+using detail::last_dim;
+using detail::lead_rows;
+
+namespace {
+
+// gx += y ⊙ (g - Σ g⊙y) per row: the softmax backward.
+void softmax_backward(Tape& t, Var x, Var out) {
+  const Tensor& y = t.value(out);
+  const Tensor& g = t.grad(out);
+  Tensor& gx = t.grad(x);
+  const int64_t n = last_dim(y), rows = lead_rows(y);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* py = y.data() + r * n;
+    const float* pg = g.data() + r * n;
+    float* px = gx.data() + r * n;
+    double s = 0.0;
+    for (int64_t j = 0; j < n; ++j) s += static_cast<double>(pg[j]) * py[j];
+    const float sf = static_cast<float>(s);
+    for (int64_t j = 0; j < n; ++j) px[j] += py[j] * (pg[j] - sf);
+  }
+}
+
+}  // namespace
+
+Var softmax(Var x) {
+  Tape& t = x.tape();
+  Tensor y = t.alloc(x.value().shape());
+  std::copy(x.value().values().begin(), x.value().values().end(), y.values().begin());
+  if (y.size() > 0) attention::softmax_rows(detail::rows_view(y));
+  return t.push(std::move(y), {x}, [x](Tape& t, Var out) { softmax_backward(t, x, out); });
+}
+
+Var masked_softmax(Var x, const Tensor& mask) {
+  Tape& t = x.tape();
+  const Tensor& X = x.value();
+  if (mask.size() == 0 || X.size() % mask.size() != 0 || last_dim(mask) != last_dim(X))
+    throw ShapeError("masked_softmax: mask " + shape_str(mask.shape()) +
+                     " does not fit scores " + shape_str(X.shape()));
+  Tensor y = t.alloc(X.shape());
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const int64_t m = mask.size();
+  for (int64_t i = 0; i < X.size(); ++i) y[i] = mask[i % m] != 0.0f ? X[i] : ninf;
+  if (y.size() > 0) attention::softmax_rows(detail::rows_view(y));
+  return t.push(std::move(y), {x}, [x](Tape& t, Var out) { softmax_backward(t, x, out); });
+}
+
+Var log_softmax(Var x) {
+  Tape& t = x.tape();
+  const Tensor& X = x.value();
+  Tensor y = t.alloc(X.shape());
+  const int64_t n = last_dim(X), rows = lead_rows(X);
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* px = X.data() + r * n;
+    float* py = y.data() + r * n;
+    float mx = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < n; ++j) mx = std::max(mx, px[j]);
+    double s = 0.0;
+    for (int64_t j = 0; j < n; ++j) s += std::exp(static_cast<double>(px[j]) - mx);
+    const double lse = mx + std::log(s);
+    for (int64_t j = 0; j < n; ++j) py[j] = static_cast<float>(px[j] - lse);
+  }
+  return t.push(std::move(y), {x}, [x, n, rows](Tape& t, Var out) {
+    // gx = g - softmax · Σ g
+    const Tensor& y = t.value(out);
+    const Tensor& g = t.grad(out);
+    Tensor& gx = t.grad(x);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* py = y.data() + r * n;
+      const float* pg = g.data() + r * n;
+      float* px = gx.data() + r * n;
+      double s = 0.0;
+      for (int64_t j = 0; j < n; ++j) s += pg[j];
+      for (int64_t j = 0; j < n; ++j)
+        px[j] += pg[j] - static_cast<float>(std::exp(static_cast<double>(py[j])) * s);
+    }
+  });
+}
+
+Var cosine(Var a, Var b, float eps) {
+  Tape& t = detail::tape_of(a, b);
+  const Tensor& A = a.value();
+  const Tensor& B = b.value();
+  const bool ok = A.rank() >= 2 && A.rank() <= 3 && A.rank() == B.rank() &&
+                  A.dim(-1) == B.dim(-1) && (A.rank() == 2 || A.dim(0) == B.dim(0));
+  if (!ok)
+    throw ShapeError("cosine: rows of " + shape_str(A.shape()) + " and " +
+                     shape_str(B.shape()) + " cannot be compared");
+  const int64_t batch = A.rank() == 3 ? A.dim(0) : 1;
+  const int64_t n = A.dim(-2), m = B.dim(-2), d = A.dim(-1);
+  auto norms = [eps](const Tensor& X) {
+    const int64_t dd = X.shape().back(), rows = lead_rows(X);
+    auto v = std::make_shared<std::vector<float>>(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) {
+      double s = 0.0;
+      for (int64_t j = 0; j < dd; ++j) s += static_cast<double>(X.data()[r * dd + j]) * X.data()[r * dd + j];
+      (*v)[static_cast<size_t>(r)] = static_cast<float>(std::sqrt(s + eps));
+    }
+    return v;
+  };
+  auto na = norms(A), nb = norms(B);
+  Shape os = A.rank() == 3 ? Shape{batch, n, m} : Shape{n, m};
+  Tensor y = t.alloc(os);
+  for (int64_t i = 0; i < batch; ++i) {
+    float* py = y.data() + i * n * m;
+    gemm(Trans::No, Trans::Yes, 1.0f, detail::view(A.data() + i * n * d, n, d),
+         detail::view(B.data() + i * m * d, m, d), 0.0f, detail::view(py, n, m));
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < m; ++c)
+        py[r * m + c] /= (*na)[static_cast<size_t>(i * n + r)] * (*nb)[static_cast<size_t>(i * m + c)];
+  }
+  return t.push(std::move(y), {a, b}, [a, b, na, nb, batch, n, m, d](Tape& t, Var out) {
+    // With G' = g / (na_i nb_j): ga = G' B - diag(Σ_j g_ij cos_ij / na_i²) A, and
+    // gb = G'ᵀ A - diag(Σ_i g_ij cos_ij / nb_j²) B.
+    const Tensor& y = t.value(out);
+    const Tensor& g = t.grad(out);
+    const Tensor& A = t.value(a);
+    const Tensor& B = t.value(b);
+    const bool need_a = t.requires_grad(a), need_b = t.requires_grad(b);
+    Tensor gs(Shape{n, m});
+    std::vector<double> ra(static_cast<size_t>(n)), rb(static_cast<size_t>(m));
+    for (int64_t i = 0; i < batch; ++i) {
+      const float* py = y.data() + i * n * m;
+      const float* pg = g.data() + i * n * m;
+      std::fill(ra.begin(), ra.end(), 0.0);
+      std::fill(rb.begin(), rb.end(), 0.0);
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t c = 0; c < m; ++c) {
+          const float nar = (*na)[static_cast<size_t>(i * n + r)];
+          const float nbc = (*nb)[static_cast<size_t>(i * m + c)];
+          gs[r * m + c] = pg[r * m + c] / (nar * nbc);
+          const double gc = static_cast<double>(pg[r * m + c]) * py[r * m + c];
+          ra[static_cast<size_t>(r)] += gc;
+          rb[static_cast<size_t>(c)] += gc;
+        }
+      const float* pa = A.data() + i * n * d;
+      const float* pb = B.data() + i * m * d;
+      if (need_a) {
+        float* ga = t.grad(a).data() + i * n * d;
+        gemm(Trans::No, Trans::No, 1.0f, detail::view(gs.data(), n, m), detail::view(pb, m, d),
+             1.0f, detail::view(ga, n, d));
+        for (int64_t r = 0; r < n; ++r) {
+          const float nar = (*na)[static_cast<size_t>(i * n + r)];
+          const float s = static_cast<float>(ra[static_cast<size_t>(r)] / (static_cast<double>(nar) * nar));
+          for (int64_t j = 0; j < d; ++j) ga[r * d + j] -= s * pa[r * d + j];
+        }
+      }
+      if (need_b) {
+        float* gb = t.grad(b).data() + i * m * d;
+        gemm(Trans::Yes, Trans::No, 1.0f, detail::view(gs.data(), n, m), detail::view(pa, n, d),
+             1.0f, detail::view(gb, m, d));
+        for (int64_t c = 0; c < m; ++c) {
+          const float nbc = (*nb)[static_cast<size_t>(i * m + c)];
+          const float s = static_cast<float>(rb[static_cast<size_t>(c)] / (static_cast<double>(nbc) * nbc));
+          for (int64_t j = 0; j < d; ++j) gb[c * d + j] -= s * pb[c * d + j];
+        }
+      }
+    }
+  });
+}
+
+Var layer_norm(Var x, Var gain, Var bias, float eps) {
+  Tape& t = x.tape();
+  if (gain.valid()) detail::tape_of(x, gain);
+  if (bias.valid()) detail::tape_of(x, bias);
+  const Tensor& X = x.value();
+  const int64_t n = last_dim(X), rows = lead_rows(X);
+  if ((gain.valid() && gain.value().size() != n) || (bias.valid() && bias.value().size() != n))
+    throw ShapeError("layer_norm: gain/bias " +
+                     shape_str(gain.valid() ? gain.value().shape() : bias.value().shape()) +
+                     " do not fit rows of " + shape_str(X.shape()));
+  // Saved for backward: x̂ and 1/σ per row.
+  Tensor* xhat = t.scratch(X.shape());
+  auto rstd = std::make_shared<std::vector<float>>(static_cast<size_t>(rows));
+  Tensor y = t.alloc(X.shape());
+  const float* pgn = gain.valid() ? gain.value().data() : nullptr;
+  const float* pbs = bias.valid() ? bias.value().data() : nullptr;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* px = X.data() + r * n;
+    double s = 0.0, s2 = 0.0;
+    for (int64_t j = 0; j < n; ++j) s += px[j];
+    const double mu = s / static_cast<double>(n);
+    for (int64_t j = 0; j < n; ++j) s2 += (px[j] - mu) * (px[j] - mu);
+    const float rs = static_cast<float>(1.0 / std::sqrt(s2 / static_cast<double>(n) + eps));
+    (*rstd)[static_cast<size_t>(r)] = rs;
+    float* ph = xhat->data() + r * n;
+    float* py = y.data() + r * n;
+    for (int64_t j = 0; j < n; ++j) {
+      ph[j] = static_cast<float>((px[j] - mu) * rs);
+      py[j] = ph[j] * (pgn ? pgn[j] : 1.0f) + (pbs ? pbs[j] : 0.0f);
+    }
+  }
+  return t.push(std::move(y), {x, gain, bias}, [x, gain, bias, xhat, rstd, n, rows](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    const float* pgn = gain.valid() ? t.value(gain).data() : nullptr;
+    if (gain.valid() && t.requires_grad(gain)) {
+      std::vector<double> s(static_cast<size_t>(n), 0.0);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < n; ++j)
+          s[static_cast<size_t>(j)] += static_cast<double>(g[r * n + j]) * (*xhat)[r * n + j];
+      float* gg = t.grad(gain).data();
+      for (int64_t j = 0; j < n; ++j) gg[j] += static_cast<float>(s[static_cast<size_t>(j)]);
+    }
+    if (bias.valid() && t.requires_grad(bias)) {
+      std::vector<double> s(static_cast<size_t>(n), 0.0);
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < n; ++j) s[static_cast<size_t>(j)] += g[r * n + j];
+      float* gb = t.grad(bias).data();
+      for (int64_t j = 0; j < n; ++j) gb[j] += static_cast<float>(s[static_cast<size_t>(j)]);
+    }
+    if (t.requires_grad(x)) {
+      // gx = rstd (ĝ - mean(ĝ) - x̂ mean(ĝ x̂)), ĝ = g ⊙ gain
+      float* gx = t.grad(x).data();
+      std::vector<float> gh(static_cast<size_t>(n));
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* ph = xhat->data() + r * n;
+        double m1 = 0.0, m2 = 0.0;
+        for (int64_t j = 0; j < n; ++j) {
+          gh[static_cast<size_t>(j)] = g[r * n + j] * (pgn ? pgn[j] : 1.0f);
+          m1 += gh[static_cast<size_t>(j)];
+          m2 += static_cast<double>(gh[static_cast<size_t>(j)]) * ph[j];
+        }
+        const float a1 = static_cast<float>(m1 / n), a2 = static_cast<float>(m2 / n);
+        const float rs = (*rstd)[static_cast<size_t>(r)];
+        for (int64_t j = 0; j < n; ++j)
+          gx[r * n + j] += rs * (gh[static_cast<size_t>(j)] - a1 - ph[j] * a2);
+      }
+    }
+  });
+}
+
+Var normalize_rows(Var x, float eps) {
+  Tape& t = x.tape();
+  const Tensor& X = x.value();
+  const int64_t n = last_dim(X), rows = lead_rows(X);
+  auto sums = std::make_shared<std::vector<float>>(static_cast<size_t>(rows));
+  Tensor y = t.alloc(X.shape());
+  for (int64_t r = 0; r < rows; ++r) {
+    double s = eps;
+    for (int64_t j = 0; j < n; ++j) s += X[r * n + j];
+    (*sums)[static_cast<size_t>(r)] = static_cast<float>(s);
+    const float inv = static_cast<float>(1.0 / s);
+    for (int64_t j = 0; j < n; ++j) y[r * n + j] = X[r * n + j] * inv;
+  }
+  return t.push(std::move(y), {x}, [x, sums, n, rows](Tape& t, Var out) {
+    // gx_j = (g_j - Σ_i g_i y_i) / s
+    const Tensor& y = t.value(out);
+    const Tensor& g = t.grad(out);
+    float* gx = t.grad(x).data();
+    for (int64_t r = 0; r < rows; ++r) {
+      double d = 0.0;
+      for (int64_t j = 0; j < n; ++j) d += static_cast<double>(g[r * n + j]) * y[r * n + j];
+      const float inv = 1.0f / (*sums)[static_cast<size_t>(r)], df = static_cast<float>(d);
+      for (int64_t j = 0; j < n; ++j) gx[r * n + j] += (g[r * n + j] - df) * inv;
+    }
+  });
+}
+
+Var circular_conv(Var w, Var s) {
+  Tape& t = detail::tape_of(w, s);
+  const Tensor& W = w.value();
+  const Tensor& S = s.value();
+  const int64_t N = last_dim(W), rows = lead_rows(W), K = last_dim(S), srows = lead_rows(S);
+  if (K > N || K == 0 || (srows != rows && srows != 1))
+    throw ShapeError("circular_conv: shift kernel " + shape_str(S.shape()) +
+                     " does not fit weightings " + shape_str(W.shape()));
+  const int64_t half = K / 2;
+  auto idx = [N](int64_t i) { return ((i % N) + N) % N; };
+  Tensor y = t.zeros(W.shape());
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* pw = W.data() + r * N;
+    const float* ps = S.data() + (srows == 1 ? 0 : r * K);
+    float* py = y.data() + r * N;
+    for (int64_t i = 0; i < N; ++i) {
+      double acc = 0.0;
+      for (int64_t k = 0; k < K; ++k) acc += static_cast<double>(ps[k]) * pw[idx(i - k + half)];
+      py[i] = static_cast<float>(acc);
+    }
+  }
+  return t.push(std::move(y), {w, s}, [w, s, N, K, rows, srows, half, idx](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    const Tensor& W = t.value(w);
+    const Tensor& S = t.value(s);
+    float* gw = t.requires_grad(w) ? t.grad(w).data() : nullptr;
+    float* gs = t.requires_grad(s) ? t.grad(s).data() : nullptr;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* pw = W.data() + r * N;
+      const float* ps = S.data() + (srows == 1 ? 0 : r * K);
+      const float* pg = g.data() + r * N;
+      for (int64_t i = 0; i < N; ++i)
+        for (int64_t k = 0; k < K; ++k) {
+          const int64_t j = idx(i - k + half);
+          if (gw) gw[r * N + j] += pg[i] * ps[k];
+          if (gs) gs[(srows == 1 ? 0 : r * K) + k] += pg[i] * pw[j];
+        }
+    }
+  });
+}
+
+Var additive_scores(Var keys, Var q, Var v) {
+  Tape& t = detail::tape_of(keys, q);
+  detail::tape_of(keys, v);
+  const Tensor& K = keys.value();
+  const Tensor& Q = q.value();
+  const Tensor& W = v.value();
+  if (K.rank() != 3 || Q.rank() != 2 || Q.dim(0) != K.dim(0) || Q.dim(1) != K.dim(2) ||
+      W.size() != K.dim(2))
+    throw ShapeError("additive_scores: keys " + shape_str(K.shape()) + ", query " +
+                     shape_str(Q.shape()) + " and v " + shape_str(W.shape()) +
+                     " are not [B, T, a], [B, a], [a]");
+  const int64_t B = K.dim(0), T = K.dim(1), A = K.dim(2);
+  Tensor* th = t.scratch(K.shape());
+  Tensor y = t.alloc({B, T});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < T; ++s) {
+      const float* pk = K.data() + (b * T + s) * A;
+      const float* pq = Q.data() + b * A;
+      float* ph = th->data() + (b * T + s) * A;
+      float acc = 0.0f;
+      for (int64_t a = 0; a < A; ++a) {
+        ph[a] = attention::detail::fast_tanh(pk[a] + pq[a]);
+        acc += W[a] * ph[a];
+      }
+      y[b * T + s] = acc;
+    }
+  return t.push(std::move(y), {keys, q, v}, [keys, q, v, th, B, T, A](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    const float* W = t.value(v).data();
+    float* gk = t.requires_grad(keys) ? t.grad(keys).data() : nullptr;
+    float* gq = t.requires_grad(q) ? t.grad(q).data() : nullptr;
+    float* gv = t.requires_grad(v) ? t.grad(v).data() : nullptr;
+    std::vector<float> d(static_cast<size_t>(A));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t s = 0; s < T; ++s) {
+        const float* ph = th->data() + (b * T + s) * A;
+        const float gs = g[b * T + s];
+        for (int64_t a = 0; a < A; ++a) d[static_cast<size_t>(a)] = gs * W[a] * (1.0f - ph[a] * ph[a]);
+        if (gk) {
+          float* pk = gk + (b * T + s) * A;
+          for (int64_t a = 0; a < A; ++a) pk[a] += d[static_cast<size_t>(a)];
+        }
+        if (gq) {
+          float* pq = gq + b * A;
+          for (int64_t a = 0; a < A; ++a) pq[a] += d[static_cast<size_t>(a)];
+        }
+        if (gv)
+          for (int64_t a = 0; a < A; ++a) gv[a] += gs * ph[a];
+      }
+  });
+}
+
+// ---- reductions
+
+Var sum(Var x) {
+  Tape& t = x.tape();
+  double s = 0.0;
+  for (float v : x.value().values()) s += v;
+  Tensor y = Tensor::scalar(static_cast<float>(s));
+  return t.push(std::move(y), {x}, [x](Tape& t, Var out) {
+    const float g = t.grad(out)[0];
+    Tensor& gx = t.grad(x);
+    for (int64_t i = 0; i < gx.size(); ++i) gx[i] += g;
+  });
+}
+
+Var mean(Var x) {
+  const int64_t n = x.value().size();
+  if (n == 0) throw ShapeError("mean of an empty tensor " + shape_str(x.value().shape()));
+  return mul(sum(x), 1.0f / static_cast<float>(n));
+}
+
+Var sum_last(Var x) {
+  Tape& t = x.tape();
+  const Tensor& X = x.value();
+  const int64_t n = last_dim(X), rows = lead_rows(X);
+  Shape os = X.shape();
+  if (os.empty()) os = {1};
+  os.back() = 1;
+  Tensor y = t.alloc(os);
+  for (int64_t r = 0; r < rows; ++r) {
+    double s = 0.0;
+    for (int64_t j = 0; j < n; ++j) s += X[r * n + j];
+    y[r] = static_cast<float>(s);
+  }
+  return t.push(std::move(y), {x}, [x, n, rows](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    float* gx = t.grad(x).data();
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t j = 0; j < n; ++j) gx[r * n + j] += g[r];
+  });
+}
+
+Var mean_last(Var x) {
+  const int64_t n = last_dim(x.value());
+  if (n == 0) throw ShapeError("mean_last of rows of length 0: " + shape_str(x.value().shape()));
+  return mul(sum_last(x), 1.0f / static_cast<float>(n));
+}
+
+// ---- dropout
+
+Var dropout(Var x, float p) {
+  Tape& t = x.tape();
+  if (!(p >= 0.0f && p < 1.0f)) throw Error("dropout: p = " + std::to_string(p) + " is not in [0, 1)");
+  if (!t.training() || p == 0.0f) return x;
+  const Tensor& X = x.value();
+  auto mask = std::make_shared<std::vector<float>>(static_cast<size_t>(X.size()));
+  const float scale = 1.0f / (1.0f - p);
+  Rng& rng = t.rng();
+  Tensor y = t.alloc(X.shape());
+  for (int64_t i = 0; i < X.size(); ++i) {
+    const float m = rng.uniform() < p ? 0.0f : scale;
+    (*mask)[static_cast<size_t>(i)] = m;
+    y[i] = X[i] * m;
+  }
+  return t.push(std::move(y), {x}, [x, mask](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    float* gx = t.grad(x).data();
+    for (int64_t i = 0; i < g.size(); ++i) gx[i] += g[i] * (*mask)[static_cast<size_t>(i)];
+  });
+}
+
+}  // namespace attnkit::ad

@@ -1,0 +1,158 @@
+// Reverse-mode automatic differentiation: a Tape records the operations of one forward pass
+// (one training step) as nodes in creation order; backward() walks them in reverse and each
+// node's backward function adds its share of the output gradient into its inputs' gradients.
+//
+//   ad::Tape t(seed);                        // one per training loop, cleared every step
+//   ad::Var x = t.constant(batch);           // data: no gradient
+//   ad::Var w = t.param(W);                  // a Parameter's value, not copied
+//   ad::Var y = ad::tanh(ad::linear(x, w, t.param(b)));
+//   ad::Var loss = ad::mean(y);
+//   t.backward(loss);                        // W.grad and b.grad now hold dloss/dW, dloss/db
+//   ... optimiser step ...
+//   t.clear();                               // nodes dropped, buffers kept for the next step
+//
+// Design:
+// - Nodes live in a std::deque, so a Var's value() reference stays valid while later ops are
+//   recorded. A Var is a (tape, index) handle: cheap to copy, valid until clear().
+// - Parameters live outside the tape (they persist across steps with their gradient and the
+//   optimiser's state). t.param(p) enters p once per tape as a leaf that *refers* to p.value
+//   and accumulates straight into p.grad: no copies of weights or gradients per step.
+// - Gradients are allocated lazily (on first use, as zeros); nodes no gradient reaches are
+//   skipped. Ops whose inputs need no gradient record no backward function at all, so an
+//   evaluation pass (or set_recording(false)) keeps only values.
+// - clear() moves every value and gradient buffer into a pool that alloc()/zeros() draw from
+//   by exact size: a training loop of fixed shapes allocates almost nothing after step one.
+// - The tape is also the forward context: training() (dropout on/off) and rng() (dropout
+//   masks), so layers need no extra arguments for them.
+// - New ops are ordinary functions that compute a value and call push() with a backward
+//   function; nothing needs registering (see ops.h for the built-in ones).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "attnkit/core/rng.h"
+#include "attnkit/core/tensor.h"
+
+namespace attnkit::ad {
+
+// A trainable tensor that outlives tapes: its value, the gradient backward() accumulates
+// into it (same shape; the optimiser zeroes it), and a name (for registries and files).
+struct Parameter {
+  Parameter(std::string name_, Tensor value_);
+  std::string name;
+  Tensor value;
+  Tensor grad;
+  int64_t size() const { return value.size(); }
+};
+
+class Tape;
+
+// A handle to one node of a tape. Default-constructed: no node (valid() is false), used for
+// optional inputs such as a missing bias.
+class Var {
+ public:
+  Var() = default;
+  Var(Tape* tape, int32_t id) : tape_(tape), id_(id) {}
+
+  bool valid() const { return tape_ != nullptr; }
+  Tape& tape() const;  // throws Error on an invalid Var
+  int32_t id() const { return id_; }
+
+  const Tensor& value() const;
+  const Shape& shape() const { return value().shape(); }
+  int rank() const { return value().rank(); }
+  int64_t dim(int i) const { return value().dim(i); }
+  int64_t size() const { return value().size(); }
+  // After backward(): the gradient of the loss with respect to this node (zeros when none
+  // reached it). For a param() leaf this is the Parameter's grad.
+  const Tensor& grad() const;
+  bool requires_grad() const;
+
+ private:
+  Tape* tape_ = nullptr;
+  int32_t id_ = -1;
+};
+
+// Adds the gradient of `out` (t.grad(out)) into the gradients of the op's inputs.
+using BackwardFn = std::function<void(Tape& t, Var out)>;
+
+class Tape {
+ public:
+  explicit Tape(uint64_t seed = 0);
+  Tape(const Tape&) = delete;
+  Tape& operator=(const Tape&) = delete;
+
+  // ---- leaves
+  Var constant(Tensor value);                           // never gets a gradient
+  Var input(Tensor value, bool requires_grad = true);   // a leaf whose grad() can be read
+  // The parameter's value (referenced, not copied); backward() accumulates into p.grad.
+  // Entering the same parameter twice on one tape gives the same Var.
+  Var param(Parameter& p);
+
+  // ---- recording an op: `value` is the op's result, `inputs` the Vars it reads. When one
+  // of them requires a gradient (and recording is on) `backward` is kept; otherwise the node
+  // is a constant.
+  Var push(Tensor value, const std::vector<Var>& inputs, BackwardFn backward);
+
+  // ---- access (for op implementations)
+  const Tensor& value(Var v) const;
+  // The gradient buffer of v, allocated as zeros on first use.
+  Tensor& grad(Var v);
+  bool has_grad(Var v) const;
+  bool requires_grad(Var v) const;
+
+  // ---- backward: seeds d loss/d loss = 1 (loss must hold one element) and runs every
+  // reachable node's backward function in reverse order of creation. Gradients of leaves
+  // (inputs, parameters) accumulate over calls; those of interior nodes are per call.
+  void backward(Var loss);
+  // The same with an explicit seed gradient of out's shape.
+  void backward(Var out, const Tensor& seed);
+
+  // Drops every node (Vars of this tape become invalid); buffers are kept for reuse.
+  void clear();
+  int64_t size() const { return static_cast<int64_t>(nodes_.size()); }
+
+  // ---- buffers from the pool
+  Tensor alloc(Shape shape);  // values unspecified
+  Tensor zeros(Shape shape);
+  // A pooled tensor owned by the tape until clear(), for what a backward function saves
+  // from its forward pass (the address stays valid until clear()).
+  Tensor* scratch(Shape shape);
+
+  // ---- forward context
+  bool training() const { return training_; }
+  void set_training(bool on) { training_ = on; }
+  bool recording() const { return recording_; }
+  // Off: ops keep no backward functions (inference); backward() then has nothing to do.
+  void set_recording(bool on) { recording_ = on; }
+  Rng& rng() { return rng_; }
+  void seed(uint64_t s) { rng_ = Rng(s); }
+
+ private:
+  struct Node {
+    Tensor value;
+    const Tensor* ext_value = nullptr;  // param leaves: the Parameter's value
+    Tensor grad;
+    Tensor* ext_grad = nullptr;         // param leaves: the Parameter's grad
+    bool has_grad = false;
+    bool requires_grad = false;
+    BackwardFn backward;
+  };
+  Node& node(Var v);
+  const Node& node(Var v) const;
+  void recycle(Tensor&& t);
+
+  std::deque<Node> nodes_;
+  std::deque<Tensor> scratch_;
+  std::unordered_map<const Parameter*, int32_t> param_ids_;
+  std::unordered_map<int64_t, std::vector<std::vector<float>>> pool_;
+  bool training_ = true, recording_ = true;
+  Rng rng_;
+};
+
+}  // namespace attnkit::ad

@@ -1,0 +1,203 @@
+#include "attnkit/nn/optim.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnkit/core/error.h"
+
+namespace attnkit::nn {
+
+double Schedule::factor(int64_t step) const {
+  const double s = static_cast<double>(std::max<int64_t>(step, 1));
+  if (warmup > 0 && step < warmup) return s / static_cast<double>(warmup);
+  switch (kind) {
+    case Kind::Constant: return 1.0;
+    case Kind::InverseSqrt: return warmup > 0 ? std::sqrt(static_cast<double>(warmup) / s) : 1.0 / std::sqrt(s);
+    case Kind::Step: return std::pow(gamma, std::floor(s / static_cast<double>(std::max<int64_t>(step_size, 1))));
+  }
+  return 1.0;
+}
+
+Optimizer::Optimizer(std::vector<ad::Parameter*> params, double lr, Schedule schedule)
+    : params_(std::move(params)), lr_(lr), schedule_(schedule) {
+  if (!(lr >= 0.0) || !std::isfinite(lr)) throw UsageError("learning rate must be >= 0");
+}
+
+void Optimizer::init_state(std::vector<std::string> slots) {
+  slots_ = std::move(slots);
+  state_.clear();
+  state_.resize(params_.size());
+  for (size_t k = 0; k < params_.size(); ++k)
+    for (size_t i = 0; i < slots_.size(); ++i) state_[k].emplace_back(params_[k]->value.shape());
+}
+
+void Optimizer::init_state(int n) {
+  std::vector<std::string> slots;
+  for (int i = 0; i < n; ++i) slots.push_back(std::to_string(i));
+  init_state(std::move(slots));
+}
+
+OptimizerState Optimizer::state() const {
+  OptimizerState s;
+  s.steps = steps_;
+  s.lr = lr_;
+  for (size_t k = 0; k < state_.size(); ++k)
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      const std::string key = params_[k]->name + "/" + slots_[i];
+      if (!s.buffers.emplace(key, state_[k][i].clone()).second)
+        throw Error("two optimised parameters are both named '" + params_[k]->name + "'");
+    }
+  return s;
+}
+
+void Optimizer::load_state(const OptimizerState& s) {
+  if (s.steps < 0) throw DataError("optimiser state has a negative step count");
+  if (!(s.lr >= 0.0) || !std::isfinite(s.lr))
+    throw DataError("optimiser state has a bad learning rate");
+  size_t expected = 0;
+  for (size_t k = 0; k < state_.size(); ++k)
+    for (size_t i = 0; i < slots_.size(); ++i, ++expected) {
+      const std::string key = params_[k]->name + "/" + slots_[i];
+      auto it = s.buffers.find(key);
+      if (it == s.buffers.end()) throw DataError("optimiser state has no buffer '" + key + "'");
+      if (it->second.shape() != state_[k][i].shape())
+        throw DataError("optimiser buffer '" + key + "' has shape " + shape_str(it->second.shape()) +
+                        " but its parameter has " + shape_str(state_[k][i].shape()));
+    }
+  if (s.buffers.size() != expected) {
+    for (const auto& [key, t] : s.buffers) {
+      bool known = false;
+      for (size_t k = 0; k < state_.size() && !known; ++k)
+        for (size_t i = 0; i < slots_.size() && !known; ++i)
+          known = key == params_[k]->name + "/" + slots_[i];
+      if (!known)
+        throw DataError("optimiser state has a buffer '" + key +
+                        "' that this optimiser does not use");
+    }
+  }
+  for (size_t k = 0; k < state_.size(); ++k)
+    for (size_t i = 0; i < slots_.size(); ++i)
+      state_[k][i] = s.buffers.at(params_[k]->name + "/" + slots_[i]).clone();
+  steps_ = s.steps;
+  lr_ = s.lr;
+}
+
+void Optimizer::step() {
+  ++steps_;
+  const double lr = lr_ * schedule_.factor(steps_);
+  for (size_t k = 0; k < params_.size(); ++k) {
+    ad::Parameter& p = *params_[k];
+    if (p.grad.shape() != p.value.shape())
+      throw ShapeError("parameter '" + p.name + "' has gradient " + shape_str(p.grad.shape()) +
+                       " for value " + shape_str(p.value.shape()));
+    update(k, lr, steps_);
+  }
+}
+
+void Optimizer::zero_grad() {
+  for (ad::Parameter* p : params_) std::fill(p->grad.values().begin(), p->grad.values().end(), 0.0f);
+}
+
+SGD::SGD(std::vector<ad::Parameter*> params, double lr, double momentum, bool nesterov,
+         double weight_decay, Schedule schedule)
+    : Optimizer(std::move(params), lr, schedule), momentum_(momentum),
+      weight_decay_(weight_decay), nesterov_(nesterov) {
+  if (momentum_ != 0.0) init_state({"momentum"});
+}
+
+void SGD::update(size_t k, double lr, int64_t step) {
+  ad::Parameter& p = *params_[k];
+  const int64_t n = p.size();
+  float* w = p.value.data();
+  const float* g = p.grad.data();
+  const float flr = static_cast<float>(lr), wd = static_cast<float>(weight_decay_);
+  if (momentum_ == 0.0) {
+    for (int64_t i = 0; i < n; ++i) w[i] -= flr * (g[i] + wd * w[i]);
+    return;
+  }
+  float* v = state_[k][0].data();
+  const float mu = static_cast<float>(momentum_);
+  for (int64_t i = 0; i < n; ++i) {
+    const float gi = g[i] + wd * w[i];
+    v[i] = step == 1 ? gi : mu * v[i] + gi;  // PyTorch: the first step sets v = g
+    w[i] -= flr * (nesterov_ ? gi + mu * v[i] : v[i]);
+  }
+}
+
+Adam::Adam(std::vector<ad::Parameter*> params, double lr, double beta1, double beta2, double eps,
+           double weight_decay, Schedule schedule)
+    : Optimizer(std::move(params), lr, schedule), b1_(beta1), b2_(beta2), eps_(eps),
+      wd_(weight_decay) {
+  init_state({"m", "v"});
+}
+
+void Adam::update(size_t k, double lr, int64_t step) {
+  ad::Parameter& p = *params_[k];
+  const int64_t n = p.size();
+  float* w = p.value.data();
+  const float* g = p.grad.data();
+  float* m = state_[k][0].data();
+  float* v = state_[k][1].data();
+  const float b1 = static_cast<float>(b1_), b2 = static_cast<float>(b2_);
+  const double c1 = 1.0 - std::pow(b1_, static_cast<double>(step));
+  const double c2 = 1.0 - std::pow(b2_, static_cast<double>(step));
+  const float step_size = static_cast<float>(lr / c1);
+  const float inv_sqrt_c2 = static_cast<float>(1.0 / std::sqrt(c2));
+  const float eps = static_cast<float>(eps_), wd = static_cast<float>(wd_);
+  for (int64_t i = 0; i < n; ++i) {
+    const float gi = g[i] + wd * w[i];
+    m[i] = b1 * m[i] + (1.0f - b1) * gi;
+    v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
+    w[i] -= step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_c2 + eps);
+  }
+}
+
+RMSProp::RMSProp(std::vector<ad::Parameter*> params, double lr, double decay, double momentum,
+                 double eps, bool centered, Schedule schedule)
+    : Optimizer(std::move(params), lr, schedule), rho_(decay), mu_(momentum), eps_(eps),
+      centered_(centered) {
+  init_state({"n", "g", "delta"});  // n, ḡ, Δ
+}
+
+void RMSProp::update(size_t k, double lr, int64_t) {
+  ad::Parameter& p = *params_[k];
+  const int64_t n = p.size();
+  float* w = p.value.data();
+  const float* g = p.grad.data();
+  float* sq = state_[k][0].data();
+  float* mg = state_[k][1].data();
+  float* d = state_[k][2].data();
+  const float rho = static_cast<float>(rho_), mu = static_cast<float>(mu_);
+  const float eps = static_cast<float>(eps_), flr = static_cast<float>(lr);
+  for (int64_t i = 0; i < n; ++i) {
+    sq[i] = rho * sq[i] + (1.0f - rho) * g[i] * g[i];
+    float var = sq[i];
+    if (centered_) {
+      mg[i] = rho * mg[i] + (1.0f - rho) * g[i];
+      var -= mg[i] * mg[i];
+    }
+    d[i] = mu * d[i] - flr * g[i] / std::sqrt(std::max(var, 0.0f) + eps);
+    w[i] += d[i];
+  }
+}
+
+double clip_grad_norm(const std::vector<ad::Parameter*>& params, double max_norm) {
+  double s = 0.0;
+  for (const ad::Parameter* p : params)
+    for (float v : p->grad.values()) s += static_cast<double>(v) * v;
+  const double norm = std::sqrt(s);
+  if (norm > max_norm && norm > 0.0) {
+    const float scale = static_cast<float>(max_norm / norm);
+    for (ad::Parameter* p : params)
+      for (float& v : p->grad.values()) v *= scale;
+  }
+  return norm;
+}
+
+void clip_grad_value(const std::vector<ad::Parameter*>& params, double value) {
+  const float c = static_cast<float>(value);
+  for (ad::Parameter* p : params)
+    for (float& v : p->grad.values()) v = std::min(c, std::max(-c, v));
+}
+
+}  // namespace attnkit::nn

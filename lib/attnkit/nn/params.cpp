@@ -1,0 +1,96 @@
+#include "attnkit/nn/params.h"
+
+#include <algorithm>
+
+#include "attnkit/core/error.h"
+#include "attnkit/io/tensor_io.h"
+
+namespace attnkit::nn {
+
+namespace {
+bool under(const std::string& name, const std::string& prefix) {
+  return prefix.empty() || name == prefix ||
+         (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+          name[prefix.size()] == '.');
+}
+}  // namespace
+
+ad::Parameter& ParamStore::add(const std::string& name, Tensor value) {
+  if (name.empty()) throw Error("a parameter needs a name");
+  if (index_.count(name)) throw Error("parameter '" + name + "' is defined twice");
+  store_.emplace_back(name, std::move(value));
+  ad::Parameter* p = &store_.back();
+  list_.push_back(p);
+  index_.emplace(name, p);
+  return *p;
+}
+
+ad::Parameter& ParamStore::get(const std::string& name) {
+  auto it = index_.find(name);
+  if (it == index_.end()) throw Error("no parameter named '" + name + "'");
+  return *it->second;
+}
+
+std::vector<ad::Parameter*> ParamStore::params(const std::string& prefix) const {
+  std::vector<ad::Parameter*> v;
+  for (ad::Parameter* p : list_)
+    if (under(p->name, prefix)) v.push_back(p);
+  return v;
+}
+
+int64_t ParamStore::count() const { return count(""); }
+
+int64_t ParamStore::count(const std::string& prefix) const {
+  int64_t n = 0;
+  for (ad::Parameter* p : params(prefix)) n += p->size();
+  return n;
+}
+
+std::vector<std::pair<std::string, int64_t>> ParamStore::layer_counts() const {
+  std::vector<std::pair<std::string, int64_t>> v;
+  for (ad::Parameter* p : list_) {
+    const size_t dot = p->name.rfind('.');
+    const std::string layer = dot == std::string::npos ? std::string() : p->name.substr(0, dot);
+    auto it = std::find_if(v.begin(), v.end(), [&](const auto& e) { return e.first == layer; });
+    if (it == v.end())
+      v.emplace_back(layer, p->size());
+    else
+      it->second += p->size();
+  }
+  return v;
+}
+
+void ParamStore::zero_grad() {
+  for (ad::Parameter* p : list_) std::fill(p->grad.values().begin(), p->grad.values().end(), 0.0f);
+}
+
+void ParamStore::save(const std::string& path) const {
+  std::vector<std::pair<std::string, const Tensor*>> arrays;
+  for (ad::Parameter* p : list_) arrays.emplace_back(p->name, &p->value);
+  io::write_npz(path, arrays);
+}
+
+void ParamStore::load(const std::string& path) {
+  std::map<std::string, Tensor> arrays = io::read_npz(path);
+  for (ad::Parameter* p : list_) {
+    auto it = arrays.find(p->name);
+    if (it == arrays.end())
+      throw DataError("no array for parameter '" + p->name + "'", path);
+    if (it->second.shape() != p->value.shape())
+      throw DataError("parameter '" + p->name + "' has shape " + shape_str(it->second.shape()) +
+                      " in the file but the model needs " + shape_str(p->value.shape()), path);
+  }
+  for (const auto& [name, t] : arrays)
+    if (!index_.count(name)) throw DataError("array '" + name + "' names no parameter of the model", path);
+  for (ad::Parameter* p : list_) p->value = std::move(arrays[p->name]);
+}
+
+void init_uniform(Tensor& t, Rng& rng, float bound) {
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = bound * (2.0f * rng.uniform() - 1.0f);
+}
+
+void init_normal(Tensor& t, Rng& rng, float std) {
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(std * rng.normal());
+}
+
+}  // namespace attnkit::nn

@@ -1,0 +1,166 @@
+#include "attnkit/nn/rnn.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "attnkit/core/error.h"
+
+namespace attnkit::nn {
+
+CellKind parse_cell_kind(const std::string& name) {
+  if (name == "rnn") return CellKind::RNN;
+  if (name == "gru") return CellKind::GRU;
+  if (name == "lstm") return CellKind::LSTM;
+  throw UsageError("unknown cell '" + name + "' (choose rnn, gru or lstm)");
+}
+
+RecurrentCell::RecurrentCell(ParamStore& ps, const std::string& name, CellKind kind,
+                             int64_t input, int64_t hidden, Rng& rng)
+    : kind_(kind), input_(input), hidden_(hidden) {
+  const int64_t G = gates() * hidden;
+  const float bound = 1.0f / std::sqrt(static_cast<float>(hidden));
+  Tensor wi({G, input}), wh({G, hidden}), bi({G});
+  init_uniform(wi, rng, bound);
+  init_uniform(wh, rng, bound);
+  init_uniform(bi, rng, bound);
+  W_ih = &ps.add(name + ".W_ih", std::move(wi));
+  W_hh = &ps.add(name + ".W_hh", std::move(wh));
+  if (kind == CellKind::GRU) {
+    Tensor bh({G});
+    init_uniform(bh, rng, bound);
+    b = &ps.add(name + ".b_ih", std::move(bi));
+    b_hh = &ps.add(name + ".b_hh", std::move(bh));
+  } else {
+    Tensor bh({G});
+    init_uniform(bh, rng, bound);
+    for (int64_t i = 0; i < G; ++i) bi[i] += bh[i];
+    b = &ps.add(name + ".b", std::move(bi));
+  }
+}
+
+int64_t RecurrentCell::gates() const {
+  switch (kind_) {
+    case CellKind::RNN: return 1;
+    case CellKind::GRU: return 3;
+    default: return 4;
+  }
+}
+
+State RecurrentCell::zero_state(Tape& t, int64_t batch) const {
+  State s;
+  s.h = t.constant(t.zeros({batch, hidden_}));
+  if (kind_ == CellKind::LSTM) s.c = t.constant(t.zeros({batch, hidden_}));
+  return s;
+}
+
+Var RecurrentCell::project(Tape& t, Var x) const {
+  return ad::linear(x, t.param(*W_ih), t.param(*b));
+}
+
+State RecurrentCell::step(Tape& t, Var xp, const State& s) const {
+  Var whh = t.param(*W_hh);
+  switch (kind_) {
+    case CellKind::RNN: return {ad::tanh(ad::addmm(xp, s.h, whh, false, true)), Var()};
+    case CellKind::GRU: {
+      Var hp = ad::linear(s.h, whh, t.param(*b_hh));
+      return {ad::gru_cell(xp, hp, s.h), Var()};
+    }
+    default: {
+      if (!s.c.valid()) throw Error("an LSTM step needs a cell state c");
+      Var a = ad::lstm_gates(ad::addmm(xp, s.h, whh, false, true));
+      Var c = ad::lstm_cell_c(a, s.c);
+      return {ad::lstm_cell_h(a, c), c};
+    }
+  }
+}
+
+void RecurrentCell::load_pytorch(const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
+                                 const Tensor& b_hh) {
+  auto need = [](const Tensor& got, const Tensor& want, const char* what) {
+    if (got.shape() != want.shape())
+      throw ShapeError(std::string("PyTorch ") + what + " has shape " + shape_str(got.shape()) +
+                       " but the cell needs " + shape_str(want.shape()));
+  };
+  need(w_ih, W_ih->value, "weight_ih");
+  need(w_hh, W_hh->value, "weight_hh");
+  need(b_ih, b->value, "bias_ih");
+  need(b_hh, b->value, "bias_hh");
+  W_ih->value = w_ih.clone();
+  W_hh->value = w_hh.clone();
+  if (kind_ == CellKind::GRU) {
+    b->value = b_ih.clone();
+    this->b_hh->value = b_hh.clone();
+  } else {
+    b->value = b_ih.clone();
+    for (int64_t i = 0; i < b->value.size(); ++i) b->value[i] += b_hh[i];
+  }
+}
+
+RecurrentEncoder::RecurrentEncoder(ParamStore& ps, const std::string& name,
+                                   const EncoderOptions& opt, Rng& rng)
+    : opt_(opt) {
+  if (opt.layers < 1 || opt.input < 1 || opt.hidden < 1)
+    throw UsageError("a recurrent encoder needs layers, input and hidden sizes >= 1");
+  cells_.reserve(static_cast<size_t>(opt.layers * directions()));
+  for (int l = 0; l < opt.layers; ++l) {
+    const int64_t in = l == 0 ? opt.input : opt.hidden * directions();
+    for (int d = 0; d < directions(); ++d)
+      cells_.emplace_back(ps, name + ".l" + std::to_string(l) + (d ? "_reverse" : ""), opt.kind,
+                          in, opt.hidden, rng);
+  }
+}
+
+RecurrentEncoder::Output RecurrentEncoder::operator()(Tape& t, Var x,
+                                                      const std::vector<int64_t>& lengths) const {
+  if (x.rank() != 3 || x.dim(2) != opt_.input)
+    throw ShapeError("recurrent encoder: input " + shape_str(x.shape()) + " is not [B, T, " +
+                     std::to_string(opt_.input) + "]");
+  const int64_t B = x.dim(0), T = x.dim(1);
+  if (static_cast<int64_t>(lengths.size()) != B)
+    throw DataError("recurrent encoder: " + std::to_string(lengths.size()) +
+                    " lengths for a batch of " + std::to_string(B));
+  for (int64_t len : lengths)
+    if (len < 1 || len > T)
+      throw DataError("recurrent encoder: length " + std::to_string(len) + " outside [1, " +
+                      std::to_string(T) + "]");
+  // keep[s][b]: step s is a real step of item b; full[s]: of every item.
+  std::vector<std::vector<uint8_t>> keep(static_cast<size_t>(T), std::vector<uint8_t>(static_cast<size_t>(B)));
+  std::vector<bool> full(static_cast<size_t>(T), true);
+  for (int64_t s = 0; s < T; ++s)
+    for (int64_t b = 0; b < B; ++b) {
+      keep[static_cast<size_t>(s)][static_cast<size_t>(b)] = s < lengths[static_cast<size_t>(b)];
+      if (s >= lengths[static_cast<size_t>(b)]) full[static_cast<size_t>(s)] = false;
+    }
+  Output out;
+  Var layer_in = ad::permute(x, {1, 0, 2});  // time-major [T, B, n]
+  for (int l = 0; l < opt_.layers; ++l) {
+    std::vector<Var> dir_out;
+    for (int d = 0; d < directions(); ++d) {
+      const RecurrentCell& cell = this->cell(l, d);
+      Var P = cell.project(t, layer_in);  // [T, B, G·m], one gemm for all steps
+      State s = cell.zero_state(t, B);
+      std::vector<Var> hs(static_cast<size_t>(T));
+      for (int64_t k = 0; k < T; ++k) {
+        const int64_t step = d == 0 ? k : T - 1 - k;
+        const size_t si = static_cast<size_t>(step);
+        State n = cell.step(t, ad::index(P, step), s);
+        if (full[si]) {
+          s = n;
+          hs[si] = n.h;
+        } else {
+          s.h = ad::select_rows(keep[si], n.h, s.h);
+          if (n.c.valid()) s.c = ad::select_rows(keep[si], n.c, s.c);
+          hs[si] = ad::mask_rows(n.h, keep[si]);
+        }
+      }
+      out.final.push_back(s);
+      dir_out.push_back(ad::stack(hs, 0));  // [T, B, m]
+    }
+    layer_in = dir_out.size() == 1 ? dir_out[0] : ad::concat(dir_out, -1);
+    if (l + 1 < opt_.layers) layer_in = ad::dropout(layer_in, opt_.dropout);
+  }
+  out.outputs = ad::permute(layer_in, {1, 0, 2});
+  return out;
+}
+
+}  // namespace attnkit::nn

@@ -1,0 +1,448 @@
+// lib/attnkit/autodiff: every op's gradient against double-sided finite differences
+// (ad::check_gradients), forward values against direct computation, and the tape's
+// mechanics (parameters, buffer reuse, recording off, errors).
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attnkit/autodiff/gradcheck.h"
+#include "attnkit/autodiff/ops.h"
+#include "attnkit/core/error.h"
+#include "attnkit/core/rng.h"
+#include "test_util.h"
+
+using namespace attnkit;
+using ad::Tape;
+using ad::Var;
+using VS = std::vector<Var>;
+
+namespace {
+
+// Normal values times `scale`, plus `shift`; `away` > 0 pushes every value at least that far
+// from 0 (for kinks such as relu's).
+Tensor rnd(Shape s, uint64_t seed, double scale = 1.0, double shift = 0.0, double away = 0.0) {
+  Rng rng(seed);
+  Tensor t(std::move(s));
+  for (int64_t i = 0; i < t.size(); ++i) {
+    double v = scale * rng.normal();
+    if (away > 0 && std::fabs(v) < away) v = v < 0 ? v - away : v + away;
+    t[i] = static_cast<float>(v + shift);
+  }
+  return t;
+}
+Tensor positive(Shape s, uint64_t seed, double lo = 0.2, double hi = 2.0) {
+  Rng rng(seed);
+  Tensor t(std::move(s));
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(lo + (hi - lo) * rng.uniform_double());
+  return t;
+}
+
+template <class Inputs>
+void grad_ok(const std::string& what, const Inputs& inputs,
+             const std::function<Var(Tape&, const VS&)>& f, ad::GradCheckOptions opt = {}) {
+  std::vector<Tensor> in;
+  for (const Tensor& t : inputs) in.push_back(t.clone());
+  const ad::GradCheckResult r = ad::check_gradients(f, in, opt);
+  INFO(what << ": worst " << r.worst << " at " << r.where);
+  CHECK(r.checked > 0);
+  CHECK(r.ok);
+}
+
+std::vector<Tensor> ts(std::initializer_list<Tensor*> xs) {
+  std::vector<Tensor> v;
+  for (Tensor* x : xs) v.push_back(std::move(*x));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("autodiff: matmul gradients, every transpose and batch layout") {
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb) {
+      Tensor a = rnd(ta ? Shape{4, 3} : Shape{3, 4}, 1), b = rnd(tb ? Shape{5, 4} : Shape{4, 5}, 2);
+      grad_ok("matmul 2d " + std::to_string(ta) + std::to_string(tb), ts({&a, &b}),
+              [=](Tape&, const VS& v) { return ad::matmul(v[0], v[1], ta, tb); });
+      Tensor a3 = rnd(ta ? Shape{2, 4, 3} : Shape{2, 3, 4}, 3);
+      Tensor b3 = rnd(tb ? Shape{2, 5, 4} : Shape{2, 4, 5}, 4);
+      grad_ok("matmul 3d", ts({&a3, &b3}),
+              [=](Tape&, const VS& v) { return ad::matmul(v[0], v[1], ta, tb); });
+      Tensor a2 = rnd(ta ? Shape{4, 3} : Shape{3, 4}, 5), b3s = rnd(tb ? Shape{2, 5, 4} : Shape{2, 4, 5}, 6);
+      grad_ok("matmul shared a", ts({&a2, &b3s}),
+              [=](Tape&, const VS& v) { return ad::matmul(v[0], v[1], ta, tb); });
+      Tensor a3s = rnd(ta ? Shape{2, 4, 3} : Shape{2, 3, 4}, 7), b2 = rnd(tb ? Shape{5, 4} : Shape{4, 5}, 8);
+      grad_ok("matmul shared b", ts({&a3s, &b2}),
+              [=](Tape&, const VS& v) { return ad::matmul(v[0], v[1], ta, tb); });
+    }
+}
+
+TEST_CASE("autodiff: matmul values and shape errors") {
+  Tape t;
+  Var a = t.constant(Tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+  Var b = t.constant(Tensor({3, 2}, {1, 0, 0, 1, 1, 1}));
+  test::check_close(ad::matmul(a, b).value(), Tensor({2, 2}, {4, 5, 10, 11}));
+  test::check_close(ad::matmul(a, a, false, true).value(), Tensor({2, 2}, {14, 32, 32, 77}));
+  CHECK_THROWS_AS(ad::matmul(a, a), ShapeError);
+  CHECK_THROWS_WITH_AS(ad::matmul(a, t.constant(Tensor({2, 2, 2}))), doctest::Contains("[2, 3]"),
+                       ShapeError);
+}
+
+TEST_CASE("autodiff: addmm and linear gradients") {
+  Tensor c = rnd({3, 5}, 1), a = rnd({3, 4}, 2), b = rnd({5, 4}, 3);
+  grad_ok("addmm", ts({&c, &a, &b}),
+          [](Tape&, const VS& v) { return ad::addmm(v[0], v[1], v[2], false, true); });
+  Tensor x = rnd({2, 3, 4}, 4), w = rnd({5, 4}, 5), bias = rnd({5}, 6);
+  grad_ok("linear rank 3 with bias", ts({&x, &w, &bias}),
+          [](Tape&, const VS& v) { return ad::linear(v[0], v[1], v[2]); });
+  Tensor x2 = rnd({3, 4}, 7), w2 = rnd({2, 4}, 8);
+  grad_ok("linear no bias", ts({&x2, &w2}), [](Tape&, const VS& v) { return ad::linear(v[0], v[1]); });
+  Tape t;
+  Var y = ad::linear(t.constant(Tensor({1, 2}, {1, 2})), t.constant(Tensor({2, 2}, {1, 1, 0, 1})),
+                     t.constant(Tensor({2}, {10, 20})));
+  test::check_close(y.value(), Tensor({1, 2}, {13, 22}));
+}
+
+TEST_CASE("autodiff: broadcasting binary ops") {
+  using Bin = Var (*)(Var, Var);
+  struct Case {
+    const char* name;
+    Bin f;
+  };
+  const Case cases[] = {{"add", ad::add}, {"sub", ad::sub}, {"mul", ad::mul}, {"div", ad::div}};
+  const Shape pairs[][2] = {{{2, 3}, {2, 3}}, {{2, 3, 4}, {4}},    {{2, 3, 4}, {2, 3, 1}},
+                            {{2, 3}, {}},     {{3, 1}, {2, 1, 4}}, {{1, 4}, {3, 4}}};
+  uint64_t seed = 10;
+  for (const Case& c : cases)
+    for (const auto& p : pairs) {
+      Tensor a = rnd(p[0], seed++), b = rnd(p[1], seed++);
+      if (c.f == static_cast<Bin>(ad::div)) b = positive(p[1], seed++, 0.5, 2.0);
+      grad_ok(std::string(c.name) + " " + shape_str(p[0]) + " " + shape_str(p[1]), ts({&a, &b}),
+              [f = c.f](Tape&, const VS& v) { return f(v[0], v[1]); });
+    }
+  Tape t;
+  Var a = t.constant(Tensor({2, 2}, {1, 2, 3, 4}));
+  test::check_close((a + t.constant(Tensor({2}, {10, 20}))).value(), Tensor({2, 2}, {11, 22, 13, 24}));
+  test::check_close((a * t.constant(Tensor({2, 1}, {2, 3}))).value(), Tensor({2, 2}, {2, 4, 9, 12}));
+  CHECK_THROWS_WITH_AS(a + t.constant(Tensor({3})), doctest::Contains("[2, 2] and [3]"), ShapeError);
+}
+
+TEST_CASE("autodiff: pow (NTM sharpening) with a per-row exponent") {
+  Tensor w = positive({2, 5}, 1, 0.05, 1.0), g = positive({2, 1}, 2, 1.0, 3.0);
+  grad_ok("pow", ts({&w, &g}), [](Tape&, const VS& v) { return ad::pow(v[0], v[1]); });
+  Tape t;
+  Var y = ad::pow(t.constant(Tensor({1, 2}, {0.0f, 0.5f})), t.constant(Tensor({1}, {2.0f})));
+  test::check_close(y.value(), Tensor({1, 2}, {0.0f, 0.25f}));
+}
+
+TEST_CASE("autodiff: scalar and unary ops") {
+  struct Case {
+    const char* name;
+    std::function<Var(Var)> f;
+    Tensor x;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"add scalar", [](Var x) { return x + 1.5f; }, rnd({3, 4}, 1)});
+  cases.push_back({"mul scalar", [](Var x) { return 2.5f * x; }, rnd({3, 4}, 2)});
+  cases.push_back({"neg", [](Var x) { return -x; }, rnd({3, 4}, 3)});
+  cases.push_back({"rsub", [](Var x) { return 1.0f - x; }, rnd({3, 4}, 3)});
+  cases.push_back({"tanh", [](Var x) { return ad::tanh(x); }, rnd({3, 4}, 4)});
+  cases.push_back({"sigmoid", [](Var x) { return ad::sigmoid(x); }, rnd({3, 4}, 5, 2.0)});
+  cases.push_back({"relu", [](Var x) { return ad::relu(x); }, rnd({3, 4}, 6, 1.0, 0.0, 0.1)});
+  cases.push_back({"softplus", [](Var x) { return ad::softplus(x); }, rnd({3, 4}, 7, 3.0)});
+  cases.push_back({"exp", [](Var x) { return ad::exp(x); }, rnd({3, 4}, 8)});
+  cases.push_back({"log", [](Var x) { return ad::log(x); }, positive({3, 4}, 9, 0.5, 3.0)});
+  cases.push_back({"sqrt", [](Var x) { return ad::sqrt(x); }, positive({3, 4}, 10, 0.5, 3.0)});
+  cases.push_back({"square", [](Var x) { return ad::square(x); }, rnd({3, 4}, 11)});
+  for (Case& c : cases)
+    grad_ok(c.name, ts({&c.x}), [f = c.f](Tape&, const VS& v) { return f(v[0]); });
+  Tape t;
+  Var x = t.constant(Tensor({4}, {-2.0f, 0.0f, 1.0f, 40.0f}));
+  const Tensor& sp = ad::softplus(x).value();
+  CHECK(sp[0] == doctest::Approx(std::log1p(std::exp(-2.0))).epsilon(1e-6));
+  CHECK(sp[3] == doctest::Approx(40.0));
+  const Tensor& th = ad::tanh(x).value();
+  CHECK(th[2] == doctest::Approx(std::tanh(1.0)).epsilon(1e-6));
+  const Tensor& sg = ad::sigmoid(x).value();
+  CHECK(sg[1] == doctest::Approx(0.5));
+}
+
+TEST_CASE("autodiff: softmax, log-softmax and masked softmax") {
+  Tensor x = rnd({3, 5}, 1, 2.0), x2 = rnd({2, 3, 4}, 2), x3 = rnd({3, 5}, 3, 2.0);
+  grad_ok("softmax", ts({&x}), [](Tape&, const VS& v) { return ad::softmax(v[0]); });
+  grad_ok("log_softmax", ts({&x2}), [](Tape&, const VS& v) { return ad::log_softmax(v[0]); });
+  Tensor mask({3, 5}, {1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1});
+  grad_ok("masked_softmax", ts({&x3}),
+          [&mask](Tape&, const VS& v) { return ad::masked_softmax(v[0], mask); });
+  Tape t;
+  Var y = ad::masked_softmax(t.constant(rnd({3, 5}, 4)), mask);
+  for (int64_t j = 0; j < 5; ++j) {
+    CHECK(y.value().at(1, j) == 0.0f);  // every key masked: zeros, not NaN
+    if (mask.at(0, j) == 0.0f) CHECK(y.value().at(0, j) == 0.0f);
+  }
+  double s = 0;
+  for (int64_t j = 0; j < 5; ++j) s += y.value().at(2, j);
+  CHECK(s == doctest::Approx(1.0));
+  // A [Tq, Tk] mask repeats over leading dimensions.
+  Var y3 = ad::masked_softmax(t.constant(rnd({2, 3, 5}, 5)), mask);
+  CHECK(y3.value().at(1, 1, 2) == 0.0f);
+  Var ls = ad::log_softmax(t.constant(Tensor({1, 3}, {1000, 0, -1000})));
+  CHECK(ls.value()[0] == doctest::Approx(0.0));
+  CHECK(std::isfinite(ls.value()[2]));
+  CHECK_THROWS_AS(ad::masked_softmax(t.constant(rnd({3, 4}, 6)), mask), ShapeError);
+}
+
+TEST_CASE("autodiff: cosine similarity, 2-D and batched") {
+  Tensor a = rnd({3, 4}, 1), b = rnd({5, 4}, 2);
+  grad_ok("cosine 2d", ts({&a, &b}), [](Tape&, const VS& v) { return ad::cosine(v[0], v[1]); });
+  Tensor a3 = rnd({2, 1, 4}, 3), b3 = rnd({2, 6, 4}, 4);
+  grad_ok("cosine 3d", ts({&a3, &b3}), [](Tape&, const VS& v) { return ad::cosine(v[0], v[1]); });
+  Tape t;
+  Var c = ad::cosine(t.constant(Tensor({2, 2}, {1, 0, 0, 0})), t.constant(Tensor({2, 2}, {2, 0, 0, 3})));
+  CHECK(c.value().at(0, 0) == doctest::Approx(1.0));
+  CHECK(c.value().at(0, 1) == doctest::Approx(0.0));
+  CHECK(c.value().at(1, 0) == 0.0f);  // zero row
+}
+
+TEST_CASE("autodiff: layer norm, normalise rows, circular convolution") {
+  Tensor x = rnd({2, 3, 6}, 1, 2.0, 0.5), g = rnd({6}, 2, 0.5, 1.0), b = rnd({6}, 3);
+  grad_ok("layer_norm", ts({&x, &g, &b}),
+          [](Tape&, const VS& v) { return ad::layer_norm(v[0], v[1], v[2]); });
+  Tensor x2 = rnd({3, 5}, 4);
+  grad_ok("layer_norm plain", ts({&x2}), [](Tape&, const VS& v) { return ad::layer_norm(v[0]); });
+  Tensor w = positive({3, 5}, 5);
+  grad_ok("normalize_rows", ts({&w}), [](Tape&, const VS& v) { return ad::normalize_rows(v[0]); });
+  Tensor cw = positive({2, 6}, 6), cs = positive({2, 3}, 7);
+  grad_ok("circular_conv", ts({&cw, &cs}),
+          [](Tape&, const VS& v) { return ad::circular_conv(v[0], v[1]); });
+  Tensor cw2 = positive({3, 5}, 8), cs2 = positive({5}, 9);
+  grad_ok("circular_conv shared full kernel", ts({&cw2, &cs2}),
+          [](Tape&, const VS& v) { return ad::circular_conv(v[0], v[1]); });
+  Tape t;
+  // A shift by +1 moves weight at position i to i + 1 (wrapping).
+  Var sh = ad::circular_conv(t.constant(Tensor({1, 4}, {1, 0, 0, 0.5f})),
+                             t.constant(Tensor({1, 3}, {0, 0, 1})));
+  test::check_close(sh.value(), Tensor({1, 4}, {0.5f, 1, 0, 0}));
+  Var ln = ad::layer_norm(t.constant(Tensor({1, 4}, {1, 2, 3, 4})));
+  double m = 0, v2 = 0;
+  for (int j = 0; j < 4; ++j) m += ln.value()[j];
+  for (int j = 0; j < 4; ++j) v2 += ln.value()[j] * ln.value()[j];
+  CHECK(m == doctest::Approx(0.0).epsilon(1e-6));
+  CHECK(v2 / 4 == doctest::Approx(1.0).epsilon(1e-4));
+  Var nr = ad::normalize_rows(t.constant(Tensor({1, 2}, {1, 3})));
+  test::check_close(nr.value(), Tensor({1, 2}, {0.25f, 0.75f}));
+}
+
+TEST_CASE("autodiff: fused additive scores equal the unfused ops") {
+  Tensor k = rnd({2, 5, 3}, 1), q = rnd({2, 3}, 2), v = rnd({3}, 3);
+  grad_ok("additive_scores", ts({&k, &q, &v}),
+          [](Tape&, const VS& x) { return ad::additive_scores(x[0], x[1], x[2]); });
+  Tape t;
+  Var K = t.constant(rnd({2, 5, 3}, 1)), Q = t.constant(rnd({2, 3}, 2)), W = t.constant(rnd({1, 3}, 3));
+  Var ref = ad::reshape(ad::linear(ad::tanh(K + ad::reshape(Q, {2, 1, 3})), W), {2, 5});
+  test::check_close(ad::additive_scores(K, Q, t.constant(rnd({3}, 3))).value(), ref.value(), 1e-6, 1e-5);
+}
+
+TEST_CASE("autodiff: reductions") {
+  Tensor x = rnd({2, 3, 4}, 1);
+  grad_ok("sum", ts({&x}), [](Tape&, const VS& v) { return ad::sum(v[0]); });
+  Tensor x2 = rnd({2, 3, 4}, 2);
+  grad_ok("mean", ts({&x2}), [](Tape&, const VS& v) { return ad::mean(v[0]); });
+  Tensor x3 = rnd({2, 3, 4}, 3);
+  grad_ok("sum_last", ts({&x3}), [](Tape&, const VS& v) { return ad::sum_last(v[0]); });
+  Tensor x4 = rnd({3, 4}, 4);
+  grad_ok("mean_last", ts({&x4}), [](Tape&, const VS& v) { return ad::mean_last(v[0]); });
+  Tape t;
+  Var a = t.constant(Tensor({2, 2}, {1, 2, 3, 4}));
+  CHECK(ad::sum(a).value()[0] == 10.0f);
+  CHECK(ad::mean(a).value()[0] == 2.5f);
+  test::check_close(ad::sum_last(a).value(), Tensor({2, 1}, {3, 7}));
+  // Many small values: the double accumulator keeps the sum exact where float would drift.
+  Var many = t.constant(Tensor({1 << 20}, 0.1f));
+  CHECK(ad::sum(many).value()[0] == doctest::Approx(0.1f * (1 << 20)).epsilon(1e-6));
+}
+
+TEST_CASE("autodiff: embedding, concat, stack, slice, index, reshape, transpose, permute") {
+  Tensor table = rnd({5, 3}, 1);
+  grad_ok("embedding (repeated ids)", ts({&table}), [](Tape&, const VS& v) {
+    return ad::embedding(v[0], {4, 0, 4, 2, 1, 4}, {2, 3});
+  });
+  for (int axis : {0, 1, -1}) {
+    Tensor a = rnd({2, 3, 4}, 2), b = rnd(axis == 0 ? Shape{1, 3, 4} : axis == 1 ? Shape{2, 2, 4} : Shape{2, 3, 2}, 3);
+    grad_ok("concat axis " + std::to_string(axis), ts({&a, &b}),
+            [axis](Tape&, const VS& v) { return ad::concat({v[0], v[1], v[0]}, axis); });
+  }
+  Tensor s1 = rnd({2, 3}, 4), s2 = rnd({2, 3}, 5);
+  grad_ok("stack", ts({&s1, &s2}), [](Tape&, const VS& v) { return ad::stack({v[0], v[1]}, 1); });
+  Tensor sl = rnd({3, 4, 5}, 6);
+  grad_ok("slice", ts({&sl}), [](Tape&, const VS& v) { return ad::slice(v[0], 1, 1, 3); });
+  Tensor sl2 = rnd({3, 4, 5}, 7);
+  grad_ok("slice last", ts({&sl2}), [](Tape&, const VS& v) { return ad::slice(v[0], -1, 2, 5); });
+  Tensor ix = rnd({3, 2, 2}, 8);
+  grad_ok("index", ts({&ix}), [](Tape&, const VS& v) { return ad::index(v[0], 1) * ad::index(v[0], 2); });
+  Tensor rs = rnd({2, 6}, 9);
+  grad_ok("reshape", ts({&rs}), [](Tape&, const VS& v) {
+    return ad::matmul(ad::reshape(v[0], {3, 4}), ad::reshape(v[0], {4, 3}));
+  });
+  Tensor tr = rnd({2, 3, 4}, 10);
+  grad_ok("transpose", ts({&tr}), [](Tape&, const VS& v) { return ad::transpose(v[0]); });
+  Tensor pm = rnd({2, 3, 4, 5}, 11);
+  grad_ok("permute", ts({&pm}), [](Tape&, const VS& v) { return ad::permute(v[0], {2, 0, 3, 1}); });
+
+  Tape t;
+  Var tb = t.constant(Tensor({3, 2}, {0, 1, 10, 11, 20, 21}));
+  test::check_close(ad::embedding(tb, {2, 0}).value(), Tensor({2, 2}, {20, 21, 0, 1}));
+  CHECK_THROWS_WITH_AS(ad::embedding(tb, {3}), doctest::Contains("id 3"), DataError);
+  Var m = t.constant(Tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
+  test::check_close(ad::transpose(m).value(), Tensor({3, 2}, {1, 4, 2, 5, 3, 6}));
+  test::check_close(ad::concat({m, m}, 0).value(), Tensor({4, 3}, {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}));
+  test::check_close(ad::concat({m, m}, -1).value(), Tensor({2, 6}, {1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
+  test::check_close(ad::slice(m, 1, 1, 2).value(), Tensor({2, 1}, {2, 5}));
+  test::check_close(ad::index(m, 1).value(), Tensor({3}, {4, 5, 6}));
+  Var p = ad::permute(t.constant(rnd({2, 3, 4}, 12)), {1, 2, 0});
+  CHECK(p.shape() == Shape{3, 4, 2});
+  CHECK_THROWS_AS(ad::concat({m, t.constant(Tensor({3, 3}))}, -1), ShapeError);
+  CHECK_THROWS_AS(ad::slice(m, 1, 2, 4), ShapeError);
+  CHECK_THROWS_AS(ad::reshape(m, {4}), ShapeError);
+  CHECK_THROWS_AS(ad::permute(m, {0, 0}), ShapeError);
+}
+
+TEST_CASE("autodiff: select_rows and mask_rows") {
+  const std::vector<uint8_t> keep = {1, 0, 1};
+  Tensor a = rnd({3, 4}, 1), b = rnd({3, 4}, 2);
+  grad_ok("select_rows", ts({&a, &b}), [&](Tape&, const VS& v) { return ad::select_rows(keep, v[0], v[1]); });
+  Tensor c = rnd({3, 4}, 3);
+  grad_ok("mask_rows", ts({&c}), [&](Tape&, const VS& v) { return ad::mask_rows(v[0], keep); });
+  Tape t;
+  Var y = ad::mask_rows(t.constant(Tensor({2, 1}, {5, 6})), {0, 1});
+  test::check_close(y.value(), Tensor({2, 1}, {0, 6}));
+}
+
+TEST_CASE("autodiff: fused LSTM and GRU steps") {
+  Tensor g = rnd({2, 12}, 1), c = rnd({2, 3}, 2), g0 = g.clone();
+  grad_ok("lstm_gates", ts({&g0}), [](Tape&, const VS& v) { return ad::lstm_gates(v[0]); });
+  Tensor a = positive({2, 12}, 3, 0.1, 0.9), c2 = rnd({2, 3}, 4);
+  grad_ok("lstm_cell_c", ts({&a, &c2}), [](Tape&, const VS& v) { return ad::lstm_cell_c(v[0], v[1]); });
+  Tensor a2 = positive({2, 12}, 5, 0.1, 0.9), c3 = rnd({2, 3}, 6);
+  grad_ok("lstm_cell_h", ts({&a2, &c3}), [](Tape&, const VS& v) { return ad::lstm_cell_h(v[0], v[1]); });
+  Tensor xp = rnd({2, 9}, 7), hp = rnd({2, 9}, 8), h = rnd({2, 3}, 9);
+  grad_ok("gru_cell", ts({&xp, &hp, &h}), [](Tape&, const VS& v) { return ad::gru_cell(v[0], v[1], v[2]); });
+  // The fused LSTM step equals the same equations written with separate ops.
+  Tape t;
+  Var G = t.constant(g.clone()), C = t.constant(c.clone());
+  Var act = ad::lstm_gates(G);
+  Var c_new = ad::lstm_cell_c(act, C), h_new = ad::lstm_cell_h(act, c_new);
+  Var i = ad::sigmoid(ad::slice(G, 1, 0, 3)), f = ad::sigmoid(ad::slice(G, 1, 3, 6));
+  Var gg = ad::tanh(ad::slice(G, 1, 6, 9)), o = ad::sigmoid(ad::slice(G, 1, 9, 12));
+  Var c_ref = f * C + i * gg;
+  test::check_close(c_new.value(), c_ref.value(), 1e-6);
+  test::check_close(h_new.value(), (o * ad::tanh(c_ref)).value(), 1e-6);
+}
+
+TEST_CASE("autodiff: dropout (seeded, inverted scaling, identity at eval)") {
+  Tensor x = rnd({4, 5}, 1);
+  grad_ok("dropout", ts({&x}), [](Tape&, const VS& v) { return ad::dropout(v[0], 0.3f); });
+  Tape t(7);
+  Var ones = t.constant(Tensor({100, 100}, 1.0f));
+  Var y = ad::dropout(ones, 0.25f);
+  int64_t zeros = 0;
+  double s = 0;
+  for (float v : y.value().values()) {
+    CHECK((v == 0.0f || std::fabs(v - 1.0f / 0.75f) < 1e-6));
+    zeros += v == 0.0f;
+    s += v;
+  }
+  CHECK(zeros > 2200);
+  CHECK(zeros < 2800);
+  CHECK(s / 1e4 == doctest::Approx(1.0).epsilon(0.03));
+  t.set_training(false);
+  Var e = ad::dropout(ones, 0.25f);
+  CHECK(e.id() == ones.id());
+  CHECK_THROWS_AS(ad::dropout(ones, 1.0f), Error);
+}
+
+// A test-only op whose backward is deliberately wrong (it forgets the factor 2 of d x²/dx):
+// the checker must report it.
+namespace {
+Var broken_square(Var x) {
+  Tape& t = x.tape();
+  Tensor y = x.value().clone();
+  for (int64_t i = 0; i < y.size(); ++i) y[i] *= y[i];
+  return t.push(std::move(y), {x}, [x](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    Tensor& gx = t.grad(x);
+    for (int64_t i = 0; i < g.size(); ++i) gx[i] += g[i] * t.value(x)[i];  // should be 2x
+  });
+}
+}  // namespace
+
+TEST_CASE("autodiff: the gradient checker catches a wrong backward") {
+  std::vector<Tensor> in;
+  in.push_back(rnd({3, 4}, 1));
+  const auto bad = ad::check_gradients([](Tape&, const VS& v) { return broken_square(v[0]); }, in);
+  CHECK_FALSE(bad.ok);
+  CHECK(bad.worst > 1.0);
+  CHECK(bad.where.find("input0[") == 0);
+  const auto good = ad::check_gradients([](Tape&, const VS& v) { return ad::square(v[0]); }, in);
+  CHECK(good.ok);
+  // A backward that forgets an input entirely is caught as well.
+  std::vector<Tensor> in2;
+  in2.push_back(rnd({2, 2}, 2));
+  in2.push_back(rnd({2, 2}, 3));
+  const auto lost = ad::check_gradients(
+      [](Tape& t, const VS& v) {
+        Tensor y = v[0].value().clone();
+        for (int64_t i = 0; i < y.size(); ++i) y[i] += v[1].value()[i];
+        Var a = v[0];
+        return t.push(std::move(y), {v[0], v[1]},
+                      [a](Tape& t, Var out) { t.grad(a).values() = t.grad(out).values(); });
+      },
+      in2);
+  CHECK_FALSE(lost.ok);
+  CHECK(lost.where.find("input1[") == 0);
+}
+
+TEST_CASE("autodiff: tape mechanics") {
+  ad::Parameter w("w", Tensor({2, 2}, {1, 2, 3, 4}));
+  Tape t;
+  SUBCASE("a parameter enters once, is not copied, and accumulates into its grad") {
+    Var a = t.param(w), b = t.param(w);
+    CHECK(a.id() == b.id());
+    CHECK(&a.value() == &w.value);
+    Var loss = ad::sum(a * b);  // Σ w²: gradient 2w
+    t.backward(loss);
+    test::check_close(w.grad, Tensor({2, 2}, {2, 4, 6, 8}));
+    t.backward(loss);  // accumulates
+    test::check_close(w.grad, Tensor({2, 2}, {4, 8, 12, 16}));
+    CHECK(&a.grad() == &w.grad);
+  }
+  SUBCASE("constants get no gradient and record no backward") {
+    Var c = t.constant(Tensor({2}, {1, 2}));
+    Var y = ad::tanh(c);
+    CHECK_FALSE(y.requires_grad());
+    t.backward(ad::sum(y));
+    CHECK_FALSE(t.has_grad(c));
+  }
+  SUBCASE("recording off keeps values only") {
+    t.set_recording(false);
+    Var y = ad::sum(ad::square(t.param(w)));
+    CHECK(y.value()[0] == 30.0f);
+    CHECK_FALSE(y.requires_grad());
+    t.backward(y);
+    test::check_close(w.grad, Tensor({2, 2}));
+  }
+  SUBCASE("clear() recycles buffers and invalidates Vars") {
+    Var y = ad::tanh(t.param(w));
+    const float* buf = y.value().data();
+    t.clear();
+    CHECK(t.size() == 0);
+    CHECK_THROWS_AS((void)y.value(), Error);
+    Var z = ad::tanh(t.param(w));
+    CHECK(z.value().data() == buf);  // the same storage, reused
+  }
+  SUBCASE("errors") {
+    CHECK_THROWS_AS(t.backward(t.param(w)), ShapeError);  // not a scalar
+    Tape other;
+    CHECK_THROWS_AS(ad::add(t.param(w), other.param(w)), Error);
+    CHECK_THROWS_AS((void)Var().value(), Error);
+  }
+}

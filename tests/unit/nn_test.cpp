@@ -1,0 +1,418 @@
+// lib/attnkit/nn: layer gradients (finite differences through ad::check_gradients), PyTorch
+// goldens for the cells and the loss (testdata/make_nn_golden.py), the attention layer
+// against lib/attnkit/attention, optimisers on a convex problem, the registry, and a small
+// end-to-end learning run.
+#include <cmath>
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "attnkit/attention/attention.h"
+#include "attnkit/autodiff/gradcheck.h"
+#include "attnkit/core/error.h"
+#include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/loss.h"
+#include "attnkit/nn/optim.h"
+#include "attnkit/nn/rnn.h"
+#include "attnkit/nn/transformer.h"
+#include "test_util.h"
+
+using namespace attnkit;
+using ad::Tape;
+using ad::Var;
+
+namespace {
+
+Tensor rnd(Shape s, uint64_t seed, double scale = 1.0) {
+  Rng rng(seed);
+  Tensor t(std::move(s));
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(scale * rng.normal());
+  return t;
+}
+
+void grads_ok(const std::string& what, const std::function<Var(Tape&)>& f,
+              std::vector<ad::Parameter*> params, ad::GradCheckOptions opt = {}) {
+  const ad::GradCheckResult r = ad::check_gradients(f, params, opt);
+  INFO(what << ": worst " << r.worst << " at " << r.where << " (" << r.checked << " checked)");
+  CHECK(r.checked > 0);
+  CHECK(r.ok);
+}
+
+std::map<std::string, Tensor>& golden() {
+  static std::map<std::string, Tensor> g = io::read_npz(test::testdata("nn/cells.npz"));
+  return g;
+}
+
+// A matrix [rows, cols] of a rank-3 tensor's item b.
+Tensor item(const Tensor& t, int64_t b) {
+  Tensor r({t.dim(1), t.dim(2)});
+  std::copy(t.data() + b * r.size(), t.data() + (b + 1) * r.size(), r.data());
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("nn: Linear, Embedding, LayerNorm, FeedForward gradients") {
+  nn::ParamStore ps;
+  Rng rng(1);
+  nn::Linear lin(ps, "lin", 4, 3, rng);
+  nn::Embedding emb(ps, "emb", 6, 4, rng);
+  nn::LayerNorm ln(ps, "ln", 3);
+  nn::FeedForward ff(ps, "ff", 3, 5, rng);
+  ad::Parameter x("x", rnd({2, 3, 4}, 2));
+  grads_ok("linear + layer norm + ff + embedding",
+           [&](Tape& t) {
+             Var h = ln(t, lin(t, t.param(x)));
+             Var e = lin(t, emb(t, {1, 5, 1, 0, 2, 3}, {2, 3}));
+             return ff(t, h) * e;
+           },
+           {ps.params()[0], ps.params()[1], ps.params()[2], ps.params()[3], ps.params()[4],
+            ps.params()[5], ps.params()[6], ps.params()[7], ps.params()[8], &x});
+  CHECK(ps.count("lin") == 4 * 3 + 3);
+  CHECK(ps.count("ff") == 3 * 5 + 5 + 5 * 3 + 3);
+}
+
+TEST_CASE("nn: RNN, GRU and LSTM cells match PyTorch (3 steps, values and gradients)") {
+  auto& g = golden();
+  const Tensor& x = g.at("x");
+  const Tensor& r = g.at("r");
+  for (const char* name : {"rnn", "gru", "lstm"}) {
+    const std::string n = name;
+    nn::ParamStore ps;
+    Rng rng(1);
+    nn::RecurrentCell cell(ps, n, nn::parse_cell_kind(n), 3, 4, rng);
+    cell.load_pytorch(g.at(n + "_weight_ih"), g.at(n + "_weight_hh"), g.at(n + "_bias_ih"),
+                      g.at(n + "_bias_hh"));
+    Tape t;
+    Var xs = t.input(x.clone());
+    nn::State s = cell.zero_state(t, 2);
+    std::vector<Var> hs;
+    for (int64_t k = 0; k < 3; ++k) {
+      s = cell(t, ad::index(xs, k), s);
+      hs.push_back(s.h);
+    }
+    INFO(n);
+    for (int64_t k = 0; k < 3; ++k) test::check_close(hs[static_cast<size_t>(k)].value(), item(g.at(n + "_h"), k), 1e-5, 1e-4);
+    if (n == "lstm") test::check_close(s.c.value(), item(g.at("lstm_c"), 2), 1e-5, 1e-4);
+    t.backward(ad::sum(s.h * t.constant(r.clone())));
+    test::check_close(cell.W_ih->grad, g.at(n + "_grad_weight_ih"), 1e-5, 1e-4);
+    test::check_close(xs.grad(), g.at(n + "_grad_x"), 1e-5, 1e-4);
+  }
+}
+
+TEST_CASE("nn: GRU and LSTM over 3 steps pass the gradient check; parameter counts") {
+  for (nn::CellKind kind : {nn::CellKind::RNN, nn::CellKind::GRU, nn::CellKind::LSTM}) {
+    nn::ParamStore ps;
+    Rng rng(3);
+    const int64_t n = 3, m = 4;
+    nn::RecurrentCell cell(ps, "cell", kind, n, m, rng);
+    const int64_t expect = kind == nn::CellKind::LSTM ? 4 * m * (n + m + 1)
+                           : kind == nn::CellKind::GRU ? 3 * m * (n + m + 2)
+                                                       : m * (n + m + 1);
+    CHECK(ps.count() == expect);
+    ad::Parameter x("x", rnd({3, 2, n}, 4));
+    std::vector<ad::Parameter*> params = ps.params();
+    params.push_back(&x);
+    grads_ok("cell over 3 steps",
+             [&](Tape& t) {
+               nn::State s = cell.zero_state(t, 2);
+               Var xs = t.param(x);
+               for (int64_t k = 0; k < 3; ++k) s = cell(t, ad::index(xs, k), s);
+               return kind == nn::CellKind::LSTM ? ad::concat({s.h, s.c}, -1) : s.h;
+             },
+             params);
+  }
+}
+
+TEST_CASE("nn: bi-directional 2-layer encoder over a padded batch") {
+  nn::ParamStore ps;
+  Rng rng(5);
+  nn::EncoderOptions o;
+  o.kind = nn::CellKind::LSTM;
+  o.input = 3;
+  o.hidden = 4;
+  o.layers = 2;
+  o.bidirectional = true;
+  nn::RecurrentEncoder enc(ps, "enc", o, rng);
+  CHECK(ps.count() == 2 * 4 * 4 * (3 + 4 + 1) + 2 * 4 * 4 * (8 + 4 + 1));
+  CHECK(ps.contains("enc.l1_reverse.W_ih"));
+  ad::Parameter x("x", rnd({3, 5, 3}, 6));
+  const std::vector<int64_t> lengths = {5, 2, 4};
+  std::vector<ad::Parameter*> params = ps.params();
+  params.push_back(&x);
+  ad::GradCheckOptions opt;
+  opt.max_per_tensor = 24;
+  grads_ok("encoder",
+           [&](Tape& t) {
+             auto out = enc(t, t.param(x), lengths);
+             return ad::concat({ad::reshape(out.outputs, {3, 40}), out.final[2].h, out.final[3].c}, -1);
+           },
+           params, opt);
+
+  // Each item's outputs equal those of the item run alone, unpadded; padding gives zeros.
+  Tape t;
+  auto full = enc(t, t.constant(x.value.clone()), lengths);
+  CHECK(full.outputs.shape() == Shape{3, 5, 8});
+  for (int64_t b = 0; b < 3; ++b) {
+    const int64_t L = lengths[static_cast<size_t>(b)];
+    Tensor xb({1, L, 3});
+    for (int64_t s = 0; s < L; ++s)
+      for (int64_t j = 0; j < 3; ++j) xb.at(0, s, j) = x.value.at(b, s, j);
+    auto alone = enc(t, t.constant(std::move(xb)), {L});
+    for (int64_t s = 0; s < 5; ++s)
+      for (int64_t j = 0; j < 8; ++j) {
+        const float want = s < L ? alone.outputs.value().at(0, s, j) : 0.0f;
+        CHECK(full.outputs.value().at(b, s, j) == doctest::Approx(want).epsilon(1e-5));
+      }
+    for (size_t k = 0; k < 4; ++k)
+      for (int64_t j = 0; j < 4; ++j)
+        CHECK(full.final[k].h.value().at(b, j) == doctest::Approx(alone.final[k].h.value().at(0, j)).epsilon(1e-5));
+  }
+  CHECK_THROWS_AS(enc(t, t.constant(x.value.clone()), {5, 0, 4}), DataError);
+  CHECK_THROWS_AS(enc(t, t.constant(x.value.clone()), {5, 6, 4}), DataError);
+}
+
+TEST_CASE("nn: multi-head attention equals the attention library; causal-mask gradients") {
+  nn::ParamStore ps;
+  Rng rng(7);
+  const int64_t d = 6;
+  nn::MultiHeadAttention mha1(ps, "one", d, 1, rng);
+  // Identity projections, zero biases: one head is plain scaled-dot attention.
+  for (nn::Linear* l : {&mha1.wq, &mha1.wk, &mha1.wv, &mha1.wo}) {
+    l->W->value = Tensor({d, d});
+    for (int64_t i = 0; i < d; ++i) l->W->value.at(i, i) = 1.0f;
+    l->b->value = Tensor({d});
+  }
+  Tensor q = rnd({2, 3, d}, 8), k = rnd({2, 5, d}, 9);
+  Tensor mask({2, 3, 5}, 1.0f);
+  for (int64_t j = 0; j < 5; ++j) mask.at(1, 2, j) = 0.0f;  // a query with every key masked
+  mask.at(0, 1, 3) = 0.0f;
+  Tape t;
+  Tensor w;
+  Var y = mha1(t, t.constant(q.clone()), t.constant(k.clone()), &mask, false, &w);
+  attention::Scorer sc;
+  sc.kind = attention::ScoreKind::ScaledDot;
+  attention::Options ao;
+  ao.mask = &mask;
+  Tensor ref = attention::attend(sc, q, k, &k, ao);
+  test::check_close(y.value(), ref, 1e-5, 1e-4);
+  for (int64_t j = 0; j < d; ++j) CHECK(y.value().at(1, 2, j) == 0.0f);
+  CHECK(w.shape() == Shape{2, 1, 3, 5});
+  CHECK(w[(0 * 3 + 1) * 5 + 3] == 0.0f);
+  // Causal, as the library's mask_causal.
+  ao.mask = nullptr;
+  ao.causal = true;
+  Var yc = mha1(t, t.constant(q.clone()), t.constant(q.clone()), nullptr, true);
+  test::check_close(yc.value(), attention::attend(sc, q, q, &q, ao), 1e-5, 1e-4);
+
+  nn::MultiHeadAttention mha(ps, "mha", d, 2, rng);
+  ad::Parameter x("x", rnd({2, 4, d}, 10));
+  std::vector<ad::Parameter*> params = ps.params("mha");
+  params.push_back(&x);
+  grads_ok("mha causal", [&](Tape& t) { Var v = t.param(x); return mha(t, v, v, nullptr, true); },
+           params);
+  CHECK_THROWS_AS(nn::MultiHeadAttention(ps, "bad", 6, 4, rng), UsageError);
+}
+
+TEST_CASE("nn: Transformer encoder (post-norm) and decoder (pre-norm) layer gradients") {
+  nn::ParamStore ps;
+  Rng rng(11);
+  nn::TransformerOptions o;
+  o.dim = 4;
+  o.heads = 2;
+  o.ff = 6;
+  o.dropout = 0.1f;
+  nn::TransformerEncoderLayer enc(ps, "enc", o, rng);
+  o.pre_norm = true;
+  nn::TransformerDecoderLayer dec(ps, "dec", o, rng);
+  ad::Parameter x("x", rnd({2, 3, 4}, 12)), y("y", rnd({2, 2, 4}, 13));
+  Tensor pad = nn::padding_mask({3, 2}, 3, 3), mpad = nn::padding_mask({3, 2}, 2, 3);
+  std::vector<ad::Parameter*> params = ps.params();
+  params.push_back(&x);
+  params.push_back(&y);
+  ad::GradCheckOptions opt;
+  opt.max_per_tensor = 12;
+  grads_ok("transformer layers (dropout on, reseeded per evaluation)",
+           [&](Tape& t) {
+             Var m = enc(t, t.param(x), &pad);
+             return dec(t, t.param(y), m, nullptr, &mpad);
+           },
+           params, opt);
+  CHECK(ps.count("enc") == 4 * (4 * 4 + 4) + (4 * 6 + 6 + 6 * 4 + 4) + 2 * 8);
+}
+
+TEST_CASE("nn: cross-entropy (PyTorch golden, label smoothing, ignore) and BCE with logits") {
+  auto& g = golden();
+  std::vector<int32_t> targets;
+  for (float v : g.at("ce_targets").values()) targets.push_back(static_cast<int32_t>(v));
+  Tape t;
+  Var logits = t.input(g.at("ce_logits").clone());
+  nn::CrossEntropyOptions o;
+  o.ignore_index = 0;
+  o.label_smoothing = 0.1f;
+  Var loss = nn::cross_entropy(logits, targets, o);
+  CHECK(loss.value()[0] == doctest::Approx(g.at("ce_loss")[0]).epsilon(1e-5));
+  t.backward(loss);
+  test::check_close(logits.grad(), g.at("ce_grad"), 1e-6, 1e-4);
+  std::vector<Tensor> in;
+  in.push_back(rnd({2, 3, 5}, 14));
+  const auto r = ad::check_gradients(
+      [&](Tape&, const std::vector<Var>& v) { return nn::cross_entropy(v[0], {1, 4, -1, 0, 2, 2}, {-1, 0.2f}); }, in);
+  CHECK(r.ok);
+  CHECK_THROWS_AS(nn::cross_entropy(logits, {3, 0, 7, 0, 2}, o), DataError);
+  CHECK(nn::cross_entropy(logits, {0, 0, 0, 0, 0}, o).value()[0] == 0.0f);
+
+  Tensor tg({2, 3}, {1, 0, 1, 0, 0.5f, 1});
+  Tensor mk({2, 3}, {1, 1, 1, 1, 0, 1});
+  std::vector<Tensor> in2;
+  in2.push_back(rnd({2, 3}, 15, 2.0));
+  CHECK(ad::check_gradients([&](Tape&, const std::vector<Var>& v) { return nn::bce_with_logits(v[0], tg, &mk); }, in2).ok);
+  Var big = nn::bce_with_logits(t.constant(Tensor({2}, {100.0f, -100.0f})), Tensor({2}, {1.0f, 1.0f}));
+  CHECK(big.value()[0] == doctest::Approx(50.0).epsilon(1e-6));  // (0 + 100) / 2, no overflow
+}
+
+TEST_CASE("nn: optimisers converge on a convex quadratic; schedules; clipping") {
+  // f(θ) = Σ_i a_i (θ_i - c_i)², minimum at c.
+  const Tensor a({4}, {1.0f, 3.0f, 0.5f, 2.0f}), c({4}, {1.0f, -2.0f, 0.5f, 3.0f});
+  auto run = [&](auto make, int steps) {
+    ad::Parameter th("theta", Tensor({4}));
+    auto opt = make(std::vector<ad::Parameter*>{&th});
+    Tape t;
+    for (int s = 0; s < steps; ++s) {
+      opt.zero_grad();
+      Var d = t.param(th) - t.constant(c.clone());
+      t.backward(ad::sum(t.constant(a.clone()) * d * d));
+      opt.step();
+      t.clear();
+    }
+    double err = 0;
+    for (int i = 0; i < 4; ++i) err = std::max(err, static_cast<double>(std::fabs(th.value[i] - c[i])));
+    return err;
+  };
+  CHECK(run([](auto p) { return nn::SGD(p, 0.05, 0.9); }, 300) < 1e-3);
+  CHECK(run([](auto p) { return nn::SGD(p, 0.05, 0.9, true); }, 300) < 1e-3);
+  CHECK(run([](auto p) { return nn::Adam(p, 0.1); }, 600) < 1e-2);
+  CHECK(run([](auto p) { return nn::RMSProp(p, 1e-2); }, 800) < 2e-2);
+  CHECK(run([](auto p) { return nn::RMSProp(p, 1e-2, 0.95, 0.9, 1e-4, false); }, 800) < 2e-2);
+
+  // One RMSProp step by hand (centred, ε inside the root): n = 0.05 g², ḡ = 0.05 g,
+  // Δ = -lr g / √(n - ḡ² + ε).
+  ad::Parameter p("p", Tensor({1}, {0.0f}));
+  nn::RMSProp rms({&p}, 0.1);
+  p.grad[0] = 2.0f;
+  rms.step();
+  const double n = 0.05 * 4, gb = 0.05 * 2;
+  CHECK(p.value[0] == doctest::Approx(-0.1 * 2 / std::sqrt(n - gb * gb + 1e-4)).epsilon(1e-5));
+
+  nn::Schedule s;
+  s.kind = nn::Schedule::Kind::InverseSqrt;
+  s.warmup = 4;
+  CHECK(s.factor(1) == doctest::Approx(0.25));
+  CHECK(s.factor(4) == doctest::Approx(1.0));
+  CHECK(s.factor(16) == doctest::Approx(0.5));
+  s.kind = nn::Schedule::Kind::Step;
+  s.warmup = 0;
+  s.step_size = 10;
+  s.gamma = 0.5;
+  CHECK(s.factor(9) == doctest::Approx(1.0));
+  CHECK(s.factor(25) == doctest::Approx(0.25));
+
+  ad::Parameter g1("g1", Tensor({2})), g2("g2", Tensor({1}));
+  g1.grad = Tensor({2}, {3.0f, 0.0f});
+  g2.grad = Tensor({1}, {4.0f});
+  CHECK(nn::clip_grad_norm({&g1, &g2}, 1.0) == doctest::Approx(5.0));
+  CHECK(g1.grad[0] == doctest::Approx(0.6));
+  CHECK(g2.grad[0] == doctest::Approx(0.8));
+  CHECK(nn::clip_grad_norm({&g1, &g2}, 10.0) == doctest::Approx(1.0));
+  CHECK(g2.grad[0] == doctest::Approx(0.8));
+  nn::clip_grad_value({&g1, &g2}, 0.7);
+  CHECK(g2.grad[0] == doctest::Approx(0.7));
+  CHECK(g1.grad[0] == doctest::Approx(0.6));
+}
+
+TEST_CASE("nn: parameter registry — names, counts per layer, save and load") {
+  nn::ParamStore ps;
+  Rng rng(17);
+  nn::Linear a(ps, "model.a", 3, 2, rng);
+  nn::RecurrentCell c(ps, "model.cell", nn::CellKind::LSTM, 2, 3, rng);
+  CHECK_THROWS_AS(nn::Linear(ps, "model.a", 3, 2, rng), Error);
+  auto lc = ps.layer_counts();
+  REQUIRE(lc.size() == 2);
+  CHECK(lc[0] == std::make_pair(std::string("model.a"), int64_t{8}));
+  CHECK(lc[1].second == 4 * 3 * (2 + 3 + 1));
+  CHECK(ps.count("model") == ps.count());
+  CHECK(ps.count("model.c") == 0);  // prefixes end at a '.'
+  const std::string path = "/tmp/attnkit-nn-test-params.npz";
+  ps.save(path);
+  nn::ParamStore ps2;
+  Rng rng2(99);
+  nn::Linear a2(ps2, "model.a", 3, 2, rng2);
+  nn::RecurrentCell c2(ps2, "model.cell", nn::CellKind::LSTM, 2, 3, rng2);
+  ps2.load(path);
+  test::check_close(c2.W_hh->value, c.W_hh->value, 0, 0);
+  test::check_close(a2.b->value, a.b->value, 0, 0);
+  nn::ParamStore ps3;
+  nn::Linear a3(ps3, "model.a", 3, 4, rng2);
+  CHECK_THROWS_WITH_AS(ps3.load(path), doctest::Contains("model.a.W"), DataError);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("nn: end to end — a bi-LSTM learns to reverse sequences of 4 symbols") {
+  nn::ParamStore ps;
+  Rng rng(21);
+  const int64_t V = 4, T = 4, B = 32, H = 24;
+  nn::Embedding emb(ps, "emb", V, 8, rng);
+  nn::EncoderOptions o;
+  o.input = 8;
+  o.hidden = H;
+  o.bidirectional = true;
+  nn::RecurrentEncoder enc(ps, "enc", o, rng);
+  nn::Linear out(ps, "out", 2 * H, V, rng);
+  nn::Adam adam(ps.params(), 0.02);
+  Rng data(22);
+  Tape t(23);
+  auto batch = [&](std::vector<int32_t>& x, std::vector<int32_t>& y) {
+    x.resize(B * T);
+    y.resize(B * T);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t s = 0; s < T; ++s) x[static_cast<size_t>(b * T + s)] = static_cast<int32_t>(data.below(V));
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t s = 0; s < T; ++s) y[static_cast<size_t>(b * T + s)] = x[static_cast<size_t>(b * T + T - 1 - s)];
+  };
+  std::vector<int32_t> x, y;
+  const std::vector<int64_t> lengths(B, T);
+  double acc = 0;
+  int perfect = 0;
+  for (int step = 0; step < 1500; ++step) {
+    batch(x, y);
+    adam.zero_grad();
+    Var logits = out(t, enc(t, emb(t, x, {B, T}), lengths).outputs);
+    Var loss = nn::cross_entropy(logits, y);
+    t.backward(loss);
+    nn::clip_grad_norm(ps.params(), 5.0);
+    adam.step();
+    int64_t right = 0;
+    for (int64_t r = 0; r < B * T; ++r) {
+      const float* row = logits.value().data() + r * V;
+      right += std::max_element(row, row + V) - row == y[static_cast<size_t>(r)];
+    }
+    acc = static_cast<double>(right) / (B * T);
+    t.clear();
+    perfect = acc == 1.0 ? perfect + 1 : 0;
+    if (perfect == 10) { MESSAGE("learnt after " << step + 1 << " steps"); break; }  // ten perfect batches in a row
+  }
+  // Held-out batch, evaluation mode.
+  batch(x, y);
+  t.set_training(false);
+  t.set_recording(false);
+  Var logits = out(t, enc(t, emb(t, x, {B, T}), lengths).outputs);
+  int64_t right = 0;
+  for (int64_t r = 0; r < B * T; ++r) {
+    const float* row = logits.value().data() + r * V;
+    right += std::max_element(row, row + V) - row == y[static_cast<size_t>(r)];
+  }
+  CHECK(perfect == 10);
+  CHECK(static_cast<double>(right) / (B * T) >= 0.99);
+}
