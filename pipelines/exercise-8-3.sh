@@ -16,44 +16,41 @@
 # rnn near 1 (0.5 to 1.6; generous, as a loaded machine blurs the timings). With gnuplot
 # installed, --plot FILE (or --keep DIR) draws the times on log-log axes as a PNG; without it
 # the plot is skipped with a note.
-#   pipelines/exercise-8-3.sh [--quick] [--dim D] [--repeat R] [--threads T] [--plot FILE] [--keep DIR]
+#   pipelines/exercise-8-3.sh [--quick] [--dim D] [--repeat R] [--threads T] [--plot FILE]
+#                             [--keep DIR] [--seed S]
 # --quick: N = 256 ... 2048, a few seconds. --threads: default 1, so that thread start-up
-# does not blur the growth at small N. Needs layer-time on PATH (or in ATTNKIT_BIN, or
-# build/bin of this tree).
+# does not blur the growth at small N. --seed: of the random inputs and weights (default 1).
+# Needs layer-time (ATTNKIT_BIN, else build/bin of this tree, else PATH).
 set -euo pipefail
 export LC_ALL=C
 
-usage() { sed -n '2,25s/^# \{0,1\}//p' "$0"; }
-quick=0 dim=64 kernel=3 repeat=5 threads=1 plot= keep=
-whole() { case $2 in ''|*[!0-9]*|0) echo "exercise-8-3.sh: $1 needs a whole number >= 1" >&2; exit 2 ;; esac; }
+. "$(dirname "$0")/lib.sh"
+# This script's own options first; the shared ones (--quick, --keep, --help) to pipeline_args.
+dim=64 kernel=3 repeat=5 threads=1 plot=
+whole() { case $2 in ''|*[!0-9]*|0) echo "$PIPELINE: $1 needs a whole number >= 1" >&2; exit 2 ;; esac; }
+rest=()
 while [ $# -gt 0 ]; do
   case $1 in
-    --quick) quick=1 ;;
     --dim) dim=${2:?--dim needs a value}; whole --dim "$dim"; shift ;;
     --repeat) repeat=${2:?--repeat needs a value}; whole --repeat "$repeat"; shift ;;
     --threads) threads=${2:?--threads needs a value}; whole --threads "$threads"; shift ;;
     --plot) plot=${2:?--plot needs a file name}; shift ;;
-    --keep) keep=${2:?--keep needs a directory}; shift ;;
-    -h|--help) usage; exit 0 ;;
-    *) echo "exercise-8-3.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+    *) rest+=("$1") ;;
   esac
   shift
 done
-
-top=$(cd "$(dirname "$0")/.." && pwd)
-PATH="${ATTNKIT_BIN:-$top/build/bin}:$PATH"
-command -v layer-time >/dev/null || { echo "exercise-8-3.sh: layer-time not found (build first)" >&2; exit 1; }
+pipeline_args ${rest[@]+"${rest[@]}"}
+need_tools layer-time
 
 if [ "$quick" = 1 ]; then sizes="256 512 1024 2048"; else
   sizes="256 512 1024 2048 4096 8192"; fi
-if [ -n "$keep" ]; then mkdir -p "$keep"; dir=$keep; [ -z "$plot" ] && plot=$dir/times.png; else
-  dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-fi
+work_dir
+[ -n "$keep" ] && [ -z "$plot" ] && plot=$dir/times.png
 
 printf 'N\td\tk\ttime_attention\ttime_conv\ttime_rnn\tpath_attention\tpath_conv\tpath_dilated\tpath_rnn\n' \
   >"$dir/result.tsv"
 for n in $sizes; do
-  lt() { layer-time --length "$n" --dim "$dim" --kernel "$kernel" --repeat "$repeat" --threads "$threads" --seed 1 "$@"; }
+  lt() { layer-time --length "$n" --dim "$dim" --kernel "$kernel" --repeat "$repeat" --threads "$threads" --seed "$seed" "$@"; }
   a=$(lt --layer attention) c=$(lt --layer conv) r=$(lt --layer rnn)
   # The path of a dilated stack only (a 1-wide pass: its time is not used).
   cd_=$(layer-time --layer conv --dilated --length "$n" --dim 1 --kernel "$kernel" --repeat 1)
@@ -65,7 +62,7 @@ cat "$dir/result.tsv"
 
 if [ -n "$plot" ]; then
   if command -v gnuplot >/dev/null; then
-    gnuplot <<EOG || echo "exercise-8-3.sh: gnuplot failed: no plot" >&2
+    gnuplot <<EOG || echo "$PIPELINE: gnuplot failed: no plot" >&2
 set terminal pngcairo size 800,560
 set output "$plot"
 set logscale xy
@@ -79,7 +76,7 @@ plot "$dir/result.tsv" skip 1 using 1:4 with linespoints title "self-attention",
 EOG
     [ -s "$plot" ] && echo "plot: $plot" >&2
   else
-    echo "exercise-8-3.sh: gnuplot is not installed: no plot (the TSV has the numbers)" >&2
+    echo "$PIPELINE: gnuplot is not installed: no plot (the TSV has the numbers)" >&2
   fi
 fi
 
