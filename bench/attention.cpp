@@ -2,6 +2,9 @@
 //   bench-attention fused  N HEADS D REPS [ROWS KEYS]   streaming scaled-dot contexts
 //   bench-attention naive  N HEADS D REPS               whole weight matrices (the reference)
 //   bench-attention sgemm  N REPS                      square sgemm, the machine's ceiling
+//   bench-attention profile N D REPS [ROWS KEYS]       where the streaming kernel's time goes,
+//                                                      one thread, one head: the Q Kᵀ gemms,
+//                                                      the online-softmax steps, the P V gemms
 //   bench-attention mha    N HEADS E BATCH REPS        multi-head self-attention (random
 //                                                      parameters), as attn-mha computes it
 // Line: impl  N  heads  d  seconds(best)  GFLOP/s (4·N²·d per head)  peak_RSS_MB  threads.
@@ -21,6 +24,7 @@
 
 #include "attnkit/attention/fused.h"
 #include "attnkit/attention/mha.h"
+#include "attnkit/attention/online_softmax.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/core/rng.h"
@@ -54,7 +58,8 @@ double peak_rss_mb() {
 int usage() {
   std::fprintf(stderr,
                "usage: bench-attention fused|naive N HEADS D REPS [ROWS KEYS]\n"
-               "       bench-attention sgemm N REPS\n");
+               "       bench-attention sgemm N REPS\n"
+               "       bench-attention profile N D REPS [ROWS KEYS]\n");
   return 2;
 }
 
@@ -75,6 +80,62 @@ int main(int argc, char** argv) {
         best_of(reps, [&] { gemm(Trans::No, Trans::No, 1, mat(a), mat(b), 0, mat(c)); });
     std::printf("sgemm\t%ld\t-\t-\t%.4f\t%.1f\t%.0f\t%d\n", static_cast<long>(n), t,
                 2.0 * n * n * n / t / 1e9, peak_rss_mb(), blas_threads());
+    return 0;
+  }
+  if (impl == "profile") {
+    // The loop of fused_block (fused.cpp) with a timer around each phase, on one thread.
+    if (argc != 5 && argc != 7) return usage();
+    const int64_t n = std::atoll(argv[2]), d = std::atoll(argv[3]);
+    const int reps = std::atoi(argv[4]);
+    attention::FusedBlocks blocks;
+    if (argc == 7) {
+      blocks.rows = std::atoll(argv[5]);
+      blocks.keys = std::atoll(argv[6]);
+    }
+    blas_set_threads(1);
+    Tensor q({n, d}), k({n, d}), v({n, d}), out({n, d});
+    fill(q, 3);
+    fill(k, 4);
+    fill(v, 5);
+    std::vector<float> sbuf(static_cast<size_t>(blocks.rows * blocks.keys)), m(blocks.rows);
+    std::vector<double> l(blocks.rows);
+    const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+    double best[3] = {1e30, 1e30, 1e30};
+    using clock = std::chrono::steady_clock;
+    for (int r = 0; r < reps; ++r) {
+      double t[3] = {0, 0, 0};
+      for (int64_t r0 = 0; r0 < n; r0 += blocks.rows) {
+        const int64_t rows = std::min(blocks.rows, n - r0);
+        const ConstMat qb{q.data() + r0 * d, rows, d, d};
+        const Mat ob{out.data() + r0 * d, rows, d, d};
+        std::fill(m.begin(), m.end(), -INFINITY);
+        std::fill(l.begin(), l.end(), 0.0);
+        for (int64_t c0 = 0; c0 < n; c0 += blocks.keys) {
+          const int64_t nk = std::min(blocks.keys, n - c0);
+          const Mat s{sbuf.data(), rows, nk, nk};
+          const auto t0 = clock::now();
+          gemm(Trans::No, Trans::Yes, scale, qb, ConstMat{k.data() + c0 * d, nk, d, d}, 0.0f, s);
+          const auto t1 = clock::now();
+          attention::detail::online_softmax_block(s, m.data(), l.data(), ob);
+          const auto t2 = clock::now();
+          gemm(Trans::No, Trans::No, 1.0f, s, ConstMat{v.data() + c0 * d, nk, d, d}, 1.0f, ob);
+          const auto t3 = clock::now();
+          t[0] += std::chrono::duration<double>(t1 - t0).count();
+          t[1] += std::chrono::duration<double>(t2 - t1).count();
+          t[2] += std::chrono::duration<double>(t3 - t2).count();
+        }
+      }
+      for (int i = 0; i < 3; ++i) best[i] = std::min(best[i], t[i]);
+    }
+    const double half = 2.0 * static_cast<double>(n) * n * d, total = best[0] + best[1] + best[2];
+    std::printf("profile\t%ld\t1\t%ld\tblocks %ldx%ld, 1 thread, softmax path %s: QK^T %.4f s "
+                "(%.0f GFLOP/s), softmax %.4f s (%.2f ns/score, %.0f%%), PV %.4f s (%.0f GFLOP/s); "
+                "%.0f GFLOP/s overall\n",
+                static_cast<long>(n), static_cast<long>(d), static_cast<long>(blocks.rows),
+                static_cast<long>(blocks.keys),
+                attention::detail::have_avx512() ? "avx512" : "portable", best[0],
+                half / best[0] / 1e9, best[1], best[1] / (double(n) * n) * 1e9,
+                100.0 * best[1] / total, best[2], half / best[2] / 1e9, 2 * half / total / 1e9);
     return 0;
   }
   if (impl == "mha") {

@@ -3,7 +3,8 @@
 # run: same thread count (ATTNKIT_THREADS, default 2), same OpenBLAS core type for both
 # (ATTNKIT_BENCH_CORETYPE, default SkylakeX; PyTorch's own CPU kernels detect the CPU themselves).
 # Each case runs in its own process so its peak RSS is its own. Prints TSV and, per N, the
-# ratio attnkit/PyTorch and attnkit's share of the machine's sgemm GFLOP/s from this run.
+# ratio attnkit/PyTorch and attnkit's share of the machine's sgemm GFLOP/s from this run, and
+# a profile line: the time of the Q Kᵀ gemms, the online softmax and the P V gemms.
 #   bench/attention.sh [--quick]      (--quick: small sizes, one rep: a smoke test)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +27,9 @@ out=$(mktemp); trap 'rm -f "$out"' EXIT
 echo "# OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE threads=$ATTNKIT_THREADS"
 printf 'impl\tN\theads\td\tseconds\tGFLOPs\tpeak_RSS_MB\tthreads\n'
 "$bin" sgemm 4096 "$reps" | tee -a "$out"
+# Where the streaming kernel's time goes (one thread, one head), as a comment line.
+prof_n=4096; [ "${1:-}" = --quick ] && prof_n=512
+"$bin" profile "$prof_n" 64 "$reps" | sed 's/^profile\t[^\t]*\t[^\t]*\t[^\t]*\t/# profile N='"$prof_n"' d=64: /'
 for n in $sizes; do
   r=$reps; [ "$n" -ge 8192 ] && r=1
   "$bin" fused "$n" 8 64 "$r" | tee -a "$out"

@@ -143,3 +143,27 @@ TEST_CASE("fused_context: shape errors") {
   Tensor k2({5, 3}), v2({6, 2});
   CHECK_THROWS_AS(fused_context({{mat(q), mat(k2), mat(v2), mat(o), {}}}, 1.0f), ShapeError);
 }
+
+TEST_CASE("fused: default blocks (AVX-512 path where the CPU has it) = naive; 1, 2, 3 threads give identical bits") {
+  // Sizes past one 256 x 256 block with ragged tails, a causal head and a padded one.
+  const int64_t n = 700, d = 64, H = 3;
+  Tensor q = randn({H, n, d}, 21, 1.5), k = randn({H, n, d}, 22, 1.5), v = randn({H, n, d}, 23);
+  Tensor ref({H, n, d}), o1({H, n, d}), o2({H, n, d}), o3({H, n, d});
+  auto problems = [&](Tensor& out) {
+    std::vector<Problem> ps;
+    for (int64_t h = 0; h < H; ++h) {
+      KeyMask m;
+      m.causal = h == 1;
+      if (h == 2) m.key_len = 517;
+      ps.push_back({mat(q, h), mat(k, h), mat(v, h), mat(out, h), m});
+    }
+    return ps;
+  };
+  naive_context(problems(ref), 0.125f, 2);
+  fused_context(problems(o1), 0.125f, FusedBlocks{}, 1);
+  fused_context(problems(o2), 0.125f, FusedBlocks{}, 2);
+  fused_context(problems(o3), 0.125f, FusedBlocks{}, 3);
+  check_rel(o1, ref);
+  CHECK(o1.values() == o2.values());
+  CHECK(o1.values() == o3.values());
+}

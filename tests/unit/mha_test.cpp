@@ -123,3 +123,29 @@ TEST_CASE("mha: parameter and shape errors name the array and both shapes") {
   CHECK_THROWS_AS(key_lengths_from(Tensor({2}, std::vector<float>{1, 2.5f}), 2, 5), DataError);
   CHECK_THROWS_AS(parse_mha_output("scores"), UsageError);
 }
+
+TEST_CASE("mha: self-attention's one stacked projection = three separate ones") {
+  // X passed three times takes the one-gemm path (in_proj stacked [3E, E]); copies of X take
+  // the path of cross-attention (three gemms); parameters without the stacked weights stack
+  // them on the fly. All three agree, with a causal mask and without.
+  const Tensor X = g("X.npy");
+  const Tensor Xk = X.clone(), Xv = X.clone();
+  for (const char* file : {"self.npz", "nobias.npz"}) {
+    CAPTURE(file);
+    MhaParams p = params(file);
+    REQUIRE(p.w_in.shape() == Shape{3 * p.embed, p.embed});
+    MhaOptions o;
+    o.heads = 2;
+    for (bool causal : {false, true}) {
+      o.causal = causal;
+      const Tensor one = multi_head_attention(p, X, X, X, o);
+      const Tensor three = multi_head_attention(p, X, Xk, Xv, o);
+      MhaParams bare = params(file);
+      bare.w_in = Tensor();
+      bare.b_in = Tensor();
+      const Tensor stacked = multi_head_attention(bare, X, X, X, o);
+      test::check_close(one, three, 1e-6, 1e-5);
+      CHECK(one.values() == stacked.values());
+    }
+  }
+}

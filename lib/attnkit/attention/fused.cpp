@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/attention/online_softmax.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
@@ -83,32 +83,7 @@ void fused_block(const Problem& p, float scale, int64_t r0, int64_t r1, int64_t 
     const Mat s{sbuf, rows, nk, std::max<int64_t>(1, nk)};
     gemm(Trans::No, Trans::Yes, scale, q, rows_of(p.k, c0, c1), 0.0f, s);
     apply_key_mask(p.mask, r0, c0, s);
-    for (int64_t i = 0; i < rows; ++i) {
-      float* row = s.data + i * s.ld;
-      float bm = kNegInf;
-      for (int64_t j = 0; j < nk; ++j) bm = row[j] > bm ? row[j] : bm;
-      const float mn = std::max(m[i], bm);
-      if (mn == kNegInf) {  // every key so far masked: nothing to add
-        for (int64_t j = 0; j < nk; ++j) row[j] = 0.0f;
-        continue;
-      }
-      for (int64_t j = 0; j < nk; ++j) row[j] = detail::fast_exp(row[j] - mn);
-      double acc[4] = {0.0, 0.0, 0.0, 0.0};
-      int64_t j = 0;
-      for (; j + 4 <= nk; j += 4)
-        for (int u = 0; u < 4; ++u) acc[u] += row[j + u];
-      for (; j < nk; ++j) acc[0] += row[j];
-      const double sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-      if (mn > m[i]) {
-        const float corr = m[i] == kNegInf ? 0.0f : detail::fast_exp(m[i] - mn);
-        l[i] *= corr;
-        float* o = out.data + i * out.ld;
-        if (corr != 1.0f)
-          for (int64_t c = 0; c < d_v; ++c) o[c] *= corr;
-        m[i] = mn;
-      }
-      l[i] += sum;
-    }
+    detail::online_softmax_block(s, m, l, out);
     gemm(Trans::No, Trans::No, 1.0f, s, rows_of(p.v, c0, c1), 1.0f, out);
   }
   for (int64_t i = 0; i < rows; ++i) {
@@ -153,9 +128,27 @@ void masked_scores(ConstMat q, ConstMat k, float scale, const KeyMask& mask, int
 void fused_context(const std::vector<Problem>& problems, float scale, FusedBlocks blocks,
                    int threads) {
   if (blocks.rows < 1 || blocks.keys < 1) throw Error("fused_context: empty blocks");
-  for (const Problem& p : problems) check_problem(p, true);
+  int64_t total_rows = 0;
+  for (const Problem& p : problems) {
+    check_problem(p, true);
+    total_rows += p.q.rows;
+  }
+  // About 8 tasks at least, when the rows allow (see FusedBlocks).
+  const int64_t cap = std::max<int64_t>(32, (total_rows + 8 * 16 - 1) / (8 * 16) * 16);
+  blocks.rows = std::min(blocks.rows, cap);
   const std::vector<Task> tasks = make_tasks(problems, blocks.rows);
   const int64_t n = static_cast<int64_t>(tasks.size());
+  // The tasks are the parallelism: their gemms run on one BLAS thread whatever the thread
+  // count, also when parallel_for keeps them on the caller's thread (it then leaves BLAS its
+  // threads, and a multi-threaded sgemm may split a block differently: other rounding).
+  const int pool = static_cast<int>(std::min<int64_t>(threads > 0 ? threads : max_threads(), n));
+  struct SingleBlas {
+    int before = 0;
+    bool on = false;
+    void set() { before = blas_threads(); blas_set_threads(1); on = true; }
+    ~SingleBlas() { if (on) blas_set_threads(before); }
+  } single;
+  if (pool <= 1) single.set();
   parallel_for(
       n,
       [&](int64_t begin, int64_t end) {

@@ -38,10 +38,15 @@ struct Problem {
   KeyMask mask;
 };
 
-// Block sizes of the streaming kernel (query rows x keys per score block).
+// Block sizes of the streaming kernel (query rows x keys per score block). 256 x 256 (a
+// 256 KB score block that stays in L2 between the two gemms) measured best or level with the
+// best on an AVX-512 machine with 2 threads (bench/attention.cpp: 128 x 512 was 5-20% slower at
+// N = 1024-16384; 256 x 384 and 256 x 512 about even). When all problems together have few
+// rows, the row block shrinks (never below 32 rows) so that there are about 8 tasks to share
+// among the threads; the split depends on the shapes only, never on the thread count.
 struct FusedBlocks {
-  int64_t rows = 128;
-  int64_t keys = 512;
+  int64_t rows = 256;
+  int64_t keys = 256;
 };
 
 // Contexts of every problem by the streaming kernel. A query with every key masked gets a

@@ -38,16 +38,29 @@ Tensor slice(const Tensor& t, int64_t a, int64_t b) {
   return Tensor({b - a}, std::vector<float>(t.data() + a, t.data() + b));
 }
 
-// y = x Wᵀ + b over every row of x [n, d_in]: y [n, d_out].
+// y = x Wᵀ + b over every row of x [n, d_in] into y [n, d_out] (a view: may be columns of a
+// wider matrix).
+void linear_into(ConstMat x, const Tensor& w, const Tensor& b, Mat y) {
+  gemm(Trans::No, Trans::Yes, 1.0f, x, mat(w), 0.0f, y);
+  for (int64_t i = 0; i < y.rows; ++i) {
+    float* r = y.data + i * y.ld;
+    for (int64_t c = 0; c < y.cols; ++c) r[c] += b[c];
+  }
+}
 Tensor linear(ConstMat x, const Tensor& w, const Tensor& b) {
   Tensor y({x.rows, w.dim(0)});
-  gemm(Trans::No, Trans::Yes, 1.0f, x, mat(w), 0.0f, mat(y));
-  const int64_t n = y.dim(0), d = y.dim(1);
-  for (int64_t i = 0; i < n; ++i) {
-    float* r = y.data() + i * d;
-    for (int64_t c = 0; c < d; ++c) r[c] += b[c];
-  }
+  linear_into(x, w, b, mat(y));
   return y;
+}
+
+// Rows of a, then rows of b, then rows of c as one tensor (the weights or biases of Q, K, V).
+Tensor stack3(const Tensor& a, const Tensor& b, const Tensor& c) {
+  std::vector<float> v;
+  v.reserve(static_cast<size_t>(a.size() + b.size() + c.size()));
+  for (const Tensor* t : {&a, &b, &c}) v.insert(v.end(), t->values().begin(), t->values().end());
+  Shape s = a.shape();
+  s[0] *= 3;
+  return Tensor(s, std::move(v));
 }
 
 // All rows of a rank-2 or rank-3 tensor as one matrix [B·N, d].
@@ -111,6 +124,10 @@ MhaParams mha_params(std::map<std::string, Tensor>& arrays) {
     p.bk = Tensor({E});
     p.bv = Tensor({E});
     p.bo = Tensor({E});
+  }
+  if (p.kdim == E && p.vdim == E) {
+    p.w_in = stack3(p.wq, p.wk, p.wv);
+    p.b_in = stack3(p.bq, p.bk, p.bv);
   }
   return p;
 }
@@ -185,10 +202,29 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
     throw ShapeError("key padding has " + std::to_string(opt.key_lengths->size()) +
                      " lengths but the batch has " + std::to_string(B));
 
-  // Projections of every row of every batch item at once.
-  const Tensor qp = linear(all_rows(x_q), p.wq, p.bq);
-  const Tensor kp = linear(all_rows(x_k), p.wk, p.bk);
-  const Tensor vp = linear(all_rows(x_v), p.wv, p.bv);
+  // Projections of every row of every batch item at once: Q', K', V' are column blocks of
+  // one [B·N, 3E] matrix in self-attention (one gemm), separate matrices otherwise.
+  const bool self = &x_q == &x_k && &x_q == &x_v && p.kdim == E && p.vdim == E;
+  Tensor qkv, qp, kp, vp;
+  ConstMat q_all, k_all, v_all;  // [B·N, E] views
+  if (self) {
+    qkv = Tensor({B * n_q, 3 * E});
+    if (p.w_in.rank() == 2 && p.w_in.dim(0) == 3 * E && p.b_in.size() == 3 * E) {
+      linear_into(all_rows(x_q), p.w_in, p.b_in, mat(qkv));
+    } else {
+      linear_into(all_rows(x_q), stack3(p.wq, p.wk, p.wv), stack3(p.bq, p.bk, p.bv), mat(qkv));
+    }
+    q_all = {qkv.data(), B * n_q, E, 3 * E};
+    k_all = {qkv.data() + E, B * n_k, E, 3 * E};
+    v_all = {qkv.data() + 2 * E, B * n_k, E, 3 * E};
+  } else {
+    qp = linear(all_rows(x_q), p.wq, p.bq);
+    kp = linear(all_rows(x_k), p.wk, p.bk);
+    vp = linear(all_rows(x_v), p.wv, p.bv);
+    q_all = mat(qp);
+    k_all = mat(kp);
+    v_all = mat(vp);
+  }
   const int64_t hd = E / H;
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(hd)));
   auto key_mask = [&](int64_t b) {
@@ -198,8 +234,9 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
     if (opt.key_lengths) km.key_len = (*opt.key_lengths)[static_cast<size_t>(b)];
     return km;
   };
-  auto head = [&](const Tensor& t, int64_t b, int64_t n, int64_t h) {
-    return ConstMat{t.data() + b * n * E + h * hd, n, hd, E};
+  // Head h of item b: rows b·n .. (b+1)·n, columns h·hd .. (h+1)·hd of a projection.
+  auto head = [&](ConstMat all, int64_t b, int64_t n, int64_t h) {
+    return ConstMat{all.data + b * n * all.ld + h * hd, n, hd, all.ld};
   };
 
   if (opt.output == MhaOutput::Context) {
@@ -207,7 +244,7 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
     std::vector<Problem> ps;
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < H; ++h)
-        ps.push_back({head(qp, b, n_q, h), head(kp, b, n_k, h), head(vp, b, n_k, h),
+        ps.push_back({head(q_all, b, n_q, h), head(k_all, b, n_k, h), head(v_all, b, n_k, h),
                       Mat{ctx.data() + b * n_q * E + h * hd, n_q, hd, E}, key_mask(b)});
     fused_context(ps, scale);
     Tensor y = linear(mat(ctx), p.wo, p.bo);
@@ -220,7 +257,7 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
     for (int64_t t = begin; t < end; ++t) {
       const int64_t b = t / H, h = t % H;
       const Mat s = mat(hw, t);
-      masked_scores(head(qp, b, n_q, h), head(kp, b, n_k, h), scale, key_mask(b), 0, s);
+      masked_scores(head(q_all, b, n_q, h), head(k_all, b, n_k, h), scale, key_mask(b), 0, s);
       softmax_rows(s);
     }
   });

@@ -11,6 +11,11 @@
 // out_proj.weight [E, E]; out_proj.bias [E]. A module made with bias=False has neither bias
 // (both are then zero). Contexts go through the streaming kernel (fused.h); weights through
 // the whole score matrix.
+//
+// The work: one projection gemm over all B·N rows ([B·N, E] x [E, 3E] for self-attention,
+// where x_q, x_k and x_v are one tensor; one per input otherwise), the heads as strided views
+// of the projections (no copies), the B·H (item, head) problems through fused_context on all
+// threads, and one output gemm [B·N_q, E] x [E, E].
 #pragma once
 
 #include <cstdint>
@@ -27,6 +32,10 @@ struct MhaParams {
   Tensor wq, wk, wv;                      // [E, E], [E, kdim], [E, vdim]
   Tensor bq, bk, bv;                      // [E] each (zeros without bias)
   Tensor wo, bo;                          // [E, E], [E]
+  // W_q, W_k, W_v stacked [3E, E] and b_q, b_k, b_v [3E] (as in_proj_weight/in_proj_bias),
+  // when kdim = vdim = E: self-attention projects Q, K and V with one gemm. mha_params fills
+  // them; when they are left empty, multi_head_attention stacks them itself.
+  Tensor w_in, b_in;
 };
 
 // The parameters from the arrays of a state_dict (moved out of `arrays`). Throws DataError

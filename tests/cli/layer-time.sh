@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# layer-time: one TSV line per layer with the path lengths of the theory, the header, the
+# seed, and every documented usage error.
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+help_ok layer-time
+
+expect 0 layer-time --layer attention -n 64 -d 8 --header
+check_eq "$(head -1 "$T/out")" "$(printf 'layer\tN\tD\tK\tseconds\tmax_path')" "header"
+check_eq "$(tail -1 "$T/out" | cut -f1-4,6)" "$(printf 'attention\t64\t8\t-\t1')" "attention line"
+expect 0 layer-time --layer conv -n 100 -d 8 -k 3 -r 1
+check_eq "$(cut -f1-4,6 "$T/out")" "$(printf 'conv\t100\t8\t3\t50')" "conv: ceil(99/2)"
+expect 0 layer-time --layer conv -n 100 -d 8 -k 3 -r 1 --dilated
+check_eq "$(cut -f6 "$T/out")" "5" "dilated conv: ceil(log_3 100)"
+expect 0 layer-time --layer conv -n 1024 -d 4 -k 2 -r 1 --dilated
+check_eq "$(cut -f6 "$T/out")" "10" "dilated conv: log_2 1024"
+expect 0 layer-time --layer rnn -n 100 -d 8 --seed 3 --threads 1
+check_eq "$(cut -f1-4,6 "$T/out")" "$(printf 'rnn\t100\t8\t-\t99')" "rnn line"
+# seconds: a positive number
+CHECKS=$((CHECKS + 1))
+awk -F'\t' '!($5 > 0 && $5 < 60) { exit 1 }' "$T/out" || fail "seconds not a positive number: $(cat "$T/out")"
+expect 0 layer-time --layer rnn -n 1 -d 3
+check_eq "$(cut -f6 "$T/out")" "0" "one position: path 0"
+
+expect_err 2 "unknown layer 'cnn' (choose attention, conv or rnn)" layer-time --layer cnn -n 4 -d 2
+expect_err 2 "layer-time: " layer-time -n 4 -d 2
+expect_err 2 "layer-time: " layer-time --layer rnn -d 2
+expect_err 2 "--length must be at least 1" layer-time --layer rnn -n 0 -d 2
+expect_err 2 "--dim must be at least 1" layer-time --layer rnn -n 3 -d 0
+expect_err 2 "--repeat must be at least 1" layer-time --layer rnn -n 3 -d 2 -r 0
+expect_err 2 "--kernel must be at least 1" layer-time --layer conv -n 3 -d 2 -k 0
+expect_err 2 "--kernel 1 never connects" layer-time --layer conv -n 3 -d 2 -k 1
+finish
