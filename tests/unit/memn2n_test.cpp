@@ -186,7 +186,7 @@ TEST_CASE("memn2n: learns the tiny task-1 fixture perfectly; same seed, same wei
   opt.seed = 7;
   std::vector<memory::EpochStats> log;
   memory::TrainHooks hooks;
-  hooks.on_epoch = [&](const memory::EpochStats& s, const memory::TrainState&) {
+  hooks.on_epoch = [&](const memory::EpochStats& s, int, const memory::Phase&) {
     log.push_back(s);
     return true;
   };
@@ -230,15 +230,13 @@ TEST_CASE("memn2n: linear start ends when the validation loss stops falling; res
   opt.ls = true;
   opt.ls_max_epochs = 3;
   std::vector<memory::EpochStats> log;
-  std::vector<memory::TrainState> states;
   memory::TrainHooks hooks;
-  hooks.on_epoch = [&](const memory::EpochStats& s, const memory::TrainState& st) {
+  hooks.on_epoch = [&](const memory::EpochStats& s, int, const memory::Phase&) {
     log.push_back(s);
-    states.push_back(st);
     return true;
   };
   memory::MemN2N model(cfg, 1);
-  const memory::TrainState end = memory::train_memn2n(model, train, val, opt, hooks);
+  const memory::Phase end = memory::train_memn2n(model, train, val, opt, hooks);
   REQUIRE(log.size() >= 5);
   CHECK(log.size() <= 7);
   CHECK(log[0].linear);
@@ -249,15 +247,18 @@ TEST_CASE("memn2n: linear start ends when the validation loss stops falling; res
 
   // stop after two epochs, then resume from that state: the same weights as one run
   memory::MemN2N a(cfg, 1);
-  memory::TrainState mid;
+  memory::Phase mid;
+  int mid_epoch = 0;
   memory::TrainHooks stop;
-  stop.on_epoch = [&](const memory::EpochStats& s, const memory::TrainState& st) {
-    mid = st;
+  stop.on_epoch = [&](const memory::EpochStats& s, int epoch, const memory::Phase& ph) {
+    mid = ph;
+    mid_epoch = epoch;
     return s.epoch < 2;
   };
   memory::train_memn2n(a, train, val, opt, stop);
-  CHECK(mid.epoch == 2);
-  memory::train_memn2n(a, train, val, opt, {}, mid);
+  CHECK(mid_epoch == 2);
+  CHECK(mid.linear);
+  memory::train_memn2n(a, train, val, opt, {}, mid_epoch, mid);
   for (size_t i = 0; i < a.params().params().size(); ++i)
     CHECK(a.params().params()[i]->value.values() == model.params().params()[i]->value.values());
 }

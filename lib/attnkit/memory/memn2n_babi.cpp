@@ -7,6 +7,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/optim.h"
+#include "attnkit/nn/trainer.h"
 
 namespace attnkit::memory {
 
@@ -110,10 +111,6 @@ void split_validation(const std::vector<EncodedQA>& all, double fraction, uint64
   for (size_t i = 0; i < n; ++i) (i < n - nv ? train : val)->push_back(all[order[i]]);
 }
 
-int total_epochs(const TrainOptions& opt, const TrainState& state) {
-  return (state.linear ? opt.ls_max_epochs : state.ls_epochs) + opt.epochs;
-}
-
 namespace {
 
 int32_t argmax_row(const float* p, int64_t n) {
@@ -122,80 +119,113 @@ int32_t argmax_row(const float* p, int64_t n) {
 
 }  // namespace
 
-TrainState train_memn2n(MemN2N& model, const std::vector<EncodedQA>& train,
-                        const std::vector<EncodedQA>& val, const TrainOptions& opt,
-                        const TrainHooks& hooks, TrainState state) {
+MemN2NTraining::MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
+                               const std::vector<EncodedQA>& val, const TrainOptions& opt,
+                               Phase phase)
+    : model_(model), train_(train), val_(val), opt_(opt), phase_(phase),
+      sgd_(model.params().params(), opt.lr), tape_(opt.seed) {
   if (train.empty()) throw DataError("no training questions");
   if (opt.batch < 1) throw UsageError("the batch size must be at least 1");
-  if (state.epoch == 0 && state.steps == 0) state.linear = opt.ls;
-  const MemN2NConfig& cfg = model.config();
-  nn::SGD sgd(model.params().params(), opt.lr);
-  Tape t(opt.seed);
-  const int64_t n = static_cast<int64_t>(train.size());
-  std::vector<size_t> order(train.size());
-  while (state.epoch < total_epochs(opt, state)) {
-    EpochStats st;
-    st.epoch = state.epoch + 1;
-    st.linear = state.linear;
-    if (state.linear) {
-      st.lr = opt.ls_lr;
-    } else {
-      const int e = state.epoch - state.ls_epochs;
-      st.lr = opt.lr * (opt.anneal_every > 0 ? std::pow(0.5, e / opt.anneal_every) : 1.0);
-    }
-    sgd.set_lr(st.lr);
-    Rng rng(opt.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(st.epoch));
-    std::iota(order.begin(), order.end(), 0);
-    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
-    double loss_sum = 0.0;
-    int64_t wrong = 0;
-    std::vector<size_t> idx;
-    for (int64_t s = 0; s < n; s += opt.batch) {
-      idx.assign(order.begin() + s, order.begin() + std::min(n, s + opt.batch));
-      const MemBatch b = make_batch(train, idx, cfg, opt.rn ? &rng : nullptr);
-      t.clear();
-      Var logits = model.forward(t, b, !state.linear);
-      Var loss = ad::mul(nn::cross_entropy(logits, b.answer), static_cast<float>(b.B));
-      const double l = loss.value()[0];
-      if (!std::isfinite(l))
-        throw DataError("training diverged: the loss is " + std::to_string(l) + " in epoch " +
-                        std::to_string(st.epoch) + " (try a lower learning rate)");
-      t.backward(loss);
-      const double norm =
-          opt.clip > 0 ? nn::clip_grad_norm(sgd.params(), opt.clip) : 0.0;
-      st.grad_norm = std::max(st.grad_norm, norm);
-      sgd.step();
-      sgd.zero_grad();
-      ++state.steps;
-      loss_sum += l;
-      const Tensor& lv = logits.value();
-      const int64_t V = lv.dim(1);
-      for (int64_t r = 0; r < b.B; ++r)
-        wrong += argmax_row(lv.data() + r * V, V) != b.answer[static_cast<size_t>(r)];
-      if (hooks.on_batch) hooks.on_batch(std::min(n, s + opt.batch), n);
-    }
-    st.train_loss = loss_sum / static_cast<double>(n);
-    st.train_error = static_cast<double>(wrong) / static_cast<double>(n);
-    if (!val.empty()) {
-      const EvalResult ev = evaluate(model, val, state.linear, false, opt.batch);
-      st.val_loss = ev.loss;
-      st.val_error = error_rate(val, ev.predicted);
-    } else {
-      st.val_loss = st.train_loss;
-      st.val_error = st.train_error;
-    }
-    st.steps = state.steps;
-    ++state.epoch;
-    if (state.linear) {
-      ++state.ls_epochs;
-      if (!(st.val_loss < state.best_val_loss) || state.ls_epochs >= opt.ls_max_epochs)
-        state.linear = false;  // the softmax goes back in from the next epoch
-    }
-    state.best_val_loss = std::min(state.best_val_loss, st.val_loss);
-    if (!state.linear && st.linear) state.best_val_loss = 1e300;  // a new phase
-    if (hooks.on_epoch && !hooks.on_epoch(st, state)) break;
+  if (opt.epochs < 1) throw UsageError("the number of epochs must be at least 1");
+  batches_ = (static_cast<int64_t>(train.size()) + opt.batch - 1) / opt.batch;
+}
+
+int MemN2NTraining::total_epochs() const {
+  return (phase_.linear ? opt_.ls_max_epochs : phase_.ls_epochs) + opt_.epochs;
+}
+
+int64_t MemN2NTraining::max_steps() const {
+  return static_cast<int64_t>((opt_.ls ? opt_.ls_max_epochs : 0) + opt_.epochs) * batches_;
+}
+
+double MemN2NTraining::lr(int64_t epoch) const {
+  if (phase_.linear) return opt_.ls_lr;
+  const int64_t e = epoch - phase_.ls_epochs;
+  return opt_.lr * (opt_.anneal_every > 0 ? std::pow(0.5, static_cast<double>(e / opt_.anneal_every)) : 1.0);
+}
+
+MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
+  StepOut out;
+  const int64_t n = static_cast<int64_t>(train_.size());
+  if (order_epoch_ != epoch) {
+    order_ = nn::epoch_order(opt_.seed, epoch, n);
+    order_epoch_ = epoch;
   }
-  return state;
+  const int64_t s = position * opt_.batch;
+  std::vector<size_t> idx;
+  for (int64_t i = s; i < std::min(n, s + opt_.batch); ++i)
+    idx.push_back(static_cast<size_t>(order_[static_cast<size_t>(i)]));
+  Rng noise(opt_.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(epoch) * 1000003ULL +
+            static_cast<uint64_t>(position));
+  const MemBatch b = make_batch(train_, idx, model_.config(), opt_.rn ? &noise : nullptr);
+  const bool linear = phase_.linear;
+  sgd_.set_lr(lr(epoch));
+  tape_.clear();
+  Var logits = model_.forward(tape_, b, !linear);
+  Var loss = ad::mul(nn::cross_entropy(logits, b.answer), static_cast<float>(b.B));
+  out.loss = loss.value()[0];
+  if (!std::isfinite(out.loss)) return out;
+  tape_.backward(loss);
+  out.grad_norm = nn::clip_grad_norm(sgd_.params(), opt_.clip > 0 ? opt_.clip : 1e300);
+  sgd_.step();
+  sgd_.zero_grad();
+  phase_.loss_sum += out.loss;
+  phase_.grad_norm = std::max(phase_.grad_norm, out.grad_norm);
+  const Tensor& lv = logits.value();
+  const int64_t V = lv.dim(1);
+  for (int64_t r = 0; r < b.B; ++r)
+    phase_.wrong += argmax_row(lv.data() + r * V, V) != b.answer[static_cast<size_t>(r)];
+  if (position + 1 < batches_) return out;
+
+  // the end of an epoch: validation, the phase
+  EpochStats& st = out.stats;
+  out.epoch_end = true;
+  st.epoch = static_cast<int>(epoch + 1);
+  st.linear = linear;
+  st.lr = lr(epoch);
+  st.train_loss = phase_.loss_sum / static_cast<double>(n);
+  st.train_error = phase_.wrong / static_cast<double>(n);
+  st.grad_norm = phase_.grad_norm;
+  if (!val_.empty()) {
+    const EvalResult ev = evaluate(model_, val_, linear, false, opt_.batch);
+    st.val_loss = ev.loss;
+    st.val_error = error_rate(val_, ev.predicted);
+  } else {
+    st.val_loss = st.train_loss;
+    st.val_error = st.train_error;
+  }
+  phase_.loss_sum = phase_.wrong = phase_.grad_norm = 0.0;
+  if (phase_.linear) {
+    ++phase_.ls_epochs;
+    if (!(st.val_loss < phase_.best_val_loss) || phase_.ls_epochs >= opt_.ls_max_epochs) {
+      phase_.linear = false;  // the softmax goes back in from the next epoch
+      phase_.best_val_loss = 1e300;
+    }
+  }
+  if (phase_.linear || !linear) phase_.best_val_loss = std::min(phase_.best_val_loss, st.val_loss);
+  out.done = epoch + 1 >= total_epochs();
+  return out;
+}
+
+Phase train_memn2n(MemN2N& model, const std::vector<EncodedQA>& train,
+                   const std::vector<EncodedQA>& val, const TrainOptions& opt,
+                   const TrainHooks& hooks, int start_epoch, Phase phase) {
+  if (start_epoch == 0) phase.linear = opt.ls;
+  MemN2NTraining run(model, train, val, opt, phase);
+  const int64_t n = static_cast<int64_t>(train.size());
+  for (int64_t epoch = start_epoch; epoch < run.total_epochs(); ++epoch) {
+    for (int64_t p = 0; p < run.batches(); ++p) {
+      const MemN2NTraining::StepOut o = run.step(epoch, p);
+      if (!std::isfinite(o.loss))
+        throw DataError("training diverged: the loss is " + std::to_string(o.loss) +
+                        " in epoch " + std::to_string(epoch + 1) + " (try a lower learning rate)");
+      if (hooks.on_batch) hooks.on_batch(std::min(n, (p + 1) * opt.batch), n);
+      if (o.epoch_end && hooks.on_epoch &&
+          !hooks.on_epoch(o.stats, static_cast<int>(epoch + 1), run.phase()))
+        return run.phase();
+    }
+  }
+  return run.phase();
 }
 
 EvalResult evaluate(const MemN2N& model, const std::vector<EncodedQA>& data, bool linear,

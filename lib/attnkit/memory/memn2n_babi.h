@@ -11,8 +11,8 @@
 // ages (temporal rows) are spread by inserting up to 10% empty time slots at random places
 // (the reference implementation's way of adding empty memories).
 //
-// Every random choice of an epoch is drawn from an Rng seeded by (seed, epoch), so a run
-// resumed from the state after epoch e continues exactly as the uninterrupted run.
+// Every random choice is drawn from Rngs seeded by (seed, epoch, batch), so a run resumed
+// from a checkpoint continues exactly as the uninterrupted run.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,7 @@
 #include "attnkit/data/babi.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/memory/memn2n.h"
+#include "attnkit/nn/optim.h"
 
 namespace attnkit::memory {
 
@@ -64,13 +65,15 @@ struct TrainOptions {
   uint64_t seed = 1;
 };
 
-// Where a run is: enough to resume it after an epoch (saved with checkpoints).
-struct TrainState {
-  int epoch = 0;              // epochs done (linear start ones included)
-  bool linear = false;        // still in linear start
-  int ls_epochs = 0;          // epochs spent in linear start
+// The training phase: enough, with the epoch number, to resume a run (saved in checkpoints).
+struct Phase {
+  bool linear = false;         // still in linear start
+  int ls_epochs = 0;           // epochs spent in linear start
   double best_val_loss = 1e300;
-  int64_t steps = 0;
+  // the current epoch so far
+  double loss_sum = 0.0;       // summed loss
+  double wrong = 0.0;          // questions answered wrong
+  double grad_norm = 0.0;      // largest global norm before clipping
 };
 
 struct EpochStats {
@@ -82,14 +85,6 @@ struct EpochStats {
   double val_loss = 0.0;      // mean per question, without noise, with the current softmax
   double val_error = 0.0;
   double grad_norm = 0.0;     // largest global norm before clipping
-  int64_t steps = 0;          // batches so far
-};
-
-struct TrainHooks {
-  // After every batch: questions done this epoch, of `total`.
-  std::function<void(int64_t done, int64_t total)> on_batch;
-  // After every epoch, with the state to resume from. Returning false stops the run.
-  std::function<bool(const EpochStats&, const TrainState&)> on_epoch;
 };
 
 // Splits examples into training and validation sets: a seeded shuffle, then the last
@@ -97,14 +92,62 @@ struct TrainHooks {
 void split_validation(const std::vector<EncodedQA>& all, double fraction, uint64_t seed,
                       std::vector<EncodedQA>* train, std::vector<EncodedQA>* val);
 
-// Total epochs of a run that has reached `state` (linear start epochs + opt.epochs).
-int total_epochs(const TrainOptions& opt, const TrainState& state);
+// One run of the paper's procedure, batch by batch, so that a step-based driver (nn::Trainer:
+// checkpoints, resume, NaN guard) can run it. Batch `position` of epoch `epoch` (0-based) is
+// taken from nn::epoch_order(seed, epoch, n) and its noise from an Rng seeded by (seed,
+// epoch, position): nothing but the parameters, the epoch, the position and the Phase is
+// needed to resume.
+class MemN2NTraining {
+ public:
+  MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
+                 const std::vector<EncodedQA>& val, const TrainOptions& opt, Phase phase = {});
+  int64_t batches() const { return batches_; }  // per epoch
+  // Epochs of the run as far as known now (linear start counted at its maximum while on).
+  int total_epochs() const;
+  // Steps of the longest possible run (the Trainer's budget).
+  int64_t max_steps() const;
+  double lr(int64_t epoch) const;  // the rate of a (0-based) epoch in the current phase
 
-// Trains `model` from `state` (default: the start) to the end. A non-finite loss is a
-// DataError naming the epoch (the parameters are those of the last finite step's update).
-TrainState train_memn2n(MemN2N& model, const std::vector<EncodedQA>& train,
-                        const std::vector<EncodedQA>& val, const TrainOptions& opt,
-                        const TrainHooks& hooks = {}, TrainState state = {});
+  struct StepOut {
+    double loss = 0.0;       // summed over the batch
+    double grad_norm = 0.0;  // before clipping
+    bool epoch_end = false;  // this batch ended the epoch: `stats` is filled
+    bool done = false;       // ... and the run
+    EpochStats stats;
+  };
+  // Trains on one batch (forward, backward, clipping, SGD step). A non-finite loss is
+  // returned as it is (the driver's guard reports it) and no update is made.
+  StepOut step(int64_t epoch, int64_t position);
+
+  Phase& phase() { return phase_; }
+  nn::SGD& optimizer() { return sgd_; }
+
+ private:
+  MemN2N& model_;
+  const std::vector<EncodedQA>& train_;
+  const std::vector<EncodedQA>& val_;
+  TrainOptions opt_;
+  Phase phase_;
+  nn::SGD sgd_;
+  ad::Tape tape_;
+  int64_t batches_;
+  std::vector<int64_t> order_;
+  int64_t order_epoch_ = -1;
+};
+
+struct TrainHooks {
+  // After every batch: questions done this epoch, of `total`.
+  std::function<void(int64_t done, int64_t total)> on_batch;
+  // After every epoch (epoch = epochs done) with the phase to resume from. Returning false
+  // stops the run.
+  std::function<bool(const EpochStats&, int epoch, const Phase&)> on_epoch;
+};
+
+// Trains `model` to the end, from the start or from `start_epoch` epochs done in `phase`.
+// A non-finite loss is a DataError naming the epoch. Returns the final phase.
+Phase train_memn2n(MemN2N& model, const std::vector<EncodedQA>& train,
+                   const std::vector<EncodedQA>& val, const TrainOptions& opt,
+                   const TrainHooks& hooks = {}, int start_epoch = 0, Phase phase = {});
 
 struct EvalResult {
   double loss = 0.0;                  // mean cross-entropy per question
