@@ -93,7 +93,10 @@ int main(int argc, char** argv) {
     if (resume)  // options not given again come from the checkpoint
       for (const std::string& ck : {out + ".ckpt", out + ".run1.ckpt"})
         if (std::filesystem::exists(ck)) {
-          app.apply_config_fallback(ak::nn::load_model_file(ck, mem::kMemN2NKind).config_yaml, ck);
+          const ak::nn::ModelFile m = ak::nn::load_model_file(ck, mem::kMemN2NKind);
+          app.apply_config_fallback(m.config_yaml, ck);
+          if (!app.given("seed") && m.numbers.count("run/base_seed"))
+            app.common().seed = static_cast<uint64_t>(m.integer("run/base_seed"));
           break;
         }
     std::vector<int> tasks;
@@ -170,6 +173,7 @@ int main(int argc, char** argv) {
       ak::nn::Trainer trainer(to, model.params(), training.optimizer());
       mem::put_memn2n(trainer.base(), cfg, vocab, tasks);
       trainer.base().config_yaml = app.config_yaml();
+      trainer.base().numbers["run/base_seed"] = static_cast<double>(app.common().seed);
       trainer.on_save([&](ak::nn::ModelFile& m) {
         const mem::Phase& p = training.phase();
         m.numbers["phase/linear"] = p.linear;
@@ -229,7 +233,6 @@ int main(int argc, char** argv) {
         m.numbers["result/val_error"] = val_err;
         m.numbers["result/seed"] = static_cast<double>(opt.seed);
         ak::nn::save_model_file(path, m);
-        std::filesystem::remove(trainer.checkpoint_path());
       }
       step_offset += trainer.state().step;
       if (!quiet)
@@ -241,7 +244,10 @@ int main(int argc, char** argv) {
     if (runs > 1) {
       ak::nn::ModelFile m = ak::nn::load_model_file(run_files[static_cast<size_t>(best)]);
       ak::nn::save_model_file(out, m);
-      for (const auto& f : run_files) std::filesystem::remove(f);
+      for (const auto& f : run_files) {
+        std::filesystem::remove(f);
+        std::filesystem::remove(f + ".ckpt");
+      }
     }
     if (!quiet) {
       const double secs =
