@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Training throughput of the End-To-End Memory Network at the paper's joint bAbI size (see
+# bench/memn2n.cpp): attnkit against the same model in PyTorch (bench/memn2n_torch.py), in
+# the same run, alternated REPS times, same OPENBLAS_CORETYPE and thread count. Prints TSV
+# rows and, per thread count, the examples/s ratio of every round and their spread.
+#   bench/memn2n.sh [STEPS] [REPS]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${ATTNKIT_BUILD:-$top/build}
+bin="$build/bench/bench-memn2n"
+[ -x "$bin" ] || { echo "memn2n.sh: no $bin (build first: make)" >&2; exit 1; }
+steps=${1:-300}
+reps=${2:-3}
+core=${OPENBLAS_CORETYPE:-SkylakeX}
+/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "# PyTorch not importable by /usr/bin/python3: peer skipped"; exit 0; }
+echo -e "impl\tthreads\tsteps\tsec_per_step\texamples_per_s\tloss"
+for th in 1 2; do
+  ratios=()
+  for r in $(seq 1 "$reps"); do
+    a=$(OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$th "$bin" "$steps" "$th")
+    p=$(OPENBLAS_CORETYPE=$core OMP_NUM_THREADS=$th /usr/bin/python3 "$top/bench/memn2n_torch.py" "$steps" "$th")
+    echo "$a"; echo "$p"
+    ratios+=("$(paste <(echo "$a") <(echo "$p") | awk -F'\t' '{ printf "%.2f", $5 / $11 }')")
+  done
+  echo "# $th threads: attnkit / pytorch examples/s per round: ${ratios[*]}"
+done

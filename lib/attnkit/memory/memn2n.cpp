@@ -1,0 +1,203 @@
+#include "attnkit/memory/memn2n.h"
+
+#include <cstring>
+#include <memory>
+
+#include "attnkit/core/error.h"
+
+namespace attnkit::memory {
+
+using ad::Tape;
+using ad::Var;
+
+Tying parse_tying(const std::string& text) {
+  if (text == "adjacent") return Tying::Adjacent;
+  if (text == "layerwise" || text == "layer-wise") return Tying::LayerWise;
+  throw DataError("unknown weight tying '" + text + "' (expected adjacent or layerwise)");
+}
+
+const char* tying_name(Tying t) { return t == Tying::Adjacent ? "adjacent" : "layerwise"; }
+
+Tensor position_encoding(int64_t J, int64_t d) {
+  if (J < 1 || d < 1) throw ShapeError("position_encoding: J and d must be positive");
+  Tensor l({J, d});
+  for (int64_t j = 1; j <= J; ++j)
+    for (int64_t k = 1; k <= d; ++k) {
+      const double jj = static_cast<double>(j) / static_cast<double>(J);
+      const double kk = static_cast<double>(k) / static_cast<double>(d);
+      l.at(j - 1, k - 1) = static_cast<float>((1.0 - jj) - kk * (1.0 - 2.0 * jj));
+    }
+  return l;
+}
+
+namespace {
+
+// The weights of word j (1-based) of a sentence of n words: l_k = a - (k/d) b.
+struct PeRow {
+  float a, b;
+};
+inline PeRow pe_row(int64_t j, int64_t n) {
+  const double jj = static_cast<double>(j) / static_cast<double>(n);
+  return {static_cast<float>(1.0 - jj), static_cast<float>(1.0 - 2.0 * jj)};
+}
+
+}  // namespace
+
+Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shape lead, bool pe) {
+  Tape& t = table.tape();
+  const Tensor& T = table.value();
+  if (T.rank() != 2)
+    throw ShapeError("encode_sentences: table must be [V, d], got " + shape_str(T.shape()));
+  const int64_t V = T.dim(0), d = T.dim(1);
+  const int64_t rows = shape_numel(lead);
+  if (J < 1 || rows * J != static_cast<int64_t>(ids.size()))
+    throw ShapeError("encode_sentences: " + std::to_string(ids.size()) + " ids are not " +
+                     shape_str(lead) + " rows of " + std::to_string(J));
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= V)
+      throw DataError("encode_sentences: id " + std::to_string(ids[i]) + " outside [0, " +
+                      std::to_string(V) + ")");
+  // k/d for k = 1..d
+  auto kd = std::make_shared<std::vector<float>>(static_cast<size_t>(d));
+  for (int64_t k = 0; k < d; ++k)
+    (*kd)[static_cast<size_t>(k)] = static_cast<float>(k + 1) / static_cast<float>(d);
+  Shape os = lead;
+  os.push_back(d);
+  Tensor y = t.zeros(os);
+  const float* tab = T.data();
+  const int32_t* id = ids.data();
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t* w = id + r * J;
+    float* out = y.data() + r * d;
+    int64_t n = 0;
+    for (int64_t j = 0; j < J; ++j) n += w[j] != 0;
+    int64_t pos = 0;
+    for (int64_t j = 0; j < J; ++j) {
+      if (w[j] == 0) continue;
+      const float* e = tab + static_cast<int64_t>(w[j]) * d;
+      ++pos;
+      if (pe) {
+        const PeRow p = pe_row(pos, n);
+        const float* q = kd->data();
+        for (int64_t k = 0; k < d; ++k) out[k] += (p.a - q[k] * p.b) * e[k];
+      } else {
+        for (int64_t k = 0; k < d; ++k) out[k] += e[k];
+      }
+    }
+  }
+  auto idp = std::make_shared<std::vector<int32_t>>(ids);
+  return t.push(std::move(y), {table}, [table, idp, kd, J, d, rows, pe](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    float* gt = t.grad(table).data();
+    const int32_t* id = idp->data();
+    for (int64_t r = 0; r < rows; ++r) {
+      const int32_t* w = id + r * J;
+      const float* pg = g.data() + r * d;
+      int64_t n = 0;
+      for (int64_t j = 0; j < J; ++j) n += w[j] != 0;
+      int64_t pos = 0;
+      for (int64_t j = 0; j < J; ++j) {
+        if (w[j] == 0) continue;
+        float* e = gt + static_cast<int64_t>(w[j]) * d;
+        ++pos;
+        if (pe) {
+          const PeRow p = pe_row(pos, n);
+          const float* q = kd->data();
+          for (int64_t k = 0; k < d; ++k) e[k] += (p.a - q[k] * p.b) * pg[k];
+        } else {
+          for (int64_t k = 0; k < d; ++k) e[k] += pg[k];
+        }
+      }
+    }
+  });
+}
+
+MemN2N::MemN2N(const MemN2NConfig& cfg, uint64_t seed) : cfg_(cfg) {
+  if (cfg.vocab < 2) throw UsageError("memn2n: the vocabulary needs at least 2 words");
+  if (cfg.dim < 1) throw UsageError("memn2n: the embedding size must be at least 1");
+  if (cfg.hops < 1 || cfg.hops > 10) throw UsageError("memn2n: hops must be 1 to 10");
+  if (cfg.memory < 1) throw UsageError("memn2n: the memory must hold at least 1 sentence");
+  Rng rng(seed);
+  const int64_t V = cfg.vocab, d = cfg.dim, Tr = cfg.time_rows();
+  auto add = [&](const std::string& name, Shape s) {
+    Tensor v(std::move(s));
+    nn::init_normal(v, rng, cfg.init_std);
+    return &ps_.add(name, std::move(v));
+  };
+  if (cfg.kv) {
+    for (const char* n : {"Q", "K", "V", "W"}) tables_.push_back(add(n, {V, d}));
+    if (cfg.te) {
+      times_.push_back(add("T_K", {Tr, d}));
+      times_.push_back(add("T_V", {Tr, d}));
+    }
+    for (int k = 1; k <= cfg.hops; ++k) mats_.push_back(add("R" + std::to_string(k), {d, d}));
+  } else if (cfg.tying == Tying::Adjacent) {
+    for (int k = 0; k <= cfg.hops; ++k) tables_.push_back(add("E" + std::to_string(k), {V, d}));
+    if (cfg.te)
+      for (int k = 0; k <= cfg.hops; ++k) times_.push_back(add("T" + std::to_string(k), {Tr, d}));
+  } else {
+    for (const char* n : {"A", "C", "B", "W"}) tables_.push_back(add(n, {V, d}));
+    if (cfg.te) {
+      times_.push_back(add("T_A", {Tr, d}));
+      times_.push_back(add("T_C", {Tr, d}));
+    }
+    mats_.push_back(add("H", {d, d}));
+  }
+}
+
+Var MemN2N::memory_embedding(Tape& t, const MemBatch& b, ad::Parameter* table,
+                             ad::Parameter* time) const {
+  Var m = encode_sentences(t.param(*table), b.story, b.J, {b.B, b.M}, cfg_.pe);
+  if (time) m = ad::add(m, ad::embedding(t.param(*time), b.time, {b.B, b.M}));
+  return m;
+}
+
+Var MemN2N::hop(Tape& t, const MemBatch& b, Var u, Var m, Var c, bool softmax,
+                std::vector<Var>* attention) const {
+  const int64_t B = b.B, M = b.M, d = cfg_.dim;
+  Var scores = ad::reshape(ad::matmul(m, ad::reshape(u, {B, d, 1})), {B, M});
+  Var p = softmax ? ad::masked_softmax(scores, b.mask)
+                  : ad::mul(scores, t.constant(b.mask.clone()));
+  if (attention) attention->push_back(p);
+  return ad::reshape(ad::matmul(ad::reshape(p, {B, 1, M}), c), {B, d});
+}
+
+Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* attention) const {
+  if (b.B < 1 || b.M < 1 || b.J < 1 || b.Jq < 1 ||
+      static_cast<int64_t>(b.story.size()) != b.B * b.M * b.J ||
+      static_cast<int64_t>(b.time.size()) != b.B * b.M ||
+      static_cast<int64_t>(b.query.size()) != b.B * b.Jq || b.mask.size() != b.B * b.M)
+    throw ShapeError("memn2n: inconsistent batch sizes");
+  const int K = cfg_.hops;
+  auto time = [&](size_t i) { return times_.empty() ? nullptr : times_[i]; };
+  if (cfg_.kv) {
+    Var q = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe);
+    Var keys = memory_embedding(t, b, tables_[1], time(0));
+    Var vals = memory_embedding(t, b, tables_[2], time(1));
+    for (int k = 0; k < K; ++k) {
+      Var o = hop(t, b, q, keys, vals, softmax, attention);
+      q = ad::linear(ad::add(q, o), t.param(*mats_[static_cast<size_t>(k)]));
+    }
+    return ad::linear(q, t.param(*tables_[3]));
+  }
+  if (cfg_.tying == Tying::Adjacent) {
+    Var u = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe);
+    Var m = memory_embedding(t, b, tables_[0], time(0));
+    for (int k = 0; k < K; ++k) {
+      Var c = memory_embedding(t, b, tables_[static_cast<size_t>(k + 1)], time(k + 1));
+      u = ad::add(u, hop(t, b, u, m, c, softmax, attention));
+      m = c;  // A^{k+1} = C^k
+    }
+    return ad::linear(u, t.param(*tables_[static_cast<size_t>(K)]));
+  }
+  Var u = encode_sentences(t.param(*tables_[2]), b.query, b.Jq, {b.B}, cfg_.pe);
+  Var m = memory_embedding(t, b, tables_[0], time(0));
+  Var c = memory_embedding(t, b, tables_[1], time(1));
+  for (int k = 0; k < K; ++k) {
+    Var o = hop(t, b, u, m, c, softmax, attention);
+    u = ad::add(ad::linear(u, t.param(*mats_[0])), o);
+  }
+  return ad::linear(u, t.param(*tables_[3]));
+}
+
+}  // namespace attnkit::memory

@@ -1,0 +1,102 @@
+// End-To-End Memory Networks (Sukhbaatar, Szlam, Weston, Fergus 2015) and Key-Value Memory
+// Networks (Miller et al. 2016) over a memory of sentences, written on the autodiff tape.
+//
+// A batch holds B questions, each with a memory of up to M sentences of up to J word ids
+// (0 = no word; slot 0 is the most recent sentence, then older ones) and a query of up to Jq
+// word ids. A sentence x_i is embedded by a table E [V, d] as m_i = Σ_j l_j ⊙ E x_ij, with
+// l_j = 1 (bag of words) or the position encoding l_kj = (1 − j/J) − (k/d)(1 − 2j/J)
+// (J = words of that sentence, j = 1..J, k = 1..d); temporal encoding adds a learned row
+// T(i) of the sentence's time index (its age; random noise spreads the ages apart).
+//
+// MemN2N with K hops (adjacent tying, the paper's section 2.2): tables E_0..E_K with
+// A^k = E_{k-1}, C^k = E_k, B = A^1, W = C^K (and T_A^k = T_{k-1}, T_C^k = T_k):
+//   u^1 = Σ_j l_j B q_j,   p^k = softmax(u^k · m^k_i),   o^k = Σ_i p^k_i c^k_i,
+//   u^{k+1} = u^k + o^k,   logits = W (u^K + o^K)   (W [V, d] shares C^K's rows).
+// Layer-wise tying: one A, one C (and T_A, T_C) for every hop, separate B and W [V, d], and
+// u^{k+1} = H u^k + o^k with a learned H [d, d].
+// Key-Value (Miller et al.): key and value embeddings K, Vv of each memory sentence, query
+// embedding Q and answer W, shared over hops; q^1 = Q x, p = softmax(q^k · K Φ(x_i)),
+// o = Σ p_i Vv Φ(x_i), q^{k+1} = R_k (q^k + o) with a learned R_k [d, d] per hop,
+// logits = W q^{K+1}.
+// Linear start (`softmax` false) replaces every hop's softmax by the identity (scores used
+// as weights directly). Empty memory slots (padding) get weight exactly 0 either way.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attnkit/autodiff/ops.h"
+#include "attnkit/nn/params.h"
+
+namespace attnkit::memory {
+
+enum class Tying { Adjacent, LayerWise };
+// "adjacent" / "layerwise"; DataError quoting anything else.
+Tying parse_tying(const std::string& text);
+const char* tying_name(Tying t);
+
+struct MemN2NConfig {
+  int64_t vocab = 0;          // V: word ids 0..V-1 (0 is "no word")
+  int64_t dim = 20;           // d: embedding size
+  int hops = 3;               // K: 1..10
+  int64_t memory = 50;        // M: the last M sentences of a story
+  bool pe = false;            // position encoding (else bag of words)
+  bool te = false;            // temporal encoding
+  Tying tying = Tying::Adjacent;
+  bool kv = false;            // the Key-Value variant (its own weights; tying unused)
+  float init_std = 0.1f;      // weights drawn from N(0, init_std²)
+  // Rows of the temporal tables: ages 0..time_rows-1 (M plus room for random noise).
+  int64_t time_rows() const { return memory + memory / 10 + 1; }
+};
+
+// The position-encoding weights [J, d]: row j-1, column k-1 holds (1 − j/J) − (k/d)(1 − 2j/J).
+Tensor position_encoding(int64_t J, int64_t d);
+
+// Σ_j l_j ⊙ table[ids_j] over each row of `ids` (rows of `J` ids, 0 = no word, skipped; the
+// words of a row need not be contiguous, j counts the words) → lead + [d], one op on the tape.
+// With pe, l_j is the position encoding for that row's word count; otherwise 1.
+// Ids outside [0, V) are a DataError.
+ad::Var encode_sentences(ad::Var table, const std::vector<int32_t>& ids, int64_t J, Shape lead,
+                         bool pe);
+
+// One batch of questions in ids (see the header comment).
+struct MemBatch {
+  int64_t B = 0, M = 0, J = 0, Jq = 0;
+  std::vector<int32_t> story;   // [B, M, J]
+  std::vector<int32_t> time;    // [B, M]: each slot's age (row of the temporal tables)
+  Tensor mask;                  // [B, M]: 1 where a slot holds a sentence
+  std::vector<int32_t> query;   // [B, Jq]
+  std::vector<int32_t> answer;  // [B]: answer ids (targets)
+};
+
+class MemN2N {
+ public:
+  // Creates the parameters, initialised from N(0, init_std²) with `seed`. UsageError on a
+  // configuration out of range (vocab < 2, dim < 1, hops outside 1..10, memory < 1).
+  MemN2N(const MemN2NConfig& cfg, uint64_t seed);
+  MemN2N(const MemN2N&) = delete;
+  MemN2N& operator=(const MemN2N&) = delete;
+
+  // Answer logits [B, V]. softmax = false is linear start. With `attention`, each hop's
+  // weights over the memory slots ([B, M]) are appended.
+  ad::Var forward(ad::Tape& t, const MemBatch& b, bool softmax,
+                  std::vector<ad::Var>* attention = nullptr) const;
+
+  const MemN2NConfig& config() const { return cfg_; }
+  nn::ParamStore& params() { return ps_; }
+  const nn::ParamStore& params() const { return ps_; }
+
+ private:
+  ad::Var memory_embedding(ad::Tape& t, const MemBatch& b, ad::Parameter* table,
+                           ad::Parameter* time) const;
+  ad::Var hop(ad::Tape& t, const MemBatch& b, ad::Var u, ad::Var m, ad::Var c, bool softmax,
+              std::vector<ad::Var>* attention) const;
+  MemN2NConfig cfg_;
+  nn::ParamStore ps_;
+  // Adjacent: E_0..E_K, T_0..T_K. Layer-wise: A, C, B, W, T_A, T_C, H.
+  // Key-Value: Q, K, Vv, W, T_K, T_V, R_1..R_K.
+  std::vector<ad::Parameter*> tables_, times_, mats_;
+};
+
+}  // namespace attnkit::memory

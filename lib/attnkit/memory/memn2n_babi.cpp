@@ -1,0 +1,275 @@
+#include "attnkit/memory/memn2n_babi.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "attnkit/core/error.h"
+#include "attnkit/nn/loss.h"
+#include "attnkit/nn/optim.h"
+#include "attnkit/nn/trainer.h"
+
+namespace attnkit::memory {
+
+using ad::Tape;
+using ad::Var;
+
+data::Vocab babi_vocab(const std::vector<data::BabiExample>& examples) {
+  data::TokenCounts counts;
+  // A story is repeated in every question of it: count each sentence once per story so that
+  // counts (and so ids) do not depend on how many questions a story has.
+  const std::vector<std::vector<std::string>>* last_story = nullptr;
+  size_t counted = 0;
+  for (const data::BabiExample& e : examples) {
+    size_t from = 0;
+    if (last_story && last_story->size() <= e.story.size() && counted <= e.story.size() &&
+        std::equal(last_story->begin(), last_story->end(), e.story.begin()))
+      from = counted;
+    for (size_t i = from; i < e.story.size(); ++i) data::count_tokens(counts, e.story[i]);
+    last_story = &e.story;
+    counted = e.story.size();
+    data::count_tokens(counts, e.question);
+    ++counts[e.answer];
+  }
+  return data::Vocab::build(counts);
+}
+
+std::vector<EncodedQA> encode_babi(const std::vector<data::BabiExample>& examples,
+                                   const data::Vocab& vocab, int64_t memory) {
+  std::vector<EncodedQA> out;
+  out.reserve(examples.size());
+  for (const data::BabiExample& e : examples) {
+    EncodedQA q;
+    const int64_t n = static_cast<int64_t>(e.story.size());
+    q.story_offset = std::max<int64_t>(0, n - memory);
+    for (int64_t i = q.story_offset; i < n; ++i)
+      q.memory.push_back(vocab.encode(e.story[static_cast<size_t>(i)]));
+    q.query = vocab.encode(e.question);
+    q.answer = vocab.id(e.answer);
+    q.task = e.task;
+    out.push_back(std::move(q));
+  }
+  return out;
+}
+
+MemBatch make_batch(const std::vector<EncodedQA>& data, const std::vector<size_t>& idx,
+                    const MemN2NConfig& cfg, Rng* noise) {
+  MemBatch b;
+  b.B = static_cast<int64_t>(idx.size());
+  b.M = b.J = b.Jq = 1;
+  for (size_t i : idx) {
+    const EncodedQA& q = data.at(i);
+    b.M = std::max<int64_t>(b.M, static_cast<int64_t>(q.memory.size()));
+    for (const auto& s : q.memory) b.J = std::max<int64_t>(b.J, static_cast<int64_t>(s.size()));
+    b.Jq = std::max<int64_t>(b.Jq, static_cast<int64_t>(q.query.size()));
+  }
+  b.story.assign(static_cast<size_t>(b.B * b.M * b.J), 0);
+  b.time.assign(static_cast<size_t>(b.B * b.M), 0);
+  b.mask = Tensor({b.B, b.M});
+  b.query.assign(static_cast<size_t>(b.B * b.Jq), 0);
+  b.answer.resize(static_cast<size_t>(b.B));
+  const int32_t max_age = static_cast<int32_t>(cfg.time_rows() - 1);
+  std::vector<int32_t> ages;
+  for (int64_t r = 0; r < b.B; ++r) {
+    const EncodedQA& q = data[idx[static_cast<size_t>(r)]];
+    const int64_t n = static_cast<int64_t>(q.memory.size());
+    ages.resize(static_cast<size_t>(n));
+    std::iota(ages.begin(), ages.end(), 0);
+    if (noise && n > 0) {
+      const int64_t blanks = static_cast<int64_t>(noise->below(
+          static_cast<uint64_t>(std::ceil(0.1 * static_cast<double>(n))) + 1));
+      std::vector<int32_t> slots(static_cast<size_t>(n + blanks));
+      std::iota(slots.begin(), slots.end(), 0);
+      for (size_t i = slots.size() - 1; i > 0; --i)
+        std::swap(slots[i], slots[noise->below(i + 1)]);
+      std::copy(slots.begin(), slots.begin() + n, ages.begin());
+      std::sort(ages.begin(), ages.end());
+    }
+    for (int64_t s = 0; s < n; ++s) {  // slot s = the s-th most recent sentence
+      const std::vector<int32_t>& sent = q.memory[static_cast<size_t>(n - 1 - s)];
+      std::copy(sent.begin(), sent.end(), b.story.begin() + (r * b.M + s) * b.J);
+      b.time[static_cast<size_t>(r * b.M + s)] = std::min(ages[static_cast<size_t>(s)], max_age);
+      b.mask.at(r, s) = 1.0f;
+    }
+    std::copy(q.query.begin(), q.query.end(), b.query.begin() + r * b.Jq);
+    b.answer[static_cast<size_t>(r)] = q.answer;
+  }
+  return b;
+}
+
+void split_validation(const std::vector<EncodedQA>& all, double fraction, uint64_t seed,
+                      std::vector<EncodedQA>* train, std::vector<EncodedQA>* val) {
+  std::vector<size_t> order(all.size());
+  std::iota(order.begin(), order.end(), 0);
+  Rng rng(seed ^ 0x5eedba5eULL);
+  for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+  const size_t n = all.size();
+  size_t nv = n < 2 ? 0 : static_cast<size_t>(std::lround(fraction * static_cast<double>(n)));
+  nv = std::min(nv, n - std::min<size_t>(n, 1));
+  train->clear();
+  val->clear();
+  for (size_t i = 0; i < n; ++i) (i < n - nv ? train : val)->push_back(all[order[i]]);
+}
+
+namespace {
+
+int32_t argmax_row(const float* p, int64_t n) {
+  return static_cast<int32_t>(std::max_element(p, p + n) - p);
+}
+
+}  // namespace
+
+MemN2NTraining::MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
+                               const std::vector<EncodedQA>& val, const TrainOptions& opt,
+                               Phase phase)
+    : model_(model), train_(train), val_(val), opt_(opt), phase_(phase),
+      sgd_(model.params().params(), opt.lr), tape_(opt.seed) {
+  if (train.empty()) throw DataError("no training questions");
+  if (opt.batch < 1) throw UsageError("the batch size must be at least 1");
+  if (opt.epochs < 1) throw UsageError("the number of epochs must be at least 1");
+  batches_ = (static_cast<int64_t>(train.size()) + opt.batch - 1) / opt.batch;
+}
+
+int MemN2NTraining::total_epochs() const {
+  return (phase_.linear ? opt_.ls_max_epochs : phase_.ls_epochs) + opt_.epochs;
+}
+
+int64_t MemN2NTraining::max_steps() const {
+  return static_cast<int64_t>((opt_.ls ? opt_.ls_max_epochs : 0) + opt_.epochs) * batches_;
+}
+
+double MemN2NTraining::lr(int64_t epoch) const {
+  if (phase_.linear) return opt_.ls_lr;
+  const int64_t e = epoch - phase_.ls_epochs;
+  return opt_.lr * (opt_.anneal_every > 0 ? std::pow(0.5, static_cast<double>(e / opt_.anneal_every)) : 1.0);
+}
+
+MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
+  StepOut out;
+  const int64_t n = static_cast<int64_t>(train_.size());
+  if (order_epoch_ != epoch) {
+    order_ = nn::epoch_order(opt_.seed, epoch, n);
+    order_epoch_ = epoch;
+  }
+  const int64_t s = position * opt_.batch;
+  std::vector<size_t> idx;
+  for (int64_t i = s; i < std::min(n, s + opt_.batch); ++i)
+    idx.push_back(static_cast<size_t>(order_[static_cast<size_t>(i)]));
+  Rng noise(opt_.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(epoch) * 1000003ULL +
+            static_cast<uint64_t>(position));
+  const MemBatch b = make_batch(train_, idx, model_.config(), opt_.rn ? &noise : nullptr);
+  const bool linear = phase_.linear;
+  sgd_.set_lr(lr(epoch));
+  tape_.clear();
+  Var logits = model_.forward(tape_, b, !linear);
+  Var loss = ad::mul(nn::cross_entropy(logits, b.answer), static_cast<float>(b.B));
+  out.loss = loss.value()[0];
+  if (!std::isfinite(out.loss)) return out;
+  tape_.backward(loss);
+  out.grad_norm = nn::clip_grad_norm(sgd_.params(), opt_.clip > 0 ? opt_.clip : 1e300);
+  sgd_.step();
+  sgd_.zero_grad();
+  phase_.loss_sum += out.loss;
+  phase_.grad_norm = std::max(phase_.grad_norm, out.grad_norm);
+  const Tensor& lv = logits.value();
+  const int64_t V = lv.dim(1);
+  for (int64_t r = 0; r < b.B; ++r)
+    phase_.wrong += argmax_row(lv.data() + r * V, V) != b.answer[static_cast<size_t>(r)];
+  if (position + 1 < batches_) return out;
+
+  // the end of an epoch: validation, the phase
+  EpochStats& st = out.stats;
+  out.epoch_end = true;
+  st.epoch = static_cast<int>(epoch + 1);
+  st.linear = linear;
+  st.lr = lr(epoch);
+  st.train_loss = phase_.loss_sum / static_cast<double>(n);
+  st.train_error = phase_.wrong / static_cast<double>(n);
+  st.grad_norm = phase_.grad_norm;
+  if (!val_.empty()) {
+    const EvalResult ev = evaluate(model_, val_, linear, false, opt_.batch);
+    st.val_loss = ev.loss;
+    st.val_error = error_rate(val_, ev.predicted);
+  } else {
+    st.val_loss = st.train_loss;
+    st.val_error = st.train_error;
+  }
+  phase_.loss_sum = phase_.wrong = phase_.grad_norm = 0.0;
+  if (phase_.linear) {
+    ++phase_.ls_epochs;
+    if (!(st.val_loss < phase_.best_val_loss) || phase_.ls_epochs >= opt_.ls_max_epochs) {
+      phase_.linear = false;  // the softmax goes back in from the next epoch
+      phase_.best_val_loss = 1e300;
+    }
+  }
+  if (phase_.linear || !linear) phase_.best_val_loss = std::min(phase_.best_val_loss, st.val_loss);
+  out.done = epoch + 1 >= total_epochs();
+  return out;
+}
+
+Phase train_memn2n(MemN2N& model, const std::vector<EncodedQA>& train,
+                   const std::vector<EncodedQA>& val, const TrainOptions& opt,
+                   const TrainHooks& hooks, int start_epoch, Phase phase) {
+  if (start_epoch == 0) phase.linear = opt.ls;
+  MemN2NTraining run(model, train, val, opt, phase);
+  const int64_t n = static_cast<int64_t>(train.size());
+  for (int64_t epoch = start_epoch; epoch < run.total_epochs(); ++epoch) {
+    for (int64_t p = 0; p < run.batches(); ++p) {
+      const MemN2NTraining::StepOut o = run.step(epoch, p);
+      if (!std::isfinite(o.loss))
+        throw DataError("training diverged: the loss is " + std::to_string(o.loss) +
+                        " in epoch " + std::to_string(epoch + 1) + " (try a lower learning rate)");
+      if (hooks.on_batch) hooks.on_batch(std::min(n, (p + 1) * opt.batch), n);
+      if (o.epoch_end && hooks.on_epoch &&
+          !hooks.on_epoch(o.stats, static_cast<int>(epoch + 1), run.phase()))
+        return run.phase();
+    }
+  }
+  return run.phase();
+}
+
+EvalResult evaluate(const MemN2N& model, const std::vector<EncodedQA>& data, bool linear,
+                    bool want_attention, int64_t batch) {
+  EvalResult r;
+  Tape t;
+  t.set_recording(false);
+  t.set_training(false);
+  const int64_t n = static_cast<int64_t>(data.size());
+  const int hops = model.config().hops;
+  double loss_sum = 0.0;
+  std::vector<size_t> idx;
+  std::vector<Var> att;
+  for (int64_t s = 0; s < n; s += batch) {
+    idx.resize(static_cast<size_t>(std::min(n, s + batch) - s));
+    std::iota(idx.begin(), idx.end(), static_cast<size_t>(s));
+    const MemBatch b = make_batch(data, idx, model.config(), nullptr);
+    t.clear();
+    att.clear();
+    Var logits = model.forward(t, b, !linear, want_attention ? &att : nullptr);
+    loss_sum += static_cast<double>(nn::cross_entropy(logits, b.answer).value()[0]) *
+                static_cast<double>(b.B);
+    const Tensor& lv = logits.value();
+    const int64_t V = lv.dim(1);
+    for (int64_t i = 0; i < b.B; ++i) {
+      r.predicted.push_back(argmax_row(lv.data() + i * V, V));
+      if (!want_attention) continue;
+      const int64_t m = static_cast<int64_t>(data[idx[static_cast<size_t>(i)]].memory.size());
+      Tensor a({m, static_cast<int64_t>(hops)});
+      for (int k = 0; k < hops; ++k)
+        for (int64_t row = 0; row < m; ++row)  // oldest first; slot 0 is the most recent
+          a.at(row, k) = att[static_cast<size_t>(k)].value().at(i, m - 1 - row);
+      r.attention.push_back(std::move(a));
+    }
+  }
+  r.loss = n ? loss_sum / static_cast<double>(n) : 0.0;
+  return r;
+}
+
+double error_rate(const std::vector<EncodedQA>& data, const std::vector<int32_t>& predicted) {
+  if (data.empty()) return 0.0;
+  int64_t wrong = 0;
+  for (size_t i = 0; i < data.size(); ++i) wrong += predicted.at(i) != data[i].answer;
+  return static_cast<double>(wrong) / static_cast<double>(data.size());
+}
+
+}  // namespace attnkit::memory

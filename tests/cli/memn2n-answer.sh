@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# memn2n-answer: answers, the attention archive and its labels, standard input, and every
+# documented error.
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+D="$ATTNKIT_TESTDATA/babi"
+help_ok memn2n-answer
+memn2n-train -q --data "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
+
+expect_err 0 "100 questions, 0 answered wrong (0.0%)" memn2n-answer --model m.akm \
+  -i "$D/qa1_tiny_test.txt" --attention att.npz --labels lab
+check_eq "$(head -1 "$T/out")" "$(printf 'line\tquestion\tpredicted\tanswer')" "header"
+check_eq "$(sed -n 2p "$T/out")" "$(printf '3\twhere is john\tbathroom\tbathroom')" "first answer"
+check_eq "$(awk -F'\t' 'NR > 1 && $3 != $4' "$T/out" | wc -l)" 0 "all right"
+# question on line 7 has 3 sentences in memory, 2 hops; each hop's weights sum to 1
+expect 0 tensor-info att.npz:q7
+check_eq "$(awk 'NR == 2 { print $4 }' "$T/out")" "3x2" "attention shape"
+tensor-convert -i att.npz:q7 q7.txt
+check_eq "$(awk '{ a += $1; b += $2 } END { printf "%.3f %.3f", a, b }' q7.txt)" "1.000 1.000" "hop sums"
+check_eq "$(sed -n 3p lab/q7.txt)" "daniel journeyed to the garden" "labels, oldest first"
+# the sentence about the person asked for gets the most weight in the last hop
+check_eq "$(awk '{ if ($2 > m) { m = $2; r = NR } } END { print r }' q7.txt)" 1 "attention on the fact"
+expect 0 attn-plot -i att.npz:q7 --rows lab/q7.txt -o q7.png
+# standard input and -o
+expect 0 sh -c "memn2n-answer -q --model m.akm -o ans.tsv <'$D/qa1_tiny_test.txt'"
+check_eq "$(wc -l <ans.tsv)" 101 "rows from standard input"
+
+# errors
+expect_err 2 "memn2n-answer: " memn2n-answer -i "$D/qa1_tiny_test.txt"
+expect_err 1 "nothing.akm" memn2n-answer --model nothing.akm -i "$D/qa1_tiny_test.txt"
+expect_err 1 "not an attnkit model file" memn2n-answer --model "$D/qa1_tiny_test.txt" -o o.tsv
+no_file o.tsv
+printf '1 Mary went home.\n2 Where is Mary?\t\t1\n' >bad.txt
+expect_err 1 "bad.txt:2: question 2 has no answer" memn2n-answer --model m.akm -i bad.txt -o o.tsv
+no_file o.tsv
+expect 1 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" -o /dev/full
+expect 1 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" --attention /dev/full -o o.tsv
+finish

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# memn2n-train: a tiny task learned, the log, determinism, configs, joint training, best of
+# runs, resume from a checkpoint, and every documented error.
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+D="$ATTNKIT_TESTDATA/babi"
+help_ok memn2n-train
+
+expect_err 0 "training error 0.0%" memn2n-train --data "$D" --task 1 --pe --te --hops 2 \
+  --epochs 15 --seed 3 -o m.akm --log m.tsv
+check_eq "$(head -1 m.tsv | cut -f1-3)" "$(printf 'step\trun\tepoch')" "log header"
+check_eq "$(($(wc -l <m.tsv) - 1))" 15 "one log row per epoch"
+expect 0 memn2n-eval --model m.akm --data "$D"
+check_eq "$(awk '$1 == 1 { print $2, $3 }' "$T/out")" "0.0 yes" "task 1 learned"
+# same seed, same model, byte for byte; --quiet is silent
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m2.akm
+[ -s "$T/err" ] && fail "--quiet wrote to stderr"
+cmp -s m.akm m2.akm || fail "same seed gave different models"
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 4 -o m3.akm
+cmp -s m.akm m3.akm && fail "another seed gave the same model"
+
+# YAML configuration: the command line wins; --dump-config round-trips; unknown keys fail
+printf 'hops: 1\nepochs: 2\npe: true\n' >c.yaml
+expect 0 memn2n-train --config c.yaml --hops 2 --data "$D" -o x.akm --dump-config
+grep -qx 'hops: 2' "$T/out" || fail "command line did not override the config"
+grep -qx 'pe: true' "$T/out" || fail "config key not applied"
+no_file x.akm
+printf 'hopz: 1\n' >bad.yaml
+expect_err 2 "unknown configuration key 'hopz'" memn2n-train --config bad.yaml --data "$D" -o x.akm
+no_file x.akm
+
+# joint training on two tasks, Key-Value and layer-wise variants, linear start
+expect_err 0 "2 tasks" memn2n-train --data "$D" --task 1,6 --joint --epochs 2 --ls --rn -o j.akm
+expect 0 memn2n-eval --model j.akm --data "$D"
+check_eq "$(cut -f1 "$T/out" | tr '\n' ' ')" "task 1 6 mean failed " "joint eval rows"
+expect 0 memn2n-train -q --data "$D" --task 1 --kv --te --epochs 2 -o kv.akm
+expect 0 memn2n-train -q --data "$D" --task 1 --tying layerwise --epochs 2 -o lw.akm
+# best of runs: the per-run files are removed
+expect_err 0 "kept run" memn2n-train --data "$D" --task 1 --epochs 2 --runs 2 -o r.akm
+[ -e r.akm.run1 ] || [ -e r.akm.run2 ] && fail "per-run files left behind"
+[ -s r.akm ] || fail "no model from --runs"
+
+# a checkpointed run extended with --resume = the uninterrupted run
+expect 0 memn2n-train -q --data "$D" --task 1 --te --epochs 6 --seed 5 -o full.akm
+expect 0 memn2n-train -q --data "$D" --task 1 --te --epochs 3 --seed 5 --checkpoint-every 7 -o part.akm
+[ -s part.akm.ckpt ] || fail "no checkpoint"
+expect 0 memn2n-train -q --data "$D" --task 1 --epochs 6 --resume -o part.akm
+cmp -s full.akm part.akm || fail "resumed run differs from the uninterrupted one"
+expect_err 1 "none.akm.ckpt" memn2n-train --data "$D" --task 1 --resume -o none.akm
+
+# errors
+expect_err 2 "memn2n-train: " memn2n-train --task 1 -o x.akm
+expect_err 2 "bad task list '0'" memn2n-train --data "$D" --task 0 -o x.akm
+expect_err 2 "add --joint" memn2n-train --data "$D" --task 1,6 -o x.akm
+expect_err 2 "unknown weight tying 'foo'" memn2n-train --data "$D" --tying foo -o x.akm
+expect_err 2 "--runs must be at least 1" memn2n-train --data "$D" --runs 0 -o x.akm
+expect_err 1 "no qa2_*_train.txt here" memn2n-train --data "$D" --task 2 -o x.akm
+mkdir bad && printf '1 Mary went home.\n3 Where is Mary?\thome\t1\n' >bad/qa1_bad_train.txt
+expect_err 1 "bad/qa1_bad_train.txt:2: ID 3 follows ID 1" memn2n-train --data bad -o x.akm
+expect_err 1 "not a directory" memn2n-train --data nowhere -o x.akm
+no_file x.akm
+expect 1 memn2n-train -q --data "$D" --epochs 1 -o /dev/full
+finish

@@ -1,0 +1,97 @@
+// memn2n-answer: answers the questions of a bAbI-format file with a trained memory network.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attnkit/cli/cli.h"
+#include "attnkit/core/error.h"
+#include "attnkit/data/babi.h"
+#include "attnkit/io/tensor_io.h"
+#include "attnkit/memory/memn2n_babi.h"
+#include "attnkit/memory/memn2n_io.h"
+
+namespace {
+
+std::string join(const std::vector<std::string>& w) {
+  std::string s;
+  for (const auto& x : w) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return attnkit::cli::run("memn2n-answer", argc, argv, [](attnkit::cli::App& app) {
+    namespace po = boost::program_options;
+    namespace mem = attnkit::memory;
+    std::string model_path, in = "-", out = "-", att_path, labels;
+    app.describe("Answer the questions of a bAbI-format file with a trained memory network.",
+                 "[OPTIONS] --model MODEL [-i STORIES] [--attention ATT.npz]");
+    app.options().add_options()
+        ("model", po::value(&model_path)->value_name("MODEL")->required(),
+         "a model from memn2n-train")
+        ("input,i", po::value(&in)->value_name("STORIES")->default_value(in),
+         "stories and questions in the bAbI format (- is standard input)")
+        ("output,o", po::value(&out)->value_name("FILE")->default_value(out),
+         "the answers (- is standard output)")
+        ("attention", po::value(&att_path)->value_name("ATT.npz"),
+         "each question's hop weights: array qLINE, memory sentences (oldest first) x hops")
+        ("labels", po::value(&labels)->value_name("DIR"),
+         "write DIR/qLINE.txt, the memory sentences of each question one a line (row labels "
+         "for attn-plot)");
+    app.enable(attnkit::cli::kQuiet);
+    app.epilog(
+        "Output (TSV): a header 'line question predicted answer', then one row per question:\n"
+        "its line in STORIES, its words, the model's answer and the file's answer. Words are\n"
+        "lower-cased without the final '.' or '?'. A summary goes to standard error.");
+    app.parse();
+    const mem::LoadedMemN2N m = mem::load_memn2n(model_path);
+    const auto ex = attnkit::data::read_babi(in);
+    const auto enc = mem::encode_babi(ex, m.vocab, m.model->config().memory);
+    const bool want_att = app.given("attention") || app.given("labels");
+    const mem::EvalResult r = mem::evaluate(*m.model, enc, false, want_att);
+    std::ostringstream o;
+    o << "line\tquestion\tpredicted\tanswer\n";
+    int64_t wrong = 0;
+    for (size_t i = 0; i < ex.size(); ++i) {
+      o << ex[i].line << '\t' << join(ex[i].question) << '\t' << m.vocab.token(r.predicted[i])
+        << '\t' << ex[i].answer << '\n';
+      wrong += r.predicted[i] != enc[i].answer;
+    }
+    if (app.given("attention")) {
+      std::vector<std::string> names;
+      for (const auto& e : ex) names.push_back("q" + std::to_string(e.line));
+      std::vector<std::pair<std::string, const attnkit::Tensor*>> arrays;
+      for (size_t i = 0; i < ex.size(); ++i) arrays.push_back({names[i], &r.attention[i]});
+      attnkit::io::write_npz(att_path, arrays);
+    }
+    if (app.given("labels")) {
+      std::filesystem::create_directories(labels);
+      for (size_t i = 0; i < ex.size(); ++i) {
+        std::string text;
+        for (size_t s = static_cast<size_t>(enc[i].story_offset); s < ex[i].story.size(); ++s)
+          text += join(ex[i].story[s]) + "\n";
+        attnkit::io::AtomicFile f(labels + "/q" + std::to_string(ex[i].line) + ".txt");
+        f.write(text);
+        f.commit();
+      }
+    }
+    if (out == "-") {
+      std::cout << o.str();
+    } else {
+      attnkit::io::AtomicFile f(out);
+      f.write(o.str());
+      f.commit();
+    }
+    if (!app.common().quiet && !ex.empty()) {
+      char b[96];
+      std::snprintf(b, sizeof b, "%zu questions, %lld answered wrong (%.1f%%)", ex.size(),
+                    static_cast<long long>(wrong), 100.0 * static_cast<double>(wrong) /
+                                                       static_cast<double>(ex.size()));
+      std::cerr << app.name() << ": " << b << "\n";
+    }
+  });
+}
