@@ -147,19 +147,8 @@ int main(int argc, char** argv) {
       opt.key_lengths = &lengths;
     }
 
-    attnkit::Tensor result;
-    try {
-      result = at::attend(scorer, q, k, opt.output == at::Output::Context ? &v : nullptr, opt);
-    } catch (at::InputShapeError& e) {
-      const std::map<at::Operand, std::string> file = {{at::Operand::Query, q_path},
-          {at::Operand::Key, k_path}, {at::Operand::Value, v_path},
-          {at::Operand::Mask, mask}, {at::Operand::Params, params}};
-      e.locate(file.at(e.operand()));
-      throw;
-    } catch (attnkit::DataError& e) {  // mask values other than 0/1
-      if (opt.mask) e.locate(mask);
-      throw;
-    }
+    const at::OperandFiles files{q_path, k_path, v_path, opt.mask ? mask : "", params};
+    const attnkit::Tensor result = at::locating_operands(files, [&] { return at::attend(scorer, q, k, opt.output == at::Output::Context ? &v : nullptr, opt); });
     attnkit::io::write_tensor(out, result, app.write_options());
   });
 }

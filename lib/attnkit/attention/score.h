@@ -49,6 +49,35 @@ class InputShapeError : public ShapeError {
   Operand op_;
 };
 
+// Where each operand of an attention call came from (file names; empty when not given).
+struct OperandFiles {
+  std::string query, key, value, mask, params;
+  const std::string& of(Operand op) const {
+    switch (op) {
+      case Operand::Query: return query;
+      case Operand::Key: return key;
+      case Operand::Value: return value;
+      case Operand::Mask: return mask;
+      default: return params;
+    }
+  }
+};
+
+// Runs f() and gives its errors their file: an InputShapeError the file of the operand it
+// blames, any other DataError (mask values other than 0/1) the mask file, when there is one.
+template <class F>
+auto locating_operands(const OperandFiles& files, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (InputShapeError& e) {
+    e.locate(files.of(e.operand()));
+    throw;
+  } catch (DataError& e) {
+    if (!files.mask.empty()) e.locate(files.mask);
+    throw;
+  }
+}
+
 // A scoring function and its parameters. Unused arrays stay empty.
 struct Scorer {
   ScoreKind kind = ScoreKind::ScaledDot;
