@@ -339,3 +339,43 @@ TEST_CASE("ntm: a short copy training run reduces the cost") {
   CHECK(before > 3.0);
   CHECK(after < 0.5 * before);
 }
+
+TEST_CASE("ntm: fused addressing and write ops equal the composed ops (values, gradients)") {
+  for (const char* add_act : {"tanh", "linear"}) {
+    NtmConfig cfg;
+    cfg.input = 4;
+    cfg.output = 3;
+    cfg.controller_size = 10;
+    cfg.memory_rows = 12;
+    cfg.memory_cols = 5;
+    cfg.read_heads = 2;
+    cfg.write_heads = 2;
+    cfg.shift_range = 2;
+    cfg.memory_init = "learned";
+    cfg.add_activation = add_act;
+    nn::ParamStore ps;
+    Rng rng(4);
+    Ntm ntm(ps, cfg, rng);
+    Tensor x({6, 4});
+    Rng xr(8);
+    for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(xr.normal());
+    Tensor seed({6, 3});
+    for (int64_t i = 0; i < seed.size(); ++i) seed[i] = static_cast<float>(xr.normal());
+    std::vector<Tensor> grads[2];
+    Tensor ys[2];
+    for (int fused = 0; fused < 2; ++fused) {
+      ntm.set_fused(fused == 1);
+      ps.zero_grad();
+      Tape t;
+      Var y = ntm.forward(t, x);
+      t.backward(y, seed);
+      ys[fused] = y.value().clone();
+      for (ad::Parameter* p : ntm.trainable()) grads[fused].push_back(p->grad.clone());
+    }
+    test::check_close(ys[1], ys[0], 1e-5, 1e-4);
+    for (size_t i = 0; i < grads[0].size(); ++i) {
+      CAPTURE(ntm.trainable()[i]->name);
+      test::check_close(grads[1][i], grads[0][i], 1e-5, 1e-3);
+    }
+  }
+}

@@ -4,6 +4,7 @@
 
 #include "attnkit/core/error.h"
 #include "attnkit/memory/ntm_address.h"
+#include "attnkit/memory/ntm_ops.h"
 
 namespace attnkit::memory {
 
@@ -112,26 +113,40 @@ Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace) const {
     std::vector<Var> erase, add;
     for (int hd = 0; hd < nr + nw; ++hd) {
       Var p = heads_[static_cast<size_t>(hd)](t, h);
-      Var key = ad::slice(p, 1, 0, m);
-      Var beta = ad::softplus(ad::slice(p, 1, m, m + 1));
-      Var gate = ad::sigmoid(ad::slice(p, 1, m + 1, m + 2));
-      Var shift = ad::softmax(ad::slice(p, 1, m + 2, m + 2 + k));
-      Var gamma = ad::add(ad::softplus(ad::slice(p, 1, m + 2 + k, m + 3 + k)), 1.0f);
       Var& wh = w[static_cast<size_t>(hd)];
-      wh = address(mem, key, beta, gate, shift, gamma, wh);
+      const int64_t o = m + 3 + k;
+      if (fused_) {
+        wh = ntm_address_fused(mem, p, 0, cfg_.shift_range, wh);
+      } else {
+        Var key = ad::slice(p, 1, 0, m);
+        Var beta = ad::softplus(ad::slice(p, 1, m, m + 1));
+        Var gate = ad::sigmoid(ad::slice(p, 1, m + 1, m + 2));
+        Var shift = ad::softmax(ad::slice(p, 1, m + 2, m + 2 + k));
+        Var gamma = ad::add(ad::softplus(ad::slice(p, 1, m + 2 + k, m + 3 + k)), 1.0f);
+        wh = address(mem, key, beta, gate, shift, gamma, wh);
+      }
       if (hd < nr) {
         r[static_cast<size_t>(hd)] = ad::matmul(wh, mem);
+        continue;
+      }
+      if (fused_) {
+        mem = ntm_write_fused(mem, wh, p, o, cfg_.add_activation == "tanh");
       } else {
-        const int64_t o = m + 3 + k;
         Var e = ad::sigmoid(ad::slice(p, 1, o, o + m));
         Var a = ad::slice(p, 1, o + m, o + 2 * m);
         if (cfg_.add_activation == "tanh") a = ad::tanh(a);
         mem = ad::mul(mem, 1.0f - ad::matmul(wh, e, true, false));
         mem = ad::add(mem, ad::matmul(wh, a, true, false));
-        if (trace) {
-          erase.push_back(e);
-          add.push_back(a);
+      }
+      if (trace) {
+        Tensor ev({1, m}), av({1, m});
+        for (int64_t j = 0; j < m; ++j) {
+          ev[j] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(p.value()[o + j]))));
+          const float x = p.value()[o + m + j];
+          av[j] = cfg_.add_activation == "tanh" ? std::tanh(x) : x;
         }
+        erase.push_back(t.constant(std::move(ev)));
+        add.push_back(t.constant(std::move(av)));
       }
     }
     std::vector<Var> oin{h};

@@ -81,6 +81,10 @@ class Ntm {
   // The parameters an optimiser updates (the fixed random memory is stored but not trained).
   std::vector<ad::Parameter*> trainable() const { return trainable_; }
 
+  // Fused addressing and write ops (memory/ntm_ops.h, the default) or the same equations as
+  // about 25 elementary tape ops per head (the reference the tests compare with).
+  void set_fused(bool on) { fused_ = on; }
+
   // One addressing step on the tape (the model's own, exposed for the tests): memory [N, M],
   // key [1, M], beta, gate, gamma [1, 1], shift [1, K], prev [1, N] → w [1, N]. The stages
   // w_c, w_g and w̃ are stored in `stages` when given.
@@ -97,6 +101,7 @@ class Ntm {
   ad::Parameter* weight0_ = nullptr;  // [R + W, N] logits (learned)
   ad::Parameter* memory0_ = nullptr;  // [N, M] (random, learned)
   std::vector<ad::Parameter*> trainable_;
+  bool fused_ = true;
 };
 
 // Wrong bits of thresholded outputs: (logit > 0) != (target > 0.5), counted where mask is 1
