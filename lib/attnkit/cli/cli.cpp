@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -87,6 +89,9 @@ po::options_description App::common_group() {
     g.add_options()("config,c",
                     po::value<std::vector<std::string>>(&common_.config)->value_name("FILE"),
                     "YAML configuration (repeatable; the command line wins)");
+  if (!config_.options().empty())
+    g.add_options()("dump-config", po::bool_switch(&common_.dump_config),
+                    "print the effective configuration as YAML and exit");
   return g;
 }
 
@@ -132,6 +137,11 @@ std::string App::help_text(const po::options_description& common) const {
   s << "Usage: " << name_ << " " << synopsis_ << "\n" << summary_ << "\n\n";
   format_group(s, "Options", tool_);
   s << "\n";
+  if (!config_.options().empty()) {
+    format_group(s, "Configuration (options that may also be keys of a --config YAML file)",
+                 config_);
+    s << "\n";
+  }
   format_group(s, "Common options", common);
   if (!epilog_.empty()) s << "\n" << epilog_ << (epilog_.back() == '\n' ? "" : "\n");
   s << "\nExit status: 0 success, 1 bad data or a failed run, 2 bad usage.\n";
@@ -139,9 +149,12 @@ std::string App::help_text(const po::options_description& common) const {
 }
 
 void App::parse() {
+  if (!config_.options().empty()) flags_ |= kConfig;
   const po::options_description common = common_group();
   po::options_description all;
-  all.add(tool_).add(common);
+  all.add(tool_);
+  if (!config_.options().empty()) all.add(config_);
+  all.add(common);
   try {
     po::store(po::command_line_parser(argc_, argv_).options(all).positional(positional_).run(),
               vm_);
@@ -155,15 +168,215 @@ void App::parse() {
       std::cout << name_ << " (attnkit) " << ATTNKIT_VERSION << "\n" << version_line() << "\n";
       throw EarlyExit{};
     }
+    // The command line is stored first and so wins; then the files, the last one first, so
+    // that a later file overrides an earlier one (Boost's store() keeps the first explicit
+    // value of an option).
+    if (vm_.count("config")) {
+      const auto files = vm_["config"].as<std::vector<std::string>>();
+      for (auto it = files.rbegin(); it != files.rend(); ++it) {
+        std::string text;
+        try {
+          text = io::read_all(*it);
+        } catch (const Error& e) {
+          throw UsageError(std::string("cannot read configuration: ") + e.what(), *it);
+        }
+        store_yaml(text, *it, true);
+      }
+    }
     po::notify(vm_);
   } catch (const po::error& e) {
     throw UsageError(e.what());
+  }
+  if (common_.dump_config) {
+    std::cout << config_yaml();
+    throw EarlyExit{};
   }
   if (common_.threads < 0) throw UsageError("--threads must be 0 (all cores) or more");
   if (vm_.count("precision") && (common_.precision < 1 || common_.precision > 17))
     throw UsageError("--precision must be between 1 and 17");
   set_max_threads(common_.threads);
   blas_set_threads(max_threads());
+}
+
+namespace {
+
+// Suggestion for a mistyped key: a known key within edit distance 2, if there is one.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string did_you_mean(const std::string& key, const po::options_description& d) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& o : d.options()) {
+    const size_t e = edit_distance(key, o->long_name());
+    if (e < best_d) best_d = e, best = o->long_name();
+  }
+  return best.empty() ? std::string() : " (did you mean '" + best + "'?)";
+}
+
+long line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
+
+// The shortest decimal that reads back to the same value.
+template <class F>
+std::string shortest(F v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, r.ptr);
+  if (s == "inf") return ".inf";
+  if (s == "-inf") return "-.inf";
+  if (s == "nan" || s == "-nan") return ".nan";
+  return s;
+}
+
+// One value of a variables_map as YAML; false when its type is not one we know.
+bool emit_value(YAML::Emitter& e, const boost::any& v) {
+  if (auto p = boost::any_cast<std::string>(&v)) e << YAML::DoubleQuoted << *p;
+  else if (auto p = boost::any_cast<bool>(&v)) e << (*p ? "true" : "false");
+  else if (auto p = boost::any_cast<int>(&v)) e << std::to_string(*p);
+  else if (auto p = boost::any_cast<long>(&v)) e << std::to_string(*p);
+  else if (auto p = boost::any_cast<long long>(&v)) e << std::to_string(*p);
+  else if (auto p = boost::any_cast<unsigned>(&v)) e << std::to_string(*p);
+  else if (auto p = boost::any_cast<unsigned long>(&v)) e << std::to_string(*p);
+  else if (auto p = boost::any_cast<unsigned long long>(&v)) e << std::to_string(*p);
+  else if (auto p = boost::any_cast<double>(&v)) e << shortest(*p);
+  else if (auto p = boost::any_cast<float>(&v)) e << shortest(*p);
+  else if (auto p = boost::any_cast<std::vector<std::string>>(&v)) {
+    e << YAML::Flow << YAML::BeginSeq;
+    for (const auto& x : *p) e << YAML::DoubleQuoted << x;
+    e << YAML::EndSeq;
+  } else if (auto p = boost::any_cast<std::vector<int>>(&v)) {
+    e << YAML::Flow << YAML::BeginSeq;
+    for (int x : *p) e << std::to_string(x);
+    e << YAML::EndSeq;
+  } else if (auto p = boost::any_cast<std::vector<double>>(&v)) {
+    e << YAML::Flow << YAML::BeginSeq;
+    for (double x : *p) e << shortest(x);
+    e << YAML::EndSeq;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void App::store_yaml(const std::string& text, const std::string& name, bool strict) {
+  // A --config file is the user's usage (UsageError, exit 2); stored text read back from a
+  // model is data (DataError, exit 1).
+  auto fail = [&](const std::string& what, long line) {
+    if (strict) throw UsageError(what, name, line);
+    throw DataError(what, name, line);
+  };
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    fail("bad YAML: " + e.msg, e.mark.line >= 0 ? e.mark.line + 1 : 0);
+  }
+  if (!root || root.IsNull()) return;  // an empty file sets nothing
+  if (!root.IsMap()) fail("expected a mapping of configuration keys", line_of(root));
+  for (const auto& kv : root) {
+    const long line = line_of(kv.first);
+    if (!kv.first.IsScalar()) fail("a configuration key must be a plain name", line);
+    const std::string key = kv.first.Scalar();
+    const po::option_description* d = config_.find_nothrow(key, false, false, false);
+    if (d == nullptr) {
+      if (!strict) continue;
+      if (tool_.find_nothrow(key, false, false, false) != nullptr)
+        fail("'" + key + "' is not a configuration key (give it on the command line)", line);
+      fail("unknown configuration key '" + key + "'" + did_you_mean(key, config_), line);
+    }
+    const YAML::Node& v = kv.second;
+    std::vector<std::string> values;
+    if (v.IsNull()) continue;  // "key: ~" gives no value (as --dump-config writes it)
+    if (v.IsScalar()) {
+      values.push_back(v.Scalar());
+    } else if (v.IsSequence()) {
+      for (const auto& item : v) {
+        if (!item.IsScalar())
+          fail("key '" + key + "': a list item must be a single value", line_of(item));
+        values.push_back(item.Scalar());
+      }
+    } else {
+      fail("key '" + key + "': expected a value or a list, not a mapping", line);
+    }
+    po::parsed_options parsed(&config_);
+    po::option o;
+    o.string_key = d->long_name();
+    o.value = values;
+    o.original_tokens = {key};
+    parsed.options.push_back(o);
+    try {
+      po::store(parsed, vm_);
+    } catch (const po::error& e) {
+      fail("key '" + key + "': " + e.what(), line_of(v));
+    }
+  }
+}
+
+std::string App::config_yaml() const {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  for (const auto& d : config_.options()) {
+    const std::string& key = d->long_name();
+    e << YAML::Key << key << YAML::Value;
+    if (!vm_.count(key) || vm_[key].empty()) {
+      e << YAML::Null;
+    } else if (!emit_value(e, vm_[key].value())) {
+      throw Error("configuration key '" + key + "' has a type --dump-config cannot write");
+    }
+  }
+  e << YAML::EndMap;
+  if (!e.good()) throw Error(std::string("cannot write the configuration: ") + e.GetLastError());
+  std::string out = e.c_str();
+  if (out == "{}") out.clear();
+  return out.empty() ? "{}\n" : out + "\n";
+}
+
+void App::apply_config_fallback(const std::string& yaml, const std::string& name) {
+  store_yaml(yaml, name, false);
+  try {
+    po::notify(vm_);
+  } catch (const po::error& e) {
+    throw DataError(e.what(), name);
+  }
+}
+
+StoredConfig::StoredConfig(const std::string& yaml, std::string name) : name_(std::move(name)) {
+  try {
+    root_ = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    throw DataError("bad YAML configuration: " + e.msg, name_, e.mark.line >= 0 ? e.mark.line + 1 : 0);
+  }
+  if (root_.IsNull()) root_ = YAML::Node(YAML::NodeType::Map);
+  if (!root_.IsMap()) throw DataError("the configuration is not a mapping of keys", name_);
+}
+
+bool StoredConfig::has(const std::string& key) const {
+  const YAML::Node n = root_[key];
+  return n && !n.IsNull();
+}
+
+std::vector<std::string> StoredConfig::keys() const {
+  std::vector<std::string> k;
+  for (const auto& kv : root_) k.push_back(kv.first.as<std::string>());
+  return k;
+}
+
+YAML::Node StoredConfig::node(const std::string& key) const {
+  const YAML::Node n = root_[key];
+  if (!n || n.IsNull())
+    throw DataError("the stored configuration has no value for '" + key + "'", name_);
+  return n;
 }
 
 io::WriteOptions App::write_options() const {

@@ -12,6 +12,22 @@
 //       ...do the work...
 //     });
 //   }
+//
+// Configuration keys (hyper-parameters, training settings) are declared apart from the other
+// options, in app.config_options(): they are given on the command line as usual or, by their
+// long names, in YAML files named by --config (repeatable). Precedence: built-in default <
+// first --config file < later --config file < command line. An unknown key or a bad value in
+// a file is a UsageError naming the file, the line and the key. --dump-config prints the
+// effective configuration (every key, defaults included) as YAML and exits 0; feeding that
+// output back with --config gives the same configuration. app.config_yaml() is the same
+// YAML, to store in a model file; cli::StoredConfig reads such text back.
+//
+//       int hidden; double lr;
+//       app.config_options().add_options()
+//           ("hidden", po::value(&hidden)->default_value(128), "hidden units")
+//           ("lr", po::value(&lr)->default_value(1e-3), "learning rate");
+//       app.parse();
+//       model_file.config_yaml = app.config_yaml();
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -19,6 +35,9 @@
 #include <string>
 #include <vector>
 
+#include <yaml-cpp/yaml.h>
+
+#include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::cli {
@@ -33,6 +52,7 @@ struct Common {
   bool npy = false;           // --npy: .npy on standard output instead of text
   int precision = -1;         // --precision: significant digits of text output (-1 shortest)
   std::vector<std::string> config;  // --config FILE.yaml (repeatable)
+  bool dump_config = false;         // --dump-config
 };
 
 enum Flags : unsigned {
@@ -56,6 +76,9 @@ class App {
   void epilog(std::string text) { epilog_ = std::move(text); }
   // The tool's own options; common ones are added by enable().
   po::options_description& options() { return tool_; }
+  // The tool's configuration keys (see above). Declaring any enables --config and
+  // --dump-config. Only long names are used in YAML; a short alias works on the command line.
+  po::options_description& config_options() { return config_; }
   po::positional_options_description& positional() { return positional_; }
   void enable(unsigned flags) { flags_ |= flags; }
 
@@ -69,6 +92,16 @@ class App {
   // Write options for tensors, from --npy and --precision.
   io::WriteOptions write_options() const;
 
+  // The effective configuration as YAML: one line per key of config_options(), in declaration
+  // order ("key: value"; a key without a value is "key: ~"). After parse().
+  std::string config_yaml() const;
+  // After parse(): keys given neither on the command line nor in a --config file take their
+  // values from `yaml` (e.g. the configuration stored in a checkpoint being resumed), then the
+  // bound variables are updated. Keys of `yaml` that this tool does not know are ignored (an
+  // older or newer tool may have written them); a bad value is a DataError naming `name`, the
+  // line and the key.
+  void apply_config_fallback(const std::string& yaml, const std::string& name);
+
  private:
   po::options_description common_group();  // bound to common_, as flags_ asks
   std::string help_text(const po::options_description& common) const;
@@ -77,7 +110,9 @@ class App {
   char** argv_;
   std::string summary_, synopsis_, epilog_;
   unsigned flags_ = 0;
+  void store_yaml(const std::string& text, const std::string& name, bool strict);
   po::options_description tool_{"Options"};
+  po::options_description config_{"Configuration"};
   po::positional_options_description positional_;
   po::variables_map vm_;
   Common common_;
@@ -96,5 +131,38 @@ Shape parse_shape(const std::string& text, const std::string& option);
 
 // Whether standard error is a terminal (progress bars) — for later tools.
 bool stderr_is_tty();
+
+// A configuration read back from YAML text (ModelFile::config_yaml, App::config_yaml()): a
+// tool that loads a model recovers the hyper-parameters it was trained with.
+//   cli::StoredConfig cfg(model.config_yaml, model_path);
+//   int hidden = cfg.get<int>("hidden");
+// Errors (bad YAML, a missing key, a value of the wrong type) are DataErrors naming `name`,
+// the line (when there is one) and the key.
+class StoredConfig {
+ public:
+  StoredConfig(const std::string& yaml, std::string name);
+  bool has(const std::string& key) const;  // present with a non-null value
+  std::vector<std::string> keys() const;   // in file order
+  template <class T>
+  T get(const std::string& key) const {
+    const YAML::Node n = node(key);
+    try {
+      return n.as<T>();
+    } catch (const YAML::Exception&) {
+      throw DataError("configuration key '" + key + "' has a value of the wrong type ('" +
+                          (n.IsScalar() ? n.Scalar() : std::string("not a single value")) + "')",
+                      name_, n.Mark().line + 1);
+    }
+  }
+  template <class T>
+  T get(const std::string& key, T fallback) const {
+    return has(key) ? get<T>(key) : fallback;
+  }
+
+ private:
+  YAML::Node node(const std::string& key) const;  // DataError when missing or null
+  YAML::Node root_;
+  std::string name_;
+};
 
 }  // namespace attnkit::cli

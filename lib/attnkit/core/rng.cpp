@@ -1,6 +1,13 @@
 #include "attnkit/core/rng.h"
 
+#include <cinttypes>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+#include "attnkit/core/error.h"
 
 namespace attnkit {
 
@@ -61,6 +68,48 @@ uint64_t Rng::below(uint64_t n) {
     }
   }
   return static_cast<uint64_t>(m >> 64);
+}
+
+std::string Rng::state() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "xoshiro256** %016" PRIx64 " %016" PRIx64 " %016" PRIx64 " %016" PRIx64,
+                s_[0], s_[1], s_[2], s_[3]);
+  std::string out = buf;
+  if (has_spare_) {
+    uint64_t bits;
+    std::memcpy(&bits, &spare_, sizeof bits);
+    std::snprintf(buf, sizeof buf, " %016" PRIx64, bits);
+    out += buf;
+  } else {
+    out += " -";
+  }
+  return out;
+}
+
+void Rng::set_state(const std::string& text) {
+  std::istringstream in(text);
+  std::string name, words[5], extra;
+  in >> name >> words[0] >> words[1] >> words[2] >> words[3] >> words[4];
+  if (name != "xoshiro256**" || !in || (in >> extra))
+    throw DataError("bad random-number generator state '" + text.substr(0, 120) + "'");
+  auto hex = [&](const std::string& w) {
+    if (w.size() != 16 || w.find_first_not_of("0123456789abcdef") != std::string::npos)
+      throw DataError("bad random-number generator state '" + text.substr(0, 120) + "'");
+    return static_cast<uint64_t>(std::strtoull(w.c_str(), nullptr, 16));
+  };
+  uint64_t s[4];
+  for (int i = 0; i < 4; ++i) s[i] = hex(words[i]);
+  if ((s[0] | s[1] | s[2] | s[3]) == 0)
+    throw DataError("bad random-number generator state (all zero)");
+  bool spare = words[4] != "-";
+  double spare_value = 0.0;
+  if (spare) {
+    const uint64_t bits = hex(words[4]);
+    std::memcpy(&spare_value, &bits, sizeof bits);
+  }
+  for (int i = 0; i < 4; ++i) s_[i] = s[i];
+  has_spare_ = spare;
+  spare_ = spare_value;
 }
 
 }  // namespace attnkit

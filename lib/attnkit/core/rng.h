@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace attnkit {
 
@@ -21,6 +22,12 @@ class Rng {
   double uniform_double();         // [0, 1), multiples of 2^-53
   double normal();                 // standard normal
   uint64_t below(uint64_t n);      // uniform in [0, n); n > 0
+
+  // The whole state as text ("xoshiro256** S0 S1 S2 S3 SPARE", hex words; SPARE is the
+  // cached second Box–Muller value as its 64 bits, or "-" when there is none), so that a
+  // checkpoint resumes the stream exactly. set_state() throws DataError on malformed text.
+  std::string state() const;
+  void set_state(const std::string& text);
 
  private:
   uint64_t s_[4];

@@ -23,10 +23,63 @@ Optimizer::Optimizer(std::vector<ad::Parameter*> params, double lr, Schedule sch
   if (!(lr >= 0.0) || !std::isfinite(lr)) throw UsageError("learning rate must be >= 0");
 }
 
-void Optimizer::init_state(int n) {
+void Optimizer::init_state(std::vector<std::string> slots) {
+  slots_ = std::move(slots);
+  state_.clear();
   state_.resize(params_.size());
   for (size_t k = 0; k < params_.size(); ++k)
-    for (int i = 0; i < n; ++i) state_[k].emplace_back(params_[k]->value.shape());
+    for (size_t i = 0; i < slots_.size(); ++i) state_[k].emplace_back(params_[k]->value.shape());
+}
+
+void Optimizer::init_state(int n) {
+  std::vector<std::string> slots;
+  for (int i = 0; i < n; ++i) slots.push_back(std::to_string(i));
+  init_state(std::move(slots));
+}
+
+OptimizerState Optimizer::state() const {
+  OptimizerState s;
+  s.steps = steps_;
+  s.lr = lr_;
+  for (size_t k = 0; k < state_.size(); ++k)
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      const std::string key = params_[k]->name + "/" + slots_[i];
+      if (!s.buffers.emplace(key, state_[k][i].clone()).second)
+        throw Error("two optimised parameters are both named '" + params_[k]->name + "'");
+    }
+  return s;
+}
+
+void Optimizer::load_state(const OptimizerState& s) {
+  if (s.steps < 0) throw DataError("optimiser state has a negative step count");
+  if (!(s.lr >= 0.0) || !std::isfinite(s.lr))
+    throw DataError("optimiser state has a bad learning rate");
+  size_t expected = 0;
+  for (size_t k = 0; k < state_.size(); ++k)
+    for (size_t i = 0; i < slots_.size(); ++i, ++expected) {
+      const std::string key = params_[k]->name + "/" + slots_[i];
+      auto it = s.buffers.find(key);
+      if (it == s.buffers.end()) throw DataError("optimiser state has no buffer '" + key + "'");
+      if (it->second.shape() != state_[k][i].shape())
+        throw DataError("optimiser buffer '" + key + "' has shape " + shape_str(it->second.shape()) +
+                        " but its parameter has " + shape_str(state_[k][i].shape()));
+    }
+  if (s.buffers.size() != expected) {
+    for (const auto& [key, t] : s.buffers) {
+      bool known = false;
+      for (size_t k = 0; k < state_.size() && !known; ++k)
+        for (size_t i = 0; i < slots_.size() && !known; ++i)
+          known = key == params_[k]->name + "/" + slots_[i];
+      if (!known)
+        throw DataError("optimiser state has a buffer '" + key +
+                        "' that this optimiser does not use");
+    }
+  }
+  for (size_t k = 0; k < state_.size(); ++k)
+    for (size_t i = 0; i < slots_.size(); ++i)
+      state_[k][i] = s.buffers.at(params_[k]->name + "/" + slots_[i]).clone();
+  steps_ = s.steps;
+  lr_ = s.lr;
 }
 
 void Optimizer::step() {
@@ -49,7 +102,7 @@ SGD::SGD(std::vector<ad::Parameter*> params, double lr, double momentum, bool ne
          double weight_decay, Schedule schedule)
     : Optimizer(std::move(params), lr, schedule), momentum_(momentum),
       weight_decay_(weight_decay), nesterov_(nesterov) {
-  if (momentum_ != 0.0) init_state(1);
+  if (momentum_ != 0.0) init_state({"momentum"});
 }
 
 void SGD::update(size_t k, double lr, int64_t step) {
@@ -75,7 +128,7 @@ Adam::Adam(std::vector<ad::Parameter*> params, double lr, double beta1, double b
            double weight_decay, Schedule schedule)
     : Optimizer(std::move(params), lr, schedule), b1_(beta1), b2_(beta2), eps_(eps),
       wd_(weight_decay) {
-  init_state(2);
+  init_state({"m", "v"});
 }
 
 void Adam::update(size_t k, double lr, int64_t step) {
@@ -103,7 +156,7 @@ RMSProp::RMSProp(std::vector<ad::Parameter*> params, double lr, double decay, do
                  double eps, bool centered, Schedule schedule)
     : Optimizer(std::move(params), lr, schedule), rho_(decay), mu_(momentum), eps_(eps),
       centered_(centered) {
-  init_state(3);  // n, ḡ, Δ
+  init_state({"n", "g", "delta"});  // n, ḡ, Δ
 }
 
 void RMSProp::update(size_t k, double lr, int64_t) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ struct Schedule {
   double factor(int64_t step) const;
 };
 
+// Everything an optimiser carries from one step to the next, so that a resumed run continues
+// exactly: the step count, the base learning rate, and its per-parameter buffers, named
+// "<parameter name>/<slot>" (slots: SGD "momentum" (only with momentum); Adam "m", "v";
+// RMSProp "n", "g", "delta").
+struct OptimizerState {
+  int64_t steps = 0;
+  double lr = 0.0;
+  std::map<std::string, Tensor> buffers;
+};
+
 class Optimizer {
  public:
   Optimizer(std::vector<ad::Parameter*> params, double lr, Schedule schedule);
@@ -41,13 +52,21 @@ class Optimizer {
   double current_lr() const { return lr_ * schedule_.factor(steps_ + 1); }
   const std::vector<ad::Parameter*>& params() const { return params_; }
 
+  // A copy of the state (see OptimizerState).
+  OptimizerState state() const;
+  // Restores a state from state(). A missing or extra buffer, or one whose shape differs
+  // from its parameter's, is a DataError naming it; nothing is changed unless all fits.
+  void load_state(const OptimizerState& s);
+
  protected:
   // Update parameter k from its grad with learning rate lr at step `step` (1-based).
   virtual void update(size_t k, double lr, int64_t step) = 0;
   std::vector<ad::Parameter*> params_;
   // Per-parameter state tensors of the same shape as the parameter, `n` of them each.
   std::vector<std::vector<Tensor>> state_;
-  void init_state(int n);
+  void init_state(std::vector<std::string> slots);  // one named buffer per slot
+  void init_state(int n);                            // slots "0", "1", ... (older subclasses)
+  std::vector<std::string> slots_;
 
  private:
   double lr_;

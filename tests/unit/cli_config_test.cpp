@@ -1,0 +1,227 @@
+// YAML configuration in the command-line layer (cli/cli.h): precedence, strict keys, types,
+// --dump-config and stored configurations.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attnkit/cli/cli.h"
+#include "attnkit/core/error.h"
+
+using namespace attnkit;
+namespace po = boost::program_options;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/attnkit_cfg_" + std::to_string(getpid()) + "_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+struct Cfg {
+  int hidden = 0;
+  double lr = 0;
+  std::string cell;
+  bool tied = false;
+  std::vector<int> layers;
+  std::string out;
+};
+
+// Builds an App over `args` with the keys of a typical training tool and parses it.
+struct Harness {
+  std::vector<std::string> args;
+  std::vector<char*> argv;
+  Cfg c;
+  std::unique_ptr<cli::App> app;
+  explicit Harness(std::vector<std::string> a) : args(std::move(a)) {
+    args.insert(args.begin(), "tool");
+    for (auto& s : args) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    app = std::make_unique<cli::App>("tool", static_cast<int>(args.size()), argv.data());
+    app->options().add_options()("output,o", po::value(&c.out)->default_value("m"), "model");
+    app->config_options().add_options()
+        ("hidden", po::value(&c.hidden)->default_value(8), "hidden units")
+        ("lr", po::value(&c.lr)->default_value(0.001), "learning rate")
+        ("cell", po::value(&c.cell)->default_value("lstm"), "cell type")
+        ("tied", po::bool_switch(&c.tied), "tie embeddings")
+        ("layers", po::value(&c.layers)->multitoken(), "layer sizes");
+  }
+  void parse() { app->parse(); }
+};
+
+template <class E>
+E error_of(Harness& h) {
+  try {
+    h.parse();
+  } catch (const E& e) {
+    return e;
+  }
+  FAIL("no error");
+  return E("");
+}
+
+}  // namespace
+
+TEST_CASE("config: defaults < first file < later file < command line") {
+  const std::string f1 = write_temp("a.yaml", "hidden: 16\nlr: 0.5\ncell: gru\n");
+  const std::string f2 = write_temp("b.yaml", "# later file\nlr: 0.25\n");
+  {
+    Harness h({});
+    h.parse();
+    CHECK(h.c.hidden == 8);
+    CHECK(h.c.lr == 0.001);
+    CHECK(h.c.cell == "lstm");
+  }
+  {
+    Harness h({"--config", f1});
+    h.parse();
+    CHECK(h.c.hidden == 16);
+    CHECK(h.c.lr == 0.5);
+    CHECK(h.c.cell == "gru");
+    CHECK(h.app->given("hidden"));
+  }
+  {
+    Harness h({"-c", f1, "--config", f2});
+    h.parse();
+    CHECK(h.c.hidden == 16);
+    CHECK(h.c.lr == 0.25);
+  }
+  {
+    Harness h({"--config", f2, "--config", f1});  // order matters
+    h.parse();
+    CHECK(h.c.lr == 0.5);
+  }
+  {
+    Harness h({"--hidden", "32", "--config", f1, "--config", f2, "--lr=0.125"});
+    h.parse();
+    CHECK(h.c.hidden == 32);
+    CHECK(h.c.lr == 0.125);
+    CHECK(h.c.cell == "gru");
+  }
+  std::remove(f1.c_str());
+  std::remove(f2.c_str());
+}
+
+TEST_CASE("config: booleans and lists from YAML") {
+  const std::string f = write_temp("c.yaml", "tied: true\nlayers: [4, 5, 6]\n");
+  Harness h({"--config", f});
+  h.parse();
+  CHECK(h.c.tied);
+  CHECK(h.c.layers == std::vector<int>{4, 5, 6});
+  std::remove(f.c_str());
+}
+
+TEST_CASE("config: unknown key, wrong type and bad YAML are usage errors with file and line") {
+  const std::string f = write_temp("d.yaml", "hidden: 16\n\nhiden: 3\n");
+  {
+    Harness h({"--config", f});
+    const UsageError e = error_of<UsageError>(h);
+    CHECK(e.file() == f);
+    CHECK(e.line() == 3);
+    CHECK(std::string(e.what()).find("unknown configuration key 'hiden'") != std::string::npos);
+    CHECK(std::string(e.what()).find("did you mean 'hidden'") != std::string::npos);
+  }
+  const std::string g = write_temp("e.yaml", "lr: 0.1\nhidden: lots\n");
+  {
+    Harness h({"--config", g});
+    const UsageError e = error_of<UsageError>(h);
+    CHECK(e.file() == g);
+    CHECK(e.line() == 2);
+    CHECK(std::string(e.what()).find("hidden") != std::string::npos);
+    CHECK(e.exit_status() == 2);
+  }
+  const std::string k = write_temp("f.yaml", "output: x\n");  // a tool option, not a key
+  {
+    Harness h({"--config", k});
+    const UsageError e = error_of<UsageError>(h);
+    CHECK(std::string(e.what()).find("not a configuration key") != std::string::npos);
+  }
+  const std::string y = write_temp("g.yaml", "hidden: [1, 2\n");
+  {
+    Harness h({"--config", y});
+    const UsageError e = error_of<UsageError>(h);
+    CHECK(e.file() == y);
+    CHECK(std::string(e.what()).find("bad YAML") != std::string::npos);
+  }
+  const std::string l = write_temp("h.yaml", "- hidden\n- 3\n");
+  {
+    Harness h({"--config", l});
+    CHECK(std::string(error_of<UsageError>(h).what()).find("mapping") != std::string::npos);
+  }
+  {
+    Harness h({"--config", "/nonexistent/x.yaml"});
+    CHECK(error_of<UsageError>(h).file() == "/nonexistent/x.yaml");
+  }
+  for (const auto& p : {f, g, k, y, l}) std::remove(p.c_str());
+}
+
+TEST_CASE("config: --dump-config prints every key; fed back it gives the same dump") {
+  const std::string f = write_temp("i.yaml", "cell: \"a: b # c\"\nlr: 0.1\n");
+  std::string dump;
+  {
+    Harness h({"--config", f, "--hidden", "5", "--tied", "--dump-config"});
+    std::ostringstream captured;
+    std::streambuf* old = std::cout.rdbuf(captured.rdbuf());
+    CHECK_THROWS_AS(h.parse(), cli::EarlyExit);
+    std::cout.rdbuf(old);
+    dump = captured.str();
+    CHECK(dump == h.app->config_yaml());
+  }
+  CHECK(dump.find("hidden: 5\n") != std::string::npos);
+  CHECK(dump.find("lr: 0.1\n") != std::string::npos);
+  CHECK(dump.find("tied: true\n") != std::string::npos);
+  CHECK(dump.find("layers: ~\n") != std::string::npos);
+  const std::string d = write_temp("dump.yaml", dump);
+  Harness h2({"--config", d});
+  h2.parse();
+  CHECK(h2.app->config_yaml() == dump);
+  CHECK(h2.c.cell == "a: b # c");
+  CHECK(h2.c.hidden == 5);
+  CHECK(h2.c.tied);
+  std::remove(f.c_str());
+  std::remove(d.c_str());
+}
+
+TEST_CASE("config: stored configuration reads back; fallback fills keys not given") {
+  Harness h({"--hidden", "12", "--lr", "0.3", "--layers", "1", "2"});
+  h.parse();
+  const std::string yaml = h.app->config_yaml();
+  cli::StoredConfig s(yaml, "M.akm");
+  CHECK(s.get<int>("hidden") == 12);
+  CHECK(s.get<double>("lr") == 0.3);
+  CHECK(s.get<std::string>("cell") == "lstm");
+  CHECK(s.get<std::vector<int>>("layers") == std::vector<int>{1, 2});
+  CHECK(s.get<int>("missing", 7) == 7);
+  CHECK_THROWS_AS(s.get<int>("missing"), DataError);
+  CHECK_THROWS_AS(s.get<int>("cell"), DataError);
+  CHECK_THROWS_AS(cli::StoredConfig("[1, 2", "M.akm"), DataError);
+
+  // resume: the command line keeps --lr, the stored configuration gives the rest
+  Harness r({"--lr", "0.9"});
+  r.parse();
+  r.app->apply_config_fallback(yaml + "from_a_newer_tool: 1\n", "M.akm");
+  CHECK(r.c.hidden == 12);
+  CHECK(r.c.lr == 0.9);
+  CHECK(r.c.layers == std::vector<int>{1, 2});
+}
+
+TEST_CASE("config: --help lists the configuration keys") {
+  Harness h({"--help"});
+  std::ostringstream captured;
+  std::streambuf* old = std::cout.rdbuf(captured.rdbuf());
+  CHECK_THROWS_AS(h.parse(), cli::EarlyExit);
+  std::cout.rdbuf(old);
+  const std::string help = captured.str();
+  CHECK(help.find("Configuration") != std::string::npos);
+  CHECK(help.find("--hidden") != std::string::npos);
+  CHECK(help.find("--dump-config") != std::string::npos);
+  CHECK(help.find("--config") != std::string::npos);
+}
