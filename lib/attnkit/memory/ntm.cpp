@@ -21,7 +21,8 @@ void NtmConfig::validate() const {
   if (controller_layers < 1) bad("controller-layers must be >= 1");
   if (read_heads < 1) bad("read-heads must be >= 1");
   if (write_heads < 0) bad("write-heads must be >= 0");
-  if (memory_rows < 1 || memory_cols < 1) bad("memory must be at least 1 x 1");
+  if (memory_rows < 1 || memory_cols < 1 || memory_rows > 4096 || memory_cols > 1024)
+    bad("memory must be between 1 x 1 and 4096 x 1024");
   if (shift_range < 0 || shifts() > memory_rows)
     bad("shift-range must be >= 0 with 2R+1 <= memory rows");
   if (memory_init != "constant" && memory_init != "random" && memory_init != "learned")

@@ -12,6 +12,7 @@ using ad::Tape;
 using ad::Var;
 
 namespace {
+constexpr int64_t kMaxRows = 4096, kMaxCols = 1024;  // NtmConfig::validate() keeps within them
 inline double softplus(double x) { return x > 20 ? x : std::log1p(std::exp(x)); }
 inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 Tape& tape_of(Var a, Var b) {
@@ -37,35 +38,40 @@ Var ntm_address_fused(Var memory, Var p, int64_t off, int shift_range, Var prev)
   const double beta = softplus(P[off + M]), g = sigmoid(P[off + M + 1]);
   const double gamma = 1.0 + softplus(P[off + M + 2 + K]);
   double s[64];
-  if (K > 64) throw ShapeError("ntm_address_fused: at most 64 shifts");
+  if (K > 64 || N > kMaxRows || M > kMaxCols)
+    throw ShapeError("ntm_address_fused: at most 64 shifts, " + std::to_string(kMaxRows) +
+                     " memory rows and " + std::to_string(kMaxCols) + " columns");
   {
     double mx = -1e300, sum = 0;
     for (int64_t d = 0; d < K; ++d) mx = std::max(mx, static_cast<double>(P[off + M + 2 + d]));
     for (int64_t d = 0; d < K; ++d) sum += (s[d] = std::exp(P[off + M + 2 + d] - mx));
     for (int64_t d = 0; d < K; ++d) s[d] /= sum;
   }
-  // Saved for backward: rows cos, 1/‖M_i‖ε, wc, wg, w̃ (the output holds w).
-  Tensor* sv = t.scratch({5, N});
-  float *cos = sv->data(), *inm = cos + N, *wc = inm + N, *wg = wc + N, *ws = wg + N;
+  // Saved for backward: rows cos, 1/‖M_i‖ε, wc, wg, w̃, ln(w̃ + floor) (the output holds w).
+  Tensor* sv = t.scratch({6, N});
+  float *cos = sv->data(), *inm = cos + N, *wc = inm + N, *wg = wc + N, *ws = wg + N,
+        *lw = ws + N;
   double kk = 0;
   for (int64_t j = 0; j < M; ++j) kk += static_cast<double>(k[j]) * k[j];
   const double nk = std::sqrt(kk + kNtmCosineEps);
   double mx = -1e300;
   for (int64_t i = 0; i < N; ++i) {
     const float* row = Mm.data() + i * M;
-    double dot = 0, mm = 0;
+    float dotf = 0, mmf = 0;  // M is small: float sums, which the compiler can vectorise
     for (int64_t j = 0; j < M; ++j) {
-      dot += static_cast<double>(row[j]) * k[j];
-      mm += static_cast<double>(row[j]) * row[j];
+      dotf += row[j] * k[j];
+      mmf += row[j] * row[j];
     }
+    const double dot = dotf, mm = mmf;
     const double in = 1.0 / std::sqrt(mm + kNtmCosineEps);
     inm[i] = static_cast<float>(in);
     cos[i] = static_cast<float>(dot * in / nk);
     mx = std::max(mx, beta * cos[i]);
   }
   double sum = 0;
-  std::vector<double> tmp(static_cast<size_t>(N));
-  for (int64_t i = 0; i < N; ++i) sum += (tmp[i] = std::exp(beta * cos[i] - mx));
+  Tensor* tmps = t.scratch({N});
+  float* tmp = tmps->data();
+  for (int64_t i = 0; i < N; ++i) sum += (tmp[i] = std::exp(static_cast<float>(beta * cos[i] - mx)));
   for (int64_t i = 0; i < N; ++i) {
     wc[i] = static_cast<float>(tmp[i] / sum);
     wg[i] = static_cast<float>(g * wc[i] + (1 - g) * Wp[i]);
@@ -78,11 +84,11 @@ Var ntm_address_fused(Var memory, Var p, int64_t off, int shift_range, Var prev)
   }
   mx = -1e300;
   for (int64_t i = 0; i < N; ++i) {
-    tmp[i] = gamma * std::log(static_cast<double>(ws[i]) + kNtmSharpenFloor);
-    mx = std::max(mx, tmp[i]);
+    lw[i] = static_cast<float>(std::log(static_cast<double>(ws[i]) + kNtmSharpenFloor));
+    mx = std::max(mx, gamma * lw[i]);
   }
   sum = 0;
-  for (int64_t i = 0; i < N; ++i) sum += (tmp[i] = std::exp(tmp[i] - mx));
+  for (int64_t i = 0; i < N; ++i) sum += (tmp[i] = std::exp(static_cast<float>(gamma * lw[i] - mx)));
   Tensor w = t.alloc({1, N});
   for (int64_t i = 0; i < N; ++i) w[i] = static_cast<float>(tmp[i] / sum);
 
@@ -93,8 +99,9 @@ Var ntm_address_fused(Var memory, Var p, int64_t off, int shift_range, Var prev)
     const Tensor& P = t.value(p);
     const Tensor& Wp = t.value(prev);
     const float* k = P.data() + off;
-    const float *cos = sv->data(), *inm = cos + N, *wc = inm + N, *wg = wc + N, *ws = wg + N;
-    std::vector<double> a(static_cast<size_t>(N)), b(static_cast<size_t>(N));
+    const float *cos = sv->data(), *inm = cos + N, *wc = inm + N, *wg = wc + N, *ws = wg + N,
+                *lw = ws + N;
+    double a[kMaxRows], b[kMaxRows];
     // Sharpening: du = w (gw − Σ w gw); dγ = Σ du ln(w̃ + floor); dw̃ = γ du / (w̃ + floor).
     double wgw = 0;
     for (int64_t i = 0; i < N; ++i) wgw += static_cast<double>(W[i]) * gw[i];
@@ -102,7 +109,7 @@ Var ntm_address_fused(Var memory, Var p, int64_t off, int shift_range, Var prev)
     for (int64_t i = 0; i < N; ++i) {
       const double du = W[i] * (gw[i] - wgw);
       const double x = static_cast<double>(ws[i]) + kNtmSharpenFloor;
-      dgamma += du * std::log(x);
+      dgamma += du * lw[i];
       a[i] = gamma * du / x;  // dw̃
     }
     // Shift: dwg_j = Σ_d s_d dw̃_{j+d}; ds_d = Σ_i dw̃_i wg_{i−d}.
@@ -143,11 +150,14 @@ Var ntm_address_fused(Var memory, Var p, int64_t off, int shift_range, Var prev)
       float* gp = t.grad(p).data() + off;
       double cc = 0;
       for (int64_t i = 0; i < N; ++i) cc += a[i] * cos[i];
-      for (int64_t j = 0; j < M; ++j) {
-        double acc = 0;
-        for (int64_t i = 0; i < N; ++i) acc += a[i] * inm[i] * Mm.data()[i * M + j];
-        gp[j] += static_cast<float>(acc / nk - cc * k[j] / (nk * nk));
+      float acc[kMaxCols] = {};
+      for (int64_t i = 0; i < N; ++i) {
+        const float c = static_cast<float>(a[i] * inm[i]);
+        const float* row = Mm.data() + i * M;
+        for (int64_t j = 0; j < M; ++j) acc[j] += c * row[j];
       }
+      for (int64_t j = 0; j < M; ++j)
+        gp[j] += static_cast<float>(acc[j] / nk - cc * k[j] / (nk * nk));
       const double bh = P[off + M], gh = P[off + M + 1], yh = P[off + M + 2 + K];
       gp[M] += static_cast<float>(dbeta * sigmoid(bh));
       gp[M + 1] += static_cast<float>(dg * g * (1 - g));
@@ -160,10 +170,11 @@ Var ntm_address_fused(Var memory, Var p, int64_t off, int shift_range, Var prev)
     if (need_m) {
       float* gm = t.grad(memory).data();
       for (int64_t i = 0; i < N; ++i) {
-        const double c1 = a[i] * inm[i] / nk, c2 = a[i] * cos[i] * inm[i] * inm[i];
+        const float c1 = static_cast<float>(a[i] * inm[i] / nk);
+        const float c2 = static_cast<float>(a[i] * cos[i] * inm[i] * inm[i]);
         const float* row = Mm.data() + i * M;
-        for (int64_t j = 0; j < M; ++j)
-          gm[i * M + j] += static_cast<float>(c1 * k[j] - c2 * row[j]);
+        float* g = gm + i * M;
+        for (int64_t j = 0; j < M; ++j) g[j] += c1 * k[j] - c2 * row[j];
       }
     }
   });
@@ -199,19 +210,22 @@ Var ntm_write_fused(Var memory, Var w, Var p, int64_t off, bool tanh_add) {
     const float *e = ea->data(), *a = e + M;
     float* gm = t.requires_grad(memory) ? t.grad(memory).data() : nullptr;
     float* gw = t.requires_grad(w) ? t.grad(w).data() : nullptr;
-    std::vector<double> de(static_cast<size_t>(M), 0.0), da(static_cast<size_t>(M), 0.0);
+    float de[kMaxCols] = {}, da[kMaxCols] = {};  // float sums: M is small, N rows of them
     for (int64_t i = 0; i < N; ++i) {
       const float wi = Wt[i];
       const float* row = Mm.data() + i * M;
       const float* gr = G.data() + i * M;
-      double acc = 0;
-      for (int64_t j = 0; j < M; ++j) {
-        if (gm) gm[i * M + j] += gr[j] * (1.0f - wi * e[j]);
-        acc += static_cast<double>(gr[j]) * (a[j] - row[j] * e[j]);
-        de[j] -= static_cast<double>(gr[j]) * row[j] * wi;
-        da[j] += static_cast<double>(gr[j]) * wi;
+      if (gm) {
+        float* g = gm + i * M;
+        for (int64_t j = 0; j < M; ++j) g[j] += gr[j] * (1.0f - wi * e[j]);
       }
-      if (gw) gw[i] += static_cast<float>(acc);
+      float acc = 0;
+      for (int64_t j = 0; j < M; ++j) {
+        acc += gr[j] * (a[j] - row[j] * e[j]);
+        de[j] -= gr[j] * row[j] * wi;
+        da[j] += gr[j] * wi;
+      }
+      if (gw) gw[i] += acc;
     }
     if (t.requires_grad(p)) {
       float* gp = t.grad(p).data() + off;
