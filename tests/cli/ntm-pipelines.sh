@@ -10,6 +10,9 @@ for p in ntm-copy ntm-repeat-copy ntm-assoc-recall; do
   done
   check_eq "$(wc -l <"$T/out")" 2 "$p: header and one row"
 done
+expect 0 "$ATTNKIT_SRC/pipelines/ntm-stability.sh" --quick
+check_eq "$(cut -f1 "$T/out" | paste -sd,)" "sequences,1000,2000" "stability: median curve rows"
+check_eq "$(grep -c 'below 1 bit' "$T/err")" 2 "stability: one line per seed"
 expect 0 "$ATTNKIT_SRC/pipelines/ntm-copy.sh" --help
 grep -q "Graves" "$T/out" || fail "ntm-copy --help"
 expect_err 2 "ntm-copy.sh: unknown argument '--fast'" "$ATTNKIT_SRC/pipelines/ntm-copy.sh" --fast
