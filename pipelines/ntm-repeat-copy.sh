@@ -13,7 +13,7 @@
 # Claim checked (exit 1 when it fails): below 0.1 bits per sequence within 100,000.
 #   pipelines/ntm-repeat-copy.sh [--quick] [--seed S] [--keep DIR]
 # --quick: a small task (4-bit vectors, length 1-3, 1-3 repeats, 16 x 8 memory, Adam,
-# 3,000 sequences, seconds); claim: the training cost falls to below half its first value.
+# 3,000 sequences, seconds); claim: the training cost falls below 60% of its first value.
 set -euo pipefail
 export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
@@ -40,8 +40,8 @@ ntm-run --model "$dir/rc.akm" -i "$dir/one.npz" --trace "$dir/trace.npz" -o "$di
 attn-plot -i "$dir/trace.npz:write0" --title "repeat copy: write weighting" -o "$out/write.png"
 attn-plot -i "$dir/trace.npz:read0" --title "repeat copy: read weighting" -o "$out/read.png"
 if [ "$quick" = 1 ]; then
-  awk -F'\t' 'NR == 2 { a = $4 } END { exit !($4 < 0.5 * a) }' "$dir/curve.tsv" ||
-    { echo "ntm-repeat-copy: the cost did not fall to half" >&2; exit 1; }
+  awk -F'\t' 'NR == 2 { a = $4 } END { exit !($4 < 0.6 * a) }' "$dir/curve.tsv" ||
+    { echo "ntm-repeat-copy: the cost did not fall below 60% of its first value" >&2; exit 1; }
 else
   awk -v b="$bits" 'BEGIN { exit !(b < 0.1) }' ||
     { echo "ntm-repeat-copy: $bits bits per sequence, not below 0.1" >&2; exit 1; }
