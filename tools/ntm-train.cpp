@@ -151,15 +151,17 @@ int main(int argc, char** argv) {
     ad::Tape tape(app.common().seed);
     int64_t wrong = 0, seqs = 0;
     double loss_sum = 0, norm_sum = 0;
+    std::vector<int64_t> order;  // the data set's order for epoch order_epoch
+    int64_t order_epoch = -1;
     trainer.run(
         [&](nn::TrainState& s) {
-          std::vector<int64_t> order;
           double loss = 0;
           int64_t bad = 0;
           for (int64_t b = 0; b < batch; ++b) {
             data::Episode e;
             if (task.empty()) {
-              order = nn::epoch_order(app.common().seed, s.epoch, ds.count());
+              if (order_epoch != s.epoch)
+                order = nn::epoch_order(app.common().seed, s.epoch, ds.count()), order_epoch = s.epoch;
               e = ds.episode(order[static_cast<size_t>(s.position)]);
               s.advance(ds.count());
             } else {

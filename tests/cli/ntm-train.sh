@@ -62,6 +62,13 @@ check_eq "$(tail -1 "$T/out" | cut -f1,2)" "$(printf 'all\t2')" "eval on a data 
 # Training on a data set.
 expect 0 seqtask-gen --task copy --width 4 --max-len 4 --count 20 --seed 2 -o train.npz
 expect 0 ntm-train --data train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --steps 30 -o dm.akm -q
+# Batches over a shuffled data set, resumed across an epoch boundary: the same model.
+dargs="--data train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --batch 4 --threads 1 -q"
+expect 0 ntm-train $dargs --steps 12 -o db.akm
+expect 0 ntm-train $dargs --steps 4 -o db2.akm --checkpoint-every 4
+expect 0 ntm-train --data train.npz --steps 12 -o db2.akm --checkpoint-every 4 --threads 1 -q --resume
+CHECKS=$((CHECKS + 1))
+cmp -s db.akm db2.akm || fail "data-set run resumed after an epoch boundary differs"
 expect_err 2 "ntm-run: the model was trained on a data file: give --eval -i DATA.npz" ntm-run --model dm.akm --eval
 
 # Configuration: YAML keys, the command line wins, --dump-config round-trips.
