@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 
 using namespace attnkit;
@@ -224,4 +225,23 @@ TEST_CASE("config: --help lists the configuration keys") {
   CHECK(help.find("--hidden") != std::string::npos);
   CHECK(help.find("--dump-config") != std::string::npos);
   CHECK(help.find("--config") != std::string::npos);
+}
+
+TEST_CASE("training flags: shared spelling, --checkpoint-every is a configuration key") {
+  const std::string f = write_temp("tr.yaml", "checkpoint-every: 50\n");
+  std::vector<std::string> args = {"tool", "--config", f, "--resume", "--log", "m.tsv"};
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  cli::App app("tool", static_cast<int>(argv.size()), argv.data());
+  cli::TrainingFlags tf;
+  cli::add_training_options(app, tf);
+  app.parse();
+  const nn::TrainerOptions o = tf.trainer_options("seq2seq", "m.akm", 1000);
+  CHECK(o.checkpoint_every == 50);
+  CHECK(o.resume);
+  CHECK(o.checkpoint_path.empty());
+  CHECK(o.kind == "seq2seq");
+  CHECK(tf.log == "m.tsv");
+  CHECK(app.config_yaml() == "checkpoint-every: 50\n");
+  std::remove(f.c_str());
 }

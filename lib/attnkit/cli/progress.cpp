@@ -41,7 +41,7 @@ Progress::Progress(std::string name, int64_t total, bool quiet, std::ostream& ou
                    std::function<double()> clock)
     : name_(std::move(name)), total_(total < 0 ? 0 : total), quiet_(quiet), terminal_(terminal),
       out_(&out), clock_(std::move(clock)) {
-  start_time_ = clock_();
+  start_time_ = last_shown_ = clock_();
 }
 
 Progress::~Progress() {
@@ -59,7 +59,8 @@ void Progress::set_plain_interval(double seconds, int64_t steps) {
 void Progress::set_start(int64_t step) {
   start_step_ = step;
   step_ = step;
-  start_time_ = clock_();
+  last_step_shown_ = step;
+  start_time_ = last_shown_ = clock_();
 }
 
 std::string Progress::line(int64_t step, const Metrics& metrics, double elapsed) const {
@@ -112,6 +113,7 @@ void Progress::show(bool final) {
   }
   last_shown_ = now;
   last_step_shown_ = step_;
+  ever_shown_ = true;
   pending_ = false;
 }
 
@@ -124,10 +126,10 @@ void Progress::update(int64_t step, const Metrics& metrics) {
   const bool last = total_ > 0 && step >= total_;
   bool due;
   if (terminal_)
-    due = now - last_shown_ >= kTerminalPeriod;
+    due = !ever_shown_ || now - last_shown_ >= kTerminalPeriod;
   else
     due = now - last_shown_ >= plain_seconds_ ||
-          (plain_steps_ > 0 && step - std::max<int64_t>(last_step_shown_, start_step_) >= plain_steps_);
+          (plain_steps_ > 0 && step - last_step_shown_ >= plain_steps_);
   if (last) {
     show(true);
     finished_ = true;

@@ -56,12 +56,12 @@ class Progress {
   bool quiet_, terminal_;
   std::ostream* out_;
   std::function<double()> clock_;
-  double start_time_, last_shown_ = -1e300;
-  int64_t start_step_ = 0, step_ = 0, last_step_shown_ = -1, plain_steps_ = 0;
+  double start_time_, last_shown_;
+  int64_t start_step_ = 0, step_ = 0, last_step_shown_ = 0, plain_steps_ = 0;
   double plain_seconds_ = 10.0;
   size_t last_width_ = 0;
   Metrics metrics_;
-  bool pending_ = false, finished_ = false, drawn_ = false;
+  bool pending_ = false, finished_ = false, drawn_ = false, ever_shown_ = false;
 };
 
 // "1:02:03", "4:05" — a duration for ETAs.
