@@ -30,7 +30,7 @@ Tensor stack(const std::vector<Tensor>& xs) {
 
 // Rows h of a [T, H, X] stack → [T, X].
 Tensor head(const Tensor& t, int64_t h) {
-  const int64_t T = t.dim(0), H = t.dim(1), X = t.dim(2);
+  const int64_t T = t.dim(0), X = t.dim(2);
   Tensor out({T, X});
   for (int64_t s = 0; s < T; ++s)
     for (int64_t x = 0; x < X; ++x) out.at(s, x) = t.at(s, h, x);

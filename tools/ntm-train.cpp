@@ -6,6 +6,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/progress.h"
+#include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tsv_log.h"
 #include "attnkit/memory/ntm_io.h"
@@ -17,9 +18,9 @@ namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
   return cli::run("ntm-train", argc, argv, [](cli::App& app) {
-    std::string data_path, out, log_path;
-    int64_t checkpoint_every = 0, log_every = 100;
-    bool resume = false;
+    std::string data_path, out;
+    int64_t log_every = 100;
+    cli::TrainingFlags tf;
     // Configuration keys (YAML or command line).
     std::string task, optimizer = "rmsprop";
     int64_t width = 0, min_len = 0, max_len = 0, min_rep = 1, max_rep = 10, item_len = 3;
@@ -33,14 +34,9 @@ int main(int argc, char** argv) {
         ("data", po::value(&data_path)->value_name("DATA.npz"),
          "train on a seqtask-gen data set (in epochs, shuffled) instead of fresh episodes")
         ("output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)")
-        ("log", po::value(&log_path)->value_name("LOG.tsv"),
-         "metrics every --log-every steps: step, sequences, loss, bits_per_seq, grad_norm, lr")
         ("log-every", po::value(&log_every)->value_name("N")->default_value(log_every),
-         "steps per log row (the bits are averaged over them)")
-        ("checkpoint-every", po::value(&checkpoint_every)->value_name("N"),
-         "write MODEL.ckpt every N steps (and at the end)")
-        ("resume", po::bool_switch(&resume),
-         "continue from MODEL.ckpt (its configuration, unless given again)");
+         "steps per --log row and progress report (the metrics are averaged over them)");
+    cli::add_training_options(app, tf);
     app.config_options().add_options()
         ("task", po::value(&task)->value_name("TASK"),
          "copy, repeat-copy or associative-recall (fresh episodes every step)")
@@ -79,23 +75,17 @@ int main(int argc, char** argv) {
     app.parse();
 
     if (out.empty()) throw UsageError("the option '--output' is required but missing");
-    nn::TrainerOptions topt;
-    topt.kind = "ntm";
-    topt.model_path = out;
-    topt.checkpoint_every = checkpoint_every;
-    topt.resume = resume;
+    const std::string cp = tf.checkpoint.empty() ? out + ".ckpt" : tf.checkpoint;
     std::unique_ptr<nn::ModelFile> ckpt;
-    if (resume) {
-      const std::string cp = out + ".ckpt";
+    if (tf.resume) {  // its configuration first: keys not given again come from it
       ckpt = std::make_unique<nn::ModelFile>(nn::load_model_file(cp, "ntm"));
       app.apply_config_fallback(ckpt->config_yaml, cp);
     }
-    topt.steps = steps;
+    const nn::TrainerOptions topt = tf.trainer_options("ntm", out, steps);
     if (task.empty() == data_path.empty())
       throw UsageError("give either --task or --data");
     if (steps < 1) throw UsageError("--steps must be >= 1");
     if (batch < 1) throw UsageError("--batch must be >= 1");
-    if (checkpoint_every < 0) throw UsageError("--checkpoint-every must be >= 0");
     if (log_every < 1) throw UsageError("--log-every must be >= 1");
     if (!(lr > 0)) throw UsageError("--lr must be > 0");
     if (clip_value < 0 || clip_norm < 0) throw UsageError("--clip-value and --clip-norm must be >= 0");
@@ -138,14 +128,11 @@ int main(int argc, char** argv) {
     trainer.base().numbers["ntm/output"] = static_cast<double>(m.output);
     if (ckpt) {
       if (ckpt->integer("ntm/input") != m.input || ckpt->integer("ntm/output") != m.output)
-        throw DataError("the checkpoint's input/output sizes do not fit this task or data", out + ".ckpt");
+        throw DataError("the checkpoint's input/output sizes do not fit this task or data", cp);
       trainer.resume_from(*ckpt);
     }
     const int64_t start = trainer.state().step;
-    std::unique_ptr<io::TsvLog> log;
-    if (!log_path.empty())
-      log = resume ? std::make_unique<io::TsvLog>(log_path, start)
-                   : std::make_unique<io::TsvLog>(log_path);
+    std::unique_ptr<io::TsvLog> log = tf.open_log(start);
     cli::Progress bar(app.name(), steps, app.common().quiet);
     bar.set_start(start);
     ad::Tape tape(app.common().seed);

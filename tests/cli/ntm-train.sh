@@ -64,7 +64,7 @@ expect 0 seqtask-gen --task copy --width 4 --max-len 4 --count 20 --seed 2 -o tr
 expect 0 ntm-train --data train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --steps 30 -o dm.akm -q
 # Batches over a shuffled data set, resumed across an epoch boundary: the same model.
 dargs="--data train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --batch 4 --threads 1 -q"
-expect 0 ntm-train $dargs --steps 12 -o db.akm
+expect 0 ntm-train $dargs --steps 12 -o db.akm --checkpoint-every 4
 expect 0 ntm-train $dargs --steps 4 -o db2.akm --checkpoint-every 4
 expect 0 ntm-train --data train.npz --steps 12 -o db2.akm --checkpoint-every 4 --threads 1 -q --resume
 CHECKS=$((CHECKS + 1))
@@ -87,7 +87,7 @@ no_file x.akm
 
 # Checkpoints and an exact resume: 40 steps straight = 20, killed, resumed to 40.
 args="$small --steps 40 --seed 4 --threads 1 -q"
-expect 0 ntm-train $args -o full.akm --log full.tsv --log-every 10
+expect 0 ntm-train $args -o full.akm --log full.tsv --log-every 10 --checkpoint-every 10
 expect 0 ntm-train $small --steps 20 --seed 4 --threads 1 -q -o part.akm --log part.tsv --log-every 10 --checkpoint-every 10
 [ -e part.akm.ckpt ] || fail "no checkpoint"
 CHECKS=$((CHECKS + 1))
@@ -95,6 +95,10 @@ expect 0 ntm-train --steps 40 --threads 1 -q -o part.akm --log part.tsv --log-ev
 CHECKS=$((CHECKS + 1))
 cmp -s full.akm part.akm || fail "resumed model differs from the uninterrupted one"
 check_eq "$(cat part.tsv)" "$(cat full.tsv)" "resumed log equals the uninterrupted log"
+expect 0 ntm-train $small --steps 6 -q -o named.akm --checkpoint-every 3 --checkpoint my.ckpt
+CHECKS=$((CHECKS + 1))
+[ -s my.ckpt ] && [ ! -e named.akm.ckpt ] || fail "--checkpoint FILE not used"
+expect 0 ntm-train --steps 9 -q -o named.akm --checkpoint my.ckpt --resume
 expect_err 1 "ntm-train: nockpt.akm.ckpt: " ntm-train $small --steps 5 -o nockpt.akm --resume
 
 # The NaN guard: an absurd learning rate blows up; the run fails naming the step, no model.
