@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# NTM training speed on the copy task (LSTM 100, one read and one write head, 128 x 20
+# memory, batch 1, RMSProp, clipping by value): attnkit (bench/ntm.cpp) against a PyTorch
+# reference NTM of the same size (bench/ntm_torch.py), same run, same OPENBLAS_CORETYPE and
+# thread count, alternated and repeated. Prints TSV rows and the sequences/s ratio per round.
+#   bench/ntm.sh [SEQUENCES_ATTNKIT] [SEQUENCES_TORCH] [ROUNDS]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${ATTNKIT_BUILD:-$top/build}
+bin="$build/bench/bench-ntm"
+[ -x "$bin" ] || { echo "ntm.sh: no $bin (build first: make)" >&2; exit 1; }
+na=${1:-1000} nt=${2:-100} rounds=${3:-3}
+core=${OPENBLAS_CORETYPE:-SkylakeX}
+echo -e "impl\tthreads\tsequences\tsec\tseq_per_s\tbits_per_seq"
+for th in 1 2; do
+  for r in $(seq "$rounds"); do
+    a=$(OPENBLAS_CORETYPE=$core OMP_NUM_THREADS=$th "$bin" "$na" "$th" "$r")
+    echo "$a"
+    if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+      p=$(OPENBLAS_CORETYPE=$core OMP_NUM_THREADS=$th /usr/bin/python3 "$top/bench/ntm_torch.py" "$nt" "$th" "$r")
+      echo "$p"
+      paste <(echo "$a") <(echo "$p") |
+        awk -F'\t' -v r="$r" '{ printf "# %s threads, round %s: attnkit / pytorch sequences/s = %.1fx\n", $2, r, $5 / $11 }'
+    else
+      echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
+    fi
+  done
+done

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# ntm-train and ntm-run: a short copy training run that must reduce the cost, the model file,
+# configuration (YAML, precedence, --dump-config), checkpoints and an exact resume, the NaN
+# guard, data-set training, outputs, traces, evaluation by length, and every documented error.
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+
+help_ok ntm-train
+help_ok ntm-run
+
+small="--task copy --width 4 --max-len 4 --controller-size 32 --memory-rows 16 --memory-cols 8"
+# A short run (seconds): Adam, 1500 sequences; the cost in bits per sequence must fall.
+expect 0 ntm-train $small --optimizer adam --lr 3e-3 --eps 1e-8 --steps 1500 --log-every 250 \
+  --seed 1 -o m.akm --log l.tsv
+check_eq "$(head -1 l.tsv)" "$(printf 'step\tsequences\tloss\tbits_per_seq\tgrad_norm\tlr')" "log header"
+check_eq "$(wc -l <l.tsv)" 7 "6 log rows"
+first=$(awk -F'\t' 'NR == 2 { print $4 }' l.tsv)
+last=$(awk -F'\t' 'END { print $4 }' l.tsv)
+check_eq "$(awk -v a="$first" -v b="$last" 'BEGIN { print (b < 0.7 * a) }')" 1 \
+  "bits per sequence fall ($first -> $last)"
+grep -q "ntm-train: step 1500/1500" "$T/err" || fail "no final progress line: $(cat "$T/err")"
+CHECKS=$((CHECKS + 1))
+# Same seed, same model, byte for byte (--threads 1).
+expect 0 ntm-train $small --optimizer adam --lr 3e-3 --eps 1e-8 --steps 1500 --seed 1 -o m2.akm -q --threads 1
+CHECKS=$((CHECKS + 1))
+cmp -s m.akm m2.akm || fail "same seed gave different models"
+[ -s "$T/err" ] && fail "--quiet wrote to stderr: $(cat "$T/err")"
+
+# Evaluation on fresh episodes by length: the short sequences are copied better than chance.
+expect 0 ntm-run --model m.akm --eval --count 50 -q
+cp "$T/out" ev.tsv
+check_eq "$(head -1 ev.tsv)" "$(printf 'length\tsequences\tbits_per_seq\twrong_fraction')" "eval header"
+check_eq "$(cut -f1 ev.tsv | tail -n +2 | paste -sd,)" "1,2,3,4,all" "lengths of the training range"
+check_eq "$(awk -F'\t' '$1 == "all" { print ($4 < 0.4) }' ev.tsv)" 1 "better than chance (0.5)"
+expect 0 ntm-run --model m.akm --eval --lengths 2,8 --count 20 --seed 3 -q
+check_eq "$(cut -f1,2 "$T/out" | tail -n +2 | paste -sd' ')" "$(printf '2\t20 8\t20 all\t40')" "--lengths"
+
+# Outputs and the trace of one sequence.
+expect 0 seqtask-gen --task copy --width 4 --min-len 3 --max-len 3 --count 2 --seed 5 -o d.npz
+expect_err 1 "ntm-run: d.npz: input is [2, 7, 5], the model takes steps x 5" ntm-run --model m.akm -i d.npz:inputs
+expect 0 tensor-convert -i d.npz:inputs -o seq.npy
+expect 0 sh -c 'tensor-convert -i d.npz:inputs | head -7 > one.txt'
+expect 0 ntm-run --model m.akm -i one.txt --trace tr.npz -o y.txt
+check_eq "$(wc -l <y.txt) $(awk '{ print NF }' y.txt | sort -u)" "7 4" "outputs: 7 steps x 4"
+check_eq "$(awk '{ for (i = 1; i <= NF; i++) if ($i < 0 || $i > 1) bad++ } END { print bad + 0 }' y.txt)" 0 \
+  "outputs are probabilities"
+expect 0 tensor-info tr.npz
+for a in "read0	<f4	7x16" "write0	<f4	7x16" "erase0	<f4	7x8" "add0	<f4	7x8" "memory	<f4	7x16x8" "outputs	<f4	7x4"; do
+  CHECKS=$((CHECKS + 1)); grep -qF "npz:$a" "$T/out" || fail "trace lacks $a: $(cat "$T/out")"
+done
+expect 0 tensor-convert -i tr.npz:write0
+check_eq "$(awk '{ s = 0; for (i = 1; i <= NF; i++) s += $i; if (s < 0.9999 || s > 1.0001) bad++ } END { print bad + 0 }' "$T/out")" 0 \
+  "write weightings sum to 1"
+expect 0 attn-plot -i tr.npz:write0 -o w.png
+# A data set: outputs for every episode, evaluation on its episodes.
+expect 0 ntm-run --model m.akm -i d.npz -o yd.npy
+expect 0 tensor-info yd.npy
+grep -q "2x7x4" "$T/out" || fail "data-set outputs shape: $(cat "$T/out")"
+CHECKS=$((CHECKS + 1))
+expect 0 ntm-run --model m.akm --eval -i d.npz -q
+check_eq "$(tail -1 "$T/out" | cut -f1,2)" "$(printf 'all\t2')" "eval on a data set"
+
+# Training on a data set.
+expect 0 seqtask-gen --task copy --width 4 --max-len 4 --count 20 --seed 2 -o train.npz
+expect 0 ntm-train --data train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --steps 30 -o dm.akm -q
+# Batches over a shuffled data set, resumed across an epoch boundary: the same model.
+dargs="--data train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --batch 4 --threads 1 -q"
+expect 0 ntm-train $dargs --steps 12 -o db.akm --checkpoint-every 4
+expect 0 ntm-train $dargs --steps 4 -o db2.akm --checkpoint-every 4
+expect 0 ntm-train --data train.npz --steps 12 -o db2.akm --checkpoint-every 4 --threads 1 -q --resume
+CHECKS=$((CHECKS + 1))
+cmp -s db.akm db2.akm || fail "data-set run resumed after an epoch boundary differs"
+expect_err 2 "ntm-run: the model was trained on a data file: give --eval -i DATA.npz" ntm-run --model dm.akm --eval
+
+# Configuration: YAML keys, the command line wins, --dump-config round-trips.
+printf 'task: copy\nwidth: 4\nmax-len: 4\ncontroller-size: 16\nmemory-rows: 8\nmemory-cols: 4\nsteps: 7\n' >c.yaml
+expect 0 ntm-train --config c.yaml --steps 5 --dump-config
+cp "$T/out" dump.yaml
+grep -qx "steps: 5" dump.yaml || fail "command line does not override YAML: $(cat dump.yaml)"
+grep -qx "memory-rows: 8" dump.yaml || fail "YAML key not applied"
+CHECKS=$((CHECKS + 2))
+expect 0 ntm-train --config dump.yaml --dump-config
+check_eq "$(cat "$T/out")" "$(cat dump.yaml)" "--dump-config round-trips"
+expect 0 ntm-train --config c.yaml -o cm.akm -q
+printf 'task: copy\nmemroy-rows: 8\n' >bad.yaml
+expect_err 2 "ntm-train: bad.yaml:2: " ntm-train --config bad.yaml -o x.akm
+no_file x.akm
+
+# Checkpoints and an exact resume: 40 steps straight = 20, killed, resumed to 40.
+args="$small --steps 40 --seed 4 --threads 1 -q"
+expect 0 ntm-train $args -o full.akm --log full.tsv --log-every 10 --checkpoint-every 10
+expect 0 ntm-train $small --steps 20 --seed 4 --threads 1 -q -o part.akm --log part.tsv --log-every 10 --checkpoint-every 10
+[ -e part.akm.ckpt ] || fail "no checkpoint"
+CHECKS=$((CHECKS + 1))
+expect 0 ntm-train --steps 40 --threads 1 -q -o part.akm --log part.tsv --log-every 10 --checkpoint-every 10 --resume
+CHECKS=$((CHECKS + 1))
+cmp -s full.akm part.akm || fail "resumed model differs from the uninterrupted one"
+check_eq "$(cat part.tsv)" "$(cat full.tsv)" "resumed log equals the uninterrupted log"
+expect 0 ntm-train $small --steps 6 -q -o named.akm --checkpoint-every 3 --checkpoint my.ckpt
+CHECKS=$((CHECKS + 1))
+[ -s my.ckpt ] && [ ! -e named.akm.ckpt ] || fail "--checkpoint FILE not used"
+expect 0 ntm-train --steps 9 -q -o named.akm --checkpoint my.ckpt --resume
+expect_err 1 "ntm-train: nockpt.akm.ckpt: " ntm-train $small --steps 5 -o nockpt.akm --resume
+
+# The NaN guard: an absurd learning rate blows up; the run fails naming the step, no model.
+expect_err 1 "at step" ntm-train $small --optimizer adam --lr 1e30 --clip-value 0 --steps 200 -o nan.akm
+grep -q "became" "$T/err" || fail "NaN guard message: $(cat "$T/err")"
+CHECKS=$((CHECKS + 1))
+no_file nan.akm
+
+# Errors.
+expect_err 2 "ntm-train: give either --task or --data" ntm-train -o x.akm
+expect_err 2 "ntm-train: give either --task or --data" ntm-train --task copy --data train.npz -o x.akm
+expect_err 2 "ntm-train: the option '--output' is required" ntm-train --task copy
+expect_err 2 "ntm-train: --task: unknown task 'sort'" ntm-train --task sort -o x.akm
+expect_err 2 "ntm-train: controller: unknown kind 'gru' (lstm, feedforward)" ntm-train --task copy --controller gru -o x.akm
+expect_err 2 "ntm-train: memory-init: unknown kind 'zero'" ntm-train --task copy --memory-init zero -o x.akm
+expect_err 2 "ntm-train: --optimizer: unknown optimiser 'sgd' (rmsprop, adam)" ntm-train --task copy --optimizer sgd -o x.akm
+expect_err 2 "ntm-train: --steps must be >= 1" ntm-train --task copy --steps 0 -o x.akm
+expect_err 2 "ntm-train: shift-range must be >= 0 with 2R+1 <= memory rows" ntm-train --task copy --memory-rows 2 -o x.akm
+no_file x.akm
+expect_err 1 "ntm-train: nothere.npz: " ntm-train --data nothere.npz -o x.akm
+expect 0 tensor-rand --shape 3,3 -o r.npz:x
+expect_err 1 "ntm-train: r.npz: no array 'inputs'" ntm-train --data r.npz -o x.akm
+no_file x.akm
+expect_err 1 "ntm-train: /dev/full: " ntm-train $small --steps 3 -o /dev/full
+
+expect_err 2 "ntm-run: the option '--model' is required" ntm-run -i one.txt
+expect_err 2 "ntm-run: give -i INPUT (or --eval)" ntm-run --model m.akm
+expect_err 2 "ntm-run: --lengths: 'x' is not a whole number" ntm-run --model m.akm --eval --lengths 2,x
+expect_err 2 "ntm-run: --count must be >= 1" ntm-run --model m.akm --eval --count 0
+expect_err 1 "ntm-run: nomodel.akm: " ntm-run --model nomodel.akm -i one.txt
+head -c 100 m.akm >trunc.akm
+expect_err 1 "ntm-run: trunc.akm: " ntm-run --model trunc.akm -i one.txt
+expect_err 1 "ntm-run: one.txt: not an attnkit model file" ntm-run --model one.txt -i one.txt
+echo "1 0 1" >narrow.txt
+expect_err 1 "ntm-run: narrow.txt: input is [1, 3], the model takes steps x 5" ntm-run --model m.akm -i narrow.txt -o o.txt
+no_file o.txt
+expect_err 1 "ntm-run: /dev/full: write error" ntm-run --model m.akm -i one.txt -o /dev/full
+expect_err 1 "ntm-run: nodir/t.npz: cannot create" ntm-run --model m.akm -i one.txt --trace nodir/t.npz -o o.txt
+no_file o.txt
+finish
