@@ -24,8 +24,8 @@ Var additive_attention(Var keys, Var q, Var v, Var memory, const Tensor* mask = 
 // target is not ignore_index, with W [V, F], b [V] (optional): nn::cross_entropy(linear(x,
 // W, b), targets, ...) without keeping the logits as a node: the softmax is computed into
 // one scratch buffer and turned into the logits' gradient in place by backward. Rows with
-// an ignored target are skipped in both passes (no product rows for them).
-// tokens (if given) receives the number of counted rows.
+// an ignored target are skipped in both passes (no product rows for them). No counted row:
+// 0. A target outside [0, V) that is not ignore_index is a DataError.
 Var linear_cross_entropy(Var x, Var w, Var b, const std::vector<int32_t>& targets,
                          int32_t ignore_index = 0, float label_smoothing = 0.0f);
 
