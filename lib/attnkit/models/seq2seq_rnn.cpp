@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attnkit/autodiff/ops_fused.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/seq2seq_detail.h"
@@ -126,6 +127,8 @@ RnnSeq2Seq::Encoded RnnSeq2Seq::run_encoder(Tape& t, const std::vector<int32_t>&
 Var RnnSeq2Seq::attend(Tape& t, Var q, Var M, Var K, const Tensor* mask, Tensor* alpha) const {
   const int64_t B = M.dim(0), S = M.dim(1);
   Var scores;
+  if (att_v && cfg_.attention == AttentionKind::Bahdanau)  // scores, softmax, context: one node
+    return ad::additive_attention(K, (*att_q)(t, q), t.param(*att_v), M, mask, alpha);
   if (att_v) {
     scores = ad::additive_scores(K, (*att_q)(t, q), t.param(*att_v));  // [B, S]
   } else {
@@ -185,7 +188,10 @@ Var RnnSeq2Seq::loss(Tape& t, const data::Batch& batch, float label_smoothing, f
     Var Y = ad::dropout((*tgt_emb)(t, tin, {T, B}), cfg_.dropout);
     std::vector<Var> feats;
     for (int64_t k = 0; k < T; ++k) feats.push_back(dec_step(t, ad::index(Y, k), s, feed, e.M, e.K, mp, nullptr));
-    logits = (*out)(t, ad::dropout(ad::stack(feats, 0), cfg_.dropout));  // [T, B, V]
+    // All T·B output rows in one product, fused with the cross-entropy (padding rows skipped).
+    if (tokens) *tokens = static_cast<int64_t>(std::count_if(tout.begin(), tout.end(), [](int32_t v) { return v != 0; }));
+    return ad::linear_cross_entropy(ad::dropout(ad::stack(feats, 0), cfg_.dropout), t.param(*out->W),
+                                    out->b ? t.param(*out->b) : Var(), tout, data::Vocab::kPad, label_smoothing);
   } else {
     std::vector<Var> steps;
     std::vector<int32_t> ids(static_cast<size_t>(B));

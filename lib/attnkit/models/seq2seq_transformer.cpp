@@ -1,6 +1,7 @@
 // The Transformer of models/seq2seq.h.
 #include <cmath>
 
+#include "attnkit/autodiff/ops_fused.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/seq2seq_detail.h"
@@ -122,10 +123,12 @@ Var TransformerSeq2Seq::loss(Tape& t, const data::Batch& batch, float label_smoo
     *tokens = 0;
     for (int32_t v : tout) *tokens += v != 0;
   }
-  nn::CrossEntropyOptions co;
-  co.ignore_index = data::Vocab::kPad;
-  co.label_smoothing = label_smoothing;
-  return nn::cross_entropy(logits(t, h), tout, co);
+  // The output projection fused with the cross-entropy (padding rows skipped).
+  if (out)
+    return ad::linear_cross_entropy(h, t.param(*out->W), out->b ? t.param(*out->b) : Var(), tout,
+                                    data::Vocab::kPad, label_smoothing);
+  return ad::linear_cross_entropy(h, t.param(*src_emb->table), t.param(*out_b), tout, data::Vocab::kPad,
+                                  label_smoothing);
 }
 
 void TransformerSeq2Seq::encode(Tape& t, const std::vector<int32_t>& source, Memory& mem) const {

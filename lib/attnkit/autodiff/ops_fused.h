@@ -1,0 +1,32 @@
+// Fused ops for the seq2seq models: one tape node (and one pass over memory) where the
+// composition of ops.h would take several. Each is checked against its unfused composition
+// and by finite differences in tests/unit/autodiff_fused_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attnkit/autodiff/tape.h"
+
+namespace attnkit::ad {
+
+// Additive (Bahdanau) attention in one node: for keys [B, S, A], query projection q [B, A],
+// v [A], memory [B, S, H] and an optional 0/1 mask [B, S] (0 = padded; masked positions get
+// weight exactly 0, a row with every position masked gets zero weights),
+//   scores_bs = vᵀ tanh(keys_bs + q_b),  α_b = masked softmax(scores_b),  ctx_b = Σ_s α_bs memory_bs
+// and returns ctx [B, H]. The same as
+//   reshape(matmul(reshape(masked_softmax(additive_scores(keys, q, v), mask), {B,1,S}), memory), {B,H})
+// up to rounding. alpha (if given) receives α [B, S].
+Var additive_attention(Var keys, Var q, Var v, Var memory, const Tensor* mask = nullptr,
+                       Tensor* alpha = nullptr);
+
+// Mean cross-entropy (label smoothing ε) of logits = x Wᵀ + b over the rows of x [N, F] whose
+// target is not ignore_index, with W [V, F], b [V] (optional): nn::cross_entropy(linear(x,
+// W, b), targets, ...) without keeping the logits as a node: the softmax is computed into
+// one scratch buffer and turned into the logits' gradient in place by backward. Rows with
+// an ignored target are skipped in both passes (no product rows for them). No counted row:
+// 0. A target outside [0, V) that is not ignore_index is a DataError.
+Var linear_cross_entropy(Var x, Var w, Var b, const std::vector<int32_t>& targets,
+                         int32_t ignore_index = 0, float label_smoothing = 0.0f);
+
+}  // namespace attnkit::ad
