@@ -17,6 +17,15 @@
 #
 # Claims checked (exit 1 when one fails): at least 3 of 4 seeds below 0.05 bits per sequence
 # within 30,000 sequences; at most 1% wrong bits at lengths 40 and 120 for those seeds.
+# Measured (50-100 sequences per length, this configuration): the length-120 claim usually
+# fails. The write head stays sharp and moves one row per step past 120 rows (the memory's
+# wrap-around is no problem), but the read head's weighting blurs with output time: seed 1
+# after 30,000 sequences holds a peak of 1.0 to output step ~50, 0.86 at step 80, and loses
+# the trail near step 100 (3.4% wrong bits at 120; it also stays at 1.3 bits per sequence at
+# lengths 1-20: its write head stalls on the second vector); after 60,000 sequences the peak falls
+# evenly to 0.88 by step 120 (2.6% wrong). Training on lengths 1-30 instead (ntm-train
+# --max-len 30, 30,000 sequences) kept the read head sharp to step 120: seed 1 0% wrong at
+# 120, seed 2 1.2% (scattered single bits after output step 60 with a sharp read head).
 #   pipelines/ntm-copy.sh [--quick] [--seed S] [--keep DIR]
 # --quick: one seed of a small copy task (4-bit vectors, length 1-4, 16 x 8 memory, Adam)
 # for 5,000 sequences (seconds); claims: below 1 bit per sequence at lengths 1-4.

@@ -1,6 +1,5 @@
 // ntm-train: train a Neural Turing Machine on the paper's copy, repeat-copy or
 // associative-recall task (fresh episodes every step) or on a seqtask-gen data set.
-#include <cmath>
 #include <memory>
 #include <string>
 
@@ -9,8 +8,7 @@
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tsv_log.h"
-#include "attnkit/memory/ntm_io.h"
-#include "attnkit/nn/optim.h"
+#include "attnkit/memory/ntm_train.h"
 #include "attnkit/nn/trainer.h"
 
 using namespace attnkit;
@@ -22,10 +20,10 @@ int main(int argc, char** argv) {
     int64_t log_every = 100;
     cli::TrainingFlags tf;
     // Configuration keys (YAML or command line).
-    std::string task, optimizer = "rmsprop";
+    std::string task;
     int64_t width = 0, min_len = 0, max_len = 0, min_rep = 1, max_rep = 10, item_len = 3;
-    int64_t steps = 30000, batch = 1;
-    double lr = 1e-4, momentum = 0.9, decay = 0.95, eps = 1e-4, clip_value = 10, clip_norm = 0;
+    int64_t steps = 30000;
+    memory::NtmTrainOptions o;
     memory::NtmConfig m;
     app.describe("Train a Neural Turing Machine on copy, repeat-copy or associative recall.",
                  "(--task TASK | --data DATA.npz) [--config ntm.yaml] [--steps N] [--batch B] "
@@ -58,14 +56,14 @@ int main(int argc, char** argv) {
         ("weight-init", po::value(&m.weight_init)->default_value(m.weight_init), "initial weightings: learned or uniform")
         ("add-activation", po::value(&m.add_activation)->default_value(m.add_activation), "tanh or linear")
         ("steps", po::value(&steps)->default_value(steps), "optimiser steps")
-        ("batch", po::value(&batch)->default_value(batch), "sequences per step (gradients averaged)")
-        ("optimizer", po::value(&optimizer)->default_value(optimizer), "rmsprop (Graves' centred form) or adam")
-        ("lr", po::value(&lr)->default_value(lr), "learning rate")
-        ("momentum", po::value(&momentum)->default_value(momentum), "rmsprop: momentum")
-        ("decay", po::value(&decay)->default_value(decay), "rmsprop: decay of the averages")
-        ("eps", po::value(&eps)->default_value(eps), "rmsprop: epsilon inside the square root; adam: outside")
-        ("clip-value", po::value(&clip_value)->default_value(clip_value), "clamp gradients to [-V, V] (0: off)")
-        ("clip-norm", po::value(&clip_norm)->default_value(clip_norm), "scale gradients to global norm <= C (0: off)");
+        ("batch", po::value(&o.batch)->default_value(o.batch), "sequences per step (gradients averaged)")
+        ("optimizer", po::value(&o.optimizer)->default_value(o.optimizer), "rmsprop (Graves' centred form) or adam")
+        ("lr", po::value(&o.lr)->default_value(o.lr), "learning rate")
+        ("momentum", po::value(&o.momentum)->default_value(o.momentum), "rmsprop: momentum")
+        ("decay", po::value(&o.decay)->default_value(o.decay), "rmsprop: decay of the averages")
+        ("eps", po::value(&o.eps)->default_value(o.eps), "rmsprop: epsilon inside the square root; adam: outside")
+        ("clip-value", po::value(&o.clip_value)->default_value(o.clip_value), "clamp gradients to [-V, V] (0: off)")
+        ("clip-norm", po::value(&o.clip_norm)->default_value(o.clip_norm), "scale gradients to global norm <= C (0: off)");
     app.enable(cli::kSeed | cli::kQuiet | cli::kConfig);
     app.epilog(
         "Cost: bits per sequence, the paper's unit: wrong bits after thresholding the outputs\n"
@@ -85,12 +83,8 @@ int main(int argc, char** argv) {
     if (task.empty() == data_path.empty())
       throw UsageError("give either --task or --data");
     if (steps < 1) throw UsageError("--steps must be >= 1");
-    if (batch < 1) throw UsageError("--batch must be >= 1");
+    o.validate();
     if (log_every < 1) throw UsageError("--log-every must be >= 1");
-    if (!(lr > 0)) throw UsageError("--lr must be > 0");
-    if (clip_value < 0 || clip_norm < 0) throw UsageError("--clip-value and --clip-norm must be >= 0");
-    if (optimizer != "rmsprop" && optimizer != "adam")
-      throw UsageError("--optimizer: unknown optimiser '" + optimizer + "' (rmsprop, adam)");
 
     data::SeqTaskOptions topts;
     memory::NtmDataset ds;
@@ -115,11 +109,7 @@ int main(int argc, char** argv) {
     nn::ParamStore ps;
     Rng init(app.common().seed);
     memory::Ntm ntm(ps, m, init);
-    std::unique_ptr<nn::Optimizer> opt;
-    if (optimizer == "adam")
-      opt = std::make_unique<nn::Adam>(ntm.trainable(), lr, 0.9, 0.999, eps);
-    else
-      opt = std::make_unique<nn::RMSProp>(ntm.trainable(), lr, decay, momentum, eps);
+    std::unique_ptr<nn::Optimizer> opt = memory::make_ntm_optimizer(ntm, o);
     nn::Trainer trainer(topt, ps, *opt);
     Rng episodes(app.common().seed ^ 0x5eed5eedULL);
     trainer.add_rng("episodes", episodes);
@@ -136,59 +126,24 @@ int main(int argc, char** argv) {
     cli::Progress bar(app.name(), steps, app.common().quiet);
     bar.set_start(start);
     ad::Tape tape(app.common().seed);
-    int64_t wrong = 0, seqs = 0;
-    double loss_sum = 0, norm_sum = 0;
-    std::vector<int64_t> order;  // the data set's order for epoch order_epoch
-    int64_t order_epoch = -1;
+    std::unique_ptr<memory::NtmEpisodeSource> source =
+        task.empty() ? std::make_unique<memory::NtmEpisodeSource>(ds, app.common().seed)
+                     : std::make_unique<memory::NtmEpisodeSource>(topts, episodes);
+    memory::NtmLogWindow window;
     trainer.run(
-        [&](nn::TrainState& s) {
-          double loss = 0;
-          int64_t bad = 0;
-          for (int64_t b = 0; b < batch; ++b) {
-            data::Episode e;
-            if (task.empty()) {
-              if (order_epoch != s.epoch)
-                order = nn::epoch_order(app.common().seed, s.epoch, ds.count()), order_epoch = s.epoch;
-              e = ds.episode(order[static_cast<size_t>(s.position)]);
-              s.advance(ds.count());
-            } else {
-              e = data::make_episode(topts, episodes);
-            }
-            memory::EpisodeResult r = memory::run_episode(ntm, tape, e);
-            tape.backward(batch == 1 ? r.loss : ad::mul(r.loss, 1.0f / static_cast<float>(batch)));
-            loss += r.loss.value()[0];
-            bad += r.wrong_bits;
-            tape.clear();
-          }
-          const double norm = clip_norm > 0 ? nn::clip_grad_norm(ntm.trainable(), clip_norm)
-                                            : nn::clip_grad_norm(ntm.trainable(), 1e300);
-          if (clip_value > 0) nn::clip_grad_value(ntm.trainable(), clip_value);
-          opt->step();
-          opt->zero_grad();
-          nn::StepResult res;
-          res.loss = loss / static_cast<double>(batch);
-          res.grad_norm = norm;
-          res.metrics = {{"bits_per_seq", static_cast<double>(bad) / static_cast<double>(batch)}};
-          return res;
-        },
+        [&](nn::TrainState& s) { return memory::ntm_train_step(ntm, tape, *opt, o, *source, s); },
         [&](const nn::TrainState& s, const nn::StepResult& r) {
-          wrong += static_cast<int64_t>(r.metrics[0].second * static_cast<double>(batch));
-          seqs += batch;
-          loss_sum += r.loss;
-          norm_sum += r.grad_norm;
+          window.add(r, o.batch);
           if (s.step % log_every == 0 || s.step == steps) {
-            const double k = static_cast<double>(seqs / batch);
-            const double bits = static_cast<double>(wrong) / static_cast<double>(seqs);
             if (log)
               log->row({{"step", static_cast<double>(s.step)},
-                        {"sequences", static_cast<double>(s.step * batch)},
-                        {"loss", loss_sum / k},
-                        {"bits_per_seq", bits},
-                        {"grad_norm", norm_sum / k},
+                        {"sequences", static_cast<double>(s.step * o.batch)},
+                        {"loss", window.loss()},
+                        {"bits_per_seq", window.bits_per_sequence()},
+                        {"grad_norm", window.grad_norm()},
                         {"lr", opt->current_lr()}});
-            bar.update(s.step, {{"loss", loss_sum / k}, {"bits/seq", bits}});
-            wrong = seqs = 0;
-            loss_sum = norm_sum = 0;
+            bar.update(s.step, {{"loss", window.loss()}, {"bits/seq", window.bits_per_sequence()}});
+            window.reset();
           }
         });
     bar.finish();

@@ -1,0 +1,191 @@
+#include "attnkit/memory/ntm_train.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+#include "attnkit/core/error.h"
+#include "attnkit/io/tensor_io.h"
+
+namespace attnkit::memory {
+
+void NtmTrainOptions::validate() const {
+  if (batch < 1) throw UsageError("--batch must be >= 1");
+  if (!(lr > 0)) throw UsageError("--lr must be > 0");
+  if (clip_value < 0 || clip_norm < 0) throw UsageError("--clip-value and --clip-norm must be >= 0");
+  if (optimizer != "rmsprop" && optimizer != "adam")
+    throw UsageError("--optimizer: unknown optimiser '" + optimizer + "' (rmsprop, adam)");
+}
+
+std::unique_ptr<nn::Optimizer> make_ntm_optimizer(const Ntm& ntm, const NtmTrainOptions& o) {
+  o.validate();
+  if (o.optimizer == "adam") return std::make_unique<nn::Adam>(ntm.trainable(), o.lr, 0.9, 0.999, o.eps);
+  return std::make_unique<nn::RMSProp>(ntm.trainable(), o.lr, o.decay, o.momentum, o.eps);
+}
+
+data::Episode NtmEpisodeSource::next(nn::TrainState& s) {
+  if (!ds_) return data::make_episode(task_, *rng_);
+  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, ds_->count()), order_epoch_ = s.epoch;
+  data::Episode e = ds_->episode(order_[static_cast<size_t>(s.position)]);
+  s.advance(ds_->count());
+  return e;
+}
+
+nn::StepResult ntm_train_step(const Ntm& ntm, ad::Tape& tape, nn::Optimizer& opt,
+                              const NtmTrainOptions& o, NtmEpisodeSource& episodes,
+                              nn::TrainState& s) {
+  double loss = 0;
+  int64_t bad = 0;
+  for (int64_t b = 0; b < o.batch; ++b) {
+    const data::Episode e = episodes.next(s);
+    EpisodeResult r = run_episode(ntm, tape, e);
+    tape.backward(o.batch == 1 ? r.loss : ad::mul(r.loss, 1.0f / static_cast<float>(o.batch)));
+    loss += r.loss.value()[0];
+    bad += r.wrong_bits;
+    tape.clear();
+  }
+  const double norm = nn::clip_grad_norm(ntm.trainable(), o.clip_norm > 0 ? o.clip_norm : 1e300);
+  if (o.clip_value > 0) nn::clip_grad_value(ntm.trainable(), o.clip_value);
+  opt.step();
+  opt.zero_grad();
+  nn::StepResult res;
+  res.loss = loss / static_cast<double>(o.batch);
+  res.grad_norm = norm;
+  res.metrics = {{"bits_per_seq", static_cast<double>(bad) / static_cast<double>(o.batch)}};
+  return res;
+}
+
+void NtmLogWindow::add(const nn::StepResult& r, int64_t batch) {
+  steps += 1;
+  sequences += batch;
+  wrong += static_cast<int64_t>(std::llround(r.metrics.at(0).second * static_cast<double>(batch)));
+  loss_sum += r.loss;
+  norm_sum += r.grad_norm;
+}
+
+LoadedNtm load_ntm(const std::string& path) {
+  LoadedNtm m;
+  m.file = nn::load_model_file(path, "ntm");
+  m.input = m.file.integer("ntm/input", 1, 1 << 20);
+  m.output = m.file.integer("ntm/output", 1, 1 << 20);
+  m.config = ntm_config_from_yaml(m.file.config_yaml, path, m.input, m.output);
+  m.params = std::make_unique<nn::ParamStore>();
+  Rng init(0);
+  m.ntm = std::make_unique<Ntm>(*m.params, m.config, init);
+  try {
+    nn::get_params(m.file, *m.params);
+  } catch (Error& e) {
+    e.locate(path);
+    throw;
+  }
+  return m;
+}
+
+bool is_ntm_dataset(const std::string& path) {
+  if (path.empty() || path == "-" || !io::split_member(path).second.empty()) return false;
+  if (io::detect_format(io::read_all(path).substr(0, 8)) != io::Format::Npz) return false;
+  const std::map<std::string, Tensor> a = io::read_npz(path);
+  return a.count("inputs") && a.count("steps");
+}
+
+std::vector<int64_t> parse_lengths(const std::string& text) {
+  std::vector<int64_t> v;
+  std::stringstream ss(text);
+  std::string tok;
+  while (std::getline(ss, tok, ',')) {
+    char* end = nullptr;
+    const long long x = std::strtoll(tok.c_str(), &end, 10);
+    if (tok.empty() || *end || x < 1 || x > 100000)
+      throw UsageError("--lengths: '" + tok + "' is not a whole number in [1, 100000]");
+    v.push_back(x);
+  }
+  if (v.empty()) throw UsageError("--lengths: no lengths given");
+  return v;
+}
+
+void LengthReport::add(const Ntm& ntm, ad::Tape& tape, const data::Episode& e) {
+  ad::Var y = ntm.forward(tape, e.input);
+  const Tensor mask = output_mask(e);
+  const int64_t w = wrong_bits(y.value(), e.target, &mask);
+  int64_t bits = 0;
+  for (int64_t i = 0; i < mask.size(); ++i) bits += mask[i] != 0.0f;
+  tape.clear();
+  for (LengthScore* s : {&by_length[e.len], &all}) {
+    s->sequences += 1;
+    s->wrong += w;
+    s->bits += bits;
+  }
+  by_length[e.len].length = e.len;
+}
+
+std::string LengthReport::tsv() const {
+  std::string text = "length\tsequences\tbits_per_seq\twrong_fraction\n";
+  char buf[160];
+  for (const auto& [len, s] : by_length) {
+    std::snprintf(buf, sizeof buf, "%lld\t%lld\t%.6g\t%.6g\n", static_cast<long long>(len),
+                  static_cast<long long>(s.sequences), s.bits_per_sequence(), s.wrong_fraction());
+    text += buf;
+  }
+  std::snprintf(buf, sizeof buf, "all\t%lld\t%.6g\t%.6g\n", static_cast<long long>(all.sequences),
+                all.bits_per_sequence(), all.wrong_fraction());
+  return text + buf;
+}
+
+Tensor output_probabilities(const Tensor& y) {
+  Tensor p(y.shape());
+  for (int64_t i = 0; i < y.size(); ++i)
+    p[i] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(y[i]))));
+  return p;
+}
+
+namespace {
+
+// Stacks T tensors of one shape into [T, ...].
+Tensor stack(const std::vector<Tensor>& xs) {
+  if (xs.empty()) throw UsageError("trace: no steps recorded");
+  Shape s{static_cast<int64_t>(xs.size())};
+  for (int64_t d : xs[0].shape()) s.push_back(d);
+  Tensor out(s);
+  const int64_t n = xs[0].size();
+  for (size_t i = 0; i < xs.size(); ++i)
+    std::copy(xs[i].values().begin(), xs[i].values().end(), out.data() + static_cast<int64_t>(i) * n);
+  return out;
+}
+
+// Rows h of a [T, H, X] stack → [T, X].
+Tensor head(const Tensor& t, int64_t h) {
+  const int64_t T = t.dim(0), X = t.dim(2);
+  Tensor out({T, X});
+  for (int64_t s = 0; s < T; ++s)
+    for (int64_t x = 0; x < X; ++x) out.at(s, x) = t.at(s, h, x);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, Tensor>> trace_arrays(const NtmTrace& trace,
+                                                         const NtmConfig& cfg, Tensor inputs,
+                                                         Tensor outputs) {
+  std::vector<std::pair<std::string, Tensor>> arrays;
+  const Tensor rw = stack(trace.read_w), rr = stack(trace.reads);
+  for (int h = 0; h < cfg.read_heads; ++h) {
+    arrays.emplace_back("read" + std::to_string(h), head(rw, h));
+    arrays.emplace_back("reads" + std::to_string(h), head(rr, h));
+  }
+  if (cfg.write_heads > 0) {
+    const Tensor ww = stack(trace.write_w), er = stack(trace.erase), ad = stack(trace.add);
+    for (int h = 0; h < cfg.write_heads; ++h) {
+      arrays.emplace_back("write" + std::to_string(h), head(ww, h));
+      arrays.emplace_back("erase" + std::to_string(h), head(er, h));
+      arrays.emplace_back("add" + std::to_string(h), head(ad, h));
+    }
+  }
+  arrays.emplace_back("memory", stack(trace.memory));
+  arrays.emplace_back("inputs", std::move(inputs));
+  arrays.emplace_back("outputs", std::move(outputs));
+  return arrays;
+}
+
+}  // namespace attnkit::memory
