@@ -166,7 +166,17 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
   out.loss = loss.value()[0];
   if (!std::isfinite(out.loss)) return out;
   tape_.backward(loss);
-  out.grad_norm = nn::clip_grad_norm(sgd_.params(), opt_.clip > 0 ? opt_.clip : 1e300);
+  const double max_norm = opt_.clip > 0 ? opt_.clip : 1e300;
+  if (opt_.clip_global) {
+    out.grad_norm = nn::clip_grad_norm(sgd_.params(), max_norm);
+  } else {  // each weight on its own (the reference code's way); the norm reported is global
+    double s = 0.0;
+    for (ad::Parameter* p : sgd_.params()) {
+      const double g = nn::clip_grad_norm({p}, max_norm);
+      s += g * g;
+    }
+    out.grad_norm = std::sqrt(s);
+  }
   sgd_.step();
   sgd_.zero_grad();
   phase_.loss_sum += out.loss;
@@ -197,12 +207,21 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
   phase_.loss_sum = phase_.wrong = phase_.grad_norm = 0.0;
   if (phase_.linear) {
     ++phase_.ls_epochs;
-    if (!(st.val_loss < phase_.best_val_loss) || phase_.ls_epochs >= opt_.ls_max_epochs) {
+    if (st.val_loss < phase_.best_val_loss) {
+      phase_.best_val_loss = st.val_loss;
+      phase_.ls_stale = 0;
+    } else {
+      ++phase_.ls_stale;
+    }
+    if (phase_.ls_stale >= std::max(1, opt_.ls_patience) ||
+        phase_.ls_epochs >= opt_.ls_max_epochs) {
       phase_.linear = false;  // the softmax goes back in from the next epoch
       phase_.best_val_loss = 1e300;
+      phase_.ls_stale = 0;
     }
+  } else {
+    phase_.best_val_loss = std::min(phase_.best_val_loss, st.val_loss);
   }
-  if (phase_.linear || !linear) phase_.best_val_loss = std::min(phase_.best_val_loss, st.val_loss);
   out.done = epoch + 1 >= total_epochs();
   return out;
 }

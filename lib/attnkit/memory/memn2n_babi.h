@@ -57,10 +57,12 @@ struct TrainOptions {
   int64_t batch = 32;
   double lr = 0.01;
   int anneal_every = 25;      // halve the rate every this many epochs (0: never)
-  double clip = 40.0;         // max global gradient norm (0: no clipping)
+  double clip = 40.0;         // max gradient norm (0: no clipping)
+  bool clip_global = false;   // clip the norm of all gradients together (else each weight's)
   bool ls = false;            // linear start
   double ls_lr = 0.005;
   int ls_max_epochs = 20;
+  int ls_patience = 1;        // end linear start after this many epochs without a new best
   bool rn = false;            // random noise
   uint64_t seed = 1;
 };
@@ -70,6 +72,7 @@ struct Phase {
   bool linear = false;         // still in linear start
   int ls_epochs = 0;           // epochs spent in linear start
   double best_val_loss = 1e300;
+  int ls_stale = 0;            // linear-start epochs since the best validation loss
   // the current epoch so far
   double loss_sum = 0.0;       // summed loss
   double wrong = 0.0;          // questions answered wrong
