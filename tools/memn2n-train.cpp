@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
         ("ls-lr", po::value(&opt.ls_lr)->value_name("R")->default_value(opt.ls_lr),
          "learning rate during linear start")
         ("ls-patience", po::value(&opt.ls_patience)->value_name("E")->default_value(opt.ls_patience),
-         "end linear start after E epochs without a new best validation loss")
+         "end linear start after E epochs without a new best validation loss (0: never, "
+         "only --ls-max-epochs)")
         ("clip-global", po::bool_switch(&opt.clip_global),
          "clip the norm of all the gradients together (default: each weight's on its own)")
         ("ls-max-epochs", po::value(&opt.ls_max_epochs)->value_name("E")->default_value(opt.ls_max_epochs),
@@ -95,10 +96,12 @@ int main(int argc, char** argv) {
          "train K times (seeds S, S+1, ...) and keep the run with the lowest training error");
     app.enable(ak::cli::kSeed | ak::cli::kQuiet | ak::cli::kConfig);
     app.epilog(
-        "Training follows Sukhbaatar et al. (2015): SGD on the loss summed over a batch, rate\n"
-        "halved every 25 epochs, gradient norm clipped at 40, 10% held out for validation.\n"
-        "Linear start trains without the hops' softmax (rate --ls-lr) until the validation\n"
-        "loss stops falling, then --epochs epochs with it. Errors are fractions of questions.");
+        "Training follows Sukhbaatar et al. (2015) and the authors' Matlab code: SGD on the\n"
+        "loss summed over a batch, rate halved every 25 epochs of 100 (15 of 60 joint), each\n"
+        "weight's gradient norm clipped at 40, 10% held out for validation. Linear start\n"
+        "trains without the hops' softmax (rate --ls-lr) for --ls-max-epochs epochs (or until\n"
+        "the validation loss has not improved for --ls-patience epochs), then --epochs epochs\n"
+        "with it. Errors are fractions of questions.");
     app.parse();
     if (resume)  // options not given again come from the checkpoint
       for (const std::string& ck : {out + ".ckpt", out + ".run1.ckpt"})
@@ -130,7 +133,7 @@ int main(int argc, char** argv) {
     if (dim < 0 || memory < 1 || opt.batch < 1 || opt.epochs < 1 || opt.lr <= 0 ||
         opt.anneal_every < 0 ||
         val_fraction < 0 || val_fraction >= 1 || opt.clip < 0 || opt.ls_max_epochs < 1 ||
-        opt.ls_patience < 1)
+        opt.ls_patience < 0)
       throw ak::UsageError("--dim, --memory, --batch, --epochs, --anneal-every, --lr, --clip, --ls-max-epochs, "
                            "--ls-patience and --val-fraction (in [0, 1)) are out of range");
     if (every < 0) throw ak::UsageError("--checkpoint-every must be 0 or more");

@@ -261,6 +261,7 @@ TEST_CASE("memn2n: linear start ends when the validation loss stops falling; res
   opt.epochs = 4;
   opt.ls = true;
   opt.ls_max_epochs = 3;
+  opt.ls_patience = 1;
   std::vector<memory::EpochStats> log;
   memory::TrainHooks hooks;
   hooks.on_epoch = [&](const memory::EpochStats& s, int, const memory::Phase&) {
@@ -333,6 +334,12 @@ TEST_CASE("memn2n: linear start waits --ls-patience epochs without a new best") 
   REQUIRE(static_cast<int>(log.size()) == expect + 1);
   for (int i = 0; i < expect; ++i) CHECK(log[static_cast<size_t>(i)].linear);
   CHECK_FALSE(log.back().linear);
+  // patience 0 (the default, the authors' code): exactly ls_max_epochs of linear start
+  opt.ls_patience = 0;
+  log.clear();
+  memory::MemN2N fixed(cfg, 3);
+  CHECK(memory::train_memn2n(fixed, train, val, opt, hooks).ls_epochs == 12);
+  CHECK(log.size() == 13);
 }
 
 TEST_CASE("memn2n: gradients clipped weight by weight, or all together") {

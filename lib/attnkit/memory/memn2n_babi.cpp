@@ -213,7 +213,7 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
     } else {
       ++phase_.ls_stale;
     }
-    if (phase_.ls_stale >= std::max(1, opt_.ls_patience) ||
+    if ((opt_.ls_patience > 0 && phase_.ls_stale >= opt_.ls_patience) ||
         phase_.ls_epochs >= opt_.ls_max_epochs) {
       phase_.linear = false;  // the softmax goes back in from the next epoch
       phase_.best_val_loss = 1e300;

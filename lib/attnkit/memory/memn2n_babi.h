@@ -2,11 +2,12 @@
 // Sukhbaatar et al. 2015) and evaluation per task.
 //
 // Training, as the paper: SGD without momentum on the loss summed over a batch (not averaged),
-// learning rate `lr` halved every `anneal_every` epochs, gradients rescaled to a global L2
-// norm of at most `clip`, batches of 32, 10% of the training questions held out for
+// learning rate `lr` halved every `anneal_every` epochs, each weight's gradient rescaled to an
+// L2 norm of at most `clip` (the authors' code; `clip_global`: all of them together), batches of 32, 10% of the training questions held out for
 // validation (the last ones after a seeded shuffle). Linear start (ls): the run begins
-// without the hops' softmax at rate `ls_lr`; when the validation loss stops falling (an epoch
-// not below the best so far) or after `ls_max_epochs`, the softmax is put back and the
+// without the hops' softmax at rate `ls_lr`; after `ls_max_epochs` (the authors' code: a
+// fixed 20, 30 joint) or, with `ls_patience` P > 0, when the validation loss has not made a
+// new best for P epochs (the paper's "stopped decreasing"), the softmax is put back and the
 // ordinary `epochs` epochs begin from `lr`. Random noise (rn): during training the sentences'
 // ages (temporal rows) are spread by inserting up to 10% empty time slots at random places
 // (the reference implementation's way of adding empty memories).
@@ -62,7 +63,8 @@ struct TrainOptions {
   bool ls = false;            // linear start
   double ls_lr = 0.005;
   int ls_max_epochs = 20;
-  int ls_patience = 1;        // end linear start after this many epochs without a new best
+  int ls_patience = 0;        // end linear start after this many epochs without a new best
+                              // validation loss (0: never; ls_max_epochs end it)
   bool rn = false;            // random noise
   uint64_t seed = 1;
 };
