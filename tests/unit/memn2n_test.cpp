@@ -6,6 +6,7 @@
 
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
 #include "attnkit/memory/memn2n.h"
 #include "attnkit/memory/memn2n_babi.h"
 #include "attnkit/memory/memn2n_io.h"
@@ -395,4 +396,26 @@ TEST_CASE("memn2n: model files keep the position-encoding form; older files read
     m.numbers.erase("arch/pe_code");  // a file written before the choice existed
     CHECK(memory::load_memn2n(m).model->config().pe_form == memory::PeForm::Paper);
   }
+}
+
+TEST_CASE("memn2n: training gives the same weights on 1 and 3 threads") {
+  const data::Vocab* vocab = nullptr;
+  const auto all = fixture(&vocab, "train");
+  std::vector<memory::EncodedQA> train(all.begin(), all.begin() + 200), val;
+  memory::MemN2NConfig cfg;
+  cfg.vocab = vocab->size();
+  cfg.pe = cfg.te = true;
+  memory::TrainOptions opt;
+  opt.epochs = 2;
+  opt.rn = true;
+  const int before = max_threads();
+  std::vector<std::vector<float>> w[2];
+  for (int k = 0; k < 2; ++k) {
+    set_max_threads(k == 0 ? 1 : 3);
+    memory::MemN2N model(cfg, 4);
+    memory::train_memn2n(model, train, val, opt);
+    for (const auto* p : model.params().params()) w[k].push_back(p->value.values());
+  }
+  set_max_threads(before);
+  CHECK(w[0] == w[1]);
 }

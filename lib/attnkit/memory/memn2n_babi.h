@@ -13,11 +13,15 @@
 // (the reference implementation's way of adding empty memories).
 //
 // Every random choice is drawn from Rngs seeded by (seed, epoch, batch), so a run resumed
-// from a checkpoint continues exactly as the uninterrupted run.
+// from a checkpoint continues exactly as the uninterrupted run. A batch is computed as
+// kBatchChunks sub-batches, each on its own copy of the model and tape (in parallel, up to
+// max_threads()), whose gradients are summed in a fixed order: the result does not depend
+// on the thread count.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -104,6 +108,7 @@ void split_validation(const std::vector<EncodedQA>& all, double fraction, uint64
 // needed to resume.
 class MemN2NTraining {
  public:
+  static constexpr int64_t kBatchChunks = 4;
   MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
                  const std::vector<EncodedQA>& val, const TrainOptions& opt, Phase phase = {});
   int64_t batches() const { return batches_; }  // per epoch
@@ -134,7 +139,8 @@ class MemN2NTraining {
   TrainOptions opt_;
   Phase phase_;
   nn::SGD sgd_;
-  ad::Tape tape_;
+  std::vector<std::unique_ptr<MemN2N>> replicas_;  // one per sub-batch
+  std::vector<std::unique_ptr<ad::Tape>> tapes_;
   int64_t batches_;
   std::vector<int64_t> order_;
   int64_t order_epoch_ = -1;
