@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
   return ak::cli::run("memn2n-train", argc, argv, [](ak::cli::App& app) {
     namespace po = boost::program_options;
     std::string data_dir, out, log_path, task = "1", tying = "adjacent", pe_form = "code";
-    bool joint = false, pe = false, te = false, ls = false, rn = false, kv = false, resume = false;
+    bool joint = false, pe = false, te = false, ls = false, rn = false, kv = false, resume = false,
+         mask_empty = false;
     int hops = 3, runs = 1;
     int64_t dim = 0, memory = 50, every = 0;
     mem::TrainOptions opt;
@@ -73,6 +74,9 @@ int main(int argc, char** argv) {
         ("tying", po::value(&tying)->value_name("T")->default_value(tying),
          "adjacent or layerwise weight tying")
         ("kv", po::bool_switch(&kv), "the Key-Value Memory Network instead")
+        ("mask-empty", po::bool_switch(&mask_empty),
+         "empty memory slots get no attention (default: as the authors' code, they take part "
+         "in the softmax with score 0)")
         ("epochs", po::value(&opt.epochs)->value_name("E")->default_value(opt.epochs),
          "epochs after linear start (0: 100, or 60 joint)")
         ("anneal-every", po::value(&opt.anneal_every)->value_name("E")->default_value(opt.anneal_every),
@@ -164,6 +168,7 @@ int main(int argc, char** argv) {
     cfg.pe = pe;
     cfg.te = te;
     cfg.kv = kv;
+    cfg.mask_empty = mask_empty;
     opt.ls = ls;
     opt.rn = rn;
 

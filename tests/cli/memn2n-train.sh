@@ -38,6 +38,8 @@ expect 0 memn2n-train -q --data "$D" --task 1 --tying layerwise --epochs 2 -o lw
 expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 -o pc.akm
 expect 0 memn2n-train -q --data "$D" --task 1 --pe --pe-form paper --epochs 2 -o pp.akm
 cmp -s pc.akm pp.akm && fail "--pe-form paper made no difference"
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --mask-empty -o pm.akm
+cmp -s pc.akm pm.akm && fail "--mask-empty made no difference"
 # joint defaults: 60 epochs halved every 15 (the log's lr column), linear start capped at 30
 expect 0 memn2n-train -q --data "$D" --task 1,6 --joint --log jd.tsv -o jd.akm
 check_eq "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' jd.tsv)" 60 "joint default epochs"

@@ -119,6 +119,7 @@ TEST_CASE("memn2n: gradients through two hops, every variant") {
       {"adjacent pe te linear start", true, true, false, false, memory::Tying::Adjacent},
       {"layerwise pe te", true, true, false, true, memory::Tying::LayerWise},
       {"key-value pe te", true, true, true, true, memory::Tying::Adjacent},
+      {"adjacent pe te, empty slots masked", true, true, false, true, memory::Tying::Adjacent},
   };
   for (const Case& c : cases) {
     memory::MemN2NConfig cfg;
@@ -130,6 +131,7 @@ TEST_CASE("memn2n: gradients through two hops, every variant") {
     cfg.te = c.te;
     cfg.kv = c.kv;
     cfg.tying = c.tying;
+    cfg.mask_empty = std::string(c.name).find("masked") != std::string::npos;
     cfg.init_std = 0.5f;
     memory::MemN2N model(cfg, 3);
     const memory::MemBatch b = toy_batch(cfg);
@@ -393,8 +395,11 @@ TEST_CASE("memn2n: model files keep the position-encoding form; older files read
     memory::put_memn2n(m, cfg, *vocab, {1});
     nn::put_params(m, model.params());
     CHECK(memory::load_memn2n(m).model->config().pe_form == f);
-    m.numbers.erase("arch/pe_code");  // a file written before the choice existed
+    CHECK_FALSE(memory::load_memn2n(m).model->config().mask_empty);
+    m.numbers.erase("arch/pe_code");  // a file written before the choices existed
+    m.numbers.erase("arch/mask_empty");
     CHECK(memory::load_memn2n(m).model->config().pe_form == memory::PeForm::Paper);
+    CHECK(memory::load_memn2n(m).model->config().mask_empty);
   }
 }
 
@@ -418,4 +423,60 @@ TEST_CASE("memn2n: training gives the same weights on 1 and 3 threads") {
   }
   set_max_threads(before);
   CHECK(w[0] == w[1]);
+}
+
+TEST_CASE("memn2n: empty slots share the softmax with score 0 (the authors' code), whatever the padding") {
+  memory::MemN2NConfig cfg;
+  cfg.vocab = 9;
+  cfg.dim = 4;
+  cfg.hops = 1;
+  cfg.memory = 5;
+  cfg.init_std = 0.5f;
+  memory::MemN2N model(cfg, 6);
+  const Tensor& E = model.params().params()[0]->value;  // E0 = A^1 = B
+  auto bow = [&](const std::vector<int32_t>& ids) {
+    std::vector<double> v(4, 0.0);
+    for (int32_t id : ids)
+      for (int64_t k = 0; k < 4; ++k) v[static_cast<size_t>(k)] += E.at(id, k);
+    return v;
+  };
+  auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double s = 0;
+    for (size_t k = 0; k < a.size(); ++k) s += a[k] * b[k];
+    return s;
+  };
+  const memory::MemBatch b = toy_batch(cfg);
+  Tape t;
+  std::vector<Var> att;
+  model.forward(t, b, true, &att);
+  REQUIRE(att.size() == 1);
+  // question 0: slots (most recent first) {4, 8, 6}, {7, 5}, {4, 5, 6}; query {5, 4}; 2 empty
+  const std::vector<std::vector<int32_t>> slots = {{4, 8, 6}, {7, 5}, {4, 5, 6}};
+  double z = 0;
+  for (const auto& sl : slots) z += std::exp(dot(bow(sl), bow({5, 4})));
+  for (size_t i = 0; i < 3; ++i)
+    CHECK(att[0].value().at(0, static_cast<int64_t>(i)) ==
+          doctest::Approx(std::exp(dot(bow(slots[i]), bow({5, 4}))) / (z + 2)));
+  // question 1: one sentence {7, 8}, query {7}; 4 empty; padded to 3 slots here, 1 alone
+  const double e1 = std::exp(dot(bow({7, 8}), bow({7})));
+  CHECK(att[0].value().at(1, 0) == doctest::Approx(e1 / (e1 + 4)));
+  CHECK(att[0].value().at(1, 1) == 0.0f);
+  std::vector<memory::EncodedQA> one(1);
+  one[0].memory = {{7, 8}};
+  one[0].query = {7};
+  one[0].answer = 8;
+  const memory::MemBatch b1 = memory::make_batch(one, {0}, cfg, nullptr);
+  CHECK(b1.M == 1);
+  Tape t1;
+  std::vector<Var> att1;
+  model.forward(t1, b1, true, &att1);
+  CHECK(att1[0].value().at(0, 0) == doctest::Approx(e1 / (e1 + 4)));
+  // masked: the weights of the sentences alone
+  cfg.mask_empty = true;
+  memory::MemN2N masked(cfg, 6);
+  Tape t2;
+  std::vector<Var> att2;
+  masked.forward(t2, b, true, &att2);
+  CHECK(att2[0].value().at(1, 0) == doctest::Approx(1.0));
+  CHECK(att2[0].value().at(0, 0) == doctest::Approx(std::exp(dot(bow(slots[0]), bow({5, 4}))) / z));
 }

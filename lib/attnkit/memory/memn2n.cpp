@@ -1,5 +1,6 @@
 #include "attnkit/memory/memn2n.h"
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -173,8 +174,25 @@ Var MemN2N::hop(Tape& t, const MemBatch& b, Var u, Var m, Var c, bool softmax,
                 std::vector<Var>* attention) const {
   const int64_t B = b.B, M = b.M, d = cfg_.dim;
   Var scores = ad::reshape(ad::matmul(m, ad::reshape(u, {B, d, 1})), {B, M});
-  Var p = softmax ? ad::masked_softmax(scores, b.mask)
-                  : ad::mul(scores, t.constant(b.mask.clone()));
+  Var p;
+  if (!softmax) {
+    p = ad::mul(scores, t.constant(b.mask.clone()));
+  } else if (cfg_.mask_empty) {
+    p = ad::masked_softmax(scores, b.mask);
+  } else {  // one more column per question: the M - n empty slots, score log(M - n)
+    Tensor extra({B, 1}), mask({B, M + 1});
+    for (int64_t r = 0; r < B; ++r) {
+      double n = 0;
+      for (int64_t i = 0; i < M; ++i) n += mask.at(r, i) = b.mask.at(r, i);
+      const double empty = static_cast<double>(cfg_.memory) - n;
+      if (empty > 0) {
+        extra.at(r, 0) = static_cast<float>(std::log(empty));
+        mask.at(r, M) = 1.0f;
+      }
+    }
+    std::vector<Var> cols{scores, t.constant(std::move(extra))};
+    p = ad::slice(ad::masked_softmax(ad::concat(cols, 1), mask), 1, 0, M);
+  }
   if (attention) attention->push_back(p);
   return ad::reshape(ad::matmul(ad::reshape(p, {B, 1, M}), c), {B, d});
 }

@@ -21,7 +21,11 @@
 // o = Σ p_i Vv Φ(x_i), q^{k+1} = R_k (q^k + o) with a learned R_k [d, d] per hop,
 // logits = W q^{K+1}.
 // Linear start (`softmax` false) replaces every hop's softmax by the identity (scores used
-// as weights directly). Empty memory slots (padding) get weight exactly 0 either way.
+// as weights directly). Empty slots: by default, as the authors' code, the memory has M
+// slots and the empty ones (zero vectors: score 0, nothing to read) take part in the
+// softmax, p_i = e^{s_i} / (Σ_j e^{s_j} + (M − n)) over the n sentences: an attention sink
+// that lets a hop find "nothing relevant". With mask_empty they get weight exactly 0. How
+// a batch is padded never matters (n and M are the question's and the configuration's).
 #pragma once
 
 #include <cstdint>
@@ -53,6 +57,7 @@ struct MemN2NConfig {
   bool te = false;            // temporal encoding
   Tying tying = Tying::Adjacent;
   bool kv = false;            // the Key-Value variant (its own weights; tying unused)
+  bool mask_empty = false;    // empty slots get no weight (models saved before: true)
   float init_std = 0.1f;      // weights drawn from N(0, init_std²)
   // Rows of the temporal tables: ages 0..time_rows-1 (M plus room for random noise).
   int64_t time_rows() const { return memory + memory / 10 + 1; }
