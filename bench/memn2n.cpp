@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
   cfg.dim = 50;
   cfg.hops = 3;
   cfg.pe = cfg.te = true;
+  cfg.pe_form = memory::PeForm::Paper;  // the peer's weights (the same cost as the code's)
+  // empty slots take part in the softmax (the default): the memory is full here, so the
+  // peer's plain softmax computes the same weights
   memory::MemN2N model(cfg, 1);
   nn::SGD sgd(model.params().params(), 0.01);
   Rng rng(2);

@@ -32,11 +32,15 @@ std::string pct(double fraction) {
 int main(int argc, char** argv) {
   return ak::cli::run("memn2n-train", argc, argv, [](ak::cli::App& app) {
     namespace po = boost::program_options;
-    std::string data_dir, out, log_path, task = "1", tying = "adjacent";
-    bool joint = false, pe = false, te = false, ls = false, rn = false, kv = false, resume = false;
+    std::string data_dir, out, log_path, task = "1", tying = "adjacent", pe_form = "code";
+    bool joint = false, pe = false, te = false, ls = false, rn = false, kv = false, resume = false,
+         mask_empty = false;
     int hops = 3, runs = 1;
     int64_t dim = 0, memory = 50, every = 0;
     mem::TrainOptions opt;
+    opt.epochs = 0;         // 0: 100, or 60 joint
+    opt.anneal_every = -1;  // -1: 25, or 15 joint
+    opt.ls_max_epochs = 0;  // 0: 20, or 30 joint
     double val_fraction = 0.1;
     app.describe("Train an End-To-End Memory Network (or a Key-Value one) on bAbI tasks.",
                  "[OPTIONS] --data DIR --task N|all -o MODEL");
@@ -61,34 +65,47 @@ int main(int argc, char** argv) {
         ("memory", po::value(&memory)->value_name("N")->default_value(memory),
          "the last N sentences of a story form the memory")
         ("pe", po::bool_switch(&pe), "position encoding (else bag of words)")
+        ("pe-form", po::value(&pe_form)->value_name("F")->default_value(pe_form),
+         "the position encoding's weights: code (the authors' Matlab code, around 1) or "
+         "paper (the formula as printed, around 1/2)")
         ("te", po::bool_switch(&te), "temporal encoding")
         ("ls", po::bool_switch(&ls), "linear start")
         ("rn", po::bool_switch(&rn), "random noise: up to 10% empty time slots in training")
         ("tying", po::value(&tying)->value_name("T")->default_value(tying),
          "adjacent or layerwise weight tying")
         ("kv", po::bool_switch(&kv), "the Key-Value Memory Network instead")
+        ("mask-empty", po::bool_switch(&mask_empty),
+         "empty memory slots get no attention (default: as the authors' code, they take part "
+         "in the softmax with score 0)")
         ("epochs", po::value(&opt.epochs)->value_name("E")->default_value(opt.epochs),
-         "epochs (after linear start)")
+         "epochs after linear start (0: 100, or 60 joint)")
         ("anneal-every", po::value(&opt.anneal_every)->value_name("E")->default_value(opt.anneal_every),
-         "halve the learning rate every E epochs (0: never)")
+         "halve the learning rate every E epochs (0: never; -1: 25, or 15 joint)")
         ("lr", po::value(&opt.lr)->value_name("R")->default_value(opt.lr), "SGD learning rate")
         ("ls-lr", po::value(&opt.ls_lr)->value_name("R")->default_value(opt.ls_lr),
          "learning rate during linear start")
+        ("ls-patience", po::value(&opt.ls_patience)->value_name("E")->default_value(opt.ls_patience),
+         "end linear start after E epochs without a new best validation loss (0: never, "
+         "only --ls-max-epochs)")
+        ("clip-global", po::bool_switch(&opt.clip_global),
+         "clip the norm of all the gradients together (default: each weight's on its own)")
         ("ls-max-epochs", po::value(&opt.ls_max_epochs)->value_name("E")->default_value(opt.ls_max_epochs),
-         "longest linear start")
+         "longest linear start (0: 20, or 30 joint, the authors' code's fixed length)")
         ("batch", po::value(&opt.batch)->value_name("B")->default_value(opt.batch), "batch size")
         ("clip", po::value(&opt.clip)->value_name("N")->default_value(opt.clip),
-         "rescale gradients to this global L2 norm at most (0: never)")
+         "rescale each weight's gradient to this L2 norm at most (0: never)")
         ("val-fraction", po::value(&val_fraction)->value_name("F")->default_value(val_fraction),
          "fraction of each task's training questions held out for validation")
         ("runs", po::value(&runs)->value_name("K")->default_value(runs),
          "train K times (seeds S, S+1, ...) and keep the run with the lowest training error");
     app.enable(ak::cli::kSeed | ak::cli::kQuiet | ak::cli::kConfig);
     app.epilog(
-        "Training follows Sukhbaatar et al. (2015): SGD on the loss summed over a batch, rate\n"
-        "halved every 25 epochs, gradient norm clipped at 40, 10% held out for validation.\n"
-        "Linear start trains without the hops' softmax (rate --ls-lr) until the validation\n"
-        "loss stops falling, then --epochs epochs with it. Errors are fractions of questions.");
+        "Training follows Sukhbaatar et al. (2015) and the authors' Matlab code: SGD on the\n"
+        "loss summed over a batch, rate halved every 25 epochs of 100 (15 of 60 joint), each\n"
+        "weight's gradient norm clipped at 40, 10% held out for validation. Linear start\n"
+        "trains without the hops' softmax (rate --ls-lr) for --ls-max-epochs epochs (or until\n"
+        "the validation loss has not improved for --ls-patience epochs), then --epochs epochs\n"
+        "with it. Errors are fractions of questions.");
     app.parse();
     if (resume)  // options not given again come from the checkpoint
       for (const std::string& ck : {out + ".ckpt", out + ".run1.ckpt"})
@@ -104,6 +121,7 @@ int main(int argc, char** argv) {
     try {
       tasks = ak::data::parse_babi_tasks(task);
       cfg.tying = mem::parse_tying(tying);
+      cfg.pe_form = mem::parse_pe_form(pe_form);
     } catch (const ak::DataError& e) {
       throw ak::UsageError(e.what());
     }
@@ -112,10 +130,16 @@ int main(int argc, char** argv) {
                            "them all) or train one model per task");
     if (runs < 1) throw ak::UsageError("--runs must be at least 1");
     if (hops < 1 || hops > 10) throw ak::UsageError("--hops must be 1 to 10");
+    const bool many = tasks.size() > 1;  // joint: the authors' joint schedule
+    if (opt.epochs == 0) opt.epochs = many ? 60 : 100;
+    if (opt.anneal_every == -1) opt.anneal_every = many ? 15 : 25;
+    if (opt.ls_max_epochs == 0) opt.ls_max_epochs = many ? 30 : 20;
     if (dim < 0 || memory < 1 || opt.batch < 1 || opt.epochs < 1 || opt.lr <= 0 ||
-        val_fraction < 0 || val_fraction >= 1 || opt.clip < 0 || opt.ls_max_epochs < 1)
-      throw ak::UsageError("--dim, --memory, --batch, --epochs, --lr, --clip, --ls-max-epochs "
-                           "and --val-fraction (in [0, 1)) are out of range");
+        opt.anneal_every < 0 ||
+        val_fraction < 0 || val_fraction >= 1 || opt.clip < 0 || opt.ls_max_epochs < 1 ||
+        opt.ls_patience < 0)
+      throw ak::UsageError("--dim, --memory, --batch, --epochs, --anneal-every, --lr, --clip, --ls-max-epochs, "
+                           "--ls-patience and --val-fraction (in [0, 1)) are out of range");
     if (every < 0) throw ak::UsageError("--checkpoint-every must be 0 or more");
 
     // the data: each task's training file, 10% of each held out
@@ -144,6 +168,7 @@ int main(int argc, char** argv) {
     cfg.pe = pe;
     cfg.te = te;
     cfg.kv = kv;
+    cfg.mask_empty = mask_empty;
     opt.ls = ls;
     opt.rn = rn;
 
@@ -179,6 +204,7 @@ int main(int argc, char** argv) {
         m.numbers["phase/linear"] = p.linear;
         m.numbers["phase/ls_epochs"] = p.ls_epochs;
         m.numbers["phase/best_val_loss"] = p.best_val_loss;
+        m.numbers["phase/ls_stale"] = p.ls_stale;
         m.numbers["phase/loss_sum"] = p.loss_sum;
         m.numbers["phase/wrong"] = p.wrong;
         m.numbers["phase/grad_norm"] = p.grad_norm;
@@ -188,6 +214,8 @@ int main(int argc, char** argv) {
         p.linear = m.number("phase/linear") != 0;
         p.ls_epochs = static_cast<int>(m.integer("phase/ls_epochs", 0, 1 << 20));
         p.best_val_loss = m.number("phase/best_val_loss");
+        p.ls_stale = m.numbers.count("phase/ls_stale")
+                         ? static_cast<int>(m.integer("phase/ls_stale", 0, 1 << 20)) : 0;
         p.loss_sum = m.number("phase/loss_sum");
         p.wrong = m.number("phase/wrong");
         p.grad_norm = m.number("phase/grad_norm");

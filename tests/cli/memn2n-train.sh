@@ -34,6 +34,16 @@ expect 0 memn2n-eval --model j.akm --data "$D"
 check_eq "$(cut -f1 "$T/out" | tr '\n' ' ')" "task 1 6 mean failed " "joint eval rows"
 expect 0 memn2n-train -q --data "$D" --task 1 --kv --te --epochs 2 -o kv.akm
 expect 0 memn2n-train -q --data "$D" --task 1 --tying layerwise --epochs 2 -o lw.akm
+# the paper's printed position encoding gives a different model than the code's (default)
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 -o pc.akm
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --pe-form paper --epochs 2 -o pp.akm
+cmp -s pc.akm pp.akm && fail "--pe-form paper made no difference"
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --mask-empty -o pm.akm
+cmp -s pc.akm pm.akm && fail "--mask-empty made no difference"
+# joint defaults: 60 epochs halved every 15 (the log's lr column), linear start capped at 30
+expect 0 memn2n-train -q --data "$D" --task 1,6 --joint --log jd.tsv -o jd.akm
+check_eq "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' jd.tsv)" 60 "joint default epochs"
+check_eq "$(awk -F'\t' 'NR == 17 { print $4 }' jd.tsv)" 0.005 "joint default halving at epoch 16"
 # best of runs: the per-run files are removed
 expect_err 0 "kept run" memn2n-train --data "$D" --task 1 --epochs 2 --runs 2 -o r.akm
 [ -e r.akm.run1 ] || [ -e r.akm.run2 ] && fail "per-run files left behind"
@@ -53,6 +63,9 @@ expect_err 2 "bad task list '0'" memn2n-train --data "$D" --task 0 -o x.akm
 expect_err 2 "add --joint" memn2n-train --data "$D" --task 1,6 -o x.akm
 expect_err 2 "unknown weight tying 'foo'" memn2n-train --data "$D" --tying foo -o x.akm
 expect_err 2 "--runs must be at least 1" memn2n-train --data "$D" --runs 0 -o x.akm
+expect_err 2 "unknown position-encoding form 'foo'" memn2n-train --data "$D" --pe --pe-form foo -o x.akm
+expect_err 2 "out of range" memn2n-train --data "$D" --ls --ls-patience -1 -o x.akm
+expect_err 2 "out of range" memn2n-train --data "$D" --anneal-every -2 -o x.akm
 expect_err 1 "no qa2_*_train.txt here" memn2n-train --data "$D" --task 2 -o x.akm
 mkdir bad && printf '1 Mary went home.\n3 Where is Mary?\thome\t1\n' >bad/qa1_bad_train.txt
 expect_err 1 "bad/qa1_bad_train.txt:2: ID 3 follows ID 1" memn2n-train --data bad -o x.akm

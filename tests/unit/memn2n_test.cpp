@@ -6,8 +6,11 @@
 
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
 #include "attnkit/memory/memn2n.h"
 #include "attnkit/memory/memn2n_babi.h"
+#include "attnkit/memory/memn2n_io.h"
+#include "attnkit/nn/model_file.h"
 #include "attnkit/nn/loss.h"
 #include "test_util.h"
 
@@ -32,6 +35,27 @@ TEST_CASE("memn2n: position encoding, hand-worked") {
   CHECK_THROWS_AS(memory::position_encoding(0, 3), ShapeError);
 }
 
+TEST_CASE("memn2n: position encoding of the authors' code, hand-worked; 2x the paper's + O(1/dJ)") {
+  // l_kj = 1 + 4 (k - (d+1)/2)(j - (J+1)/2) / (dJ); J = 4, d = 2: (k - 1.5) = -0.5, 0.5;
+  // (j - 2.5) = -1.5, -0.5, 0.5, 1.5; 4 / 8 = 0.5 → 1 + 0.5 · (±0.5) · (j - 2.5)
+  const Tensor c = memory::position_encoding(4, 2, memory::PeForm::Code);
+  test::check_close(c, Tensor({4, 2}, {1.375f, 0.625f, 1.125f, 0.875f, 0.875f, 1.125f,
+                                       0.625f, 1.375f}));
+  // J = 1: every weight 1 (a one-word sentence is its bag of words)
+  test::check_close(memory::position_encoding(1, 5, memory::PeForm::Code),
+                    Tensor({1, 5}, {1, 1, 1, 1, 1}));
+  // code = 2 paper + (J + d + 1 - 2j - 2k) / (dJ)
+  const int64_t J = 7, d = 6;
+  const Tensor p = memory::position_encoding(J, d), q = memory::position_encoding(J, d, memory::PeForm::Code);
+  for (int64_t j = 1; j <= J; ++j)
+    for (int64_t k = 1; k <= d; ++k)
+      CHECK(q.at(j - 1, k - 1) ==
+            doctest::Approx(2 * p.at(j - 1, k - 1) + double(J + d + 1 - 2 * j - 2 * k) / double(d * J)));
+  CHECK(memory::parse_pe_form("code") == memory::PeForm::Code);
+  CHECK(memory::parse_pe_form("paper") == memory::PeForm::Paper);
+  CHECK_THROWS_AS(memory::parse_pe_form("papers"), DataError);
+}
+
 TEST_CASE("memn2n: sentence encoder = weighted sum of embeddings, pads skipped") {
   ad::Parameter table("E", Tensor({5, 3}, {0, 0, 0, 1, 2, 3, -1, 0, 1, 2, 2, 2, 0.5f, -2, 1}));
   Tape t;
@@ -49,13 +73,22 @@ TEST_CASE("memn2n: sentence encoder = weighted sum of embeddings, pads skipped")
   test::check_close(pe.value(), want, 1e-6);
   CHECK_THROWS_AS(memory::encode_sentences(t.param(table), {7, 0}, 2, {1}, false), DataError);
   CHECK_THROWS_AS(memory::encode_sentences(t.param(table), {1, 0, 2}, 2, {1}, false), ShapeError);
-  for (bool p : {false, true}) {
-    const auto r = ad::check_gradients(
-        [&](Tape& t) { return memory::encode_sentences(t.param(table), ids, 4, {2}, p); },
-        {&table});
-    INFO("pe " << p << ": " << r.where);
-    CHECK(r.ok);
-  }
+  // the code's form: the same sum with its weights
+  Var pc = memory::encode_sentences(t.param(table), ids, 4, {2}, true, memory::PeForm::Code);
+  const Tensor c3 = memory::position_encoding(3, 3, memory::PeForm::Code);
+  Tensor want_c({2, 3});
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 3; ++k) want_c.at(0, k) += c3.at(j, k) * table.value.at(words[j], k);
+  for (int k = 0; k < 3; ++k) want_c.at(1, k) = table.value.at(4, k);  // J = 1: weights 1
+  test::check_close(pc.value(), want_c, 1e-6);
+  for (bool p : {false, true})
+    for (memory::PeForm f : {memory::PeForm::Paper, memory::PeForm::Code}) {
+      const auto r = ad::check_gradients(
+          [&](Tape& t) { return memory::encode_sentences(t.param(table), ids, 4, {2}, p, f); },
+          {&table});
+      INFO("pe " << p << " form " << memory::pe_form_name(f) << ": " << r.where);
+      CHECK(r.ok);
+    }
 }
 
 namespace {
@@ -86,6 +119,7 @@ TEST_CASE("memn2n: gradients through two hops, every variant") {
       {"adjacent pe te linear start", true, true, false, false, memory::Tying::Adjacent},
       {"layerwise pe te", true, true, false, true, memory::Tying::LayerWise},
       {"key-value pe te", true, true, true, true, memory::Tying::Adjacent},
+      {"adjacent pe te, empty slots masked", true, true, false, true, memory::Tying::Adjacent},
   };
   for (const Case& c : cases) {
     memory::MemN2NConfig cfg;
@@ -97,6 +131,7 @@ TEST_CASE("memn2n: gradients through two hops, every variant") {
     cfg.te = c.te;
     cfg.kv = c.kv;
     cfg.tying = c.tying;
+    cfg.mask_empty = std::string(c.name).find("masked") != std::string::npos;
     cfg.init_std = 0.5f;
     memory::MemN2N model(cfg, 3);
     const memory::MemBatch b = toy_batch(cfg);
@@ -229,6 +264,7 @@ TEST_CASE("memn2n: linear start ends when the validation loss stops falling; res
   opt.epochs = 4;
   opt.ls = true;
   opt.ls_max_epochs = 3;
+  opt.ls_patience = 1;
   std::vector<memory::EpochStats> log;
   memory::TrainHooks hooks;
   hooks.on_epoch = [&](const memory::EpochStats& s, int, const memory::Phase&) {
@@ -261,4 +297,186 @@ TEST_CASE("memn2n: linear start ends when the validation loss stops falling; res
   memory::train_memn2n(a, train, val, opt, {}, mid_epoch, mid);
   for (size_t i = 0; i < a.params().params().size(); ++i)
     CHECK(a.params().params()[i]->value.values() == model.params().params()[i]->value.values());
+}
+
+TEST_CASE("memn2n: linear start waits --ls-patience epochs without a new best") {
+  const data::Vocab* vocab = nullptr;
+  const auto all = fixture(&vocab, "train");
+  std::vector<memory::EncodedQA> train, val;
+  memory::split_validation(all, 0.1, 1, &train, &val);
+  memory::MemN2NConfig cfg;
+  cfg.vocab = vocab->size();
+  cfg.hops = 1;
+  cfg.te = true;
+  memory::TrainOptions opt;
+  opt.epochs = 1;
+  opt.ls = true;
+  opt.ls_lr = 0.05;  // large enough for the validation loss to stall on this tiny task
+  opt.ls_max_epochs = 12;
+  opt.ls_patience = 3;
+  std::vector<memory::EpochStats> log;
+  memory::TrainHooks hooks;
+  hooks.on_epoch = [&](const memory::EpochStats& s, int, const memory::Phase&) {
+    log.push_back(s);
+    return true;
+  };
+  memory::MemN2N model(cfg, 3);
+  const memory::Phase end = memory::train_memn2n(model, train, val, opt, hooks);
+  // the expected end of linear start, from the logged validation losses
+  double best = 1e300;
+  int stale = 0, expect = 0;
+  for (const auto& s : log) {
+    ++expect;
+    if (s.val_loss < best) best = s.val_loss, stale = 0;
+    else ++stale;
+    if (stale >= 3 || expect >= 12) break;
+  }
+  CHECK(end.ls_epochs == expect);
+  CHECK(expect < 12);  // ended by the patience, not the cap
+  CHECK(stale == 3);
+  REQUIRE(static_cast<int>(log.size()) == expect + 1);
+  for (int i = 0; i < expect; ++i) CHECK(log[static_cast<size_t>(i)].linear);
+  CHECK_FALSE(log.back().linear);
+  // patience 0 (the default, the authors' code): exactly ls_max_epochs of linear start
+  opt.ls_patience = 0;
+  log.clear();
+  memory::MemN2N fixed(cfg, 3);
+  CHECK(memory::train_memn2n(fixed, train, val, opt, hooks).ls_epochs == 12);
+  CHECK(log.size() == 13);
+}
+
+TEST_CASE("memn2n: gradients clipped weight by weight, or all together") {
+  const data::Vocab* vocab = nullptr;
+  const auto all = fixture(&vocab, "train");
+  memory::MemN2NConfig cfg;
+  cfg.vocab = vocab->size();
+  cfg.hops = 2;
+  cfg.te = true;
+  memory::TrainOptions opt;
+  opt.lr = 1.0;
+  opt.clip = 1e-3;  // far below every weight's gradient norm
+  for (bool global : {false, true}) {
+    opt.clip_global = global;
+    memory::MemN2N model(cfg, 5);
+    std::vector<Tensor> before;
+    for (const auto* p : model.params().params()) before.push_back(p->value.clone());
+    memory::MemN2NTraining run(model, all, {}, opt);
+    const auto out = run.step(0, 0);
+    CHECK(out.grad_norm > 1.0);
+    double total = 0.0;
+    size_t moved = 0;
+    for (size_t i = 0; i < before.size(); ++i) {
+      double s = 0.0;
+      const auto& v = model.params().params()[i]->value.values();
+      const auto& w = before[i].values();
+      for (size_t j = 0; j < v.size(); ++j) s += (static_cast<double>(v[j]) - w[j]) * (v[j] - w[j]);
+      total += s;
+      moved += s > 0.0;
+      // each weight's step is at most lr * clip; weight by weight, every moved one is at it
+      CHECK(std::sqrt(s) <= 1e-3 * 1.001);
+      if (!global && s > 0.0) CHECK(std::sqrt(s) == doctest::Approx(1e-3).epsilon(1e-2));
+    }
+    CHECK(moved == before.size());
+    if (global) CHECK(std::sqrt(total) == doctest::Approx(1e-3).epsilon(1e-2));
+    else CHECK(std::sqrt(total) == doctest::Approx(1e-3 * std::sqrt(double(moved))).epsilon(1e-2));
+  }
+}
+
+TEST_CASE("memn2n: model files keep the position-encoding form; older files read as the paper's") {
+  const data::Vocab* vocab = nullptr;
+  fixture(&vocab, "train");
+  memory::MemN2NConfig cfg;
+  cfg.vocab = vocab->size();
+  cfg.pe = true;
+  for (memory::PeForm f : {memory::PeForm::Paper, memory::PeForm::Code}) {
+    cfg.pe_form = f;
+    memory::MemN2N model(cfg, 2);
+    nn::ModelFile m;
+    memory::put_memn2n(m, cfg, *vocab, {1});
+    nn::put_params(m, model.params());
+    CHECK(memory::load_memn2n(m).model->config().pe_form == f);
+    CHECK_FALSE(memory::load_memn2n(m).model->config().mask_empty);
+    m.numbers.erase("arch/pe_code");  // a file written before the choices existed
+    m.numbers.erase("arch/mask_empty");
+    CHECK(memory::load_memn2n(m).model->config().pe_form == memory::PeForm::Paper);
+    CHECK(memory::load_memn2n(m).model->config().mask_empty);
+  }
+}
+
+TEST_CASE("memn2n: training gives the same weights on 1 and 3 threads") {
+  const data::Vocab* vocab = nullptr;
+  const auto all = fixture(&vocab, "train");
+  std::vector<memory::EncodedQA> train(all.begin(), all.begin() + 200), val;
+  memory::MemN2NConfig cfg;
+  cfg.vocab = vocab->size();
+  cfg.pe = cfg.te = true;
+  memory::TrainOptions opt;
+  opt.epochs = 2;
+  opt.rn = true;
+  const int before = max_threads();
+  std::vector<std::vector<float>> w[2];
+  for (int k = 0; k < 2; ++k) {
+    set_max_threads(k == 0 ? 1 : 3);
+    memory::MemN2N model(cfg, 4);
+    memory::train_memn2n(model, train, val, opt);
+    for (const auto* p : model.params().params()) w[k].push_back(p->value.values());
+  }
+  set_max_threads(before);
+  CHECK(w[0] == w[1]);
+}
+
+TEST_CASE("memn2n: empty slots share the softmax with score 0 (the authors' code), whatever the padding") {
+  memory::MemN2NConfig cfg;
+  cfg.vocab = 9;
+  cfg.dim = 4;
+  cfg.hops = 1;
+  cfg.memory = 5;
+  cfg.init_std = 0.5f;
+  memory::MemN2N model(cfg, 6);
+  const Tensor& E = model.params().params()[0]->value;  // E0 = A^1 = B
+  auto bow = [&](const std::vector<int32_t>& ids) {
+    std::vector<double> v(4, 0.0);
+    for (int32_t id : ids)
+      for (int64_t k = 0; k < 4; ++k) v[static_cast<size_t>(k)] += E.at(id, k);
+    return v;
+  };
+  auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double s = 0;
+    for (size_t k = 0; k < a.size(); ++k) s += a[k] * b[k];
+    return s;
+  };
+  const memory::MemBatch b = toy_batch(cfg);
+  Tape t;
+  std::vector<Var> att;
+  model.forward(t, b, true, &att);
+  REQUIRE(att.size() == 1);
+  // question 0: slots (most recent first) {4, 8, 6}, {7, 5}, {4, 5, 6}; query {5, 4}; 2 empty
+  const std::vector<std::vector<int32_t>> slots = {{4, 8, 6}, {7, 5}, {4, 5, 6}};
+  double z = 0;
+  for (const auto& sl : slots) z += std::exp(dot(bow(sl), bow({5, 4})));
+  for (size_t i = 0; i < 3; ++i)
+    CHECK(att[0].value().at(0, static_cast<int64_t>(i)) ==
+          doctest::Approx(std::exp(dot(bow(slots[i]), bow({5, 4}))) / (z + 2)));
+  // question 1: one sentence {7, 8}, query {7}; 4 empty; padded to 3 slots here, 1 alone
+  const double e1 = std::exp(dot(bow({7, 8}), bow({7})));
+  CHECK(att[0].value().at(1, 0) == doctest::Approx(e1 / (e1 + 4)));
+  CHECK(att[0].value().at(1, 1) == 0.0f);
+  std::vector<memory::EncodedQA> one(1);
+  one[0].memory = {{7, 8}};
+  one[0].query = {7};
+  one[0].answer = 8;
+  const memory::MemBatch b1 = memory::make_batch(one, {0}, cfg, nullptr);
+  CHECK(b1.M == 1);
+  Tape t1;
+  std::vector<Var> att1;
+  model.forward(t1, b1, true, &att1);
+  CHECK(att1[0].value().at(0, 0) == doctest::Approx(e1 / (e1 + 4)));
+  // masked: the weights of the sentences alone
+  cfg.mask_empty = true;
+  memory::MemN2N masked(cfg, 6);
+  Tape t2;
+  std::vector<Var> att2;
+  masked.forward(t2, b, true, &att2);
+  CHECK(att2[0].value().at(1, 0) == doctest::Approx(1.0));
+  CHECK(att2[0].value().at(0, 0) == doctest::Approx(std::exp(dot(bow(slots[0]), bow({5, 4}))) / z));
 }

@@ -1,5 +1,6 @@
 #include "attnkit/memory/memn2n.h"
 
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -18,32 +19,49 @@ Tying parse_tying(const std::string& text) {
 
 const char* tying_name(Tying t) { return t == Tying::Adjacent ? "adjacent" : "layerwise"; }
 
-Tensor position_encoding(int64_t J, int64_t d) {
+PeForm parse_pe_form(const std::string& text) {
+  if (text == "paper") return PeForm::Paper;
+  if (text == "code") return PeForm::Code;
+  throw DataError("unknown position-encoding form '" + text + "' (expected paper or code)");
+}
+
+const char* pe_form_name(PeForm f) { return f == PeForm::Paper ? "paper" : "code"; }
+
+Tensor position_encoding(int64_t J, int64_t d, PeForm form) {
   if (J < 1 || d < 1) throw ShapeError("position_encoding: J and d must be positive");
   Tensor l({J, d});
   for (int64_t j = 1; j <= J; ++j)
     for (int64_t k = 1; k <= d; ++k) {
-      const double jj = static_cast<double>(j) / static_cast<double>(J);
-      const double kk = static_cast<double>(k) / static_cast<double>(d);
-      l.at(j - 1, k - 1) = static_cast<float>((1.0 - jj) - kk * (1.0 - 2.0 * jj));
+      const double jj = static_cast<double>(j), JJ = static_cast<double>(J);
+      const double kk = static_cast<double>(k), dd = static_cast<double>(d);
+      l.at(j - 1, k - 1) = static_cast<float>(
+          form == PeForm::Paper ? (1.0 - jj / JJ) - (kk / dd) * (1.0 - 2.0 * jj / JJ)
+                                : 1.0 + 4.0 * (kk - (dd + 1) / 2) * (jj - (JJ + 1) / 2) / (dd * JJ));
     }
   return l;
 }
 
 namespace {
 
-// The weights of word j (1-based) of a sentence of n words: l_k = a - (k/d) b.
+// The weights of word j (1-based) of a sentence of n words in d dimensions: l_k = a - (k/d) b.
 struct PeRow {
   float a, b;
 };
-inline PeRow pe_row(int64_t j, int64_t n) {
+inline PeRow pe_row(int64_t j, int64_t n, int64_t d, PeForm form) {
   const double jj = static_cast<double>(j) / static_cast<double>(n);
-  return {static_cast<float>(1.0 - jj), static_cast<float>(1.0 - 2.0 * jj)};
+  if (form == PeForm::Paper)
+    return {static_cast<float>(1.0 - jj), static_cast<float>(1.0 - 2.0 * jj)};
+  // 1 + c (k - (d+1)/2) / d with c = 4 (j - (n+1)/2) / n
+  const double c = 4.0 * (static_cast<double>(j) - (static_cast<double>(n) + 1) / 2) /
+                   static_cast<double>(n);
+  return {static_cast<float>(1.0 - c * (static_cast<double>(d) + 1) / (2.0 * static_cast<double>(d))),
+          static_cast<float>(-c)};
 }
 
 }  // namespace
 
-Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shape lead, bool pe) {
+Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shape lead, bool pe,
+                     PeForm form) {
   Tape& t = table.tape();
   const Tensor& T = table.value();
   if (T.rank() != 2)
@@ -77,7 +95,7 @@ Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shap
       const float* e = tab + static_cast<int64_t>(w[j]) * d;
       ++pos;
       if (pe) {
-        const PeRow p = pe_row(pos, n);
+        const PeRow p = pe_row(pos, n, d, form);
         const float* q = kd->data();
         for (int64_t k = 0; k < d; ++k) out[k] += (p.a - q[k] * p.b) * e[k];
       } else {
@@ -86,7 +104,7 @@ Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shap
     }
   }
   auto idp = std::make_shared<std::vector<int32_t>>(ids);
-  return t.push(std::move(y), {table}, [table, idp, kd, J, d, rows, pe](Tape& t, Var out) {
+  return t.push(std::move(y), {table}, [table, idp, kd, J, d, rows, pe, form](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
     float* gt = t.grad(table).data();
     const int32_t* id = idp->data();
@@ -101,7 +119,7 @@ Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shap
         float* e = gt + static_cast<int64_t>(w[j]) * d;
         ++pos;
         if (pe) {
-          const PeRow p = pe_row(pos, n);
+          const PeRow p = pe_row(pos, n, d, form);
           const float* q = kd->data();
           for (int64_t k = 0; k < d; ++k) e[k] += (p.a - q[k] * p.b) * pg[k];
         } else {
@@ -147,7 +165,7 @@ MemN2N::MemN2N(const MemN2NConfig& cfg, uint64_t seed) : cfg_(cfg) {
 
 Var MemN2N::memory_embedding(Tape& t, const MemBatch& b, ad::Parameter* table,
                              ad::Parameter* time) const {
-  Var m = encode_sentences(t.param(*table), b.story, b.J, {b.B, b.M}, cfg_.pe);
+  Var m = encode_sentences(t.param(*table), b.story, b.J, {b.B, b.M}, cfg_.pe, cfg_.pe_form);
   if (time) m = ad::add(m, ad::embedding(t.param(*time), b.time, {b.B, b.M}));
   return m;
 }
@@ -156,8 +174,25 @@ Var MemN2N::hop(Tape& t, const MemBatch& b, Var u, Var m, Var c, bool softmax,
                 std::vector<Var>* attention) const {
   const int64_t B = b.B, M = b.M, d = cfg_.dim;
   Var scores = ad::reshape(ad::matmul(m, ad::reshape(u, {B, d, 1})), {B, M});
-  Var p = softmax ? ad::masked_softmax(scores, b.mask)
-                  : ad::mul(scores, t.constant(b.mask.clone()));
+  Var p;
+  if (!softmax) {
+    p = ad::mul(scores, t.constant(b.mask.clone()));
+  } else if (cfg_.mask_empty) {
+    p = ad::masked_softmax(scores, b.mask);
+  } else {  // one more column per question: the M - n empty slots, score log(M - n)
+    Tensor extra({B, 1}), mask({B, M + 1});
+    for (int64_t r = 0; r < B; ++r) {
+      double n = 0;
+      for (int64_t i = 0; i < M; ++i) n += mask.at(r, i) = b.mask.at(r, i);
+      const double empty = static_cast<double>(cfg_.memory) - n;
+      if (empty > 0) {
+        extra.at(r, 0) = static_cast<float>(std::log(empty));
+        mask.at(r, M) = 1.0f;
+      }
+    }
+    std::vector<Var> cols{scores, t.constant(std::move(extra))};
+    p = ad::slice(ad::masked_softmax(ad::concat(cols, 1), mask), 1, 0, M);
+  }
   if (attention) attention->push_back(p);
   return ad::reshape(ad::matmul(ad::reshape(p, {B, 1, M}), c), {B, d});
 }
@@ -171,7 +206,7 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
   const int K = cfg_.hops;
   auto time = [&](size_t i) { return times_.empty() ? nullptr : times_[i]; };
   if (cfg_.kv) {
-    Var q = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe);
+    Var q = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form);
     Var keys = memory_embedding(t, b, tables_[1], time(0));
     Var vals = memory_embedding(t, b, tables_[2], time(1));
     for (int k = 0; k < K; ++k) {
@@ -181,7 +216,7 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
     return ad::linear(q, t.param(*tables_[3]));
   }
   if (cfg_.tying == Tying::Adjacent) {
-    Var u = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe);
+    Var u = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form);
     Var m = memory_embedding(t, b, tables_[0], time(0));
     for (int k = 0; k < K; ++k) {
       Var c = memory_embedding(t, b, tables_[static_cast<size_t>(k + 1)], time(k + 1));
@@ -190,7 +225,7 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
     }
     return ad::linear(u, t.param(*tables_[static_cast<size_t>(K)]));
   }
-  Var u = encode_sentences(t.param(*tables_[2]), b.query, b.Jq, {b.B}, cfg_.pe);
+  Var u = encode_sentences(t.param(*tables_[2]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form);
   Var m = memory_embedding(t, b, tables_[0], time(0));
   Var c = memory_embedding(t, b, tables_[1], time(1));
   for (int k = 0; k < K; ++k) {

@@ -4,8 +4,10 @@
 // A batch holds B questions, each with a memory of up to M sentences of up to J word ids
 // (0 = no word; slot 0 is the most recent sentence, then older ones) and a query of up to Jq
 // word ids. A sentence x_i is embedded by a table E [V, d] as m_i = Σ_j l_j ⊙ E x_ij, with
-// l_j = 1 (bag of words) or the position encoding l_kj = (1 − j/J) − (k/d)(1 − 2j/J)
-// (J = words of that sentence, j = 1..J, k = 1..d); temporal encoding adds a learned row
+// l_j = 1 (bag of words) or a position encoding (J = words of that sentence, j = 1..J,
+// k = 1..d): the paper's l_kj = (1 − j/J) − (k/d)(1 − 2j/J), or the authors' Matlab code's
+// l_kj = 1 + 4 (k − (d+1)/2)(j − (J+1)/2) / (dJ), which is 2 (paper's) + (J + d + 1 − 2j −
+// 2k)/(dJ): weights around 1 (as bag of words) rather than around 1/2; temporal encoding adds a learned row
 // T(i) of the sentence's time index (its age; random noise spreads the ages apart).
 //
 // MemN2N with K hops (adjacent tying, the paper's section 2.2): tables E_0..E_K with
@@ -19,7 +21,11 @@
 // o = Σ p_i Vv Φ(x_i), q^{k+1} = R_k (q^k + o) with a learned R_k [d, d] per hop,
 // logits = W q^{K+1}.
 // Linear start (`softmax` false) replaces every hop's softmax by the identity (scores used
-// as weights directly). Empty memory slots (padding) get weight exactly 0 either way.
+// as weights directly). Empty slots: by default, as the authors' code, the memory has M
+// slots and the empty ones (zero vectors: score 0, nothing to read) take part in the
+// softmax, p_i = e^{s_i} / (Σ_j e^{s_j} + (M − n)) over the n sentences: an attention sink
+// that lets a hop find "nothing relevant". With mask_empty they get weight exactly 0. How
+// a batch is padded never matters (n and M are the question's and the configuration's).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +38,11 @@
 namespace attnkit::memory {
 
 enum class Tying { Adjacent, LayerWise };
+// The position encoding's form (see the header comment).
+enum class PeForm { Paper, Code };
+// "paper" / "code"; DataError quoting anything else.
+PeForm parse_pe_form(const std::string& text);
+const char* pe_form_name(PeForm f);
 // "adjacent" / "layerwise"; DataError quoting anything else.
 Tying parse_tying(const std::string& text);
 const char* tying_name(Tying t);
@@ -42,23 +53,25 @@ struct MemN2NConfig {
   int hops = 3;               // K: 1..10
   int64_t memory = 50;        // M: the last M sentences of a story
   bool pe = false;            // position encoding (else bag of words)
+  PeForm pe_form = PeForm::Code;  // its form (models saved before it existed: Paper)
   bool te = false;            // temporal encoding
   Tying tying = Tying::Adjacent;
   bool kv = false;            // the Key-Value variant (its own weights; tying unused)
+  bool mask_empty = false;    // empty slots get no weight (models saved before: true)
   float init_std = 0.1f;      // weights drawn from N(0, init_std²)
   // Rows of the temporal tables: ages 0..time_rows-1 (M plus room for random noise).
   int64_t time_rows() const { return memory + memory / 10 + 1; }
 };
 
-// The position-encoding weights [J, d]: row j-1, column k-1 holds (1 − j/J) − (k/d)(1 − 2j/J).
-Tensor position_encoding(int64_t J, int64_t d);
+// The position-encoding weights [J, d]: row j-1, column k-1 holds l_kj of that form.
+Tensor position_encoding(int64_t J, int64_t d, PeForm form = PeForm::Paper);
 
 // Σ_j l_j ⊙ table[ids_j] over each row of `ids` (rows of `J` ids, 0 = no word, skipped; the
 // words of a row need not be contiguous, j counts the words) → lead + [d], one op on the tape.
-// With pe, l_j is the position encoding for that row's word count; otherwise 1.
+// With pe, l_j is the position encoding (of `form`) for that row's word count; otherwise 1.
 // Ids outside [0, V) are a DataError.
 ad::Var encode_sentences(ad::Var table, const std::vector<int32_t>& ids, int64_t J, Shape lead,
-                         bool pe);
+                         bool pe, PeForm form = PeForm::Paper);
 
 // One batch of questions in ids (see the header comment).
 struct MemBatch {

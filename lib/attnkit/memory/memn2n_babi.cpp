@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/trainer.h"
@@ -123,11 +124,15 @@ MemN2NTraining::MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& trai
                                const std::vector<EncodedQA>& val, const TrainOptions& opt,
                                Phase phase)
     : model_(model), train_(train), val_(val), opt_(opt), phase_(phase),
-      sgd_(model.params().params(), opt.lr), tape_(opt.seed) {
+      sgd_(model.params().params(), opt.lr) {
   if (train.empty()) throw DataError("no training questions");
   if (opt.batch < 1) throw UsageError("the batch size must be at least 1");
   if (opt.epochs < 1) throw UsageError("the number of epochs must be at least 1");
   batches_ = (static_cast<int64_t>(train.size()) + opt.batch - 1) / opt.batch;
+  for (int64_t c = 0; c < kBatchChunks; ++c) {
+    replicas_.push_back(std::make_unique<MemN2N>(model.config(), 0));
+    tapes_.push_back(std::make_unique<ad::Tape>(opt.seed + static_cast<uint64_t>(c)));
+  }
 }
 
 int MemN2NTraining::total_epochs() const {
@@ -157,24 +162,69 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
     idx.push_back(static_cast<size_t>(order_[static_cast<size_t>(i)]));
   Rng noise(opt_.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(epoch) * 1000003ULL +
             static_cast<uint64_t>(position));
-  const MemBatch b = make_batch(train_, idx, model_.config(), opt_.rn ? &noise : nullptr);
+  // sub-batches, made in order (so the noise drawn is the whole batch's, row by row)
+  const int64_t B = static_cast<int64_t>(idx.size());
+  const int64_t C = std::min(kBatchChunks, B);
+  std::vector<MemBatch> parts;
+  for (int64_t c = 0; c < C; ++c) {
+    const std::vector<size_t> sub(idx.begin() + B * c / C, idx.begin() + B * (c + 1) / C);
+    parts.push_back(make_batch(train_, sub, model_.config(), opt_.rn ? &noise : nullptr));
+  }
   const bool linear = phase_.linear;
   sgd_.set_lr(lr(epoch));
-  tape_.clear();
-  Var logits = model_.forward(tape_, b, !linear);
-  Var loss = ad::mul(nn::cross_entropy(logits, b.answer), static_cast<float>(b.B));
-  out.loss = loss.value()[0];
+  const auto& master = model_.params().params();
+  std::vector<double> losses(static_cast<size_t>(C), 0.0), wrong(static_cast<size_t>(C), 0.0);
+  parallel_for(C, [&](int64_t lo, int64_t hi) {
+    for (int64_t c = lo; c < hi; ++c) {
+      MemN2N& rep = *replicas_[static_cast<size_t>(c)];
+      ad::Tape& tape = *tapes_[static_cast<size_t>(c)];
+      const MemBatch& b = parts[static_cast<size_t>(c)];
+      const auto& ps = rep.params().params();
+      for (size_t i = 0; i < ps.size(); ++i) {
+        std::copy(master[i]->value.data(), master[i]->value.data() + master[i]->value.size(),
+                  ps[i]->value.data());
+        std::fill(ps[i]->grad.values().begin(), ps[i]->grad.values().end(), 0.0f);
+      }
+      tape.clear();
+      Var logits = rep.forward(tape, b, !linear);
+      Var loss = ad::mul(nn::cross_entropy(logits, b.answer), static_cast<float>(b.B));
+      losses[static_cast<size_t>(c)] = loss.value()[0];
+      if (!std::isfinite(losses[static_cast<size_t>(c)])) continue;
+      tape.backward(loss);
+      const Tensor& lv = logits.value();
+      const int64_t V = lv.dim(1);
+      for (int64_t r = 0; r < b.B; ++r)
+        wrong[static_cast<size_t>(c)] +=
+            argmax_row(lv.data() + r * V, V) != b.answer[static_cast<size_t>(r)];
+    }
+  });
+  for (int64_t c = 0; c < C; ++c) out.loss += losses[static_cast<size_t>(c)];
   if (!std::isfinite(out.loss)) return out;
-  tape_.backward(loss);
-  out.grad_norm = nn::clip_grad_norm(sgd_.params(), opt_.clip > 0 ? opt_.clip : 1e300);
+  sgd_.zero_grad();
+  for (int64_t c = 0; c < C; ++c) {  // in order: the same sums for any thread count
+    const auto& ps = replicas_[static_cast<size_t>(c)]->params().params();
+    for (size_t i = 0; i < ps.size(); ++i) {
+      float* g = master[i]->grad.data();
+      const float* h = ps[i]->grad.data();
+      for (int64_t k = 0; k < master[i]->grad.size(); ++k) g[k] += h[k];
+    }
+  }
+  const double max_norm = opt_.clip > 0 ? opt_.clip : 1e300;
+  if (opt_.clip_global) {
+    out.grad_norm = nn::clip_grad_norm(sgd_.params(), max_norm);
+  } else {  // each weight on its own (the reference code's way); the norm reported is global
+    double s = 0.0;
+    for (ad::Parameter* p : sgd_.params()) {
+      const double g = nn::clip_grad_norm({p}, max_norm);
+      s += g * g;
+    }
+    out.grad_norm = std::sqrt(s);
+  }
   sgd_.step();
   sgd_.zero_grad();
   phase_.loss_sum += out.loss;
   phase_.grad_norm = std::max(phase_.grad_norm, out.grad_norm);
-  const Tensor& lv = logits.value();
-  const int64_t V = lv.dim(1);
-  for (int64_t r = 0; r < b.B; ++r)
-    phase_.wrong += argmax_row(lv.data() + r * V, V) != b.answer[static_cast<size_t>(r)];
+  for (int64_t c = 0; c < C; ++c) phase_.wrong += wrong[static_cast<size_t>(c)];
   if (position + 1 < batches_) return out;
 
   // the end of an epoch: validation, the phase
@@ -197,12 +247,21 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
   phase_.loss_sum = phase_.wrong = phase_.grad_norm = 0.0;
   if (phase_.linear) {
     ++phase_.ls_epochs;
-    if (!(st.val_loss < phase_.best_val_loss) || phase_.ls_epochs >= opt_.ls_max_epochs) {
+    if (st.val_loss < phase_.best_val_loss) {
+      phase_.best_val_loss = st.val_loss;
+      phase_.ls_stale = 0;
+    } else {
+      ++phase_.ls_stale;
+    }
+    if ((opt_.ls_patience > 0 && phase_.ls_stale >= opt_.ls_patience) ||
+        phase_.ls_epochs >= opt_.ls_max_epochs) {
       phase_.linear = false;  // the softmax goes back in from the next epoch
       phase_.best_val_loss = 1e300;
+      phase_.ls_stale = 0;
     }
+  } else {
+    phase_.best_val_loss = std::min(phase_.best_val_loss, st.val_loss);
   }
-  if (phase_.linear || !linear) phase_.best_val_loss = std::min(phase_.best_val_loss, st.val_loss);
   out.done = epoch + 1 >= total_epochs();
   return out;
 }

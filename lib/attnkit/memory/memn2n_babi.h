@@ -2,21 +2,26 @@
 // Sukhbaatar et al. 2015) and evaluation per task.
 //
 // Training, as the paper: SGD without momentum on the loss summed over a batch (not averaged),
-// learning rate `lr` halved every `anneal_every` epochs, gradients rescaled to a global L2
-// norm of at most `clip`, batches of 32, 10% of the training questions held out for
+// learning rate `lr` halved every `anneal_every` epochs, each weight's gradient rescaled to an
+// L2 norm of at most `clip` (the authors' code; `clip_global`: all of them together), batches of 32, 10% of the training questions held out for
 // validation (the last ones after a seeded shuffle). Linear start (ls): the run begins
-// without the hops' softmax at rate `ls_lr`; when the validation loss stops falling (an epoch
-// not below the best so far) or after `ls_max_epochs`, the softmax is put back and the
+// without the hops' softmax at rate `ls_lr`; after `ls_max_epochs` (the authors' code: a
+// fixed 20, 30 joint) or, with `ls_patience` P > 0, when the validation loss has not made a
+// new best for P epochs (the paper's "stopped decreasing"), the softmax is put back and the
 // ordinary `epochs` epochs begin from `lr`. Random noise (rn): during training the sentences'
 // ages (temporal rows) are spread by inserting up to 10% empty time slots at random places
 // (the reference implementation's way of adding empty memories).
 //
 // Every random choice is drawn from Rngs seeded by (seed, epoch, batch), so a run resumed
-// from a checkpoint continues exactly as the uninterrupted run.
+// from a checkpoint continues exactly as the uninterrupted run. A batch is computed as
+// kBatchChunks sub-batches, each on its own copy of the model and tape (in parallel, up to
+// max_threads()), whose gradients are summed in a fixed order: the result does not depend
+// on the thread count.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,10 +62,13 @@ struct TrainOptions {
   int64_t batch = 32;
   double lr = 0.01;
   int anneal_every = 25;      // halve the rate every this many epochs (0: never)
-  double clip = 40.0;         // max global gradient norm (0: no clipping)
+  double clip = 40.0;         // max gradient norm (0: no clipping)
+  bool clip_global = false;   // clip the norm of all gradients together (else each weight's)
   bool ls = false;            // linear start
   double ls_lr = 0.005;
   int ls_max_epochs = 20;
+  int ls_patience = 0;        // end linear start after this many epochs without a new best
+                              // validation loss (0: never; ls_max_epochs end it)
   bool rn = false;            // random noise
   uint64_t seed = 1;
 };
@@ -70,6 +78,7 @@ struct Phase {
   bool linear = false;         // still in linear start
   int ls_epochs = 0;           // epochs spent in linear start
   double best_val_loss = 1e300;
+  int ls_stale = 0;            // linear-start epochs since the best validation loss
   // the current epoch so far
   double loss_sum = 0.0;       // summed loss
   double wrong = 0.0;          // questions answered wrong
@@ -99,6 +108,7 @@ void split_validation(const std::vector<EncodedQA>& all, double fraction, uint64
 // needed to resume.
 class MemN2NTraining {
  public:
+  static constexpr int64_t kBatchChunks = 4;
   MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
                  const std::vector<EncodedQA>& val, const TrainOptions& opt, Phase phase = {});
   int64_t batches() const { return batches_; }  // per epoch
@@ -129,7 +139,8 @@ class MemN2NTraining {
   TrainOptions opt_;
   Phase phase_;
   nn::SGD sgd_;
-  ad::Tape tape_;
+  std::vector<std::unique_ptr<MemN2N>> replicas_;  // one per sub-batch
+  std::vector<std::unique_ptr<ad::Tape>> tapes_;
   int64_t batches_;
   std::vector<int64_t> order_;
   int64_t order_epoch_ = -1;

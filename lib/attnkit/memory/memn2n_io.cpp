@@ -13,8 +13,10 @@ void put_memn2n(nn::ModelFile& m, const MemN2NConfig& cfg, const data::Vocab& vo
   m.numbers["arch/hops"] = cfg.hops;
   m.numbers["arch/memory"] = static_cast<double>(cfg.memory);
   m.numbers["arch/pe"] = cfg.pe;
+  m.numbers["arch/pe_code"] = cfg.pe_form == PeForm::Code;
   m.numbers["arch/te"] = cfg.te;
   m.numbers["arch/kv"] = cfg.kv;
+  m.numbers["arch/mask_empty"] = cfg.mask_empty;
   m.numbers["arch/layerwise"] = cfg.tying == Tying::LayerWise;
   m.texts["vocab"] = vocab.format();
   std::vector<std::string> t;
@@ -31,8 +33,13 @@ LoadedMemN2N load_memn2n(const nn::ModelFile& m) {
     cfg.hops = static_cast<int>(m.integer("arch/hops", 1, 10));
     cfg.memory = m.integer("arch/memory", 1, 1 << 20);
     cfg.pe = m.integer("arch/pe", 0, 1) != 0;
+    // models saved before the form was a choice used the paper's
+    cfg.pe_form = m.numbers.count("arch/pe_code") && m.integer("arch/pe_code", 0, 1)
+                      ? PeForm::Code : PeForm::Paper;
     cfg.te = m.integer("arch/te", 0, 1) != 0;
     cfg.kv = m.integer("arch/kv", 0, 1) != 0;
+    // models saved before the choice existed masked the empty slots
+    cfg.mask_empty = !m.numbers.count("arch/mask_empty") || m.integer("arch/mask_empty", 0, 1);
     cfg.tying = m.integer("arch/layerwise", 0, 1) ? Tying::LayerWise : Tying::Adjacent;
     LoadedMemN2N out;
     out.vocab = data::Vocab::parse(m.text("vocab"), m.file.empty() ? "vocab" : m.file);
