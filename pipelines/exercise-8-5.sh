@@ -7,7 +7,8 @@
 # sequence goes on.
 #
 # The script trains both on small problems and reads their traces:
-# - memn2n (memn2n-train, 2 hops) on the tiny bAbI task-1 fixture (testdata/babi), then
+# - memn2n (memn2n-train, 2 hops, --mask-empty so that each hop is a distribution over the
+#   story's sentences) on the tiny bAbI task-1 fixture (testdata/babi), then
 #   memn2n-answer --attention on its test file: per question, memory sentences x hops;
 # - an NTM (ntm-train) on the copy task, then ntm-run --trace on one sequence: per step, the
 #   read and write weightings over the N memory rows and the memory after the step.
@@ -60,7 +61,7 @@ transpose() { awk '{ for (j = 1; j <= NF; j++) c[j] = c[j] (NR > 1 ? " " : "") $
   END { for (j = 1; j <= n; j++) print c[j] }' "$@"; }
 
 # --- memn2n: content-based reads of a fixed memory ---
-memn2n-train -q --data "$babi" --task 1 --pe --te --hops 2 --epochs "$epochs" --seed "$seed" \
+memn2n-train -q --data "$babi" --task 1 --pe --te --mask-empty --hops 2 --epochs "$epochs" --seed "$seed" \
   -o "$dir/m.akm"
 memn2n-answer -q --model "$dir/m.akm" -i "$babi/qa1_tiny_test.txt" --attention "$dir/att.npz" \
   --labels "$dir/lab" -o "$dir/answers.tsv"
