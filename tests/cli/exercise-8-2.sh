@@ -42,8 +42,5 @@ EOS
 chmod +x fakebin/attn-score
 ATTNKIT_BIN=$PWD/fakebin expect_err 1 "claim failed: var_scaled" "$P" --quick
 
-expect_err 2 "unknown argument '--bogus'" "$P" --bogus
-expect_err 2 "--seed needs a whole number" "$P" --seed x
-expect 0 "$P" --help
-grep -q "Exercise 8.2" "$T/out" || fail "--help does not describe the exercise"
+pipeline_usage_ok "$P" "Exercise 8.2"
 finish

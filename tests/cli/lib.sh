@@ -88,6 +88,18 @@ help_ok() {
   grep -qF -- "Try '$tool --help'" "$T/err" || fail "$tool: usage error without the --help hint"
 }
 
+# pipeline_usage_ok SCRIPT [TEXT]: the pipelines' shared options (pipelines/lib.sh): an
+# unknown argument and a bad --seed are usage errors (2); --help prints the script's
+# documentation (containing TEXT, when given) with status 0.
+pipeline_usage_ok() {
+  local script=$1 text=${2:-}
+  expect_err 2 "unknown argument '--bogus'" "$script" --bogus
+  expect_err 2 "--seed needs a whole number" "$script" --seed x
+  expect 0 "$script" --help
+  [ -s "$T/out" ] || fail "$script --help printed nothing"
+  if [ -n "$text" ]; then grep -q "$text" "$T/out" || fail "$script --help does not describe the exercise"; fi
+}
+
 # finish: prints the count and exits with the result.
 finish() {
   if [ "$FAILED" -ne 0 ]; then
