@@ -7,8 +7,12 @@
 # Prints a TSV on standard output, one row per 1,000 sequences: the median training cost in
 # bits per sequence over the seeds and the spread (minimum, maximum):
 #   sequences  median_bits  min_bits  max_bits
-# and on standard error, per seed, the sequences after which the cost first fell below
-# 1 bit. The curves are kept in --keep DIR (curve-<seed>.tsv), else discarded.
+# and on standard error, per seed: the sequences after which the training cost first fell
+# below 1 bit, and the final model evaluated with ntm-run --eval on fresh sequences (bits per
+# sequence over lengths 1-20, 50 a length; the fraction of wrong bits on 100 sequences of
+# length 40 and of length 120, the generalisation of the copy experiment after 100,000
+# sequences rather than 30,000). The curves and that table are kept in --keep DIR
+# (curve-<seed>.tsv, seeds.tsv, m<seed>.akm), else discarded.
 # Claim checked (exit 1 when it fails): no run stops on a NaN or infinity.
 #   pipelines/ntm-stability.sh [--quick] [--seed S] [--keep DIR]
 # --quick: 2 seeds x 2,000 sequences of a small copy task (seconds).
@@ -16,12 +20,14 @@ set -euo pipefail
 export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
 pipeline_args "$@"
-need_tools ntm-train
+need_tools ntm-train ntm-run
 work_dir
 if [ "$quick" = 1 ]; then
   n=2 args="--task copy --width 4 --max-len 4 --controller-size 32 --memory-rows 16 --memory-cols 8 --steps 2000"
+  lengths=1,2,3,4 long=8 longer=12
 else
   n=10 args="--task copy --steps 100000"
+  lengths=$(seq -s, 1 20) long=40 longer=120
 fi
 fails=0
 for i in $(seq 0 2 $((n - 1))); do
@@ -35,11 +41,21 @@ for i in $(seq 0 2 $((n - 1))); do
   done
   for p in "${pids[@]}"; do wait "$p" || fails=$((fails + 1)); done
 done
+printf 'seed\tbelow_1bit_after\tbits_per_seq\twrong_fraction_%s\twrong_fraction_%s\n' "$long" "$longer" >"$dir/seeds.tsv"
 for j in $(seq 0 $((n - 1))); do
   s=$((seed + j))
   first=$(awk -F'\t' 'NR > 1 && $4 < 1 { print $2; exit }' "$dir/curve-$s.tsv")
-  echo "ntm-stability: seed $s: below 1 bit per sequence after ${first:-never} sequences" >&2
   [ -s "$dir/err-$s" ] && cat "$dir/err-$s" >&2
+  bits=- gen="-	-"
+  if [ -f "$dir/m$s.akm" ]; then
+    bits=$(ntm-run --model "$dir/m$s.akm" --eval --lengths "$lengths" --count 50 --seed 1000 -q |
+      awk -F'\t' '$1 == "all" { print $3 }')
+    gen=$(ntm-run --model "$dir/m$s.akm" --eval --lengths "$long,$longer" --count 100 --seed 2000 -q |
+      awk -F'\t' '$1 != "length" && $1 != "all" { printf "%s%s", sep, $4; sep = "\t" }')
+  fi
+  printf '%s\t%s\t%s\t%s\n' "$s" "${first:-never}" "$bits" "$gen" >>"$dir/seeds.tsv"
+  echo "ntm-stability: seed $s: below 1 bit per sequence after ${first:-never} sequences;" \
+    "fresh sequences: $bits bits; wrong bits at length $long, $longer: ${gen/	/, }" >&2
 done
 printf 'sequences\tmedian_bits\tmin_bits\tmax_bits\n'
 cat "$dir"/curve-*.tsv | awk -F'\t' '$1 != "step" { print $2 "\t" $4 }' | sort -k1,1n -k2,2g |
