@@ -9,7 +9,7 @@
 # same tokenised references.
 #   bench/seq2seq-bleu.sh [EPOCHS] [OUTDIR]      (defaults 10, a temporary directory kept)
 #   FRA=path/to/fra.txt   MODELS="rnn transformer"   THREADS=1 (per side)
-#   STEPS=N (instead of epochs, for a quick check)
+#   STEPS=N (instead of epochs, for a quick check)   SEED=S (both sides; default 1)
 # Per model the two sides train at the same time (one process each, THREADS threads each).
 # Validation split: every 50th remaining line (--valid, logged only; not used by either
 # side's training).
@@ -34,7 +34,7 @@ vocab-build -i "$dir/train.tsv" --side source --min-freq 2 -o "$dir/src.vocab"
 vocab-build -i "$dir/train.tsv" --side target --min-freq 2 -o "$dir/tgt.vocab"
 echo "== $(wc -l < "$dir/train.tsv") training pairs, $(wc -l < "$dir/test.en") held-out pairs; vocabularies" \
   "$(wc -l < "$dir/src.vocab") / $(wc -l < "$dir/tgt.vocab"); epochs $epochs${STEPS:+ (steps $steps)}; output in $dir"
-common=(--max-len 20 --batch-size 64 --clip 1 --seed 1)
+common=(--max-len 20 --batch-size 64 --clip 1 --seed "${SEED:-1}")
 if [ "$steps" -gt 0 ]; then run=(--steps "$steps"); else run=(--epochs "$epochs"); fi
 for model in $models; do
   if [ "$model" = rnn ]; then
