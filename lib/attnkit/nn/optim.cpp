@@ -137,7 +137,9 @@ void adam_loop(int64_t n, float* __restrict w, const float* __restrict g, float*
     const float gi = g[i] + wd * w[i];
     m[i] = b1 * m[i] + (1.0f - b1) * gi;
     v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
-    w[i] -= step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_c2 + eps);
+    // the builtin, not std::sqrt: an inline function from <cmath> would not inherit the
+    // attribute (GCC does not inline across different optimisation options)
+    w[i] -= step_size * m[i] / (__builtin_sqrtf(v[i]) * inv_sqrt_c2 + eps);
   }
 }
 
