@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
         "The model file holds the parameters, both vocabularies, the tokenisation and every\n"
         "setting; seq2seq-translate needs nothing else. Same data, --seed and --threads 1 give\n"
         "the same model byte for byte; --resume after an interruption ends with the same model.\n"
+        "With --threads N > 1 every batch is cut into N slices trained in parallel, their\n"
+        "gradients added in a fixed order: the same N gives the same model, another N the same\n"
+        "up to rounding.\n"
         "Validation BLEU: greedy translations of the first --bleu-sentences validation pairs\n"
         "against their references, both in the model's tokens (sacreBLEU-style corpus BLEU).");
     app.parse();
