@@ -10,11 +10,14 @@
 // Batches of 64 pairs of length 20 (source: 19 tokens + <eos>; target: <bos> + 19 tokens +
 // <eos>, so 20 predicted tokens a row), Adam 1e-3, clipping at 5, dropout 0. Decoding emits
 // exactly 20 tokens a sentence (no early <eos>), one sentence at a time; THREADS > 1
-// translates sentences in parallel (one tape per thread).
+// translates sentences in parallel (one tape per thread); training with THREADS > 1 splits
+// each batch into THREADS slices on their own tapes, as seq2seq-train does
+// (models::loss_and_backward).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,6 +73,13 @@ int main(int argc, char** argv) {
     set_max_threads(threads);
     nn::Adam adam(model->params().params(), 1e-3);
     ad::Tape t(3);
+    // As seq2seq-train: one tape per thread, each a slice of the batch (data parallelism).
+    std::vector<std::unique_ptr<ad::Tape>> extra;
+    std::vector<ad::Tape*> tapes{&t};
+    for (int i = 1; i < threads; ++i) {
+      extra.push_back(std::make_unique<ad::Tape>(0));
+      tapes.push_back(extra.back().get());
+    }
     std::vector<data::EncodedPair> pairs(B);
     std::vector<size_t> rows(B);
     float last = 0;
@@ -86,12 +96,10 @@ int main(int argc, char** argv) {
       }
       const data::Batch batch = data::make_batch(pairs, rows);
       adam.zero_grad();
-      ad::Var loss = model->loss(t, batch);
-      t.backward(loss);
+      last = static_cast<float>(models::loss_and_backward(*model, tapes, batch));
       nn::clip_grad_norm(model->params().params(), 5.0);
       adam.step();
-      last = loss.value()[0];
-      t.clear();
+      for (ad::Tape* x : tapes) x->clear();
     };
     for (int i = 0; i < 3; ++i) step();
     const auto t0 = std::chrono::steady_clock::now();

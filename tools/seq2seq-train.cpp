@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
         "The model file holds the parameters, both vocabularies, the tokenisation and every\n"
         "setting; seq2seq-translate needs nothing else. Same data, --seed and --threads 1 give\n"
         "the same model byte for byte; --resume after an interruption ends with the same model.\n"
+        "With --threads N > 1 every batch is cut into N slices trained in parallel, their\n"
+        "gradients added in a fixed order: the same N gives the same model, another N the same\n"
+        "up to rounding.\n"
         "Validation BLEU: greedy translations of the first --bleu-sentences validation pairs\n"
         "against their references, both in the model's tokens (sacreBLEU-style corpus BLEU).");
     app.parse();
@@ -189,6 +192,14 @@ int main(int argc, char** argv) {
     sch.kind = schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt : nn::Schedule::Kind::Constant;
     nn::Adam adam(ps.params(), lr, 0.9, 0.98, 1e-9, 0.0, sch);
     ad::Tape tape(seed ^ 0x5eedULL);
+    // Data parallelism: one tape per thread, each a slice of every batch (models/seq2seq.h,
+    // loss_and_backward); the extra tapes are reseeded from the first at every step.
+    std::vector<std::unique_ptr<ad::Tape>> extra;
+    std::vector<ad::Tape*> tapes{&tape};
+    for (int i = 1; i < max_threads(); ++i) {
+      extra.push_back(std::make_unique<ad::Tape>(0));
+      tapes.push_back(extra.back().get());
+    }
 
     nn::TrainerOptions to;
     to.kind = "seq2seq";
@@ -265,13 +276,12 @@ int main(int argc, char** argv) {
           }
           const data::Batch& b = epoch_batches[static_cast<size_t>(s.position)];
           adam.zero_grad();
-          tape.set_training(true);
+          for (ad::Tape* t : tapes) t->set_training(true);
           int64_t k = 0;
-          ad::Var loss = model->loss(tape, b, static_cast<float>(smoothing), static_cast<float>(teacher), &k);
-          tape.backward(loss);
           nn::StepResult r;
-          r.loss = loss.value()[0];
-          tape.clear();
+          r.loss = models::loss_and_backward(*model, tapes, b, static_cast<float>(smoothing),
+                                             static_cast<float>(teacher), &k);
+          for (ad::Tape* t : tapes) t->clear();
           r.grad_norm = nn::clip_grad_norm(ps.params(), clip > 0 ? clip : INFINITY);
           if (std::isfinite(r.loss) && std::isfinite(r.grad_norm)) adam.step();
           tokens_since += k;

@@ -140,3 +140,90 @@ TEST_CASE("autodiff fused: linear_cross_entropy equals linear + cross_entropy") 
   CHECK_THROWS_AS(ad::linear_cross_entropy(x, w, Var(), {1}), ShapeError);
   CHECK_THROWS_AS(ad::linear_cross_entropy(x, w, Var(), {1, V}), DataError);
 }
+
+namespace {
+
+// multi_head_attention by the composed ops (nn::MultiHeadAttention's path with dropout):
+// heads split by reshape/permute, batched matmuls, masked_softmax over [B·H, n_q, n_k].
+Var mha_composed(const VS& x, int64_t H, float scale, const Tensor* mask, bool causal) {
+  const int64_t B = x[0].dim(0), nq = x[0].dim(1), nk = x[1].dim(1), dv = x[2].dim(2);
+  auto heads_of = [&](Var v, int64_t n) {
+    const int64_t w = v.dim(2) / H;
+    return ad::reshape(ad::permute(ad::reshape(v, {B, n, H, w}), {0, 2, 1, 3}), {B * H, n, w});
+  };
+  Var S = ad::matmul(heads_of(ad::mul(x[0], scale), nq), heads_of(x[1], nk), false, true);
+  Tensor m({B * H, nq, nk}, 1.0f);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < nq; ++i)
+        for (int64_t j = 0; j < nk; ++j) {
+          float& e = m.at(b * H + h, i, j);
+          if (mask) e = mask->rank() == 2 ? mask->at(i, j) : mask->at(b, i, j);
+          if (causal && j > i) e = 0.0f;
+        }
+  Var C = ad::matmul(ad::masked_softmax(S, m), heads_of(x[2], nk));
+  return ad::reshape(ad::permute(ad::reshape(C, {B, H, nq, dv / H}), {0, 2, 1, 3}), {B, nq, dv});
+}
+
+}  // namespace
+
+TEST_CASE("autodiff fused: multi_head_attention equals the composed heads, and its gradients") {
+  const int64_t B = 2, nq = 3, nk = 4, H = 2;
+  const float scale = 0.7f;
+  Tensor shared({nq, nk}, 1.0f);
+  shared.at(0, 3) = 0.0f;
+  shared.at(2, 1) = 0.0f;
+  Tensor per_item({B, nq, nk}, 1.0f);
+  for (int64_t j = 0; j < nk; ++j) per_item.at(1, 2, j) = 0.0f;  // a fully masked row
+  per_item.at(0, 1, 0) = 0.0f;
+  struct Case {
+    const char* name;
+    const Tensor* mask;
+    bool causal;
+  };
+  for (const Case& c : {Case{"no mask", nullptr, false}, Case{"shared mask", &shared, false},
+                        Case{"causal", nullptr, true}, Case{"per-item mask + causal", &per_item, true}}) {
+    INFO(c.name);
+    // cross-attention shapes: n_q != n_k, d_v != d
+    const std::vector<Tensor> in = tensors(rnd({B, nq, 4}, 11), rnd({B, nk, 4}, 12), rnd({B, nk, 6}, 13));
+    auto fused = [&](Tape&, const VS& x) { return ad::multi_head_attention(x[0], x[1], x[2], H, scale, c.mask, c.causal); };
+    auto composed = [&](Tape&, const VS& x) { return mha_composed(x, H, scale, c.mask, c.causal); };
+    same(in, fused, composed);
+    grad_ok(std::string("multi_head_attention ") + c.name, in, fused);
+  }
+  // self-attention shapes, one head and four
+  for (const int64_t heads : {1, 4}) {
+    const std::vector<Tensor> in = tensors(rnd({B, 5, 8}, 21), rnd({B, 5, 8}, 22), rnd({B, 5, 8}, 23));
+    auto fused = [&](Tape&, const VS& x) { return ad::multi_head_attention(x[0], x[1], x[2], heads, 0.5f, nullptr, true); };
+    same(in, fused, [&](Tape&, const VS& x) { return mha_composed(x, heads, 0.5f, nullptr, true); });
+    grad_ok("multi_head_attention self, heads " + std::to_string(heads), in, fused);
+  }
+}
+
+TEST_CASE("autodiff fused: multi_head_attention weights, masked rows, shapes") {
+  const int64_t B = 2, n = 3, H = 2;
+  Tape t;
+  Var q = t.input(rnd({B, n, 4}, 1)), k = t.input(rnd({B, n, 4}, 2)), v = t.input(rnd({B, n, 4}, 3));
+  Tensor mask({B, n, n}, 1.0f);
+  for (int64_t j = 0; j < n; ++j) mask.at(1, 0, j) = 0.0f;
+  Tensor w;
+  Var y = ad::multi_head_attention(q, k, v, H, 0.5f, &mask, true, &w);
+  REQUIRE(w.shape() == Shape{B, H, n, n});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < n; ++i) {
+        double s = 0.0;
+        for (int64_t j = 0; j < n; ++j) {
+          const float a = w[((b * H + h) * n + i) * n + j];
+          if (j > i) CHECK(a == 0.0f);  // causal: exactly 0
+          s += a;
+        }
+        CHECK(s == doctest::Approx(b == 1 && i == 0 ? 0.0 : 1.0).epsilon(1e-6));
+      }
+  for (int64_t j = 0; j < 4; ++j) CHECK(y.value().at(1, 0, j) == 0.0f);  // fully masked row: 0
+  CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, 3, 1.0f), ShapeError);       // 3 ∤ 4
+  Tensor bad({n, n + 1}, 1.0f);
+  CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, H, 1.0f, &bad), ShapeError);
+  Var k2 = t.input(rnd({B, n, 6}, 4));
+  CHECK_THROWS_AS(ad::multi_head_attention(q, k2, v, H, 1.0f), ShapeError);      // d of q, k differ
+}

@@ -446,3 +446,25 @@ TEST_CASE("autodiff: tape mechanics") {
     CHECK_THROWS_AS((void)Var().value(), Error);
   }
 }
+
+TEST_CASE("autodiff: local parameter gradients stay on the tape") {
+  ad::Parameter w("w", Tensor({2, 3}, std::vector<float>{1, 2, 3, 4, 5, 6}));
+  ad::Tape t;
+  t.set_local_param_grads(true);
+  ad::Var x = t.constant(Tensor({1, 3}, std::vector<float>{1, -1, 2}));
+  ad::Var y = ad::sum(ad::linear(x, t.param(w)));
+  CHECK(t.local_grad(w) == nullptr);  // nothing yet
+  t.backward(y);
+  const Tensor* g = t.local_grad(w);
+  REQUIRE(g != nullptr);
+  CHECK(g->shape() == Shape{2, 3});
+  const std::vector<float> want{1, -1, 2, 1, -1, 2};
+  for (int64_t i = 0; i < 6; ++i) CHECK((*g)[i] == want[static_cast<size_t>(i)]);
+  for (float v : w.grad.values()) CHECK(v == 0.0f);  // the parameter's own grad untouched
+  t.clear();
+  t.set_local_param_grads(false);
+  ad::Var y2 = ad::sum(ad::linear(t.constant(Tensor({1, 3}, std::vector<float>{1, -1, 2})), t.param(w)));
+  t.backward(y2);
+  CHECK(t.local_grad(w) == nullptr);
+  CHECK(w.grad[0] == 1.0f);
+}

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -268,4 +269,62 @@ TEST_CASE("seq2seq: a Transformer learns to reverse sequences") {
   MESSAGE("transformer reverse exact match " << acc << " in "
           << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
   CHECK(acc >= 0.9);
+}
+
+TEST_CASE("seq2seq: loss_and_backward on several tapes equals one tape, deterministically") {
+  const auto pairs = random_pairs(7, 9, 31, false);
+  const data::Batch b = data::make_batch(pairs, {0, 1, 2, 3, 4, 5, 6});  // padded, lengths differ
+  Seq2SeqConfig rnn = tiny(ModelType::RNN);
+  rnn.attention = AttentionKind::Bahdanau;
+  Seq2SeqConfig tr = tiny(ModelType::Transformer);
+  tr.layers = 2;
+  for (const Seq2SeqConfig& c : {rnn, tr}) {
+    auto m = Seq2Seq::create(c, 13);
+    auto run = [&](int n_tapes, double& loss, int64_t& tokens) {
+      std::vector<std::unique_ptr<ad::Tape>> own;
+      std::vector<ad::Tape*> tapes;
+      for (int i = 0; i < n_tapes; ++i) {
+        own.push_back(std::make_unique<ad::Tape>(5));
+        tapes.push_back(own.back().get());
+      }
+      for (ad::Parameter* p : m->params().params()) p->grad = Tensor(p->value.shape());
+      loss = models::loss_and_backward(*m, tapes, b, 0.1f, 1.0f, &tokens);
+      std::vector<Tensor> g;
+      for (ad::Parameter* p : m->params().params()) g.push_back(p->grad.clone());
+      return g;
+    };
+    double l1 = 0, l3 = 0, l3b = 0;
+    int64_t k1 = 0, k3 = 0, k3b = 0;
+    const auto g1 = run(1, l1, k1);
+    const auto g3 = run(3, l3, k3);
+    const auto g3b = run(3, l3b, k3b);
+    CHECK(k1 == k3);
+    CHECK(l3 == doctest::Approx(l1).epsilon(1e-5));
+    for (size_t i = 0; i < g1.size(); ++i) {
+      test::check_close(g3[i], g1[i], 1e-5, 1e-4);
+      CHECK(std::equal(g3[i].values().begin(), g3[i].values().end(), g3b[i].values().begin()));  // bit for bit
+    }
+    CHECK(l3 == l3b);
+    // more tapes than rows: one row each, the rest idle
+    double l9 = 0;
+    int64_t k9 = 0;
+    const auto g9 = run(9, l9, k9);
+    CHECK(l9 == doctest::Approx(l1).epsilon(1e-5));
+    for (size_t i = 0; i < g1.size(); ++i) test::check_close(g9[i], g1[i], 1e-5, 1e-4);
+  }
+}
+
+TEST_CASE("seq2seq: batch_rows keeps rows and trims the padding") {
+  const auto pairs = random_pairs(4, 9, 32, false);
+  const data::Batch b = data::make_batch(pairs, {0, 1, 2, 3});
+  const data::Batch s = models::batch_rows(b, 1, 3);
+  REQUIRE(s.size() == 2);
+  for (int64_t r = 0; r < 2; ++r) {
+    CHECK(s.source_len[static_cast<size_t>(r)] == b.source_len[static_cast<size_t>(r + 1)]);
+    for (int64_t j = 0; j < s.source_len[static_cast<size_t>(r)]; ++j) CHECK(s.source.at(r, j) == b.source.at(r + 1, j));
+    for (int64_t j = 0; j < s.target_len[static_cast<size_t>(r)]; ++j) CHECK(s.target.at(r, j) == b.target.at(r + 1, j));
+  }
+  CHECK(s.source.cols == std::max(b.source_len[1], b.source_len[2]));
+  CHECK(s.target.cols == std::max(b.target_len[1], b.target_len[2]));
+  CHECK_THROWS_AS(models::batch_rows(b, 2, 5), ShapeError);
 }

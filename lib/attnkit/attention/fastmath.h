@@ -67,4 +67,46 @@ inline float fast_tanh(float x) {
   return (t - 1.0f) / (t + 1.0f);
 }
 
+// Reductions the compiler can vectorise without -ffast-math: 16 partial results (one AVX-512
+// register, or two or four narrower ones) combined in a fixed order at the end, so the
+// result depends only on n and the values, never on threads or timing.
+constexpr int kLanes = 16;
+
+// Σ x_i y_i over n floats.
+inline float lane_dot(const float* x, const float* y, int64_t n) {
+  float acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) acc[l] += x[i + l] * y[i + l];
+  for (int l = 0; i < n; ++i, ++l) acc[l] += x[i] * y[i];
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+
+// Σ x_i over n floats, accumulated in double.
+inline double lane_sum(const float* x, int64_t n) {
+  double acc[kLanes / 2] = {};
+  int64_t i = 0;
+  for (; i + kLanes / 2 <= n; i += kLanes / 2)
+    for (int l = 0; l < kLanes / 2; ++l) acc[l] += static_cast<double>(x[i + l]);
+  for (int l = 0; i < n; ++i, ++l) acc[l] += static_cast<double>(x[i]);
+  for (int w = kLanes / 4; w > 0; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+
+// max x_i over n >= 1 floats (NaNs not propagated reliably: callers feed finite or -inf).
+inline float lane_max(const float* x, int64_t n) {
+  float acc[kLanes];
+  for (int l = 0; l < kLanes; ++l) acc[l] = x[0];
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) acc[l] = x[i + l] > acc[l] ? x[i + l] : acc[l];
+  for (int l = 0; i < n; ++i, ++l) acc[l] = x[i] > acc[l] ? x[i] : acc[l];
+  for (int w = kLanes / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] = acc[l + w] > acc[l] ? acc[l + w] : acc[l];
+  return acc[0];
+}
+
 }  // namespace attnkit::attention::detail

@@ -46,12 +46,8 @@ Var additive_attention(Var keys, Var q, Var v, Var memory, const Tensor* mask, T
       }
       const float* pk = K.data() + (b * S + s) * A;
       float* ph = th->data() + (b * S + s) * A;
-      float acc = 0.0f;
-      for (int64_t a = 0; a < A; ++a) {
-        ph[a] = fm::fast_tanh(pk[a] + pq[a]);
-        acc += pw[a] * ph[a];
-      }
-      pa[s] = acc;
+      for (int64_t a = 0; a < A; ++a) ph[a] = fm::fast_tanh(pk[a] + pq[a]);
+      pa[s] = fm::lane_dot(pw, ph, A);
     }
   }
   attention::softmax_rows(detail::view(al->data(), B, S));
@@ -78,7 +74,7 @@ Var additive_attention(Var keys, Var q, Var v, Var memory, const Tensor* mask, T
     float* gq = t.requires_grad(q) ? t.grad(q).data() : nullptr;
     float* gv = t.requires_grad(v) ? t.grad(v).data() : nullptr;
     float* gm = t.requires_grad(memory) ? t.grad(memory).data() : nullptr;
-    std::vector<float> ds(static_cast<size_t>(S));
+    std::vector<float> ds(static_cast<size_t>(S)), dpre(static_cast<size_t>(A));
     for (int64_t b = 0; b < B; ++b) {
       const float* gb = g + b * H;
       const float* pa = Al + b * S;
@@ -90,9 +86,7 @@ Var additive_attention(Var keys, Var q, Var v, Var memory, const Tensor* mask, T
           ds[static_cast<size_t>(s)] = 0.0f;
           continue;
         }
-        const float* pm = M + (b * S + s) * H;
-        float d = 0.0f;
-        for (int64_t j = 0; j < H; ++j) d += gb[j] * pm[j];
+        const float d = fm::lane_dot(gb, M + (b * S + s) * H, H);
         ds[static_cast<size_t>(s)] = d;
         dot += static_cast<double>(w) * d;
         if (gm) {
@@ -105,17 +99,19 @@ Var additive_attention(Var keys, Var q, Var v, Var memory, const Tensor* mask, T
         const float w = pa[s];
         if (w == 0.0f) continue;
         const float gs = w * (ds[static_cast<size_t>(s)] - fdot);
-        const float* ph = Th + (b * S + s) * A;
+        const float* __restrict ph = Th + (b * S + s) * A;
         if (gv)
           for (int64_t a = 0; a < A; ++a) gv[a] += gs * ph[a];
-        if (gk || gq) {
-          float* pk = gk ? gk + (b * S + s) * A : nullptr;
-          float* pq = gq ? gq + b * A : nullptr;
-          for (int64_t a = 0; a < A; ++a) {
-            const float d = gs * W[a] * (1.0f - ph[a] * ph[a]);
-            if (pk) pk[a] += d;
-            if (pq) pq[a] += d;
-          }
+        // d pre-tanh = gs v (1 - tanh²), into the keys' and the query's gradients
+        float* __restrict pd = dpre.data();
+        for (int64_t a = 0; a < A; ++a) pd[a] = gs * W[a] * (1.0f - ph[a] * ph[a]);
+        if (gk) {
+          float* __restrict pk = gk + (b * S + s) * A;
+          for (int64_t a = 0; a < A; ++a) pk[a] += pd[a];
+        }
+        if (gq) {
+          float* __restrict pq = gq + b * A;
+          for (int64_t a = 0; a < A; ++a) pq[a] += pd[a];
         }
       }
     }
@@ -174,18 +170,13 @@ Var linear_cross_entropy(Var x, Var w, Var b, const std::vector<int32_t>& target
   for (int64_t i = 0; i < n; ++i) {
     const int32_t y = targets[static_cast<size_t>((*rows)[static_cast<size_t>(i)])];
     float* pp = P->data() + i * V;
-    float mx = pp[0];
-    for (int64_t j = 1; j < V; ++j) mx = std::max(mx, pp[j]);
+    const float mx = fm::lane_max(pp, V);
     const double xy = pp[y];
-    double sx = 0.0;
-    for (int64_t j = 0; j < V; ++j) sx += pp[j];
-    float s = 0.0f;
-    for (int64_t j = 0; j < V; ++j) {
-      pp[j] = fm::fast_exp(pp[j] - mx);
-      s += pp[j];
-    }
-    const double lse = static_cast<double>(mx) + std::log(static_cast<double>(s));
-    const float inv = 1.0f / s;
+    const double sx = eps > 0.0 ? fm::lane_sum(pp, V) : 0.0;
+    for (int64_t j = 0; j < V; ++j) pp[j] = fm::fast_exp(pp[j] - mx);
+    const double s = fm::lane_sum(pp, V);
+    const double lse = static_cast<double>(mx) + std::log(s);
+    const float inv = static_cast<float>(1.0 / s);
     for (int64_t j = 0; j < V; ++j) pp[j] *= inv;
     // -Σ q log p = (1 - ε)(lse - x_y) + ε (lse - mean x)
     total += (1.0 - eps) * (lse - xy) + eps * (lse - sx / static_cast<double>(V));

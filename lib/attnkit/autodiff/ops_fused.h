@@ -29,4 +29,18 @@ Var additive_attention(Var keys, Var q, Var v, Var memory, const Tensor* mask = 
 Var linear_cross_entropy(Var x, Var w, Var b, const std::vector<int32_t>& targets,
                          int32_t ignore_index = 0, float label_smoothing = 0.0f);
 
+// Multi-head scaled dot-product attention in one node: for projected queries q [B, n_q, d],
+// keys k [B, n_k, d] and values v [B, n_k, d_v], head h reads the column block h of width
+// d/heads (d_v/heads) of each, and
+//   A_bh = softmax(scale · q_bh k_bhᵀ) over the unmasked keys,  out_bh = A_bh v_bh
+// written into the same column block of out [B, n_q, d_v] (the heads concatenated). mask
+// (0/1, [n_q, n_k] shared or [B, n_q, n_k]) and causal (key j > query i) exclude keys:
+// their weight is exactly 0, and a row with every key excluded has zero weights. weights
+// (if given) receives A [B, heads, n_q, n_k]. The same as nn::MultiHeadAttention's composed
+// reshape/permute/matmul/masked_softmax path without dropout, up to rounding (the scale is
+// applied to the product instead of to q). ShapeError when the shapes do not fit.
+Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale,
+                         const Tensor* mask = nullptr, bool causal = false,
+                         Tensor* weights = nullptr);
+
 }  // namespace attnkit::ad

@@ -14,6 +14,7 @@ namespace attnkit::ad {
 
 using detail::last_dim;
 using detail::lead_rows;
+namespace fm = attention::detail;
 
 namespace {
 
@@ -172,6 +173,27 @@ Var cosine(Var a, Var b, float eps) {
   });
 }
 
+namespace {
+// Σ (x_j - mu)² and Σ x_j y_j over n floats in double, 8 partial sums in a fixed order (so
+// the loops vectorise).
+double lane_sq_dev(const float* x, int64_t n, double mu) {
+  double acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) acc[l] += (x[i + l] - mu) * (x[i + l] - mu);
+  for (int l = 0; i < n; ++i, ++l) acc[l] += (x[i] - mu) * (x[i] - mu);
+  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+double lane_dot_double(const float* x, const float* y, int64_t n) {
+  double acc[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int l = 0; l < 8; ++l) acc[l] += static_cast<double>(x[i + l]) * y[i + l];
+  for (int l = 0; i < n; ++i, ++l) acc[l] += static_cast<double>(x[i]) * y[i];
+  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+}
+}  // namespace
+
 Var layer_norm(Var x, Var gain, Var bias, float eps) {
   Tape& t = x.tape();
   if (gain.valid()) detail::tape_of(x, gain);
@@ -190,18 +212,17 @@ Var layer_norm(Var x, Var gain, Var bias, float eps) {
   const float* pbs = bias.valid() ? bias.value().data() : nullptr;
   for (int64_t r = 0; r < rows; ++r) {
     const float* px = X.data() + r * n;
-    double s = 0.0, s2 = 0.0;
-    for (int64_t j = 0; j < n; ++j) s += px[j];
-    const double mu = s / static_cast<double>(n);
-    for (int64_t j = 0; j < n; ++j) s2 += (px[j] - mu) * (px[j] - mu);
+    const double mu = fm::lane_sum(px, n) / static_cast<double>(n);
+    const double s2 = lane_sq_dev(px, n, mu);
     const float rs = static_cast<float>(1.0 / std::sqrt(s2 / static_cast<double>(n) + eps));
     (*rstd)[static_cast<size_t>(r)] = rs;
-    float* ph = xhat->data() + r * n;
-    float* py = y.data() + r * n;
-    for (int64_t j = 0; j < n; ++j) {
-      ph[j] = static_cast<float>((px[j] - mu) * rs);
-      py[j] = ph[j] * (pgn ? pgn[j] : 1.0f) + (pbs ? pbs[j] : 0.0f);
-    }
+    float* __restrict ph = xhat->data() + r * n;
+    float* __restrict py = y.data() + r * n;
+    for (int64_t j = 0; j < n; ++j) ph[j] = static_cast<float>((px[j] - mu) * rs);
+    if (pgn && pbs)
+      for (int64_t j = 0; j < n; ++j) py[j] = ph[j] * pgn[j] + pbs[j];
+    else
+      for (int64_t j = 0; j < n; ++j) py[j] = ph[j] * (pgn ? pgn[j] : 1.0f) + (pbs ? pbs[j] : 0.0f);
   }
   return t.push(std::move(y), {x, gain, bias}, [x, gain, bias, xhat, rstd, n, rows](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
@@ -226,17 +247,18 @@ Var layer_norm(Var x, Var gain, Var bias, float eps) {
       float* gx = t.grad(x).data();
       std::vector<float> gh(static_cast<size_t>(n));
       for (int64_t r = 0; r < rows; ++r) {
-        const float* ph = xhat->data() + r * n;
-        double m1 = 0.0, m2 = 0.0;
-        for (int64_t j = 0; j < n; ++j) {
-          gh[static_cast<size_t>(j)] = g[r * n + j] * (pgn ? pgn[j] : 1.0f);
-          m1 += gh[static_cast<size_t>(j)];
-          m2 += static_cast<double>(gh[static_cast<size_t>(j)]) * ph[j];
-        }
+        const float* __restrict ph = xhat->data() + r * n;
+        const float* __restrict gr = g.data() + r * n;
+        float* __restrict pgh = gh.data();
+        if (pgn)
+          for (int64_t j = 0; j < n; ++j) pgh[j] = gr[j] * pgn[j];
+        else
+          for (int64_t j = 0; j < n; ++j) pgh[j] = gr[j];
+        const double m1 = fm::lane_sum(pgh, n), m2 = lane_dot_double(pgh, ph, n);
         const float a1 = static_cast<float>(m1 / n), a2 = static_cast<float>(m2 / n);
         const float rs = (*rstd)[static_cast<size_t>(r)];
-        for (int64_t j = 0; j < n; ++j)
-          gx[r * n + j] += rs * (gh[static_cast<size_t>(j)] - a1 - ph[j] * a2);
+        float* __restrict gxr = gx + r * n;
+        for (int64_t j = 0; j < n; ++j) gxr[j] += rs * (pgh[j] - a1 - ph[j] * a2);
       }
     }
   });

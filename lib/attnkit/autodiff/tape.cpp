@@ -40,13 +40,13 @@ Var Tape::input(Tensor value, bool requires_grad) {
 Var Tape::param(Parameter& p) {
   auto it = param_ids_.find(&p);
   if (it != param_ids_.end()) return Var(this, it->second);
-  if (p.grad.shape() != p.value.shape()) p.grad = Tensor(p.value.shape());
+  if (!local_grads_ && p.grad.shape() != p.value.shape()) p.grad = Tensor(p.value.shape());
   nodes_.emplace_back();
   Node& n = nodes_.back();
   n.value = Tensor(Shape{0});
   n.ext_value = &p.value;
-  n.ext_grad = &p.grad;
-  n.has_grad = true;
+  n.ext_grad = local_grads_ ? nullptr : &p.grad;  // local: n.grad, allocated by grad()
+  n.has_grad = !local_grads_;
   n.requires_grad = true;
   const auto id = static_cast<int32_t>(nodes_.size() - 1);
   param_ids_.emplace(&p, id);
@@ -75,13 +75,20 @@ Tensor& Tape::grad(Var v) {
   Node& n = node(v);
   if (n.ext_grad) return *n.ext_grad;
   if (!n.has_grad) {
-    n.grad = zeros(n.value.shape());
+    n.grad = zeros(n.ext_value ? n.ext_value->shape() : n.value.shape());
     n.has_grad = true;
   }
   return n.grad;
 }
 
 bool Tape::has_grad(Var v) const { return node(v).has_grad; }
+
+const Tensor* Tape::local_grad(const Parameter& p) const {
+  auto it = param_ids_.find(&p);
+  if (it == param_ids_.end()) return nullptr;
+  const Node& n = nodes_[static_cast<size_t>(it->second)];
+  return !n.ext_grad && n.has_grad ? &n.grad : nullptr;
+}
 bool Tape::requires_grad(Var v) const { return node(v).requires_grad; }
 
 void Tape::backward(Var loss) {

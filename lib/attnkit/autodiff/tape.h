@@ -117,6 +117,16 @@ class Tape {
   void clear();
   int64_t size() const { return static_cast<int64_t>(nodes_.size()); }
 
+  // ---- data parallelism: with local parameter gradients on, param() leaves accumulate into
+  // buffers of this tape (zeros at first use after clear()) instead of Parameter::grad, so
+  // several tapes may run forward and backward over the same parameters at once (each on
+  // its own thread; the parameters' values must not change meanwhile). Set it while the
+  // tape is empty.
+  void set_local_param_grads(bool on) { local_grads_ = on; }
+  bool local_param_grads() const { return local_grads_; }
+  // The local gradient of p (local mode), or nullptr when no gradient reached p on this tape.
+  const Tensor* local_grad(const Parameter& p) const;
+
   // ---- buffers from the pool
   Tensor alloc(Shape shape);  // values unspecified
   Tensor zeros(Shape shape);
@@ -151,7 +161,7 @@ class Tape {
   std::deque<Tensor> scratch_;
   std::unordered_map<const Parameter*, int32_t> param_ids_;
   std::unordered_map<int64_t, std::vector<std::vector<float>>> pool_;
-  bool training_ = true, recording_ = true;
+  bool training_ = true, recording_ = true, local_grads_ = false;
   Rng rng_;
 };
 

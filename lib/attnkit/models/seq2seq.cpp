@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/seq2seq_detail.h"
 
@@ -155,6 +156,93 @@ std::unique_ptr<Seq2Seq> Seq2Seq::create(const Seq2SeqConfig& config, uint64_t s
   config.validate();
   if (config.type == ModelType::RNN) return detail::make_rnn(config, seed);
   return detail::make_transformer(config, seed);
+}
+
+data::Batch batch_rows(const data::Batch& b, int64_t begin, int64_t end) {
+  if (begin < 0 || end < begin || end > b.size())
+    throw ShapeError("batch rows [" + std::to_string(begin) + ", " + std::to_string(end) +
+                     ") of a batch of " + std::to_string(b.size()));
+  data::Batch o;
+  auto rows_of = [&](const data::TokenMatrix& m, const std::vector<int32_t>& len, data::TokenMatrix& out,
+                     std::vector<int32_t>& out_len) {
+    int64_t cols = 0;
+    for (int64_t r = begin; r < end; ++r) cols = std::max<int64_t>(cols, len[static_cast<size_t>(r)]);
+    cols = std::min(cols, m.cols);
+    out.rows = end - begin;
+    out.cols = cols;
+    out.ids.resize(static_cast<size_t>(out.rows * cols));
+    for (int64_t r = begin; r < end; ++r)
+      for (int64_t j = 0; j < cols; ++j) out.at(r - begin, j) = m.at(r, j);
+    out_len.assign(len.begin() + begin, len.begin() + end);
+  };
+  rows_of(b.source, b.source_len, o.source, o.source_len);
+  rows_of(b.target, b.target_len, o.target, o.target_len);
+  if (static_cast<int64_t>(b.index.size()) >= end) o.index.assign(b.index.begin() + begin, b.index.begin() + end);
+  return o;
+}
+
+double loss_and_backward(const Seq2Seq& model, const std::vector<ad::Tape*>& tapes,
+                         const data::Batch& batch, float label_smoothing, float teacher_forcing,
+                         int64_t* tokens) {
+  if (tapes.empty()) throw Error("loss_and_backward: no tape");
+  const int64_t B = batch.size();
+  const int64_t C = std::max<int64_t>(1, std::min<int64_t>(static_cast<int64_t>(tapes.size()), B));
+  if (C == 1) {
+    ad::Tape& t = *tapes[0];
+    t.clear();
+    t.set_local_param_grads(false);
+    int64_t k = 0;
+    ad::Var loss = model.loss(t, batch, label_smoothing, teacher_forcing, &k);
+    t.backward(loss);
+    if (tokens) *tokens = k;
+    return loss.value()[0];
+  }
+  std::vector<data::Batch> parts;
+  for (int64_t c = 0; c < C; ++c) parts.push_back(batch_rows(batch, B * c / C, B * (c + 1) / C));
+  for (int64_t c = 1; c < C; ++c) tapes[static_cast<size_t>(c)]->seed(tapes[0]->rng().next());
+  std::vector<ad::Var> losses(static_cast<size_t>(C));
+  std::vector<double> loss(static_cast<size_t>(C), 0.0);
+  std::vector<int64_t> counted(static_cast<size_t>(C), 0);
+  const auto& params = model.params().params();
+  // Forward passes; then, the batch's token count known, the backward passes, each seeded
+  // with its part's share of the tokens (the mean over the batch).
+  parallel_for(C, [&](int64_t lo, int64_t hi) {
+    for (int64_t c = lo; c < hi; ++c) {
+      ad::Tape& t = *tapes[static_cast<size_t>(c)];
+      t.clear();
+      t.set_local_param_grads(true);
+      losses[static_cast<size_t>(c)] = model.loss(t, parts[static_cast<size_t>(c)], label_smoothing,
+                                                  teacher_forcing, &counted[static_cast<size_t>(c)]);
+      loss[static_cast<size_t>(c)] = losses[static_cast<size_t>(c)].value()[0];
+    }
+  }, static_cast<int>(C));
+  int64_t N = 0;
+  for (int64_t n : counted) N += n;
+  parallel_for(C, [&](int64_t lo, int64_t hi) {
+    for (int64_t c = lo; c < hi; ++c) {
+      const ad::Var& l = losses[static_cast<size_t>(c)];
+      const double share = N ? static_cast<double>(counted[static_cast<size_t>(c)]) / static_cast<double>(N) : 0.0;
+      tapes[static_cast<size_t>(c)]->backward(l, Tensor(l.value().shape(), static_cast<float>(share)));
+    }
+  }, static_cast<int>(C));
+  double total = 0.0;
+  int64_t k = 0;
+  for (int64_t c = 0; c < C; ++c) {
+    total += loss[static_cast<size_t>(c)] * static_cast<double>(counted[static_cast<size_t>(c)]);
+    k += counted[static_cast<size_t>(c)];
+  }
+  for (ad::Parameter* p : params) {  // in part order: the same sums whatever the timing
+    if (p->grad.shape() != p->value.shape()) p->grad = Tensor(p->value.shape());
+    for (int64_t c = 0; c < C; ++c) {
+      const Tensor* g = tapes[static_cast<size_t>(c)]->local_grad(*p);
+      if (!g) continue;
+      float* dst = p->grad.data();
+      const float* src = g->data();
+      for (int64_t i = 0; i < p->grad.size(); ++i) dst[i] += src[i];
+    }
+  }
+  if (tokens) *tokens = k;
+  return k ? total / static_cast<double>(k) : 0.0;
 }
 
 Tensor take_rows(const Tensor& t, const std::vector<int64_t>& rows) {

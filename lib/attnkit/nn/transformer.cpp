@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "attnkit/autodiff/ops_fused.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::nn {
@@ -38,15 +39,19 @@ Var MultiHeadAttention::operator()(Tape& t, Var q, Var kv, const Tensor* mask, b
     throw ShapeError("multi-head attention: queries " + shape_str(q.shape()) + " and keys " +
                      shape_str(kv.shape()) + " are not [B, n, " + std::to_string(dim) + "]");
   const int64_t B = q.dim(0), nq = q.dim(1), nk = kv.dim(1), H = heads, dh = dim / heads;
-  // The combined 0/1 mask, [n_q, n_k] when shared, else [B, H, n_q, n_k].
+  const bool shared = mask && mask->shape() == Shape{nq, nk};
+  if (mask && !shared && mask->shape() != Shape{B, nq, nk})
+    throw ShapeError("multi-head attention: mask " + shape_str(mask->shape()) + " is not [" +
+                     std::to_string(nq) + ", " + std::to_string(nk) + "] or [" +
+                     std::to_string(B) + ", " + std::to_string(nq) + ", " + std::to_string(nk) + "]");
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  if (!(t.training() && dropout > 0.0f))  // no dropout on the weights: one fused node for the heads
+    return wo(t, ad::multi_head_attention(wq(t, q), wk(t, kv), wv(t, kv), H, scale, mask, causal, weights));
+  // With dropout on the weights: the composed ops. The combined 0/1 mask, [n_q, n_k] when
+  // shared, else [B, H, n_q, n_k].
   Tensor m;
   bool have_mask = false;
   if (mask) {
-    const bool shared = mask->shape() == Shape{nq, nk};
-    if (!shared && mask->shape() != Shape{B, nq, nk})
-      throw ShapeError("multi-head attention: mask " + shape_str(mask->shape()) + " is not [" +
-                       std::to_string(nq) + ", " + std::to_string(nk) + "] or [" +
-                       std::to_string(B) + ", " + std::to_string(nq) + ", " + std::to_string(nk) + "]");
     if (shared) {
       m = mask->clone();
     } else {
@@ -68,7 +73,7 @@ Var MultiHeadAttention::operator()(Tape& t, Var q, Var kv, const Tensor* mask, b
   auto heads_of = [&](Var x, int64_t n) {  // [B, n, d] → [B·H, n, dh]
     return ad::reshape(ad::permute(ad::reshape(x, {B, n, H, dh}), {0, 2, 1, 3}), {B * H, n, dh});
   };
-  Var Q = heads_of(ad::mul(wq(t, q), 1.0f / std::sqrt(static_cast<float>(dh))), nq);
+  Var Q = heads_of(ad::mul(wq(t, q), scale), nq);
   Var K = heads_of(wk(t, kv), nk);
   Var V = heads_of(wv(t, kv), nk);
   Var S = ad::matmul(Q, K, false, true);  // [B·H, n_q, n_k]
