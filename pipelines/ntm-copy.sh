@@ -5,29 +5,38 @@
 # longer sequences than it was trained on.
 #
 # For each of 4 seeds the script trains 30,000 sequences (ntm-train, RMSProp in Graves' form at
-# learning rate 3e-4), evaluates bits per sequence on 1,000 fresh sequences of lengths 1-20
-# (ntm-run --eval, 50 per length), and the fraction of wrong bits on 100 sequences of length
-# 40 and of length 120. It prints a TSV on standard output:
+# learning rate 3e-4) and evaluates bits per sequence on 1,000 fresh sequences of lengths 1-20
+# (ntm-run --eval, 50 per length) and the fraction of wrong bits on 100 sequences of length
+# 40 and of length 120; then it resumes the same run from its checkpoint up to 100,000
+# sequences (still lengths 1-20; the same model as a run of 100,000 never stopped) and
+# measures lengths 40 and 120 again. It prints a TSV on standard output:
 #   seed  bits_per_seq  first_step_below_1bit  wrong_fraction_40  wrong_fraction_120
+#         wrong_fraction_40_100000  wrong_fraction_120_100000
 # (first_step_below_1bit: the first log row, every 500 sequences, with the training cost
 # below 1 bit per sequence), keeps the learning curves (curve-<seed>.tsv) and draws, for the
-# first seed, the write and read weightings over one sequence of length 20 (write.png,
-# read.png: time down, memory rows across — a copy writes along a diagonal and reads the same
-# diagonal again) in --keep DIR, else the current folder.
+# first seed after 30,000 sequences, the write and read weightings over one sequence of
+# length 20 (write.png, read.png: time down, memory rows across — a copy writes along a
+# diagonal and reads the same diagonal again) in --keep DIR, else the current folder.
 #
 # Claims checked (exit 1 when one fails): at least 3 of 4 seeds below 0.05 bits per sequence
-# within 30,000 sequences; at most 1% wrong bits at lengths 40 and 120 for those seeds.
+# within 30,000 sequences; at least 3 of 4 seeds with at most 1% wrong bits at lengths 40
+# and 120 after 100,000.
 # The learning rate: the paper's 1e-4 (ntm-train's default) left the cost near 30 bits until
 # 20,000-27,000 sequences, and after 30,000 seeds 1-4 stood at 1.29, 0.051, 9.3 (a relapse)
 # and 0.148 bits — none below 0.05. At 3e-4 the training cost first fell below 0.05 bits
 # after 8,500, 9,000, 5,000 and 9,500 sequences, and after 30,000: 0, 0, 0 and 0.072 bits
-# (seed 4's cost still spikes now and then). Measured at 3e-4: length 40 perfect on all 4
-# seeds; length 120 5.5%, 1.1%, 0% and 1.3% wrong bits, so the length-120 claim fails. The
-# write head stays sharp and moves one row per step past 120 rows (the memory's wrap-around
-# is no problem), but the read head's weighting blurs with output time (at 1e-4, seed 1
-# held a peak of 1.0 to output step ~50, 0.86 at step 80, and lost the trail near step 100).
-# Training on lengths 1-30 instead (ntm-train --max-len 30) kept the read head sharp to step
-# 120 at 1e-4: seed 1 0% wrong at 120, seed 2 1.2%.
+# (seed 4's cost still spikes now and then).
+# Generalisation, measured at 3e-4: length 40 perfect on all 4 seeds after 30,000; length 120
+# 5.5%, 1.1%, 0% and 1.3% wrong bits after 30,000, and 21%, 1.04%, 0% and 0.49% after
+# 100,000 (pipelines/ntm-stability.sh: seeds 5 and 6 0% and 0%), so the second claim fails
+# at the default seeds. What goes wrong at 120 is the write head, not the read head: it stays
+# sharp while writing, but during the output phase it spreads over many rows (peak 0.04-0.07)
+# and erases a little (e about 0.35) everywhere at each step; over 120 output steps that wears
+# down the rows read last, while the read head still hits the right row with a peak of 1.0
+# (seed 1 after 30,000: all 15 wrong bits of one length-120 sequence in its last 20 output
+# steps). Training on lengths of at most 20 never shows this cost after 20 output steps.
+# Training on lengths 1-30 instead (ntm-train --max-len 30, at 1e-4) kept length 120 at 0%
+# and 1.2% for seeds 1 and 2.
 #   pipelines/ntm-copy.sh [--quick] [--seed S] [--keep DIR]
 # --quick: one seed of a small copy task (4-bit vectors, length 1-4, 16 x 8 memory, Adam)
 # for 5,000 sequences (seconds); claims: below 1 bit per sequence at lengths 1-4.
@@ -42,30 +51,40 @@ out=${keep:-.}
 if [ "$quick" = 1 ]; then
   seeds=$seed
   train="--task copy --width 4 --max-len 4 --controller-size 32 --memory-rows 16 --memory-cols 8
-         --optimizer adam --lr 3e-3 --eps 1e-8 --steps 5000"
+         --optimizer adam --lr 3e-3 --eps 1e-8"
+  first_steps=5000 more_steps=6000
   eval_lengths=1,2,3,4 count=100 long=8 longer=12 need_ok=1 limit=1.0
 else
   seeds="$seed $((seed + 1)) $((seed + 2)) $((seed + 3))"
-  train="--task copy --lr 3e-4 --steps 30000"
+  train="--task copy --lr 3e-4"
+  first_steps=30000 more_steps=100000
   eval_lengths=$(seq -s, 1 20) count=50 long=40 longer=120 need_ok=3 limit=0.05
 fi
+generalise() {  # generalise MODEL: wrong-bit fractions at lengths $long and $longer, tab-separated
+  ntm-run --model "$1" --eval --lengths "$long,$longer" --count 100 --seed 2000 -q |
+    awk -F'\t' '$1 != "length" && $1 != "all" { printf "%s%s", sep, $4; sep = "\t" }'
+}
 
-printf 'seed\tbits_per_seq\tfirst_step_below_1bit\twrong_fraction_%s\twrong_fraction_%s\n' "$long" "$longer"
-ok=0 gen_ok=1
+printf 'seed\tbits_per_seq\tfirst_step_below_1bit\twrong_fraction_%s\twrong_fraction_%s\twrong_fraction_%s_%s\twrong_fraction_%s_%s\n' \
+  "$long" "$longer" "$long" "$more_steps" "$longer" "$more_steps"
+ok=0 gen_ok=0
 for s in $seeds; do
-  ntm-train $train --seed "$s" -o "$dir/copy$s.akm" --log "$dir/curve-$s.tsv" --log-every 500 -q
-  cp "$dir/curve-$s.tsv" "$out/curve-$s.tsv" 2>/dev/null || true
+  # The first $first_steps sequences, then the same run resumed from its checkpoint up to
+  # $more_steps (bit for bit the model of a run of $more_steps never stopped).
+  ntm-train $train --steps "$first_steps" --checkpoint-every "$first_steps" --checkpoint "$dir/copy$s.ckpt" \
+    --seed "$s" -o "$dir/copy$s.akm" --log "$dir/curve-$s.tsv" --log-every 500 -q
   bits=$(ntm-run --model "$dir/copy$s.akm" --eval --lengths "$eval_lengths" --count "$count" --seed 1000 -q |
     awk -F'\t' '$1 == "all" { print $3 }')
   first=$(awk -F'\t' 'NR > 1 && $4 < 1 { print $1; exit }' "$dir/curve-$s.tsv")
-  gen=$(ntm-run --model "$dir/copy$s.akm" --eval --lengths "$long,$longer" --count 100 --seed 2000 -q |
-    awk -F'\t' '$1 != "length" && $1 != "all" { printf "%s%s", sep, $4; sep = "\t" }')
-  printf '%s\t%s\t%s\t%s\n' "$s" "$bits" "${first:-none}" "$gen"
-  if awk -v b="$bits" -v l="$limit" 'BEGIN { exit !(b < l) }'; then
-    ok=$((ok + 1))
-    if [ "$quick" = 0 ] && ! awk -v g="$gen" 'BEGIN { split(g, x, "\t"); exit !(x[1] <= 0.01 && x[2] <= 0.01) }'; then
-      gen_ok=0
-    fi
+  gen=$(generalise "$dir/copy$s.akm")
+  ntm-train $train --steps "$more_steps" --checkpoint-every "$first_steps" --checkpoint "$dir/copy$s.ckpt" \
+    --resume --seed "$s" -o "$dir/copy$s-more.akm" --log "$dir/curve-$s.tsv" --log-every 500 -q
+  cp "$dir/curve-$s.tsv" "$out/curve-$s.tsv" 2>/dev/null || true
+  gen_more=$(generalise "$dir/copy$s-more.akm")
+  printf '%s\t%s\t%s\t%s\t%s\n' "$s" "$bits" "${first:-none}" "$gen" "$gen_more"
+  if awk -v b="$bits" -v l="$limit" 'BEGIN { exit !(b < l) }'; then ok=$((ok + 1)); fi
+  if awk -v g="$gen_more" 'BEGIN { split(g, x, "\t"); exit !(x[1] <= 0.01 && x[2] <= 0.01) }'; then
+    gen_ok=$((gen_ok + 1))
   fi
 done
 
@@ -84,8 +103,8 @@ if [ "$ok" -lt "$need_ok" ]; then
   echo "ntm-copy: only $ok seed(s) reached $limit bits per sequence (need $need_ok)" >&2
   status=1
 fi
-if [ "$gen_ok" = 0 ]; then
-  echo "ntm-copy: more than 1% wrong bits at length $long or $longer" >&2
+if [ "$quick" = 0 ] && [ "$gen_ok" -lt "$need_ok" ]; then
+  echo "ntm-copy: only $gen_ok seed(s) with at most 1% wrong bits at lengths $long and $longer after $more_steps sequences (need $need_ok)" >&2
   status=1
 fi
 exit $status
