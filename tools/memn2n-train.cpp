@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
     int64_t dim = 0, memory = 50, every = 0;
     mem::TrainOptions opt;
     opt.epochs = 0;         // 0: 100, or 60 joint
+    opt.lr = 0;             // 0: 0.01, or 0.005 with --ls
     opt.anneal_every = -1;  // -1: 25, or 15 joint
     opt.ls_max_epochs = 0;  // 0: 20, or 30 joint
     double val_fraction = 0.1;
@@ -81,7 +82,9 @@ int main(int argc, char** argv) {
          "epochs after linear start (0: 100, or 60 joint)")
         ("anneal-every", po::value(&opt.anneal_every)->value_name("E")->default_value(opt.anneal_every),
          "halve the learning rate every E epochs (0: never; -1: 25, or 15 joint)")
-        ("lr", po::value(&opt.lr)->value_name("R")->default_value(opt.lr), "SGD learning rate")
+        ("lr", po::value(&opt.lr)->value_name("R")->default_value(opt.lr),
+         "SGD learning rate, after linear start with --ls (0: 0.01, or 0.005 with --ls as "
+         "the paper and the authors' code)")
         ("ls-lr", po::value(&opt.ls_lr)->value_name("R")->default_value(opt.ls_lr),
          "learning rate during linear start")
         ("ls-patience", po::value(&opt.ls_patience)->value_name("E")->default_value(opt.ls_patience),
@@ -101,11 +104,12 @@ int main(int argc, char** argv) {
     app.enable(ak::cli::kSeed | ak::cli::kQuiet | ak::cli::kConfig);
     app.epilog(
         "Training follows Sukhbaatar et al. (2015) and the authors' Matlab code: SGD on the\n"
-        "loss summed over a batch, rate halved every 25 epochs of 100 (15 of 60 joint), each\n"
-        "weight's gradient norm clipped at 40, 10% held out for validation. Linear start\n"
-        "trains without the hops' softmax (rate --ls-lr) for --ls-max-epochs epochs (or until\n"
-        "the validation loss has not improved for --ls-patience epochs), then --epochs epochs\n"
-        "with it. Errors are fractions of questions.");
+        "loss summed over a batch, rate 0.01 (0.005 with --ls, in both phases) halved every\n"
+        "25 epochs of 100 (15 of 60 joint), each weight's gradient norm clipped at 40, 10%\n"
+        "held out for validation. Linear start trains without the hops' softmax (rate\n"
+        "--ls-lr) for --ls-max-epochs epochs (or until the validation loss has not improved\n"
+        "for --ls-patience epochs), then --epochs epochs with it (rate --lr). Errors are\n"
+        "fractions of questions.");
     app.parse();
     if (resume)  // options not given again come from the checkpoint
       for (const std::string& ck : {out + ".ckpt", out + ".run1.ckpt"})
@@ -131,6 +135,7 @@ int main(int argc, char** argv) {
     if (runs < 1) throw ak::UsageError("--runs must be at least 1");
     if (hops < 1 || hops > 10) throw ak::UsageError("--hops must be 1 to 10");
     const bool many = tasks.size() > 1;  // joint: the authors' joint schedule
+    if (opt.lr == 0) opt.lr = ls ? 0.005 : 0.01;
     if (opt.epochs == 0) opt.epochs = many ? 60 : 100;
     if (opt.anneal_every == -1) opt.anneal_every = many ? 15 : 25;
     if (opt.ls_max_epochs == 0) opt.ls_max_epochs = many ? 30 : 20;

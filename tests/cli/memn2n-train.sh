@@ -44,6 +44,17 @@ cmp -s pc.akm pm.akm && fail "--mask-empty made no difference"
 expect 0 memn2n-train -q --data "$D" --task 1,6 --joint --log jd.tsv -o jd.akm
 check_eq "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' jd.tsv)" 60 "joint default epochs"
 check_eq "$(awk -F'\t' 'NR == 17 { print $4 }' jd.tsv)" 0.005 "joint default halving at epoch 16"
+# the rate: 0.01, or 0.005 with --ls in both phases (the paper, the authors' code); --lr
+# sets the rate after linear start, --ls-lr the one during it
+expect 0 memn2n-train -q --data "$D" --task 1 --ls --ls-max-epochs 2 --epochs 2 --log lr.tsv -o lr.akm
+check_eq "$(awk -F'\t' 'NR > 1 { printf "%s/%s ", $4, $5 }' lr.tsv)" "0.005/1 0.005/1 0.005/0 0.005/0 " \
+  "--ls: rate 0.005 in both phases"
+expect 0 memn2n-train -q --data "$D" --task 1 --ls --ls-max-epochs 2 --epochs 2 --lr 0.02 \
+  --ls-lr 0.001 --log lr.tsv -o lr.akm
+check_eq "$(awk -F'\t' 'NR > 1 { printf "%s/%s ", $4, $5 }' lr.tsv)" "0.001/1 0.001/1 0.02/0 0.02/0 " \
+  "--lr and --ls-lr"
+expect 0 memn2n-train -q --data "$D" --task 1 --epochs 1 --log lr.tsv -o lr.akm
+check_eq "$(awk -F'\t' 'NR == 2 { print $4 }' lr.tsv)" 0.01 "no --ls: rate 0.01"
 # best of runs: the per-run files are removed
 expect_err 0 "kept run" memn2n-train --data "$D" --task 1 --epochs 2 --runs 2 -o r.akm
 [ -e r.akm.run1 ] || [ -e r.akm.run2 ] && fail "per-run files left behind"
