@@ -32,7 +32,8 @@ std::string pct(double fraction) {
 int main(int argc, char** argv) {
   return ak::cli::run("memn2n-train", argc, argv, [](ak::cli::App& app) {
     namespace po = boost::program_options;
-    std::string data_dir, out, log_path, task = "1", tying = "adjacent", pe_form = "code";
+    std::string data_dir, out, log_path, task = "1", tying = "adjacent", pe_form = "code",
+                clip_norm = "spectral";
     bool joint = false, pe = false, te = false, ls = false, rn = false, kv = false, resume = false,
          mask_empty = false;
     int hops = 3, runs = 1;
@@ -90,13 +91,16 @@ int main(int argc, char** argv) {
         ("ls-patience", po::value(&opt.ls_patience)->value_name("E")->default_value(opt.ls_patience),
          "end linear start after E epochs without a new best validation loss (0: never, "
          "only --ls-max-epochs)")
+        ("clip-norm", po::value(&clip_norm)->value_name("N")->default_value(clip_norm),
+         "each weight's gradient norm that --clip bounds: spectral (its largest singular "
+         "value, a word table stacked with its temporal rows: the authors' code) or l2")
         ("clip-global", po::bool_switch(&opt.clip_global),
          "clip the norm of all the gradients together (default: each weight's on its own)")
         ("ls-max-epochs", po::value(&opt.ls_max_epochs)->value_name("E")->default_value(opt.ls_max_epochs),
          "longest linear start (0: 20, or 30 joint, the authors' code's fixed length)")
         ("batch", po::value(&opt.batch)->value_name("B")->default_value(opt.batch), "batch size")
         ("clip", po::value(&opt.clip)->value_name("N")->default_value(opt.clip),
-         "rescale each weight's gradient to this L2 norm at most (0: never)")
+         "rescale each weight's gradient to this norm (--clip-norm) at most (0: never)")
         ("val-fraction", po::value(&val_fraction)->value_name("F")->default_value(val_fraction),
          "fraction of each task's training questions held out for validation")
         ("runs", po::value(&runs)->value_name("K")->default_value(runs),
@@ -129,6 +133,9 @@ int main(int argc, char** argv) {
     } catch (const ak::DataError& e) {
       throw ak::UsageError(e.what());
     }
+    if (clip_norm != "l2" && clip_norm != "spectral")
+      throw ak::UsageError("--clip-norm must be l2 or spectral, not '" + clip_norm + "'");
+    opt.clip_spectral = clip_norm == "spectral";
     if (tasks.size() > 1 && !joint)
       throw ak::UsageError("--task " + task + " names several tasks: add --joint (one model for "
                            "them all) or train one model per task");

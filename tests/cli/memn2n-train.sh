@@ -40,6 +40,10 @@ expect 0 memn2n-train -q --data "$D" --task 1 --pe --pe-form paper --epochs 2 -o
 cmp -s pc.akm pp.akm && fail "--pe-form paper made no difference"
 expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --mask-empty -o pm.akm
 cmp -s pc.akm pm.akm && fail "--mask-empty made no difference"
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --clip-norm l2 -o pl.akm
+cmp -s pc.akm pl.akm && fail "--clip-norm l2 made no difference"
+expect_err 2 "--clip-norm must be l2 or spectral" memn2n-train --data "$D" --clip-norm max -o x.akm
+no_file x.akm
 # joint defaults: 60 epochs halved every 15 (the log's lr column), linear start capped at 30
 expect 0 memn2n-train -q --data "$D" --task 1,6 --joint --log jd.tsv -o jd.akm
 check_eq "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' jd.tsv)" 60 "joint default epochs"

@@ -1,7 +1,9 @@
 // lib/attnkit/memory/memn2n*: the position encoding against hand-worked values, the sentence
 // encoder against a direct sum, gradient checks through two hops (every tying and option),
 // batches (slot order, masks, noisy ages), a tiny task learned perfectly, and determinism.
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "attnkit/autodiff/gradcheck.h"
@@ -12,6 +14,7 @@
 #include "attnkit/memory/memn2n_io.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/loss.h"
+#include "attnkit/nn/optim.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -355,6 +358,7 @@ TEST_CASE("memn2n: gradients clipped weight by weight, or all together") {
   memory::TrainOptions opt;
   opt.lr = 1.0;
   opt.clip = 1e-3;  // far below every weight's gradient norm
+  opt.clip_spectral = false;
   for (bool global : {false, true}) {
     opt.clip_global = global;
     memory::MemN2N model(cfg, 5);
@@ -380,6 +384,69 @@ TEST_CASE("memn2n: gradients clipped weight by weight, or all together") {
     if (global) CHECK(std::sqrt(total) == doctest::Approx(1e-3).epsilon(1e-2));
     else CHECK(std::sqrt(total) == doctest::Approx(1e-3 * std::sqrt(double(moved))).epsilon(1e-2));
   }
+}
+
+TEST_CASE("memn2n: spectral clipping (the default): each word table with its temporal rows") {
+  const data::Vocab* vocab = nullptr;
+  const auto all = fixture(&vocab, "train");
+  memory::MemN2NConfig cfg;
+  cfg.vocab = vocab->size();
+  cfg.hops = 2;
+  cfg.te = true;
+  memory::TrainOptions opt;
+  CHECK(opt.clip_spectral);
+  opt.lr = 1.0;
+  opt.clip = 1e-3;  // far below every weight's gradient norm
+  memory::MemN2N model(cfg, 5);
+  const auto groups = model.weight_groups();
+  REQUIRE(groups.size() == 3);  // E0+T0, E1+T1, E2+T2
+  for (const auto& g : groups) {
+    REQUIRE(g.size() == 2);
+    CHECK(g[0]->name[0] == 'E');
+    CHECK(g[1]->name[0] == 'T');
+    CHECK(g[0]->name.substr(1) == g[1]->name.substr(1));
+  }
+  std::vector<Tensor> before;
+  for (const auto* p : model.params().params()) before.push_back(p->value.clone());
+  memory::MemN2NTraining run(model, all, {}, opt);
+  run.step(0, 0);
+  // the step of each group, stacked, has spectral norm lr * clip; its L2 norm is larger
+  const auto& ps = model.params().params();
+  for (const auto& g : groups) {
+    std::vector<std::unique_ptr<ad::Parameter>> delta;
+    std::vector<ad::Parameter*> dp;
+    double l2 = 0.0;
+    for (ad::Parameter* p : g) {
+      const size_t i = static_cast<size_t>(std::find(ps.begin(), ps.end(), p) - ps.begin());
+      REQUIRE(i < ps.size());
+      delta.push_back(std::make_unique<ad::Parameter>(p->name, p->value.clone()));
+      auto& d = delta.back()->grad;
+      d = p->value.clone();
+      for (int64_t k = 0; k < d.size(); ++k) {
+        d[k] = before[i][k] - p->value[k];
+        l2 += static_cast<double>(d[k]) * d[k];
+      }
+      dp.push_back(delta.back().get());
+    }
+    INFO(g[0]->name);
+    CHECK(nn::clip_grad_spectral(dp, 1e9) == doctest::Approx(1e-3).epsilon(1e-3));
+    CHECK(std::sqrt(l2) > 1.001e-3);  // not rank one: above the L2 clipping's 1e-3
+  }
+  // layer-wise and Key-Value: the temporal tables go with A, C and K, V
+  cfg.tying = memory::Tying::LayerWise;
+  memory::MemN2N lw(cfg, 1);
+  auto names = [](const std::vector<std::vector<ad::Parameter*>>& gs) {
+    std::string s;
+    for (const auto& g : gs) {
+      for (const auto* p : g) s += p->name + "+";
+      s += " ";
+    }
+    return s;
+  };
+  CHECK(names(lw.weight_groups()) == "A+T_A+ C+T_C+ B+ W+ H+ ");
+  cfg.kv = true;
+  memory::MemN2N kv(cfg, 1);
+  CHECK(names(kv.weight_groups()) == "Q+ K+T_K+ V+T_V+ W+ R1+ R2+ ");
 }
 
 TEST_CASE("memn2n: model files keep the position-encoding form; older files read as the paper's") {

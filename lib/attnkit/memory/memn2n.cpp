@@ -163,6 +163,19 @@ MemN2N::MemN2N(const MemN2NConfig& cfg, uint64_t seed) : cfg_(cfg) {
   }
 }
 
+std::vector<std::vector<ad::Parameter*>> MemN2N::weight_groups() const {
+  // the temporal tables pair with: adjacent T_k -> E_k; layer-wise T_A, T_C -> A, C;
+  // Key-Value T_K, T_V -> K, V
+  const size_t first = cfg_.kv ? 1 : 0;
+  std::vector<std::vector<ad::Parameter*>> g;
+  for (size_t i = 0; i < tables_.size(); ++i) {
+    g.push_back({tables_[i]});
+    if (i >= first && i - first < times_.size()) g.back().push_back(times_[i - first]);
+  }
+  for (ad::Parameter* m : mats_) g.push_back({m});
+  return g;
+}
+
 Var MemN2N::memory_embedding(Tape& t, const MemBatch& b, ad::Parameter* table,
                              ad::Parameter* time) const {
   Var m = encode_sentences(t.param(*table), b.story, b.J, {b.B, b.M}, cfg_.pe, cfg_.pe_form);

@@ -96,6 +96,11 @@ class MemN2N {
   ad::Var forward(ad::Tape& t, const MemBatch& b, bool softmax,
                   std::vector<ad::Var>* attention = nullptr) const;
 
+  // The weights as the authors' code holds them, for per-weight gradient clipping: each word
+  // table with its temporal rows (there, time words of the same lookup table), then every
+  // other matrix alone.
+  std::vector<std::vector<ad::Parameter*>> weight_groups() const;
+
   const MemN2NConfig& config() const { return cfg_; }
   nn::ParamStore& params() { return ps_; }
   const nn::ParamStore& params() const { return ps_; }
