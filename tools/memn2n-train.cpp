@@ -1,4 +1,5 @@
 // memn2n-train: trains an End-To-End (or Key-Value) Memory Network on bAbI tasks.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
   return ak::cli::run("memn2n-train", argc, argv, [](ak::cli::App& app) {
     namespace po = boost::program_options;
     std::string data_dir, out, log_path, task = "1", tying = "adjacent", pe_form = "code",
-                clip_norm = "spectral";
+                clip_norm = "spectral", pe_length = "sentence";
     bool joint = false, pe = false, te = false, ls = false, rn = false, kv = false, resume = false,
          mask_empty = false;
     int hops = 3, runs = 1;
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
         ("pe-form", po::value(&pe_form)->value_name("F")->default_value(pe_form),
          "the position encoding's weights: code (the authors' Matlab code, around 1) or "
          "paper (the formula as printed, around 1/2)")
+        ("pe-length", po::value(&pe_length)->value_name("L")->default_value(pe_length),
+         "the position encoding's J: sentence (each sentence's word count, the paper) or "
+         "longest (the training data's longest sentence or question, + 1 for the time word "
+         "with --te, which is weighted as the last word: the authors' code)")
         ("te", po::bool_switch(&te), "temporal encoding")
         ("ls", po::bool_switch(&ls), "linear start")
         ("rn", po::bool_switch(&rn), "random noise: up to 10% empty time slots in training")
@@ -136,6 +141,8 @@ int main(int argc, char** argv) {
     if (clip_norm != "l2" && clip_norm != "spectral")
       throw ak::UsageError("--clip-norm must be l2 or spectral, not '" + clip_norm + "'");
     opt.clip_spectral = clip_norm == "spectral";
+    if (pe_length != "sentence" && pe_length != "longest")
+      throw ak::UsageError("--pe-length must be sentence or longest, not '" + pe_length + "'");
     if (tasks.size() > 1 && !joint)
       throw ak::UsageError("--task " + task + " names several tasks: add --joint (one model for "
                            "them all) or train one model per task");
@@ -179,6 +186,15 @@ int main(int argc, char** argv) {
     cfg.memory = memory;
     cfg.pe = pe;
     cfg.te = te;
+    if (pe_length == "longest") {
+      int64_t longest = 1;
+      for (const auto& q : encoded) {
+        longest = std::max<int64_t>(longest, static_cast<int64_t>(q.query.size()));
+        for (const auto& sent : q.memory)
+          longest = std::max<int64_t>(longest, static_cast<int64_t>(sent.size()));
+      }
+      cfg.pe_words = longest + (te ? 1 : 0);
+    }
     cfg.kv = kv;
     cfg.mask_empty = mask_empty;
     opt.ls = ls;

@@ -42,7 +42,10 @@ expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --mask-empty -o pm
 cmp -s pc.akm pm.akm && fail "--mask-empty made no difference"
 expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --clip-norm l2 -o pl.akm
 cmp -s pc.akm pl.akm && fail "--clip-norm l2 made no difference"
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --pe-length longest -o pj.akm
+cmp -s pc.akm pj.akm && fail "--pe-length longest made no difference"
 expect_err 2 "--clip-norm must be l2 or spectral" memn2n-train --data "$D" --clip-norm max -o x.akm
+expect_err 2 "--pe-length must be sentence or longest" memn2n-train --data "$D" --pe-length 9 -o x.akm
 no_file x.akm
 # joint defaults: 60 epochs halved every 15 (the log's lr column), linear start capped at 30
 expect 0 memn2n-train -q --data "$D" --task 1,6 --joint --log jd.tsv -o jd.akm

@@ -84,14 +84,27 @@ TEST_CASE("memn2n: sentence encoder = weighted sum of embeddings, pads skipped")
     for (int k = 0; k < 3; ++k) want_c.at(0, k) += c3.at(j, k) * table.value.at(words[j], k);
   for (int k = 0; k < 3; ++k) want_c.at(1, k) = table.value.at(4, k);  // J = 1: weights 1
   test::check_close(pc.value(), want_c, 1e-6);
+  // a fixed J = 6 (the authors' code: every sentence padded to the longest): word j of any
+  // sentence takes row j of the J = 6 weights, whatever the sentence's length
+  Var pf = memory::encode_sentences(t.param(table), ids, 4, {2}, true, memory::PeForm::Code, 6);
+  const Tensor c6 = memory::position_encoding(6, 3, memory::PeForm::Code);
+  Tensor want_f({2, 3});
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 3; ++k) want_f.at(0, k) += c6.at(j, k) * table.value.at(words[j], k);
+  for (int k = 0; k < 3; ++k) want_f.at(1, k) = c6.at(0, k) * table.value.at(4, k);
+  test::check_close(pf.value(), want_f, 1e-6);
+  CHECK(std::abs(pf.value().at(1, 0) - pc.value().at(1, 0)) > 0.1f);  // not J = 1's weights
+  CHECK_THROWS_AS(memory::encode_sentences(t.param(table), ids, 4, {2}, true,
+                                           memory::PeForm::Code, -1), ShapeError);
   for (bool p : {false, true})
-    for (memory::PeForm f : {memory::PeForm::Paper, memory::PeForm::Code}) {
-      const auto r = ad::check_gradients(
-          [&](Tape& t) { return memory::encode_sentences(t.param(table), ids, 4, {2}, p, f); },
-          {&table});
-      INFO("pe " << p << " form " << memory::pe_form_name(f) << ": " << r.where);
-      CHECK(r.ok);
-    }
+    for (memory::PeForm f : {memory::PeForm::Paper, memory::PeForm::Code})
+      for (int64_t fixed : {0, 6}) {
+        const auto r = ad::check_gradients(
+            [&](Tape& t) { return memory::encode_sentences(t.param(table), ids, 4, {2}, p, f, fixed); },
+            {&table});
+        INFO("pe " << p << " form " << memory::pe_form_name(f) << " J " << fixed << ": " << r.where);
+        CHECK(r.ok);
+      }
 }
 
 namespace {
@@ -123,6 +136,7 @@ TEST_CASE("memn2n: gradients through two hops, every variant") {
       {"layerwise pe te", true, true, false, true, memory::Tying::LayerWise},
       {"key-value pe te", true, true, true, true, memory::Tying::Adjacent},
       {"adjacent pe te, empty slots masked", true, true, false, true, memory::Tying::Adjacent},
+      {"adjacent pe te, fixed J", true, true, false, true, memory::Tying::Adjacent},
   };
   for (const Case& c : cases) {
     memory::MemN2NConfig cfg;
@@ -135,6 +149,7 @@ TEST_CASE("memn2n: gradients through two hops, every variant") {
     cfg.kv = c.kv;
     cfg.tying = c.tying;
     cfg.mask_empty = std::string(c.name).find("masked") != std::string::npos;
+    if (std::string(c.name).find("fixed J") != std::string::npos) cfg.pe_words = 5;
     cfg.init_std = 0.5f;
     memory::MemN2N model(cfg, 3);
     const memory::MemBatch b = toy_batch(cfg);
@@ -463,8 +478,15 @@ TEST_CASE("memn2n: model files keep the position-encoding form; older files read
     nn::put_params(m, model.params());
     CHECK(memory::load_memn2n(m).model->config().pe_form == f);
     CHECK_FALSE(memory::load_memn2n(m).model->config().mask_empty);
+    CHECK(memory::load_memn2n(m).model->config().pe_words == 0);
+    cfg.pe_words = 12;
+    memory::put_memn2n(m, cfg, *vocab, {1});
+    CHECK(memory::load_memn2n(m).model->config().pe_words == 12);
+    cfg.pe_words = 0;
     m.numbers.erase("arch/pe_code");  // a file written before the choices existed
     m.numbers.erase("arch/mask_empty");
+    m.numbers.erase("arch/pe_words");
+    CHECK(memory::load_memn2n(m).model->config().pe_words == 0);
     CHECK(memory::load_memn2n(m).model->config().pe_form == memory::PeForm::Paper);
     CHECK(memory::load_memn2n(m).model->config().mask_empty);
   }
