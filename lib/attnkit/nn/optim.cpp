@@ -217,10 +217,12 @@ double clip_grad_spectral(const std::vector<ad::Parameter*>& params, double max_
         const double gi = row[i];
         if (gi == 0.0) continue;
         double* si = S.data() + i * n;
-        for (int64_t j = 0; j < n; ++j) si[j] += gi * row[j];
+        for (int64_t j = i; j < n; ++j) si[j] += gi * row[j];  // the upper triangle
       }
     }
   }
+  for (int64_t i = 0; i < n; ++i)  // the same products in the same order: S is symmetric
+    for (int64_t j = 0; j < i; ++j) S[static_cast<size_t>(i * n + j)] = S[static_cast<size_t>(j * n + i)];
   // power iteration from a fixed start; the Rayleigh quotient converges as (λ2/λ1)^(2k)
   double trace = 0.0;
   for (int64_t i = 0; i < n; ++i) trace += S[static_cast<size_t>(i * n + i)];
