@@ -9,7 +9,10 @@
 #   1k-single  one model per task (only with MEMN2N_SINGLE=1)   reported, no claim
 # with memn2n-train's defaults, the authors' code's (single task: 100 epochs halved every 25,
 # 20 of linear start, embedding 20; joint: 60 halved every 15, 30 of linear start,
-# embedding 50; the code's position-encoding weights, each weight's gradient clipped at 40),
+# embedding 50; 10k joint: 20 halved every 5 as the paper, 20 of linear start; with linear
+# start the rate is 0.005 in both phases, as the paper's LS training and the code; the
+# code's position-encoding weights, each weight's gradient clipped at a spectral norm of
+# 40, the code's Matlab norm()),
 # and prints one TSV row per task (test error in %) and per model, then the mean error and
 # the failed-task count (error > 5%), the paper's layout, on standard output:
 #   task  1k-task1  1k-joint  1k-kv ...

@@ -40,10 +40,41 @@ expect 0 memn2n-train -q --data "$D" --task 1 --pe --pe-form paper --epochs 2 -o
 cmp -s pc.akm pp.akm && fail "--pe-form paper made no difference"
 expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --mask-empty -o pm.akm
 cmp -s pc.akm pm.akm && fail "--mask-empty made no difference"
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --clip-norm l2 -o pl.akm
+cmp -s pc.akm pl.akm && fail "--clip-norm l2 made no difference"
+expect 0 memn2n-train -q --data "$D" --task 1 --pe --epochs 2 --pe-length longest -o pj.akm
+cmp -s pc.akm pj.akm && fail "--pe-length longest made no difference"
+expect_err 2 "--clip-norm must be l2 or spectral" memn2n-train --data "$D" --clip-norm max -o x.akm
+expect_err 2 "--pe-length must be sentence or longest" memn2n-train --data "$D" --pe-length 9 -o x.akm
+no_file x.akm
 # joint defaults: 60 epochs halved every 15 (the log's lr column), linear start capped at 30
 expect 0 memn2n-train -q --data "$D" --task 1,6 --joint --log jd.tsv -o jd.akm
 check_eq "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' jd.tsv)" 60 "joint default epochs"
 check_eq "$(awk -F'\t' 'NR == 17 { print $4 }' jd.tsv)" 0.005 "joint default halving at epoch 16"
+# the rate: 0.01, or 0.005 with --ls in both phases (the paper, the authors' code); --lr
+# sets the rate after linear start, --ls-lr the one during it
+expect 0 memn2n-train -q --data "$D" --task 1 --ls --ls-max-epochs 2 --epochs 2 --log lr.tsv -o lr.akm
+check_eq "$(awk -F'\t' 'NR > 1 { printf "%s/%s ", $4, $5 }' lr.tsv)" "0.005/1 0.005/1 0.005/0 0.005/0 " \
+  "--ls: rate 0.005 in both phases"
+expect 0 memn2n-train -q --data "$D" --task 1 --ls --ls-max-epochs 2 --epochs 2 --lr 0.02 \
+  --ls-lr 0.001 --log lr.tsv -o lr.akm
+check_eq "$(awk -F'\t' 'NR > 1 { printf "%s/%s ", $4, $5 }' lr.tsv)" "0.001/1 0.001/1 0.02/0 0.02/0 " \
+  "--lr and --ls-lr"
+expect 0 memn2n-train -q --data "$D" --task 1 --epochs 1 --log lr.tsv -o lr.akm
+check_eq "$(awk -F'\t' 'NR == 2 { print $4 }' lr.tsv)" 0.01 "no --ls: rate 0.01"
+# joint with 10k questions a task (5000 or more): the paper's 20 epochs halved every 5, 20 of
+# linear start; a generated set of two tasks, 5000 questions each
+mkdir -p big
+for t in 1 6; do
+  awk -v t="$t" 'BEGIN { for (i = 0; i < 2500; i++) { p = i % 2 ? "mary" : "john"; r = i % 3 ? "kitchen" : "garden";
+    printf "1 %s went to the %s.\n2 where is %s?\t%s\t1\n3 %s went to the hall.\n4 where is %s?\thall\t3\n", p, r, p, r, p, p } }' \
+    >"big/qa${t}_big_train.txt"
+done
+expect 0 memn2n-train -q --data big --task 1,6 --joint --ls --epochs 6 --dim 4 --hops 1 --log big.tsv -o big.akm
+check_eq "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' big.tsv)" 26 "10k joint: 20 epochs of linear start"
+check_eq "$(awk -F'\t' 'NR == 22 { print $5 }' big.tsv)" 0 "10k joint: the softmax from epoch 21"
+check_eq "$(awk -F'\t' 'NR == 27 { print $4 }' big.tsv)" 0.0025 "10k joint: halved at epoch 6 of the softmax phase"
+check_eq "$(awk -F'\t' 'NR == 26 { print $4 }' big.tsv)" 0.005 "10k joint: not before"
 # best of runs: the per-run files are removed
 expect_err 0 "kept run" memn2n-train --data "$D" --task 1 --epochs 2 --runs 2 -o r.akm
 [ -e r.akm.run1 ] || [ -e r.akm.run2 ] && fail "per-run files left behind"

@@ -1,7 +1,9 @@
 // lib/attnkit/memory/memn2n*: the position encoding against hand-worked values, the sentence
 // encoder against a direct sum, gradient checks through two hops (every tying and option),
 // batches (slot order, masks, noisy ages), a tiny task learned perfectly, and determinism.
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "attnkit/autodiff/gradcheck.h"
@@ -12,6 +14,7 @@
 #include "attnkit/memory/memn2n_io.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/loss.h"
+#include "attnkit/nn/optim.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -81,14 +84,27 @@ TEST_CASE("memn2n: sentence encoder = weighted sum of embeddings, pads skipped")
     for (int k = 0; k < 3; ++k) want_c.at(0, k) += c3.at(j, k) * table.value.at(words[j], k);
   for (int k = 0; k < 3; ++k) want_c.at(1, k) = table.value.at(4, k);  // J = 1: weights 1
   test::check_close(pc.value(), want_c, 1e-6);
+  // a fixed J = 6 (the authors' code: every sentence padded to the longest): word j of any
+  // sentence takes row j of the J = 6 weights, whatever the sentence's length
+  Var pf = memory::encode_sentences(t.param(table), ids, 4, {2}, true, memory::PeForm::Code, 6);
+  const Tensor c6 = memory::position_encoding(6, 3, memory::PeForm::Code);
+  Tensor want_f({2, 3});
+  for (int j = 0; j < 3; ++j)
+    for (int k = 0; k < 3; ++k) want_f.at(0, k) += c6.at(j, k) * table.value.at(words[j], k);
+  for (int k = 0; k < 3; ++k) want_f.at(1, k) = c6.at(0, k) * table.value.at(4, k);
+  test::check_close(pf.value(), want_f, 1e-6);
+  CHECK(std::abs(pf.value().at(1, 0) - pc.value().at(1, 0)) > 0.1f);  // not J = 1's weights
+  CHECK_THROWS_AS(memory::encode_sentences(t.param(table), ids, 4, {2}, true,
+                                           memory::PeForm::Code, -1), ShapeError);
   for (bool p : {false, true})
-    for (memory::PeForm f : {memory::PeForm::Paper, memory::PeForm::Code}) {
-      const auto r = ad::check_gradients(
-          [&](Tape& t) { return memory::encode_sentences(t.param(table), ids, 4, {2}, p, f); },
-          {&table});
-      INFO("pe " << p << " form " << memory::pe_form_name(f) << ": " << r.where);
-      CHECK(r.ok);
-    }
+    for (memory::PeForm f : {memory::PeForm::Paper, memory::PeForm::Code})
+      for (int64_t fixed : {0, 6}) {
+        const auto r = ad::check_gradients(
+            [&](Tape& t) { return memory::encode_sentences(t.param(table), ids, 4, {2}, p, f, fixed); },
+            {&table});
+        INFO("pe " << p << " form " << memory::pe_form_name(f) << " J " << fixed << ": " << r.where);
+        CHECK(r.ok);
+      }
 }
 
 namespace {
@@ -120,6 +136,7 @@ TEST_CASE("memn2n: gradients through two hops, every variant") {
       {"layerwise pe te", true, true, false, true, memory::Tying::LayerWise},
       {"key-value pe te", true, true, true, true, memory::Tying::Adjacent},
       {"adjacent pe te, empty slots masked", true, true, false, true, memory::Tying::Adjacent},
+      {"adjacent pe te, fixed J", true, true, false, true, memory::Tying::Adjacent},
   };
   for (const Case& c : cases) {
     memory::MemN2NConfig cfg;
@@ -132,6 +149,7 @@ TEST_CASE("memn2n: gradients through two hops, every variant") {
     cfg.kv = c.kv;
     cfg.tying = c.tying;
     cfg.mask_empty = std::string(c.name).find("masked") != std::string::npos;
+    if (std::string(c.name).find("fixed J") != std::string::npos) cfg.pe_words = 5;
     cfg.init_std = 0.5f;
     memory::MemN2N model(cfg, 3);
     const memory::MemBatch b = toy_batch(cfg);
@@ -355,6 +373,7 @@ TEST_CASE("memn2n: gradients clipped weight by weight, or all together") {
   memory::TrainOptions opt;
   opt.lr = 1.0;
   opt.clip = 1e-3;  // far below every weight's gradient norm
+  opt.clip_spectral = false;
   for (bool global : {false, true}) {
     opt.clip_global = global;
     memory::MemN2N model(cfg, 5);
@@ -382,6 +401,69 @@ TEST_CASE("memn2n: gradients clipped weight by weight, or all together") {
   }
 }
 
+TEST_CASE("memn2n: spectral clipping (the default): each word table with its temporal rows") {
+  const data::Vocab* vocab = nullptr;
+  const auto all = fixture(&vocab, "train");
+  memory::MemN2NConfig cfg;
+  cfg.vocab = vocab->size();
+  cfg.hops = 2;
+  cfg.te = true;
+  memory::TrainOptions opt;
+  CHECK(opt.clip_spectral);
+  opt.lr = 1.0;
+  opt.clip = 1e-3;  // far below every weight's gradient norm
+  memory::MemN2N model(cfg, 5);
+  const auto groups = model.weight_groups();
+  REQUIRE(groups.size() == 3);  // E0+T0, E1+T1, E2+T2
+  for (const auto& g : groups) {
+    REQUIRE(g.size() == 2);
+    CHECK(g[0]->name[0] == 'E');
+    CHECK(g[1]->name[0] == 'T');
+    CHECK(g[0]->name.substr(1) == g[1]->name.substr(1));
+  }
+  std::vector<Tensor> before;
+  for (const auto* p : model.params().params()) before.push_back(p->value.clone());
+  memory::MemN2NTraining run(model, all, {}, opt);
+  run.step(0, 0);
+  // the step of each group, stacked, has spectral norm lr * clip; its L2 norm is larger
+  const auto& ps = model.params().params();
+  for (const auto& g : groups) {
+    std::vector<std::unique_ptr<ad::Parameter>> delta;
+    std::vector<ad::Parameter*> dp;
+    double l2 = 0.0;
+    for (ad::Parameter* p : g) {
+      const size_t i = static_cast<size_t>(std::find(ps.begin(), ps.end(), p) - ps.begin());
+      REQUIRE(i < ps.size());
+      delta.push_back(std::make_unique<ad::Parameter>(p->name, p->value.clone()));
+      auto& d = delta.back()->grad;
+      d = p->value.clone();
+      for (int64_t k = 0; k < d.size(); ++k) {
+        d[k] = before[i][k] - p->value[k];
+        l2 += static_cast<double>(d[k]) * d[k];
+      }
+      dp.push_back(delta.back().get());
+    }
+    INFO(g[0]->name);
+    CHECK(nn::clip_grad_spectral(dp, 1e9) == doctest::Approx(1e-3).epsilon(1e-3));
+    CHECK(std::sqrt(l2) > 1.001e-3);  // not rank one: above the L2 clipping's 1e-3
+  }
+  // layer-wise and Key-Value: the temporal tables go with A, C and K, V
+  cfg.tying = memory::Tying::LayerWise;
+  memory::MemN2N lw(cfg, 1);
+  auto names = [](const std::vector<std::vector<ad::Parameter*>>& gs) {
+    std::string s;
+    for (const auto& g : gs) {
+      for (const auto* p : g) s += p->name + "+";
+      s += " ";
+    }
+    return s;
+  };
+  CHECK(names(lw.weight_groups()) == "A+T_A+ C+T_C+ B+ W+ H+ ");
+  cfg.kv = true;
+  memory::MemN2N kv(cfg, 1);
+  CHECK(names(kv.weight_groups()) == "Q+ K+T_K+ V+T_V+ W+ R1+ R2+ ");
+}
+
 TEST_CASE("memn2n: model files keep the position-encoding form; older files read as the paper's") {
   const data::Vocab* vocab = nullptr;
   fixture(&vocab, "train");
@@ -396,8 +478,15 @@ TEST_CASE("memn2n: model files keep the position-encoding form; older files read
     nn::put_params(m, model.params());
     CHECK(memory::load_memn2n(m).model->config().pe_form == f);
     CHECK_FALSE(memory::load_memn2n(m).model->config().mask_empty);
+    CHECK(memory::load_memn2n(m).model->config().pe_words == 0);
+    cfg.pe_words = 12;
+    memory::put_memn2n(m, cfg, *vocab, {1});
+    CHECK(memory::load_memn2n(m).model->config().pe_words == 12);
+    cfg.pe_words = 0;
     m.numbers.erase("arch/pe_code");  // a file written before the choices existed
     m.numbers.erase("arch/mask_empty");
+    m.numbers.erase("arch/pe_words");
+    CHECK(memory::load_memn2n(m).model->config().pe_words == 0);
     CHECK(memory::load_memn2n(m).model->config().pe_form == memory::PeForm::Paper);
     CHECK(memory::load_memn2n(m).model->config().mask_empty);
   }

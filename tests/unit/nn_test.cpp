@@ -332,6 +332,35 @@ TEST_CASE("nn: optimisers converge on a convex quadratic; schedules; clipping") 
   CHECK(g1.grad[0] == doctest::Approx(0.6));
 }
 
+TEST_CASE("nn: spectral-norm clipping of stacked gradients, against the singular values") {
+  // [[3, 0], [0, 4]] stacked from two weights: σ = 4 (the L2 norm would be 5)
+  ad::Parameter e("E", Tensor({1, 2})), t("T", Tensor({1, 2}));
+  e.grad = Tensor({1, 2}, {3.0f, 0.0f});
+  t.grad = Tensor({1, 2}, {0.0f, 4.0f});
+  CHECK(nn::clip_grad_spectral({&e, &t}, 10.0) == doctest::Approx(4.0));
+  CHECK(e.grad[0] == 3.0f);  // below the bound: untouched
+  CHECK(nn::clip_grad_spectral({&e, &t}, 2.0) == doctest::Approx(4.0));
+  CHECK(e.grad[0] == doctest::Approx(1.5));
+  CHECK(t.grad[1] == doctest::Approx(2.0));
+  // a rank-one gradient u vᵀ: σ = |u| |v| = its L2 norm
+  ad::Parameter r("R", Tensor({3, 2}));
+  r.grad = Tensor({3, 2}, {1, 2, 2, 4, -2, -4});  // (1, 2, -2)ᵀ (1, 2)
+  CHECK(nn::clip_grad_spectral({&r}, 100.0) == doctest::Approx(3.0 * std::sqrt(5.0)));
+  // [[2, 1], [1, 2]]: singular values 3 and 1, top eigenvector orthogonal to neither start
+  ad::Parameter s("S", Tensor({2, 2}));
+  s.grad = Tensor({2, 2}, {2, 1, 1, 2});
+  CHECK(nn::clip_grad_spectral({&s}, 100.0) == doctest::Approx(3.0));
+  // [[1, 1], [1, -1]] / √2 · 5, orthogonal: both singular values 5
+  s.grad = Tensor({2, 2}, {1, 1, 1, -1});
+  for (float& x : s.grad.values()) x *= static_cast<float>(5.0 / std::sqrt(2.0));
+  CHECK(nn::clip_grad_spectral({&s}, 1.0) == doctest::Approx(5.0));
+  CHECK(s.grad[0] == doctest::Approx(1.0 / std::sqrt(2.0)));
+  // zero gradients: σ = 0, nothing changes; mismatched columns are an error
+  ad::Parameter z("Z", Tensor({2, 3}));
+  CHECK(nn::clip_grad_spectral({&z}, 1.0) == 0.0);
+  CHECK_THROWS_AS(nn::clip_grad_spectral({&z, &s}, 1.0), ShapeError);
+}
+
 TEST_CASE("nn: parameter registry — names, counts per layer, save and load") {
   nn::ParamStore ps;
   Rng rng(17);

@@ -61,13 +61,14 @@ inline PeRow pe_row(int64_t j, int64_t n, int64_t d, PeForm form) {
 }  // namespace
 
 Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shape lead, bool pe,
-                     PeForm form) {
+                     PeForm form, int64_t fixed_J) {
   Tape& t = table.tape();
   const Tensor& T = table.value();
   if (T.rank() != 2)
     throw ShapeError("encode_sentences: table must be [V, d], got " + shape_str(T.shape()));
   const int64_t V = T.dim(0), d = T.dim(1);
   const int64_t rows = shape_numel(lead);
+  if (fixed_J < 0) throw ShapeError("encode_sentences: negative fixed J");
   if (J < 1 || rows * J != static_cast<int64_t>(ids.size()))
     throw ShapeError("encode_sentences: " + std::to_string(ids.size()) + " ids are not " +
                      shape_str(lead) + " rows of " + std::to_string(J));
@@ -95,7 +96,7 @@ Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shap
       const float* e = tab + static_cast<int64_t>(w[j]) * d;
       ++pos;
       if (pe) {
-        const PeRow p = pe_row(pos, n, d, form);
+        const PeRow p = pe_row(pos, fixed_J > 0 ? fixed_J : n, d, form);
         const float* q = kd->data();
         for (int64_t k = 0; k < d; ++k) out[k] += (p.a - q[k] * p.b) * e[k];
       } else {
@@ -104,7 +105,7 @@ Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shap
     }
   }
   auto idp = std::make_shared<std::vector<int32_t>>(ids);
-  return t.push(std::move(y), {table}, [table, idp, kd, J, d, rows, pe, form](Tape& t, Var out) {
+  return t.push(std::move(y), {table}, [table, idp, kd, J, d, rows, pe, form, fixed_J](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
     float* gt = t.grad(table).data();
     const int32_t* id = idp->data();
@@ -119,7 +120,7 @@ Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shap
         float* e = gt + static_cast<int64_t>(w[j]) * d;
         ++pos;
         if (pe) {
-          const PeRow p = pe_row(pos, n, d, form);
+          const PeRow p = pe_row(pos, fixed_J > 0 ? fixed_J : n, d, form);
           const float* q = kd->data();
           for (int64_t k = 0; k < d; ++k) e[k] += (p.a - q[k] * p.b) * pg[k];
         } else {
@@ -163,11 +164,32 @@ MemN2N::MemN2N(const MemN2NConfig& cfg, uint64_t seed) : cfg_(cfg) {
   }
 }
 
+std::vector<std::vector<ad::Parameter*>> MemN2N::weight_groups() const {
+  // the temporal tables pair with: adjacent T_k -> E_k; layer-wise T_A, T_C -> A, C;
+  // Key-Value T_K, T_V -> K, V
+  const size_t first = cfg_.kv ? 1 : 0;
+  std::vector<std::vector<ad::Parameter*>> g;
+  for (size_t i = 0; i < tables_.size(); ++i) {
+    g.push_back({tables_[i]});
+    if (i >= first && i - first < times_.size()) g.back().push_back(times_[i - first]);
+  }
+  for (ad::Parameter* m : mats_) g.push_back({m});
+  return g;
+}
+
 Var MemN2N::memory_embedding(Tape& t, const MemBatch& b, ad::Parameter* table,
                              ad::Parameter* time) const {
-  Var m = encode_sentences(t.param(*table), b.story, b.J, {b.B, b.M}, cfg_.pe, cfg_.pe_form);
-  if (time) m = ad::add(m, ad::embedding(t.param(*time), b.time, {b.B, b.M}));
-  return m;
+  Var m = encode_sentences(t.param(*table), b.story, b.J, {b.B, b.M}, cfg_.pe, cfg_.pe_form,
+                           cfg_.pe_words);
+  if (!time) return m;
+  Var rows = ad::embedding(t.param(*time), b.time, {b.B, b.M});
+  if (cfg_.pe && cfg_.pe_words > 0) {  // the time word, last of J
+    const Tensor l = position_encoding(cfg_.pe_words, cfg_.dim, cfg_.pe_form);
+    Tensor w({cfg_.dim});
+    for (int64_t k = 0; k < cfg_.dim; ++k) w[k] = l.at(cfg_.pe_words - 1, k);
+    rows = ad::mul(rows, t.constant(std::move(w)));
+  }
+  return ad::add(m, rows);
 }
 
 Var MemN2N::hop(Tape& t, const MemBatch& b, Var u, Var m, Var c, bool softmax,
@@ -206,7 +228,7 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
   const int K = cfg_.hops;
   auto time = [&](size_t i) { return times_.empty() ? nullptr : times_[i]; };
   if (cfg_.kv) {
-    Var q = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form);
+    Var q = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form, cfg_.pe_words);
     Var keys = memory_embedding(t, b, tables_[1], time(0));
     Var vals = memory_embedding(t, b, tables_[2], time(1));
     for (int k = 0; k < K; ++k) {
@@ -216,7 +238,7 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
     return ad::linear(q, t.param(*tables_[3]));
   }
   if (cfg_.tying == Tying::Adjacent) {
-    Var u = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form);
+    Var u = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form, cfg_.pe_words);
     Var m = memory_embedding(t, b, tables_[0], time(0));
     for (int k = 0; k < K; ++k) {
       Var c = memory_embedding(t, b, tables_[static_cast<size_t>(k + 1)], time(k + 1));
@@ -225,7 +247,7 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
     }
     return ad::linear(u, t.param(*tables_[static_cast<size_t>(K)]));
   }
-  Var u = encode_sentences(t.param(*tables_[2]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form);
+  Var u = encode_sentences(t.param(*tables_[2]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form, cfg_.pe_words);
   Var m = memory_embedding(t, b, tables_[0], time(0));
   Var c = memory_embedding(t, b, tables_[1], time(1));
   for (int k = 0; k < K; ++k) {

@@ -54,6 +54,11 @@ struct MemN2NConfig {
   int64_t memory = 50;        // M: the last M sentences of a story
   bool pe = false;            // position encoding (else bag of words)
   PeForm pe_form = PeForm::Code;  // its form (models saved before it existed: Paper)
+  // J of the position encoding: 0, each sentence's own word count (the paper); else this
+  // fixed J for every sentence and query, with word j at its position in the sentence, and
+  // with te the temporal rows weighted as a word at j = J (the authors' code: sentences
+  // padded to the data's longest, the time word last).
+  int64_t pe_words = 0;
   bool te = false;            // temporal encoding
   Tying tying = Tying::Adjacent;
   bool kv = false;            // the Key-Value variant (its own weights; tying unused)
@@ -70,8 +75,9 @@ Tensor position_encoding(int64_t J, int64_t d, PeForm form = PeForm::Paper);
 // words of a row need not be contiguous, j counts the words) → lead + [d], one op on the tape.
 // With pe, l_j is the position encoding (of `form`) for that row's word count; otherwise 1.
 // Ids outside [0, V) are a DataError.
+// With fixed_J > 0 the encoding's J is fixed_J for every row (see MemN2NConfig::pe_words).
 ad::Var encode_sentences(ad::Var table, const std::vector<int32_t>& ids, int64_t J, Shape lead,
-                         bool pe, PeForm form = PeForm::Paper);
+                         bool pe, PeForm form = PeForm::Paper, int64_t fixed_J = 0);
 
 // One batch of questions in ids (see the header comment).
 struct MemBatch {
@@ -95,6 +101,11 @@ class MemN2N {
   // weights over the memory slots ([B, M]) are appended.
   ad::Var forward(ad::Tape& t, const MemBatch& b, bool softmax,
                   std::vector<ad::Var>* attention = nullptr) const;
+
+  // The weights as the authors' code holds them, for per-weight gradient clipping: each word
+  // table with its temporal rows (there, time words of the same lookup table), then every
+  // other matrix alone.
+  std::vector<std::vector<ad::Parameter*>> weight_groups() const;
 
   const MemN2NConfig& config() const { return cfg_; }
   nn::ParamStore& params() { return ps_; }

@@ -214,11 +214,14 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
     out.grad_norm = nn::clip_grad_norm(sgd_.params(), max_norm);
   } else {  // each weight on its own (the reference code's way); the norm reported is global
     double s = 0.0;
-    for (ad::Parameter* p : sgd_.params()) {
-      const double g = nn::clip_grad_norm({p}, max_norm);
-      s += g * g;
-    }
+    for (ad::Parameter* p : sgd_.params())
+      for (float v : p->grad.values()) s += static_cast<double>(v) * v;
     out.grad_norm = std::sqrt(s);
+    if (opt_.clip_spectral) {
+      for (const auto& group : model_.weight_groups()) nn::clip_grad_spectral(group, max_norm);
+    } else {
+      for (ad::Parameter* p : sgd_.params()) nn::clip_grad_norm({p}, max_norm);
+    }
   }
   sgd_.step();
   sgd_.zero_grad();

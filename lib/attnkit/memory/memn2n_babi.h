@@ -2,10 +2,11 @@
 // Sukhbaatar et al. 2015) and evaluation per task.
 //
 // Training, as the paper: SGD without momentum on the loss summed over a batch (not averaged),
-// learning rate `lr` halved every `anneal_every` epochs, each weight's gradient rescaled to an
-// L2 norm of at most `clip` (the authors' code; `clip_global`: all of them together), batches of 32, 10% of the training questions held out for
-// validation (the last ones after a seeded shuffle). Linear start (ls): the run begins
-// without the hops' softmax at rate `ls_lr`; after `ls_max_epochs` (the authors' code: a
+// learning rate `lr` halved every `anneal_every` epochs, each weight's gradient rescaled to a
+// norm of at most `clip` (the authors' code: its spectral norm, a word table with its temporal
+// rows; `clip_spectral` false: its L2 norm; `clip_global`: the L2 norm of all of them
+// together), batches of 32, 10% of the training questions held out for validation (the last
+// ones after a seeded shuffle). Linear start (ls): the run begins without the hops' softmax at rate `ls_lr`; after `ls_max_epochs` (the authors' code: a
 // fixed 20, 30 joint) or, with `ls_patience` P > 0, when the validation loss has not made a
 // new best for P epochs (the paper's "stopped decreasing"), the softmax is put back and the
 // ordinary `epochs` epochs begin from `lr`. Random noise (rn): during training the sentences'
@@ -64,6 +65,9 @@ struct TrainOptions {
   int anneal_every = 25;      // halve the rate every this many epochs (0: never)
   double clip = 40.0;         // max gradient norm (0: no clipping)
   bool clip_global = false;   // clip the norm of all gradients together (else each weight's)
+  bool clip_spectral = true;  // each weight's norm is its largest singular value (Matlab's
+                              // norm(G), the authors' code), a word table stacked with its
+                              // temporal rows; else its L2 norm
   bool ls = false;            // linear start
   double ls_lr = 0.005;
   int ls_max_epochs = 20;

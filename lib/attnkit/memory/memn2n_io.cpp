@@ -14,6 +14,7 @@ void put_memn2n(nn::ModelFile& m, const MemN2NConfig& cfg, const data::Vocab& vo
   m.numbers["arch/memory"] = static_cast<double>(cfg.memory);
   m.numbers["arch/pe"] = cfg.pe;
   m.numbers["arch/pe_code"] = cfg.pe_form == PeForm::Code;
+  m.numbers["arch/pe_words"] = static_cast<double>(cfg.pe_words);
   m.numbers["arch/te"] = cfg.te;
   m.numbers["arch/kv"] = cfg.kv;
   m.numbers["arch/mask_empty"] = cfg.mask_empty;
@@ -36,6 +37,8 @@ LoadedMemN2N load_memn2n(const nn::ModelFile& m) {
     // models saved before the form was a choice used the paper's
     cfg.pe_form = m.numbers.count("arch/pe_code") && m.integer("arch/pe_code", 0, 1)
                       ? PeForm::Code : PeForm::Paper;
+    // models saved before it existed: each sentence's own J
+    cfg.pe_words = m.numbers.count("arch/pe_words") ? m.integer("arch/pe_words", 0, 1 << 20) : 0;
     cfg.te = m.integer("arch/te", 0, 1) != 0;
     cfg.kv = m.integer("arch/kv", 0, 1) != 0;
     // models saved before the choice existed masked the empty slots

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "attnkit/core/error.h"
 
@@ -216,6 +218,68 @@ double clip_grad_norm(const std::vector<ad::Parameter*>& params, double max_norm
       for (float& v : p->grad.values()) v *= scale;
   }
   return norm;
+}
+
+double clip_grad_spectral(const std::vector<ad::Parameter*>& params, double max_norm) {
+  if (params.empty()) return 0.0;
+  auto cols_of = [](const ad::Parameter* p) {
+    const Tensor& g = p->grad;
+    return g.rank() == 0 ? int64_t{1} : g.dim(g.rank() - 1);
+  };
+  const int64_t n = cols_of(params[0]);
+  // S = Σ Gᵀ G (n x n); σ² is its largest eigenvalue
+  std::vector<double> S(static_cast<size_t>(n * n), 0.0);
+  for (const ad::Parameter* p : params) {
+    if (cols_of(p) != n)
+      throw ShapeError("clip_grad_spectral: " + p->name + " has " + std::to_string(cols_of(p)) +
+                       " columns, expected " + std::to_string(n));
+    const float* g = p->grad.data();
+    const int64_t rows = p->grad.size() / std::max<int64_t>(n, 1);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = g + r * n;
+      for (int64_t i = 0; i < n; ++i) {
+        const double gi = row[i];
+        if (gi == 0.0) continue;
+        double* si = S.data() + i * n;
+        for (int64_t j = i; j < n; ++j) si[j] += gi * row[j];  // the upper triangle
+      }
+    }
+  }
+  for (int64_t i = 0; i < n; ++i)  // the same products in the same order: S is symmetric
+    for (int64_t j = 0; j < i; ++j) S[static_cast<size_t>(i * n + j)] = S[static_cast<size_t>(j * n + i)];
+  // power iteration from a fixed start; the Rayleigh quotient converges as (λ2/λ1)^(2k)
+  double trace = 0.0;
+  for (int64_t i = 0; i < n; ++i) trace += S[static_cast<size_t>(i * n + i)];
+  if (!(trace > 0.0)) return 0.0;
+  std::vector<double> v(static_cast<size_t>(n)), w(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = 1.0 + 1e-3 * static_cast<double>(i);
+  double lambda = 0.0;
+  for (int it = 0; it < 1000; ++it) {
+    double vv = 0.0, vw = 0.0, ww = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+      double s = 0.0;
+      const double* si = S.data() + i * n;
+      for (int64_t j = 0; j < n; ++j) s += si[j] * v[static_cast<size_t>(j)];
+      w[static_cast<size_t>(i)] = s;
+      vv += v[static_cast<size_t>(i)] * v[static_cast<size_t>(i)];
+      vw += v[static_cast<size_t>(i)] * s;
+      ww += s * s;
+    }
+    const double next = vw / vv;
+    if (!(ww > 0.0)) break;
+    const double inv = 1.0 / std::sqrt(ww);
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = w[static_cast<size_t>(i)] * inv;
+    const bool done = it > 0 && std::abs(next - lambda) <= 1e-12 * next;
+    lambda = next;
+    if (done) break;
+  }
+  const double sigma = std::sqrt(std::max(lambda, 0.0));
+  if (sigma > max_norm && sigma > 0.0) {
+    const float scale = static_cast<float>(max_norm / sigma);
+    for (ad::Parameter* p : params)
+      for (float& x : p->grad.values()) x *= scale;
+  }
+  return sigma;
 }
 
 void clip_grad_value(const std::vector<ad::Parameter*>& params, double value) {

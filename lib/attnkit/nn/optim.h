@@ -116,6 +116,13 @@ class RMSProp : public Optimizer {
 // Scales every gradient by max_norm / ‖g‖ when the global L2 norm ‖g‖ over all of them
 // (in double) exceeds max_norm; returns ‖g‖ before clipping.
 double clip_grad_norm(const std::vector<ad::Parameter*>& params, double max_norm);
+// Scales the gradients by max_norm / σ when the spectral norm σ (largest singular value, in
+// double) of the matrix they form stacked row-wise exceeds max_norm; returns σ before
+// clipping. Each gradient is read as [rows, cols] with cols its last dimension (a vector is
+// one row); all must have the same cols (ShapeError otherwise). σ ≤ the L2 norm, equal for
+// rank-one gradients. This is Matlab's norm(G) of a matrix, as the MemN2N authors' code
+// clips each weight.
+double clip_grad_spectral(const std::vector<ad::Parameter*>& params, double max_norm);
 // Clamps every gradient element to [-value, value].
 void clip_grad_value(const std::vector<ad::Parameter*>& params, double value);
 
