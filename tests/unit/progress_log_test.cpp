@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -113,4 +114,15 @@ TEST_CASE("tsv log: header from the first row, fixed column order, flushed per r
   CHECK(io::read_all(path) == "step\tloss\n8\t1\n");
   std::remove(path.c_str());
   CHECK_THROWS_AS(io::TsvLog("/nonexistent/dir/log.tsv"), IoError);
+}
+
+TEST_CASE("tsv log: whole numbers in full, others as the shortest decimal that reads back") {
+  CHECK(io::format_double(100000.0) == "100000");
+  CHECK(io::format_double(1e15) == "1000000000000000");
+  CHECK(io::format_double(-3.0) == "-3");
+  CHECK(io::format_double(0.0) == "0");
+  CHECK(io::format_double(0.1) == "0.1");
+  CHECK(io::format_double(1e-4) == "1e-04");
+  CHECK(io::format_double(2.5e20) == "2.5e+20");
+  CHECK(io::format_double(std::nan("")) == "nan");
 }

@@ -14,6 +14,12 @@ std::string format_double(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
+  // Whole numbers (steps, counts) in full: the shortest form of 100000 is "1e+05", which
+  // sort -n and awk's numeric comparisons of a TSV read as 1.
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
+    auto r = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(v));
+    return std::string(buf, r.ptr);
+  }
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }
