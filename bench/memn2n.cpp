@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "attnkit/core/parallel.h"
 #include "attnkit/core/blas.h"
@@ -18,6 +19,9 @@ using namespace attnkit;
 int main(int argc, char** argv) {
   const int steps = argc > 1 ? std::atoi(argv[1]) : 200;
   const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
+  // "spectral": clip as memn2n-train does by default (each weight group's spectral norm at
+  // 40); otherwise the global L2 norm at 40, as the PyTorch peer does.
+  const bool spectral = argc > 3 && std::string(argv[3]) == "spectral";
   set_max_threads(threads);
   blas_set_threads(threads);
   const int64_t V = 180, B = 32, M = 50, J = 11, Jq = 6;
@@ -54,7 +58,10 @@ int main(int argc, char** argv) {
     t.clear();
     ad::Var l = ad::mul(nn::cross_entropy(model.forward(t, b, true), b.answer), static_cast<float>(B));
     t.backward(l);
-    nn::clip_grad_norm(sgd.params(), 40.0);
+    if (spectral)
+      for (const auto& group : model.weight_groups()) nn::clip_grad_spectral(group, 40.0);
+    else
+      nn::clip_grad_norm(sgd.params(), 40.0);
     sgd.step();
     sgd.zero_grad();
     loss = l.value()[0] / B;
@@ -63,6 +70,6 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < steps; ++i) step(i);
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("attnkit\t%d\t%d\t%.6f\t%.1f\t%.4f\n", threads, steps, sec / steps,
+  std::printf(spectral ? "attnkit-spectral\t%d" : "attnkit\t%d\t%d\t%.6f\t%.1f\t%.4f\n", threads, steps, sec / steps,
               static_cast<double>(steps * B) / sec, loss);
 }

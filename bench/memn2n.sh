@@ -4,6 +4,8 @@
 # the same run, alternated REPS times, same OPENBLAS_CORETYPE and thread count. Prints TSV
 # rows and, per thread count, the examples/s ratio of every round and their spread.
 #   bench/memn2n.sh [STEPS] [REPS]
+# attnkit runs twice a round: clipping the global L2 norm at 40 like the peer, and clipping
+# each weight group's spectral norm at 40, what memn2n-train does by default.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${ATTNKIT_BUILD:-$top/build}
@@ -15,12 +17,15 @@ core=${OPENBLAS_CORETYPE:-SkylakeX}
 /usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "# PyTorch not importable by /usr/bin/python3: peer skipped"; exit 0; }
 echo -e "impl\tthreads\tsteps\tsec_per_step\texamples_per_s\tloss"
 for th in 1 2; do
-  ratios=()
+  ratios=() sratios=()
   for r in $(seq 1 "$reps"); do
     a=$(OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$th "$bin" "$steps" "$th")
+    s=$(OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$th "$bin" "$steps" "$th" spectral)
     p=$(OPENBLAS_CORETYPE=$core OMP_NUM_THREADS=$th /usr/bin/python3 "$top/bench/memn2n_torch.py" "$steps" "$th")
-    echo "$a"; echo "$p"
+    echo "$a"; echo "$s"; echo "$p"
     ratios+=("$(paste <(echo "$a") <(echo "$p") | awk -F'\t' '{ printf "%.2f", $5 / $11 }')")
+    sratios+=("$(paste <(echo "$s") <(echo "$p") | awk -F'\t' '{ printf "%.2f", $5 / $11 }')")
   done
   echo "# $th threads: attnkit / pytorch examples/s per round: ${ratios[*]}"
+  echo "# $th threads: attnkit with memn2n-train's spectral clipping / pytorch: ${sratios[*]}"
 done
