@@ -70,6 +70,6 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < steps; ++i) step(i);
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf(spectral ? "attnkit-spectral\t%d" : "attnkit\t%d\t%d\t%.6f\t%.1f\t%.4f\n", threads, steps, sec / steps,
-              static_cast<double>(steps * B) / sec, loss);
+  std::printf("%s\t%d\t%d\t%.6f\t%.1f\t%.4f\n", spectral ? "attnkit-spectral" : "attnkit", threads, steps,
+              sec / steps, static_cast<double>(steps * B) / sec, loss);
 }
