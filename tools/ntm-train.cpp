@@ -69,12 +69,15 @@ int main(int argc, char** argv) {
         "Cost: bits per sequence, the paper's unit: wrong bits after thresholding the outputs\n"
         "at 0.5, summed over a sequence. Progress on stderr shows it averaged over the last\n"
         "--log-every steps. With --resume the run continues from MODEL.ckpt bit for bit (same\n"
-        "--threads 1) and the log keeps its rows up to the checkpoint.");
+        "--threads 1) and the log keeps its rows up to the checkpoint; options not given again\n"
+        "come from the checkpoint, and a larger --steps extends the run. A --lr given with\n"
+        "--resume replaces the checkpoint's rate from there on.");
     app.parse();
 
     if (out.empty()) throw UsageError("the option '--output' is required but missing");
     const std::string cp = tf.checkpoint.empty() ? out + ".ckpt" : tf.checkpoint;
     std::unique_ptr<nn::ModelFile> ckpt;
+    const bool lr_given = app.given("lr");  // before the checkpoint's keys fill in the rest
     if (tf.resume) {  // its configuration first: keys not given again come from it
       ckpt = std::make_unique<nn::ModelFile>(nn::load_model_file(cp, "ntm"));
       app.apply_config_fallback(ckpt->config_yaml, cp);
@@ -120,6 +123,9 @@ int main(int argc, char** argv) {
       if (ckpt->integer("ntm/input") != m.input || ckpt->integer("ntm/output") != m.output)
         throw DataError("the checkpoint's input/output sizes do not fit this task or data", cp);
       trainer.resume_from(*ckpt);
+      // The optimiser state carries the checkpoint's rate; a --lr given again replaces it
+      // from here on (e.g. a lower rate once the task is learned).
+      if (lr_given) opt->set_lr(o.lr);
     }
     const int64_t start = trainer.state().step;
     std::unique_ptr<io::TsvLog> log = tf.open_log(start);

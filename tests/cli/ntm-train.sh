@@ -100,6 +100,14 @@ CHECKS=$((CHECKS + 1))
 [ -s my.ckpt ] && [ ! -e named.akm.ckpt ] || fail "--checkpoint FILE not used"
 expect 0 ntm-train --steps 9 -q -o named.akm --checkpoint my.ckpt --resume
 expect_err 1 "ntm-train: nockpt.akm.ckpt: " ntm-train $small --steps 5 -o nockpt.akm --resume
+# A --lr given with --resume replaces the checkpoint's rate from the checkpoint on; without
+# it the checkpoint's rate goes on.
+expect 0 ntm-train $small --steps 20 --seed 4 --threads 1 -q -o lr.akm --log lr.tsv --log-every 10 --checkpoint-every 10 --lr 2e-4
+cp lr.akm.ckpt lr2.ckpt
+expect 0 ntm-train --steps 30 --threads 1 -q -o lr.akm --log lr.tsv --log-every 10 --resume --lr 5e-5
+check_eq "$(cut -f6 lr.tsv | paste -sd,)" "lr,2e-04,2e-04,5e-05" "--lr with --resume"
+expect 0 ntm-train --steps 30 --threads 1 -q -o lr2.akm --checkpoint lr2.ckpt --log lr2.tsv --log-every 10 --resume
+check_eq "$(tail -1 lr2.tsv | cut -f6)" "2e-04" "--resume without --lr keeps the checkpoint's rate"
 
 # The NaN guard: an absurd learning rate blows up; the run fails naming the step, no model.
 expect_err 1 "at step" ntm-train $small --optimizer adam --lr 1e30 --clip-value 0 --steps 200 -o nan.akm
