@@ -37,6 +37,9 @@
 # steps). Training on lengths of at most 20 never shows this cost after 20 output steps.
 # Training on lengths 1-30 instead (ntm-train --max-len 30, at 1e-4) kept length 120 at 0%
 # and 1.2% for seeds 1 and 2.
+# Not a cure either: lowering the rate to 1e-4 after 30,000 (ntm-train --resume --lr 1e-4)
+# left seeds 1 and 2 at 11% and 1.1% wrong bits at 120 after 100,000; a feed-forward
+# controller learns lengths 1-20 but copies nothing longer (50% wrong at 40 and 120).
 #   pipelines/ntm-copy.sh [--quick] [--seed S] [--keep DIR]
 # --quick: one seed of a small copy task (4-bit vectors, length 1-4, 16 x 8 memory, Adam)
 # for 5,000 sequences (seconds); claims: below 1 bit per sequence at lengths 1-4.
