@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
         ("output,o", po::value(&out)->value_name("MODEL"), "the model file (required unless --dry-run)")
         ("log", po::value(&log_file)->value_name("FILE"),
          "metrics as TSV: step epoch loss tokens_per_s lr grad_norm valid_loss valid_bleu")
-        ("resume", po::bool_switch(&resume), "continue from MODEL.ckpt (same data and settings)")
+        ("resume", po::bool_switch(&resume), "continue from MODEL.ckpt (same data and settings; a --lr given replaces the "
+         "checkpoint's rate from there on)")
         ("dry-run", po::bool_switch(&dry_run), "print the parameters per layer and in total, then exit");
     app.config_options().add_options()
         ("tokens", po::value(&tokens)->default_value(tokens), "tokenisation of both sides: words (the textbook's) or chars")
@@ -218,6 +219,9 @@ int main(int argc, char** argv) {
         throw DataError("the checkpoint was trained on other data or settings (vocabularies differ)",
                         trainer.checkpoint_path());
       trainer.resume_from(ck);
+      // The optimiser state carries the checkpoint's rate; a --lr given again replaces it
+      // from here on (the schedule's factor still applies).
+      if (app.given("lr")) adam.set_lr(lr);
     }
 
     std::unique_ptr<io::TsvLog> log;

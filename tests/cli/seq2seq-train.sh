@@ -80,6 +80,16 @@ head -n 5 en.txt > en5.txt
 expect_err 1 "seq2seq-train: " seq2seq-train --source en5.txt --target fr.txt -o x.akm
 no_file x.akm
 expect_err 1 "seq2seq-train: " seq2seq-train "${common[@]}" --steps 2 --resume -o nockpt.akm
+# --lr with --resume: the checkpoint's rate is replaced from the checkpoint on; without
+# --lr the checkpoint's rate goes on.
+lrargs=(-i dates.tsv --tokens chars --embed 24 --hidden 48 --batch-size 32 --seed 5 --threads 1 -q --log-every 10)
+expect 0 seq2seq-train "${lrargs[@]}" --lr 0.01 --steps 20 --checkpoint-every 10 --log lr.tsv -o lr.akm
+cp lr.akm.ckpt lr-keep.akm.ckpt
+expect 0 seq2seq-train "${lrargs[@]}" --lr 0.002 --steps 30 --checkpoint-every 10 --log lr.tsv --resume -o lr.akm
+lrcol() { awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "lr") c = i; next } { printf "%s%s", s, $c; s = "," }' "$1"; }
+check_eq "$(lrcol lr.tsv)" "0.01,0.01,0.002" "--lr with --resume"
+expect 0 seq2seq-train "${lrargs[@]}" --steps 30 --checkpoint-every 10 --log lr-keep.tsv --resume -o lr-keep.akm
+check_eq "$(lrcol lr-keep.tsv)" "0.01" "--resume without --lr keeps the checkpoint's rate"
 no_file nockpt.akm
 # A run that diverges stops with status 1 and writes no model.
 expect_err 1 "seq2seq-train: " seq2seq-train -i dates.tsv --tokens chars --steps 30 --lr 1e30 --clip 0 -q -o nan.akm
