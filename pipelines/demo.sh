@@ -66,7 +66,7 @@ cut -f1 "$work/test.tsv" > "$work/test.src"
 seq2seq-translate -m "$work/dates.akm" -i "$work/test.src" -q --threads 1 \
   --alignments "$work/align.npz" --alignment-tokens "$work/tok" > "$work/test.out"
 echo "   translations of dates it has never seen:"
-paste "$work/test.src" "$work/test.out" | head -n 6 | awk -F'\t' '{ printf "     %-28s -> %s\n", $1, $2 }'
+paste "$work/test.src" "$work/test.out" | awk -F'\t' 'NR <= 6 { printf "     %-28s -> %s\n", $1, $2 }'
 right=$(cut -f2 "$work/test.tsv" | paste - "$work/test.out" | awk -F'\t' '$1 == $2' | wc -l)
 echo "   exactly right: $right of 200"
 png=${keep:-.}/demo-alignment.png

@@ -46,7 +46,7 @@ for model in rnn transformer; do
   [ "$got" = "$n" ] || { echo "$PIPELINE: $model: $got translations for $n sentences" >&2; status=1; }
   score=$(bleu -r "$dir/test.ref" "$dir/$model.out")
   echo "   $model: corpus BLEU on the held-out pairs (beam 4, alpha 0.6): $score"
-  paste "$dir/test.en" "$dir/$model.out" | head -n 5 | awk -F'\t' '{ printf "     %-30s -> %s\n", $1, $2 }'
+  paste "$dir/test.en" "$dir/$model.out" | awk -F'\t' 'NR <= 5 { printf "     %-30s -> %s\n", $1, $2 }'
   if [ "$quick" = 0 ] && ! awk -v s="$score" 'BEGIN { exit !(s > 10) }'; then
     echo "$PIPELINE: $model BLEU $score is not above 10" >&2
     status=1
