@@ -10,7 +10,7 @@
 # are divided by sqrt(d_k).
 # Last, a translation model with attention: seq2seq-train fits an LSTM encoder-decoder with
 # Bahdanau attention to the synthetic dates task (seqdata-gen --task dates: "friday, april 17
-# 2020" -> "2020-04-17", characters as tokens) in about half a minute, seq2seq-translate
+# 2020" -> "2020-04-17", characters as tokens) in seconds, seq2seq-translate
 # converts dates it has never seen, and attn-plot draws one sentence's alignment as a PNG
 # (demo-alignment.png in the current folder, or in --keep DIR).
 #   pipelines/demo.sh [--quick] [--keep DIR]   (the tools from ATTNKIT_BIN, build/bin, or PATH)
