@@ -3,6 +3,8 @@
 #   pipeline_args "$@"      # --quick, --seed S, --keep DIR, -h/--help → quick, seed, keep
 #   need_tools T...         # exit 1 naming the first tool not found
 #   work_dir                # dir: the --keep folder, or a temporary one removed at exit
+#   ntm_bits MODEL OPT...   # ntm-run --eval OPT...: bits per sequence over all lengths
+#   ntm_wrong MODEL OPT...  # ntm-run --eval OPT...: each length's wrong-bit fraction, tab-separated
 # The tools come from ATTNKIT_BIN, else build/bin of this tree, else PATH.
 PIPELINE=$(basename "$0")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -41,4 +43,17 @@ work_dir() {
     dir=$(mktemp -d)
     trap 'rm -rf "$dir"' EXIT
   fi
+}
+
+ntm_bits() {
+  local model=$1
+  shift
+  ntm-run --model "$model" --eval "$@" -q | awk -F'\t' '$1 == "all" { print $3 }'
+}
+
+ntm_wrong() {
+  local model=$1
+  shift
+  ntm-run --model "$model" --eval "$@" -q |
+    awk -F'\t' '$1 != "length" && $1 != "all" { printf "%s%s", sep, $4; sep = "\t" }'
 }

@@ -36,9 +36,8 @@ else
 fi
 ntm-train $train --seed "$seed" -o "$dir/ar.akm" --log "$dir/curve.tsv" --log-every 500 -q
 cp "$dir/curve.tsv" "$out/curve.tsv" 2>/dev/null || true
-bits=$(ntm-run --model "$dir/ar.akm" --eval --count "$per" --seed 1000 -q | awk -F'\t' '$1 == "all" { print $3 }')
-bits_many=$(ntm-run --model "$dir/ar.akm" --eval --lengths "$many" --count 100 --seed 2000 -q |
-  awk -F'\t' '$1 == "all" { print $3 }')
+bits=$(ntm_bits "$dir/ar.akm" --count "$per" --seed 1000)
+bits_many=$(ntm_bits "$dir/ar.akm" --lengths "$many" --count 100 --seed 2000)
 first=$(awk -F'\t' 'NR > 1 && $4 < 1 { print $1; exit }' "$dir/curve.tsv")
 printf 'seed\tbits_per_seq\tbits_per_seq_%s_items\tfirst_step_below_1bit\n%s\t%s\t%s\t%s\n' \
   "$many" "$seed" "$bits" "$bits_many" "${first:-none}"

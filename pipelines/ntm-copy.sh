@@ -64,10 +64,7 @@ else
   first_steps=30000 more_steps=100000
   eval_lengths=$(seq -s, 1 20) count=50 long=40 longer=120 need_ok=3 limit=0.05
 fi
-generalise() {  # generalise MODEL: wrong-bit fractions at lengths $long and $longer, tab-separated
-  ntm-run --model "$1" --eval --lengths "$long,$longer" --count 100 --seed 2000 -q |
-    awk -F'\t' '$1 != "length" && $1 != "all" { printf "%s%s", sep, $4; sep = "\t" }'
-}
+generalise() { ntm_wrong "$1" --lengths "$long,$longer" --count 100 --seed 2000; }
 
 printf 'seed\tbits_per_seq\tfirst_step_below_1bit\twrong_fraction_%s\twrong_fraction_%s\twrong_fraction_%s_%s\twrong_fraction_%s_%s\n' \
   "$long" "$longer" "$long" "$more_steps" "$longer" "$more_steps"
@@ -77,8 +74,7 @@ for s in $seeds; do
   # $more_steps (bit for bit the model of a run of $more_steps never stopped).
   ntm-train $train --steps "$first_steps" --checkpoint-every "$first_steps" --checkpoint "$dir/copy$s.ckpt" \
     --seed "$s" -o "$dir/copy$s.akm" --log "$dir/curve-$s.tsv" --log-every 500 -q
-  bits=$(ntm-run --model "$dir/copy$s.akm" --eval --lengths "$eval_lengths" --count "$count" --seed 1000 -q |
-    awk -F'\t' '$1 == "all" { print $3 }')
+  bits=$(ntm_bits "$dir/copy$s.akm" --lengths "$eval_lengths" --count "$count" --seed 1000)
   first=$(awk -F'\t' 'NR > 1 && $4 < 1 { print $1; exit }' "$dir/curve-$s.tsv")
   gen=$(generalise "$dir/copy$s.akm")
   ntm-train $train --steps "$more_steps" --checkpoint-every "$first_steps" --checkpoint "$dir/copy$s.ckpt" \

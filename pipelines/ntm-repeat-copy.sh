@@ -36,7 +36,7 @@ else
 fi
 ntm-train $train --seed "$seed" -o "$dir/rc.akm" --log "$dir/curve.tsv" --log-every 500 -q
 cp "$dir/curve.tsv" "$out/curve.tsv" 2>/dev/null || true
-bits=$(ntm-run --model "$dir/rc.akm" --eval --count 100 --seed 1000 -q | awk -F'\t' '$1 == "all" { print $3 }')
+bits=$(ntm_bits "$dir/rc.akm" --count 100 --seed 1000)
 first=$(awk -F'\t' 'NR > 1 && $4 < 1 { print $1; exit }' "$dir/curve.tsv")
 printf 'seed\tbits_per_seq\tfirst_step_below_1bit\n%s\t%s\t%s\n' "$seed" "$bits" "${first:-none}"
 seqtask-gen $gen --task repeat-copy --count 1 --seed 7 -o "$dir/one.npz"

@@ -49,10 +49,8 @@ for j in $(seq 0 $((n - 1))); do
   [ -s "$dir/err-$s" ] && cat "$dir/err-$s" >&2
   bits=- gen="-	-"
   if [ -f "$dir/m$s.akm" ]; then
-    bits=$(ntm-run --model "$dir/m$s.akm" --eval --lengths "$lengths" --count 50 --seed 1000 -q |
-      awk -F'\t' '$1 == "all" { print $3 }')
-    gen=$(ntm-run --model "$dir/m$s.akm" --eval --lengths "$long,$longer" --count 100 --seed 2000 -q |
-      awk -F'\t' '$1 != "length" && $1 != "all" { printf "%s%s", sep, $4; sep = "\t" }')
+    bits=$(ntm_bits "$dir/m$s.akm" --lengths "$lengths" --count 50 --seed 1000)
+    gen=$(ntm_wrong "$dir/m$s.akm" --lengths "$long,$longer" --count 100 --seed 2000)
   fi
   printf '%s\t%s\t%s\t%s\n' "$s" "${first:-never}" "$bits" "$gen" >>"$dir/seeds.tsv"
   echo "ntm-stability: seed $s: below 1 bit per sequence after ${first:-never} sequences;" \

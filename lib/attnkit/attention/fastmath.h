@@ -96,6 +96,18 @@ inline double lane_sum(const float* x, int64_t n) {
   return acc[0];
 }
 
+// Σ x_i y_i over n floats, accumulated in double (the lanes and order of lane_sum).
+inline double lane_dot_double(const float* x, const float* y, int64_t n) {
+  double acc[kLanes / 2] = {};
+  int64_t i = 0;
+  for (; i + kLanes / 2 <= n; i += kLanes / 2)
+    for (int l = 0; l < kLanes / 2; ++l) acc[l] += static_cast<double>(x[i + l]) * y[i + l];
+  for (int l = 0; i < n; ++i, ++l) acc[l] += static_cast<double>(x[i]) * y[i];
+  for (int w = kLanes / 4; w > 0; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+
 // max x_i over n >= 1 floats (NaNs not propagated reliably: callers feed finite or -inf).
 inline float lane_max(const float* x, int64_t n) {
   float acc[kLanes];

@@ -174,22 +174,14 @@ Var cosine(Var a, Var b, float eps) {
 }
 
 namespace {
-// Σ (x_j - mu)² and Σ x_j y_j over n floats in double, 8 partial sums in a fixed order (so
-// the loops vectorise).
+// Σ (x_j - mu)² over n floats in double, in the lanes and order of fm::lane_sum (so the
+// loop vectorises).
 double lane_sq_dev(const float* x, int64_t n, double mu) {
   double acc[8] = {};
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int l = 0; l < 8; ++l) acc[l] += (x[i + l] - mu) * (x[i + l] - mu);
   for (int l = 0; i < n; ++i, ++l) acc[l] += (x[i] - mu) * (x[i] - mu);
-  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
-}
-double lane_dot_double(const float* x, const float* y, int64_t n) {
-  double acc[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int l = 0; l < 8; ++l) acc[l] += static_cast<double>(x[i + l]) * y[i + l];
-  for (int l = 0; i < n; ++i, ++l) acc[l] += static_cast<double>(x[i]) * y[i];
   return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
 }
 }  // namespace
@@ -254,7 +246,7 @@ Var layer_norm(Var x, Var gain, Var bias, float eps) {
           for (int64_t j = 0; j < n; ++j) pgh[j] = gr[j] * pgn[j];
         else
           for (int64_t j = 0; j < n; ++j) pgh[j] = gr[j];
-        const double m1 = fm::lane_sum(pgh, n), m2 = lane_dot_double(pgh, ph, n);
+        const double m1 = fm::lane_sum(pgh, n), m2 = fm::lane_dot_double(pgh, ph, n);
         const float a1 = static_cast<float>(m1 / n), a2 = static_cast<float>(m2 / n);
         const float rs = (*rstd)[static_cast<size_t>(r)];
         float* __restrict gxr = gx + r * n;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/attention/fastmath.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::nn {
@@ -145,15 +146,6 @@ void adam_loop(int64_t n, float* __restrict w, const float* __restrict g, float*
   }
 }
 
-// Σ x_i² over n floats in double, in 8 partial sums (vectorised; fixed order).
-double sum_squares(const float* x, int64_t n) {
-  double acc[8] = {};
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int l = 0; l < 8; ++l) acc[l] += static_cast<double>(x[i + l]) * x[i + l];
-  for (int l = 0; i < n; ++i, ++l) acc[l] += static_cast<double>(x[i]) * x[i];
-  return ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
-}
 }  // namespace
 
 Adam::Adam(std::vector<ad::Parameter*> params, double lr, double beta1, double beta2, double eps,
@@ -210,7 +202,8 @@ void RMSProp::update(size_t k, double lr, int64_t) {
 
 double clip_grad_norm(const std::vector<ad::Parameter*>& params, double max_norm) {
   double s = 0.0;
-  for (const ad::Parameter* p : params) s += sum_squares(p->grad.data(), p->grad.size());
+  for (const ad::Parameter* p : params)  // Σ g² in double, vectorised in a fixed order
+    s += attention::detail::lane_dot_double(p->grad.data(), p->grad.data(), p->grad.size());
   const double norm = std::sqrt(s);
   if (norm > max_norm && norm > 0.0) {
     const float scale = static_cast<float>(max_norm / norm);
