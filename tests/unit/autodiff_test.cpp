@@ -439,6 +439,20 @@ TEST_CASE("autodiff: tape mechanics") {
     Var z = ad::tanh(t.param(w));
     CHECK(z.value().data() == buf);  // the same storage, reused
   }
+  SUBCASE("the pool stays bounded when ops build values without alloc()") {
+    // Each step: one pooled value (tanh) and three built outside the pool, of a size alloc()
+    // is never asked for; a pool keeping all of them would grow by three buffers a step.
+    size_t after_first = 0;
+    for (int step = 0; step < 50; ++step) {
+      Var y = ad::tanh(t.param(w));
+      for (int k = 0; k < 3; ++k) t.push(Tensor({7}), {y}, nullptr);
+      t.backward(ad::sum(y));
+      t.clear();
+      if (step == 0) after_first = t.pooled();
+      CHECK(t.pooled() == after_first);
+    }
+    CHECK(after_first <= 3);  // tanh's value, its gradient and the sum's: sizes alloc() served
+  }
   SUBCASE("errors") {
     CHECK_THROWS_AS(t.backward(t.param(w)), ShapeError);  // not a scalar
     Tape other;

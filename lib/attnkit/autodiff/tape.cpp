@@ -120,11 +120,17 @@ void Tape::backward(Var out, const Tensor& seed) {
 
 void Tape::recycle(Tensor&& t) {
   if (t.size() == 0) return;
-  auto& bin = pool_[t.size()];
-  bin.push_back(std::move(t.values()));
+  auto it = pool_.find(t.size());
+  if (it == pool_.end() || it->second.free.size() >= it->second.peak) return;  // freed
+  it->second.free.push_back(std::move(t.values()));
 }
 
 void Tape::clear() {
+  for (auto& kv : pool_) {
+    Bin& bin = kv.second;
+    bin.peak = std::max(bin.peak, bin.used);
+    bin.used = 0;
+  }
   for (Node& n : nodes_) {
     recycle(std::move(n.value));
     recycle(std::move(n.grad));
@@ -137,13 +143,20 @@ void Tape::clear() {
 
 Tensor Tape::alloc(Shape shape) {
   const int64_t n = shape_numel(shape);
-  auto it = pool_.find(n);
-  if (it != pool_.end() && !it->second.empty()) {
-    std::vector<float> v = std::move(it->second.back());
-    it->second.pop_back();
+  Bin& bin = pool_[n];
+  ++bin.used;
+  if (!bin.free.empty()) {
+    std::vector<float> v = std::move(bin.free.back());
+    bin.free.pop_back();
     return Tensor(std::move(shape), std::move(v));
   }
   return Tensor(std::move(shape));
+}
+
+size_t Tape::pooled() const {
+  size_t n = 0;
+  for (const auto& kv : pool_) n += kv.second.free.size();
+  return n;
 }
 
 Tensor* Tape::scratch(Shape shape) {
