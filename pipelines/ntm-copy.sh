@@ -40,6 +40,21 @@
 # Not a cure either: lowering the rate to 1e-4 after 30,000 (ntm-train --resume --lr 1e-4)
 # left seeds 1 and 2 at 11% and 1.1% wrong bits at 120 after 100,000; a feed-forward
 # controller learns lengths 1-20 but copies nothing longer (50% wrong at 40 and 120).
+# Nor a regulariser on the writes (ntm-train --write-penalty, given when resuming the 30,000-
+# sequence checkpoint up to 100,000, so the copy figures above stay as they are). Penalising
+# the whole memory change of the writes (sum |dM|, an earlier form of the option) at 1e-3 and
+# 1e-4 silenced the writes of the output phase (seed 1, one length-120 sequence: sum |dM| over
+# the output 1018 -> 81 and 202) but shrank what is stored (|a| 0.8 -> 0.2 and 0.5), and the
+# read head no longer found the first row at length 120: seed 1 10.8% and 1.6% wrong at 40,
+# 45% and 46% at 120. Penalising only changes of stored values (sum |M| |dM|, the option as
+# it is) at 1e-3, a rule stated after seed 1 (at least 3 of seeds 1-4 at <= 1% at 40 and 120):
+# seed 1 0.009% and 20%, seed 2 0.006% and 1.8%, seed 3 0% and 0% (seed 4 not run: 2 of 4
+# had failed already), not adopted. After 100,000 seed 1 fails the same way with and without
+# a penalty (without, re-run: 0.56% and 20.9%), and
+# not through the writes: the read head drifts off the first row during the 120 input steps
+# (peak 0.01 at row 14 at step 119, where the 30,000-sequence model still holds row 99 at 0.57)
+# and starts reading at the wrong row, so the wrong bits spread over the whole output. The
+# write wear described above is what seed 1 shows after 30,000; the drift is what it shows later.
 #   pipelines/ntm-copy.sh [--quick] [--seed S] [--keep DIR]
 # --quick: one seed of a small copy task (4-bit vectors, length 1-4, 16 x 8 memory, Adam)
 # for 5,000 sequences, resumed to 6,000 (seconds); claim: below 1 bit per sequence at lengths

@@ -63,7 +63,11 @@ int main(int argc, char** argv) {
         ("decay", po::value(&o.decay)->default_value(o.decay), "rmsprop: decay of the averages")
         ("eps", po::value(&o.eps)->default_value(o.eps), "rmsprop: epsilon inside the square root; adam: outside")
         ("clip-value", po::value(&o.clip_value)->default_value(o.clip_value), "clamp gradients to [-V, V] (0: off)")
-        ("clip-norm", po::value(&o.clip_norm)->default_value(o.clip_norm), "scale gradients to global norm <= C (0: off)");
+        ("clip-norm", po::value(&o.clip_norm)->default_value(o.clip_norm), "scale gradients to global norm <= C (0: off)")
+        ("write-penalty", po::value(&o.write_penalty)->default_value(o.write_penalty),
+         "add this times the writes' change of stored values (sum over cells of |M| |dM|, "
+         "smoothed) to the cost: filling empty memory is free, wearing down what is stored "
+         "costs (0: off)");
     app.enable(cli::kSeed | cli::kQuiet | cli::kConfig);
     app.epilog(
         "Cost: bits per sequence, the paper's unit: wrong bits after thresholding the outputs\n"

@@ -109,6 +109,30 @@ check_eq "$(cut -f6 lr.tsv | paste -sd,)" "lr,2e-04,2e-04,5e-05" "--lr with --re
 expect 0 ntm-train --steps 30 --threads 1 -q -o lr2.akm --checkpoint lr2.ckpt --log lr2.tsv --log-every 10 --resume
 check_eq "$(tail -1 lr2.tsv | cut -f6)" "2e-04" "--resume without --lr keeps the checkpoint's rate"
 
+# --write-penalty: the cost gains λ × the writes' change of stored values. 0 is the run without
+# it, byte for byte; λ > 0 trains another model whose writes change stored values less (the
+# trace of one sequence: Σ |M_t−1| |M_t − M_t−1| over the steps, memory starting at 1e-6), also
+# when given on --resume.
+expect 0 ntm-train $small --optimizer adam --lr 3e-3 --eps 1e-8 --steps 1500 --seed 1 -o wp0.akm -q --threads 1 --write-penalty 0
+CHECKS=$((CHECKS + 1))
+cmp -s m2.akm wp0.akm || fail "--write-penalty 0 changed the model"
+expect 0 ntm-train $small --optimizer adam --lr 3e-3 --eps 1e-8 --steps 1500 --seed 1 -o wp.akm -q --threads 1 --write-penalty 0.05
+change() {  # Σ_t Σ_ij |M_t−1| |M_t − M_t−1| of a trace's memory [T, N, M] as text (a blank line between steps)
+  tensor-convert -i "$1":memory | awk 'NF == 0 { t++; r = 0; next }
+    { r++; for (j = 1; j <= NF; j++) { p = (t ? prev[r, j] : 1e-6); d = $j - p; s += (p < 0 ? -p : p) * (d < 0 ? -d : d); prev[r, j] = $j } }
+    END { printf "%.6f\n", s }'
+}
+expect 0 ntm-run --model wp.akm -i one.txt --trace trwp.npz -o ywp.txt
+c0=$(change tr.npz) c1=$(change trwp.npz)
+check_eq "$(awk -v a="$c0" -v b="$c1" 'BEGIN { print (b < 0.7 * a) }')" 1 "--write-penalty: memory change falls ($c0 -> $c1)"
+expect 0 ntm-train $small --steps 10 --seed 4 --threads 1 -q -o wr.akm --checkpoint-every 10 --checkpoint wr1.ckpt
+cp wr1.ckpt wr2.ckpt
+expect 0 ntm-train --steps 30 --threads 1 -q -o wr1.akm --checkpoint wr1.ckpt --resume --write-penalty 0.05
+expect 0 ntm-train --steps 30 --threads 1 -q -o wr2.akm --checkpoint wr2.ckpt --resume
+CHECKS=$((CHECKS + 1))
+cmp -s wr1.akm wr2.akm && fail "--write-penalty given with --resume had no effect"
+expect_err 2 "ntm-train: --write-penalty must be >= 0" ntm-train --task copy --write-penalty -1 -o x.akm
+
 # The NaN guard: an absurd learning rate blows up; the run fails naming the step, no model.
 expect_err 1 "at step" ntm-train $small --optimizer adam --lr 1e30 --clip-value 0 --steps 200 -o nan.akm
 grep -q "became" "$T/err" || fail "NaN guard message: $(cat "$T/err")"

@@ -379,3 +379,68 @@ TEST_CASE("ntm: fused addressing and write ops equal the composed ops (values, g
     }
   }
 }
+
+TEST_CASE("ntm: the writes' change of stored values (--write-penalty): value and finite-difference gradients") {
+  NtmConfig cfg;
+  cfg.input = 3;
+  cfg.output = 2;
+  cfg.controller_size = 6;
+  cfg.memory_rows = 6;
+  cfg.memory_cols = 3;
+  cfg.read_heads = 1;
+  cfg.write_heads = 2;
+  cfg.memory_init = "learned";
+  nn::ParamStore ps;
+  Rng rng(11);
+  Ntm ntm(ps, cfg, rng);
+  Tensor x({4, 3});
+  Rng xr(5);
+  for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(xr.next() >> 63);
+  const double eps = kNtmWriteChangeEps;
+  for (int fused = 0; fused < 2; ++fused) {
+    CAPTURE(fused);
+    ntm.set_fused(fused == 1);
+    // The value: Σ over steps and write heads of Σ_ij |M_ij| |ΔM_ij| (|x| as √(x² + ε²) − ε),
+    // recomputed in double from the memory before and after each write.
+    {
+      Tape t;
+      Var change;
+      Var y = ntm.forward(t, x, nullptr, &change);
+      NtmTrace tr;
+      Tape t2;
+      Var y2 = ntm.forward(t2, x, &tr);
+      test::check_close(y.value(), y2.value(), 0, 0);  // write_change leaves the outputs alone
+      const int64_t n = cfg.memory_rows, m = cfg.memory_cols;
+      std::vector<double> mem(static_cast<size_t>(n * m));
+      const Tensor& m0 = ps.get("ntm.init.memory").value;
+      for (int64_t i = 0; i < n * m; ++i) mem[static_cast<size_t>(i)] = m0[i];
+      double want = 0;
+      for (size_t s = 0; s < tr.write_w.size(); ++s)
+        for (int h = 0; h < cfg.write_heads; ++h)
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < m; ++j) {
+              const double w = tr.write_w[s].at(h, i), e = tr.erase[s].at(h, j), a = tr.add[s].at(h, j);
+              double& v = mem[static_cast<size_t>(i * m + j)];
+              const double nv = v * (1 - w * e) + w * a;
+              want += (std::sqrt(v * v + eps * eps) - eps) * (std::sqrt((nv - v) * (nv - v) + eps * eps) - eps);
+              v = nv;
+            }
+      CHECK(want > 0.01);
+      CHECK(change.value()[0] == doctest::Approx(want).epsilon(1e-4));
+    }
+    ad::GradCheckOptions opt;
+    opt.eps = 3e-3;
+    opt.rtol = 5e-2;
+    opt.atol = 2e-3;
+    opt.max_per_tensor = 12;
+    const ad::GradCheckResult r = ad::check_gradients(
+        [&](Tape& t) {
+          Var change;
+          Var y = ntm.forward(t, x, nullptr, &change);
+          return ad::add(ad::mul(ad::sum(y), 0.1f), change);
+        },
+        ntm.trainable(), opt);
+    CHECK_MESSAGE(r.ok, r.where << " (worst " << r.worst << ")");
+    CHECK(r.checked > 50);
+  }
+}

@@ -78,7 +78,7 @@ Var Ntm::address(Var memory, Var key, Var beta, Var gate, Var shift, Var gamma, 
   return w;
 }
 
-Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace) const {
+Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace, Var* write_change) const {
   const int64_t n = cfg_.memory_rows, m = cfg_.memory_cols, k = cfg_.shifts();
   const int nr = cfg_.read_heads, nw = cfg_.write_heads;
   if (inputs.rank() != 2 || inputs.dim(1) != cfg_.input)
@@ -99,7 +99,7 @@ Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace) const {
   std::vector<nn::State> st;
   for (const auto& cell : lstm_) st.push_back(cell.zero_state(t, 1));
 
-  std::vector<Var> outs;
+  std::vector<Var> outs, changes;
   outs.reserve(static_cast<size_t>(steps));
   for (int64_t s = 0; s < steps; ++s) {
     std::vector<Var> cin{ad::slice(x, 0, s, s + 1)};
@@ -130,6 +130,7 @@ Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace) const {
         r[static_cast<size_t>(hd)] = ad::matmul(wh, mem);
         continue;
       }
+      const Var before = mem;
       if (fused_) {
         mem = ntm_write_fused(mem, wh, p, o, cfg_.add_activation == "tanh");
       } else {
@@ -138,6 +139,11 @@ Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace) const {
         if (cfg_.add_activation == "tanh") a = ad::tanh(a);
         mem = ad::mul(mem, 1.0f - ad::matmul(wh, e, true, false));
         mem = ad::add(mem, ad::matmul(wh, a, true, false));
+      }
+      if (write_change) {  // Σ_ij |M_ij| |ΔM_ij|, each |x| as √(x² + ε²) − ε
+        const float eps = kNtmWriteChangeEps;
+        auto smooth_abs = [eps](Var v) { return ad::add(ad::sqrt(ad::add(ad::square(v), eps * eps)), -eps); };
+        changes.push_back(ad::sum(ad::mul(smooth_abs(before), smooth_abs(ad::sub(mem, before)))));
       }
       if (trace) {
         Tensor ev({1, m}), av({1, m});
@@ -169,6 +175,8 @@ Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace) const {
       trace->memory.push_back(mem.value().clone());
     }
   }
+  if (write_change)
+    *write_change = changes.empty() ? t.constant(Tensor::scalar(0.0f)) : ad::sum(ad::stack(changes, 0));
   return ad::concat(outs, 0);
 }
 

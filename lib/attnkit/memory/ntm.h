@@ -68,6 +68,9 @@ struct NtmTrace {
   std::vector<Tensor> memory;   // [N, M] after the step's writes
 };
 
+// The smoothing of |x| in Ntm::forward's write_change: quadratic below about this size.
+constexpr float kNtmWriteChangeEps = 0.01f;
+
 class Ntm {
  public:
   // Registers the parameters under "ntm." in ps (initialised from rng).
@@ -75,8 +78,13 @@ class Ntm {
   const NtmConfig& config() const { return cfg_; }
 
   // Logits [T, output] for inputs [T, input]. With a trace, records every step's heads and
-  // memory (the values only).
-  ad::Var forward(ad::Tape& t, const Tensor& inputs, NtmTrace* trace = nullptr) const;
+  // memory (the values only). With write_change, also how much the writes changed what was
+  // stored, summed over steps, write heads and cells: Σ_t Σ_ij |M_ij| |ΔM_ij| with M the memory
+  // before the write, ΔM = wᵀ a − (wᵀ e) ∘ M the change it makes, and each |x| smoothed near 0
+  // as √(x² + ε²) − ε, ε = kNtmWriteChangeEps (ntm-train's --write-penalty). Filling empty
+  // cells (|M| ≈ 0) is free; overwriting or wearing down stored values costs. A scalar Var.
+  ad::Var forward(ad::Tape& t, const Tensor& inputs, NtmTrace* trace = nullptr,
+                  ad::Var* write_change = nullptr) const;
 
   // The parameters an optimiser updates (the fixed random memory is stored but not trained).
   std::vector<ad::Parameter*> trainable() const { return trainable_; }

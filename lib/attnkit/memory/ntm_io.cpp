@@ -73,14 +73,18 @@ Tensor output_mask(const data::Episode& e) {
   return m;
 }
 
-EpisodeResult run_episode(const Ntm& ntm, ad::Tape& t, const data::Episode& e) {
+EpisodeResult run_episode(const Ntm& ntm, ad::Tape& t, const data::Episode& e,
+                          double write_penalty) {
   EpisodeResult r;
-  ad::Var y = ntm.forward(t, e.input);
+  ad::Var y = ntm.forward(t, e.input, nullptr, write_penalty > 0 ? &r.write_change : nullptr);
   const Tensor mask = output_mask(e);
   r.wrong_bits = wrong_bits(y.value(), e.target, &mask);
   for (int64_t i = 0; i < mask.size(); ++i) r.scored_bits += mask[i] != 0.0f;
   // The mean over scored bits times their number: the sum, the cost of the whole sequence.
   r.loss = ad::mul(nn::bce_with_logits(y, e.target, &mask), static_cast<float>(r.scored_bits));
+  r.objective = write_penalty > 0
+                    ? ad::add(r.loss, ad::mul(r.write_change, static_cast<float>(write_penalty)))
+                    : r.loss;
   return r;
 }
 

@@ -32,13 +32,15 @@ Tensor output_mask(const data::Episode& e);
 // One episode through the model: the binary cross-entropy summed over the scored outputs
 // (nats per sequence, a Var on the tape; the sum, not the mean, so that gradient sizes and
 // RMSProp's epsilon match Graves' per-sequence cost), and the wrong bits after thresholding
-// at 0.5.
+// at 0.5. With write_penalty λ > 0, objective = loss + λ · how much the writes changed stored
+// values (Ntm::forward's write_change, also in write_change); otherwise objective is loss.
 struct EpisodeResult {
-  ad::Var loss;
+  ad::Var loss, objective, write_change;
   int64_t wrong_bits = 0;
   int64_t scored_bits = 0;
 };
-EpisodeResult run_episode(const Ntm& ntm, ad::Tape& t, const data::Episode& e);
+EpisodeResult run_episode(const Ntm& ntm, ad::Tape& t, const data::Episode& e,
+                          double write_penalty = 0);
 
 // Model configuration and task keys read back from the YAML stored in a model file (the keys
 // ntm-train declares); DataError naming `file` and the key.

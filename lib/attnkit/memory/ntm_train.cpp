@@ -15,6 +15,7 @@ void NtmTrainOptions::validate() const {
   if (batch < 1) throw UsageError("--batch must be >= 1");
   if (!(lr > 0)) throw UsageError("--lr must be > 0");
   if (clip_value < 0 || clip_norm < 0) throw UsageError("--clip-value and --clip-norm must be >= 0");
+  if (!(write_penalty >= 0)) throw UsageError("--write-penalty must be >= 0");
   if (optimizer != "rmsprop" && optimizer != "adam")
     throw UsageError("--optimizer: unknown optimiser '" + optimizer + "' (rmsprop, adam)");
 }
@@ -36,13 +37,14 @@ data::Episode NtmEpisodeSource::next(nn::TrainState& s) {
 nn::StepResult ntm_train_step(const Ntm& ntm, ad::Tape& tape, nn::Optimizer& opt,
                               const NtmTrainOptions& o, NtmEpisodeSource& episodes,
                               nn::TrainState& s) {
-  double loss = 0;
+  double loss = 0, change = 0;
   int64_t bad = 0;
   for (int64_t b = 0; b < o.batch; ++b) {
     const data::Episode e = episodes.next(s);
-    EpisodeResult r = run_episode(ntm, tape, e);
-    tape.backward(o.batch == 1 ? r.loss : ad::mul(r.loss, 1.0f / static_cast<float>(o.batch)));
+    EpisodeResult r = run_episode(ntm, tape, e, o.write_penalty);
+    tape.backward(o.batch == 1 ? r.objective : ad::mul(r.objective, 1.0f / static_cast<float>(o.batch)));
     loss += r.loss.value()[0];
+    if (o.write_penalty > 0) change += r.write_change.value()[0];
     bad += r.wrong_bits;
     tape.clear();
   }
@@ -54,6 +56,7 @@ nn::StepResult ntm_train_step(const Ntm& ntm, ad::Tape& tape, nn::Optimizer& opt
   res.loss = loss / static_cast<double>(o.batch);
   res.grad_norm = norm;
   res.metrics = {{"bits_per_seq", static_cast<double>(bad) / static_cast<double>(o.batch)}};
+  if (o.write_penalty > 0) res.metrics.emplace_back("write_change", change / static_cast<double>(o.batch));
   return res;
 }
 

@@ -28,6 +28,7 @@ struct NtmTrainOptions {
   std::string optimizer = "rmsprop";  // Graves' centred RMSProp, or adam
   double lr = 1e-4, momentum = 0.9, decay = 0.95, eps = 1e-4;
   double clip_value = 10, clip_norm = 0;  // 0: off
+  double write_penalty = 0;               // λ on the writes' change of stored values (0: off)
   void validate() const;                  // UsageError naming the option
 };
 
@@ -54,7 +55,9 @@ class NtmEpisodeSource {
 
 // One optimiser step on o.batch episodes: forward, backward (the batch's mean of the
 // per-sequence cost), the gradient's global norm (clipped to o.clip_norm when set), clipping
-// by value, the update. loss: nats per sequence; grad_norm; metric bits_per_seq.
+// by value, the update; with o.write_penalty λ > 0 the gradient is that of the cost plus λ
+// times the writes' change of stored values (run_episode). loss: nats per sequence (the cost alone);
+// grad_norm; metric bits_per_seq, and write_change (per sequence) when λ > 0.
 nn::StepResult ntm_train_step(const Ntm& ntm, ad::Tape& tape, nn::Optimizer& opt,
                               const NtmTrainOptions& o, NtmEpisodeSource& episodes,
                               nn::TrainState& s);
