@@ -6,16 +6,20 @@
 #   (vocab 1000, embedding 64, hidden 128, batch 64, length 20, Adam) and the 2-layer
 #   Transformer (d_model 128, 4 heads, d_ff 512);
 #   decoding in sentences/s — greedy and beam 4, 20 tokens a sentence, one sentence at a time.
-# Prints every measurement as TSV, then per case the median ratio attnkit / pytorch and the
-# range of the per-repetition ratios.
-#   bench/seq2seq.sh [STEPS] [REPS] [THREADS]     (defaults 10 3 1)
+# Prints every measurement as TSV, then per case and thread count the median ratio
+# attnkit / pytorch and the range of the per-repetition ratios. THREADS may list several
+# counts ("1 2"): each repetition then runs every case at each of them, both sides, one after
+# the other, and a "best" line per case divides attnkit's best rate of the repetition (over
+# the thread counts) by PyTorch's best of the same repetition — best against best measured
+# minutes apart, not runs apart (the machine's speed drifts by tens of percent over an hour).
+#   bench/seq2seq.sh [STEPS] [REPS] [THREADS]     (defaults 10 3 1; e.g. 10 3 "1 2")
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-seq2seq"
 [ -x "$bin" ] || { echo "seq2seq.sh: no $bin (build first: make)" >&2; exit 1; }
-steps=${1:-10} reps=${2:-3} th=${3:-1}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX} OMP_NUM_THREADS=$th
+steps=${1:-10} reps=${2:-3} threads=${3:-1}
+export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
 py=
 /usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
 [ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
@@ -24,24 +28,45 @@ trap 'rm -f "$out"' EXIT
 cases=("train rnn $steps" "train transformer $steps" "decode rnn 1 50" "decode rnn 4 50"
        "decode transformer 1 20" "decode transformer 4 20")
 echo -e "impl\ttask\tmodel\tthreads\tn\tsec\trate\textra"
+# Each measurement goes to stdout and, after its repetition number, to $out.
+measure() {
+  local r=$1 line
+  shift
+  line=$("$@")
+  echo "$line"
+  echo -e "$r\t$line" >> "$out"
+}
 for r in $(seq "$reps"); do
   for c in "${cases[@]}"; do
-    # shellcheck disable=SC2086
-    "$bin" $c "$th" | tee -a "$out"
-    # shellcheck disable=SC2086
-    [ -z "$py" ] || "$py" "$top/bench/seq2seq_torch.py" $c "$th" 2>/dev/null | tee -a "$out"
+    for th in $threads; do
+      # shellcheck disable=SC2086
+      OMP_NUM_THREADS=$th measure "$r" "$bin" $c "$th"
+      # shellcheck disable=SC2086
+      [ -z "$py" ] || OMP_NUM_THREADS=$th measure "$r" "$py" "$top/bench/seq2seq_torch.py" $c "$th" 2>/dev/null
+    done
   done
 done
 [ -n "$py" ] || exit 0
-# Pair each attnkit line with the PyTorch line after it; rate is column 7 (tokens/s or
-# sentences/s), the beam column 8 for decoding.
-awk -F'\t' '
-  $1 == "attnkit" { key = $2 " " $3 ($2 == "decode" ? " beam " $8 : ""); a = $7; next }
-  $1 == "pytorch" { r = a / $7; n[key]++; v[key, n[key]] = r; if (!(key in seen)) { seen[key] = 1; order[++k] = key } }
+# Columns of $out: repetition, then the TSV above (rate in column 8, threads in 5, the beam in
+# 9 for decoding). Pair each attnkit line with the PyTorch line after it (same threads); per
+# repetition and case keep each side's best rate over the thread counts.
+awk -F'\t' -v multi="$( [ "$(echo $threads | wc -w)" -gt 1 ] && echo 1 || echo 0 )" '
+  function push(key, r) { n[key]++; v[key, n[key]] = r; if (!(key in seen)) { seen[key] = 1; order[++k] = key } }
+  {
+    c = $3 " " $4 ($3 == "decode" ? " beam " $9 : "")
+    if ($2 == "attnkit") { a = $8; if ($8 > ba[$1, c]) ba[$1, c] = $8; next }
+    if ($2 == "pytorch") {
+      push(c " threads " $5, a / $8)
+      if ($8 > bp[$1, c]) bp[$1, c] = $8
+      if (!((c) in cs)) { cs[c] = 1; corder[++nc] = c }
+      reps[$1] = 1
+    }
+  }
   END {
+    if (multi) for (i = 1; i <= nc; i++) for (r in reps) push(corder[i] " best", ba[r, corder[i]] / bp[r, corder[i]])
     for (i = 1; i <= k; i++) {
       key = order[i]; m = n[key]
       for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (v[key, y] < v[key, x]) { t = v[key, x]; v[key, x] = v[key, y]; v[key, y] = t }
-      printf "# %-24s attnkit / pytorch = %.2fx (median of %d; range %.2f-%.2f)\n", key, v[key, int((m + 1) / 2)], m, v[key, 1], v[key, m]
+      printf "# %-36s attnkit / pytorch = %.2fx (median of %d; range %.2f-%.2f)\n", key, v[key, int((m + 1) / 2)], m, v[key, 1], v[key, m]
     }
   }' "$out"
