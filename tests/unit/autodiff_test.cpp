@@ -453,6 +453,21 @@ TEST_CASE("autodiff: tape mechanics") {
     }
     CHECK(after_first <= 3);  // tanh's value, its gradient and the sum's: sizes alloc() served
   }
+  SUBCASE("batches of ever new shapes reuse the buffers of nearby sizes") {
+    // 300 steps of two buffers each, of 300 different sizes between 1,000 and 1,299: bins of
+    // exact sizes would end up holding 600 buffers; four size classes (1,024, 1,152, 1,280 and
+    // 1,408 floats) hold at most two each.
+    for (int step = 0; step < 300; ++step) {
+      const int64_t n = 1000 + (step * 37) % 300;
+      Tensor a = t.alloc({n}), b = t.alloc({n, 1});
+      CHECK(a.size() == n);
+      CHECK(b.size() == n);
+      Var x = t.constant(std::move(a));
+      t.push(std::move(b), {x}, nullptr);
+      t.clear();
+    }
+    CHECK(t.pooled() <= 8);
+  }
   SUBCASE("errors") {
     CHECK_THROWS_AS(t.backward(t.param(w)), ShapeError);  // not a scalar
     Tape other;

@@ -118,9 +118,35 @@ void Tape::backward(Var out, const Tensor& seed) {
   }
 }
 
+namespace {
+
+// The pool's size classes: every size up to 64 floats, then 8 a doubling (64, 72, ..., 120,
+// 128, 144, ...), so that the buffers of batches of nearby shapes share bins and a buffer is
+// at most 1/8 larger than what it serves. class_up: the smallest class holding n floats;
+// class_down: the largest class a buffer of capacity c can serve.
+constexpr int64_t kExactClasses = 64;
+int64_t class_step(int64_t n) {
+  int e = 0;
+  while ((int64_t{2} << e) <= n) ++e;  // 2^e <= n < 2^(e+1)
+  return int64_t{1} << (e - 3);
+}
+int64_t class_up(int64_t n) {
+  if (n <= kExactClasses) return n;
+  const int64_t step = class_step(n);
+  return (n + step - 1) / step * step;
+}
+int64_t class_down(int64_t c) {
+  if (c <= kExactClasses) return c;
+  const int64_t step = class_step(c);
+  return c / step * step;
+}
+
+}  // namespace
+
 void Tape::recycle(Tensor&& t) {
-  if (t.size() == 0) return;
-  auto it = pool_.find(t.size());
+  const int64_t cap = static_cast<int64_t>(t.values().capacity());
+  if (cap == 0) return;
+  auto it = pool_.find(class_down(cap));
   if (it == pool_.end() || it->second.free.size() >= it->second.peak) return;  // freed
   it->second.free.push_back(std::move(t.values()));
 }
@@ -143,14 +169,30 @@ void Tape::clear() {
 
 Tensor Tape::alloc(Shape shape) {
   const int64_t n = shape_numel(shape);
-  Bin& bin = pool_[n];
+  if (n == 0) return Tensor(std::move(shape));
+  const int64_t cls = class_up(n);
+  Bin& bin = pool_[cls];
   ++bin.used;
+  std::vector<float> v;
   if (!bin.free.empty()) {
-    std::vector<float> v = std::move(bin.free.back());
-    bin.free.pop_back();
-    return Tensor(std::move(shape), std::move(v));
+    // A buffer of exactly n values if there is one (a loop of fixed shapes always finds it),
+    // else one at least as long, else the last: growing within the capacity writes zeros.
+    auto& fr = bin.free;
+    size_t pick = fr.size() - 1;
+    bool longer = false;
+    for (size_t i = fr.size(); i-- > 0;) {
+      const auto have = static_cast<int64_t>(fr[i].size());
+      if (have == n) { pick = i; break; }
+      if (have > n && !longer) { pick = i; longer = true; }
+    }
+    v = std::move(fr[pick]);
+    fr[pick] = std::move(fr.back());
+    fr.pop_back();
+  } else {
+    v.reserve(static_cast<size_t>(cls));  // room for any size of the class, when recycled
   }
-  return Tensor(std::move(shape));
+  v.resize(static_cast<size_t>(n));  // within the capacity: no reallocation
+  return Tensor(std::move(shape), std::move(v));
 }
 
 size_t Tape::pooled() const {

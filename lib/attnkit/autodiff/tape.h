@@ -21,10 +21,12 @@
 //   skipped. Ops whose inputs need no gradient record no backward function at all, so an
 //   evaluation pass (or set_recording(false)) keeps only values.
 // - clear() moves every value and gradient buffer into a pool that alloc()/zeros() draw from
-//   by exact size: a training loop of fixed shapes allocates almost nothing after step one.
-//   The pool keeps, per size, at most as many buffers as alloc() was ever asked for between
-//   two clear()s: values an op built without alloc() would otherwise pile up step after step
-//   (the NTM's did: about 11 KB a step, 1 GB over 100,000 sequences).
+//   by size class (exact up to 64 floats, then 8 classes a doubling): a training loop
+//   allocates almost nothing after its first steps. The pool keeps, per class, at most as
+//   many buffers as alloc() was ever asked for between two clear()s, so it stays bounded:
+//   with bins of exact sizes and no bound, values an op built without alloc() piled up step
+//   after step (the NTM's: about 11 KB a step) and batches of ever new shapes kept adding
+//   bins (seq2seq-train on fra.txt: 2.5 GB after 400 steps).
 // - The tape is also the forward context: training() (dropout on/off) and rng() (dropout
 //   masks), so layers need no extra arguments for them.
 // - New ops are ordinary functions that compute a value and call push() with a backward
@@ -167,7 +169,7 @@ class Tape {
   std::unordered_map<const Parameter*, int32_t> param_ids_;
   struct Bin {
     std::vector<std::vector<float>> free;  // buffers ready for alloc()
-    size_t used = 0;                       // alloc() calls of this size since clear()
+    size_t used = 0;                       // alloc() calls of this class since clear()
     size_t peak = 0;                       // the most of them between two clear()s
   };
   std::unordered_map<int64_t, Bin> pool_;
