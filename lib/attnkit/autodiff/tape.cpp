@@ -148,10 +148,14 @@ void Tape::recycle(Tensor&& t) {
   if (cap == 0) return;
   auto it = pool_.find(class_down(cap));
   if (it == pool_.end() || it->second.free.size() >= it->second.peak) return;  // freed
+  if (pool_floats_ + cap > 2 * step_peak_) return;                              // freed
+  pool_floats_ += cap;
   it->second.free.push_back(std::move(t.values()));
 }
 
 void Tape::clear() {
+  step_peak_ = std::max(step_peak_, step_floats_);
+  step_floats_ = 0;
   for (auto& kv : pool_) {
     Bin& bin = kv.second;
     bin.peak = std::max(bin.peak, bin.used);
@@ -173,6 +177,7 @@ Tensor Tape::alloc(Shape shape) {
   const int64_t cls = class_up(n);
   Bin& bin = pool_[cls];
   ++bin.used;
+  step_floats_ += cls;
   std::vector<float> v;
   if (!bin.free.empty()) {
     // A buffer of exactly n values if there is one (a loop of fixed shapes always finds it),
@@ -188,6 +193,7 @@ Tensor Tape::alloc(Shape shape) {
     v = std::move(fr[pick]);
     fr[pick] = std::move(fr.back());
     fr.pop_back();
+    pool_floats_ -= static_cast<int64_t>(v.capacity());
   } else {
     v.reserve(static_cast<size_t>(cls));  // room for any size of the class, when recycled
   }

@@ -23,10 +23,11 @@
 // - clear() moves every value and gradient buffer into a pool that alloc()/zeros() draw from
 //   by size class (exact up to 64 floats, then 8 classes a doubling): a training loop
 //   allocates almost nothing after its first steps. The pool keeps, per class, at most as
-//   many buffers as alloc() was ever asked for between two clear()s, so it stays bounded:
-//   with bins of exact sizes and no bound, values an op built without alloc() piled up step
-//   after step (the NTM's: about 11 KB a step) and batches of ever new shapes kept adding
-//   bins (seq2seq-train on fra.txt: 2.5 GB after 400 steps).
+//   many buffers as alloc() was ever asked for between two clear()s, and in all at most
+//   twice the most alloc() served between two clear()s, so it stays bounded: with bins of
+//   exact sizes and no bound, values an op built without alloc() piled up step after step
+//   (the NTM's: about 11 KB a step) and batches of ever new shapes kept adding bins
+//   (seq2seq-train on fra.txt: 2.5 GB after 400 steps).
 // - The tape is also the forward context: training() (dropout on/off) and rng() (dropout
 //   masks), so layers need no extra arguments for them.
 // - New ops are ordinary functions that compute a value and call push() with a backward
@@ -173,6 +174,9 @@ class Tape {
     size_t peak = 0;                       // the most of them between two clear()s
   };
   std::unordered_map<int64_t, Bin> pool_;
+  int64_t pool_floats_ = 0;  // the capacity of the buffers in the pool
+  int64_t step_floats_ = 0;  // what alloc() served since clear(), in class sizes
+  int64_t step_peak_ = 0;    // the most of it between two clear()s
   bool training_ = true, recording_ = true, local_grads_ = false;
   Rng rng_;
 };
