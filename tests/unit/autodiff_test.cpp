@@ -468,6 +468,18 @@ TEST_CASE("autodiff: tape mechanics") {
     }
     CHECK(t.pooled() <= 8);
   }
+  SUBCASE("in all the pool holds at most twice what one step asked for") {
+    // Step k asks for four buffers of 1,024 + 128·k floats: eight classes, four buffers each
+    // (32 with the per-class bound alone); a step asks for at most 4 · 1,920 floats, so the
+    // pool may hold 15,360, about ten of these buffers and never more than 15.
+    for (int k = 0; k < 8; ++k) {
+      std::vector<Tensor> bufs;
+      for (int i = 0; i < 4; ++i) bufs.push_back(t.alloc({1024 + 128 * k}));
+      for (Tensor& b : bufs) t.constant(std::move(b));
+      t.clear();
+    }
+    CHECK(t.pooled() <= 15);
+  }
   SUBCASE("errors") {
     CHECK_THROWS_AS(t.backward(t.param(w)), ShapeError);  // not a scalar
     Tape other;
