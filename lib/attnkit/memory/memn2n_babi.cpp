@@ -213,10 +213,7 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
   if (opt_.clip_global) {
     out.grad_norm = nn::clip_grad_norm(sgd_.params(), max_norm);
   } else {  // each weight on its own (the reference code's way); the norm reported is global
-    double s = 0.0;
-    for (ad::Parameter* p : sgd_.params())
-      for (float v : p->grad.values()) s += static_cast<double>(v) * v;
-    out.grad_norm = std::sqrt(s);
+    out.grad_norm = nn::grad_norm(sgd_.params());
     if (opt_.clip_spectral) {
       for (const auto& group : model_.weight_groups()) nn::clip_grad_spectral(group, max_norm);
     } else {

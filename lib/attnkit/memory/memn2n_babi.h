@@ -6,10 +6,11 @@
 // norm of at most `clip` (the authors' code: its spectral norm, a word table with its temporal
 // rows; `clip_spectral` false: its L2 norm; `clip_global`: the L2 norm of all of them
 // together), batches of 32, 10% of the training questions held out for validation (the last
-// ones after a seeded shuffle). Linear start (ls): the run begins without the hops' softmax at rate `ls_lr`; after `ls_max_epochs` (the authors' code: a
-// fixed 20, 30 joint) or, with `ls_patience` P > 0, when the validation loss has not made a
-// new best for P epochs (the paper's "stopped decreasing"), the softmax is put back and the
-// ordinary `epochs` epochs begin from `lr`. Random noise (rn): during training the sentences'
+// ones after a seeded shuffle). Linear start (ls): the run begins without the hops' softmax
+// at rate `ls_lr`; after `ls_max_epochs` (the authors' code: a fixed 20, 30 joint) or, with
+// `ls_patience` P > 0, when the validation loss has not made a new best for P epochs (the
+// paper's "stopped decreasing"), the softmax is put back and the ordinary `epochs` epochs
+// begin from `lr`. Random noise (rn): during training the sentences'
 // ages (temporal rows) are spread by inserting up to 10% empty time slots at random places
 // (the reference implementation's way of adding empty memories).
 //

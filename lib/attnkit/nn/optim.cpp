@@ -200,11 +200,15 @@ void RMSProp::update(size_t k, double lr, int64_t) {
   }
 }
 
-double clip_grad_norm(const std::vector<ad::Parameter*>& params, double max_norm) {
+double grad_norm(const std::vector<ad::Parameter*>& params) {
   double s = 0.0;
-  for (const ad::Parameter* p : params)  // Σ g² in double, vectorised in a fixed order
+  for (const ad::Parameter* p : params)
     s += attention::detail::lane_dot_double(p->grad.data(), p->grad.data(), p->grad.size());
-  const double norm = std::sqrt(s);
+  return std::sqrt(s);
+}
+
+double clip_grad_norm(const std::vector<ad::Parameter*>& params, double max_norm) {
+  const double norm = grad_norm(params);
   if (norm > max_norm && norm > 0.0) {
     const float scale = static_cast<float>(max_norm / norm);
     for (ad::Parameter* p : params)

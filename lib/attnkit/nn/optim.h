@@ -113,6 +113,8 @@ class RMSProp : public Optimizer {
   bool centered_;
 };
 
+// The global L2 norm ‖g‖ of all the gradients (Σ g² in double, vectorised in a fixed order).
+double grad_norm(const std::vector<ad::Parameter*>& params);
 // Scales every gradient by max_norm / ‖g‖ when the global L2 norm ‖g‖ over all of them
 // (in double) exceeds max_norm; returns ‖g‖ before clipping.
 double clip_grad_norm(const std::vector<ad::Parameter*>& params, double max_norm);
