@@ -143,9 +143,9 @@ TEST_CASE("autodiff fused: linear_cross_entropy equals linear + cross_entropy") 
 
 namespace {
 
-// multi_head_attention by the composed ops (nn::MultiHeadAttention's path with dropout):
-// heads split by reshape/permute, batched matmuls, masked_softmax over [B·H, n_q, n_k].
-Var mha_composed(const VS& x, int64_t H, float scale, const Tensor* mask, bool causal) {
+// multi_head_attention by the composed ops: heads split by reshape/permute, batched matmuls,
+// masked_softmax over [B·H, n_q, n_k], dropout on the weights.
+Var mha_composed(const VS& x, int64_t H, float scale, const Tensor* mask, bool causal, float p = 0.0f) {
   const int64_t B = x[0].dim(0), nq = x[0].dim(1), nk = x[1].dim(1), dv = x[2].dim(2);
   auto heads_of = [&](Var v, int64_t n) {
     const int64_t w = v.dim(2) / H;
@@ -161,7 +161,7 @@ Var mha_composed(const VS& x, int64_t H, float scale, const Tensor* mask, bool c
           if (mask) e = mask->rank() == 2 ? mask->at(i, j) : mask->at(b, i, j);
           if (causal && j > i) e = 0.0f;
         }
-  Var C = ad::matmul(ad::masked_softmax(S, m), heads_of(x[2], nk));
+  Var C = ad::matmul(ad::dropout(ad::masked_softmax(S, m), p), heads_of(x[2], nk));
   return ad::reshape(ad::permute(ad::reshape(C, {B, H, nq, dv / H}), {0, 2, 1, 3}), {B, nq, dv});
 }
 
@@ -198,6 +198,40 @@ TEST_CASE("autodiff fused: multi_head_attention equals the composed heads, and i
     same(in, fused, [&](Tape&, const VS& x) { return mha_composed(x, heads, 0.5f, nullptr, true); });
     grad_ok("multi_head_attention self, heads " + std::to_string(heads), in, fused);
   }
+}
+
+TEST_CASE("autodiff fused: multi_head_attention with dropout on the weights") {
+  const int64_t B = 2, nq = 3, nk = 5, H = 2;
+  Tensor mask({B, nq, nk}, 1.0f);
+  mask.at(0, 1, 4) = 0.0f;
+  const std::vector<Tensor> in = tensors(rnd({B, nq, 4}, 31), rnd({B, nk, 4}, 32), rnd({B, nk, 6}, 33));
+  for (const float p : {0.3f, 0.6f}) {
+    CAPTURE(p);
+    // The same draws as ad::dropout over the weights (both tapes seeded alike), so the same
+    // outputs and gradients as the composed ops.
+    auto fused = [&](Tape&, const VS& x) { return ad::multi_head_attention(x[0], x[1], x[2], H, 0.8f, &mask, true, nullptr, p); };
+    same(in, fused, [&](Tape&, const VS& x) { return mha_composed(x, H, 0.8f, &mask, true, p); });
+    grad_ok("multi_head_attention with dropout", in, fused);
+  }
+  // Something is dropped, and only while training: outputs differ from p = 0 when training
+  // and equal them when not.
+  for (const bool training : {true, false}) {
+    Tensor y[2];
+    for (int k = 0; k < 2; ++k) {
+      Tape t(5);
+      t.set_training(training);
+      y[k] = ad::multi_head_attention(t.input(in[0].clone()), t.input(in[1].clone()), t.input(in[2].clone()), H,
+                                      0.8f, nullptr, false, nullptr, k == 0 ? 0.0f : 0.5f).value().clone();
+    }
+    double diff = 0.0;
+    for (int64_t i = 0; i < y[0].size(); ++i) diff += std::fabs(y[0][i] - y[1][i]);
+    if (training) CHECK(diff > 0.1);
+    else CHECK(diff == 0.0);
+  }
+  Tape t;
+  Var q = t.input(in[0].clone()), k = t.input(in[1].clone()), v = t.input(in[2].clone());
+  CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, H, 1.0f, nullptr, false, nullptr, 1.0f), Error);
+  CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, H, 1.0f, nullptr, false, nullptr, -0.1f), Error);
 }
 
 TEST_CASE("autodiff fused: multi_head_attention weights, masked rows, shapes") {

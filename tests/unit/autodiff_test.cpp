@@ -354,6 +354,14 @@ TEST_CASE("autodiff: dropout (seeded, inverted scaling, identity at eval)") {
   CHECK(zeros > 2200);
   CHECK(zeros < 2800);
   CHECK(s / 1e4 == doctest::Approx(1.0).epsilon(0.03));
+  // The documented rule: element i dropped iff the i-th 32-bit draw is below round(p·2^32).
+  Tape u(7);
+  const Tensor& z = ad::dropout(u.constant(Tensor({3, 333}, 1.0f)), 0.25f).value();
+  std::vector<uint32_t> bits(999);
+  Rng(7).fill_u32(bits.data(), 999);  // the tape's Rng is seeded like Rng(seed)
+  int64_t agree = 0;
+  for (size_t i = 0; i < bits.size(); ++i) agree += (z[static_cast<int64_t>(i)] == 0.0f) == (bits[i] < 1073741824u);
+  CHECK(agree == 999);
   t.set_training(false);
   Var e = ad::dropout(ones, 0.25f);
   CHECK(e.id() == ones.id());

@@ -145,6 +145,19 @@ TEST_CASE("rng first outputs are pinned (same numbers on every machine)") {
   CHECK(first == ((x << 7) | (x >> 57)) * 9);
 }
 
+TEST_CASE("rng fill_u32: the halves of next(), low first") {
+  Rng a(9), b(9);
+  std::vector<uint32_t> u(7);
+  a.fill_u32(u.data(), 7);
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t r = b.next();
+    CHECK(u[static_cast<size_t>(2 * i)] == static_cast<uint32_t>(r));
+    CHECK(u[static_cast<size_t>(2 * i + 1)] == static_cast<uint32_t>(r >> 32));
+  }
+  CHECK(u[6] == static_cast<uint32_t>(b.next()));  // odd n: the last high half unused
+  CHECK(a.next() == b.next());                      // both streams at the same place
+}
+
 TEST_CASE("BLAS core preference") {
   CHECK(blas_core_is_weaker("Prescott", "SkylakeX"));
   CHECK(blas_core_is_weaker("Haswell", "SkylakeX"));

@@ -36,6 +36,9 @@ inline Mat rows_view(Tensor& t) {
 inline ConstMat view(const float* p, int64_t r, int64_t c) { return {p, r, c, c > 0 ? c : 1}; }
 inline Mat view(float* p, int64_t r, int64_t c) { return {p, r, c, c > 0 ? c : 1}; }
 
+// The mask of ad::dropout (ops.h) for n elements: 0 or 1/(1-p), p in (0, 1).
+void dropout_mask(Rng& rng, float p, float* mask, int64_t n);
+
 inline int norm_axis(int axis, int rank, const Shape& shape) {
   const int a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)

@@ -107,7 +107,8 @@ Var lstm_cell_h(Var a, Var c);
 Var gru_cell(Var xp, Var hp, Var h);
 
 // ---- regularisation: inverted dropout with the tape's Rng; identity (the same Var) when
-// the tape is not training or p = 0.
+// the tape is not training or p = 0. Element i is dropped (0) when the i-th 32-bit draw of
+// Rng::fill_u32 is below round(p·2^32), else scaled by 1/(1-p).
 Var dropout(Var x, float p);
 
 // ---- operators

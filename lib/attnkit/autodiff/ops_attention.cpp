@@ -11,7 +11,7 @@
 namespace attnkit::ad {
 
 Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale, const Tensor* mask,
-                         bool causal, Tensor* weights) {
+                         bool causal, Tensor* weights, float dropout) {
   Tape& t = detail::tape_of(q, k);
   detail::tape_of(q, v);
   const Tensor& Q = q.value();
@@ -34,6 +34,15 @@ Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale, const 
                        std::to_string(nq) + ", " + std::to_string(nk) + "] or [" +
                        std::to_string(B) + ", " + std::to_string(nq) + ", " + std::to_string(nk) + "]");
   }
+  if (!(dropout >= 0.0f && dropout < 1.0f))
+    throw Error("multi_head_attention: dropout " + std::to_string(dropout) + " is not in [0, 1)");
+  // The dropout mask over the weights, drawn in [B, H, n_q, n_k] order (ad::dropout's draws).
+  Tensor* drop = nullptr;
+  if (dropout > 0.0f && t.training()) {
+    drop = t.scratch({B, H, nq, nk});
+    detail::dropout_mask(t.rng(), dropout, drop->data(), drop->size());
+  }
+  std::vector<float> dropped(drop ? static_cast<size_t>(nq * nk) : 0);  // A ⊙ M of one head
   // Head h of item b of X [B, n, w]: the n x (w / H) block at column h·(w / H), stride w.
   auto block = [](const float* p, int64_t b, int64_t h, int64_t n, int64_t w, int64_t wh) {
     return ConstMat{p + b * n * w + h * wh, n, wh, w};
@@ -56,13 +65,19 @@ Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale, const 
             for (int64_t j = i + 1; j < nk; ++j) row[j] = ninf;
         }
       attention::softmax_rows(S);
+      ConstMat W = S;
+      if (drop) {
+        const float* m = drop->data() + (b * H + h) * nq * nk;
+        for (int64_t i = 0; i < nq * nk; ++i) dropped[static_cast<size_t>(i)] = S.data[i] * m[i];
+        W = detail::view(dropped.data(), nq, nk);
+      }
       const ConstMat Vb = block(V.data(), b, h, nk, dv, dvh);
-      gemm(Trans::No, Trans::No, 1.0f, S, Vb, 0.0f, Mat{y.data() + b * nq * dv + h * dvh, nq, dvh, dv});
+      gemm(Trans::No, Trans::No, 1.0f, W, Vb, 0.0f, Mat{y.data() + b * nq * dv + h * dvh, nq, dvh, dv});
     }
   }
   if (weights) *weights = A->clone();
   return t.push(std::move(y), {q, k, v},
-                [q, k, v, A, B, H, nq, nk, d, dv, dh, dvh, scale, block](Tape& t, Var out) {
+                [q, k, v, A, drop, B, H, nq, nk, d, dv, dh, dvh, scale, block](Tape& t, Var out) {
     const float* G = t.grad(out).data();
     const float* pq = t.value(q).data();
     const float* pk = t.value(k).data();
@@ -70,19 +85,26 @@ Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale, const 
     float* gq = t.requires_grad(q) ? t.grad(q).data() : nullptr;
     float* gk = t.requires_grad(k) ? t.grad(k).data() : nullptr;
     float* gv = t.requires_grad(v) ? t.grad(v).data() : nullptr;
-    std::vector<float> dS(static_cast<size_t>(nq * nk));
+    std::vector<float> dS(static_cast<size_t>(nq * nk)), dropped(drop ? dS.size() : 0);
     const Mat D = detail::view(dS.data(), nq, nk);
     for (int64_t b = 0; b < B; ++b)
       for (int64_t h = 0; h < H; ++h) {
         const float* pa = A->data() + (b * H + h) * nq * nk;
-        const ConstMat Ab = detail::view(pa, nq, nk);
+        const float* m = drop ? drop->data() + (b * H + h) * nq * nk : nullptr;
+        ConstMat W = detail::view(pa, nq, nk);  // the weights the values were mixed with
+        if (m) {
+          for (int64_t i = 0; i < nq * nk; ++i) dropped[static_cast<size_t>(i)] = pa[i] * m[i];
+          W = detail::view(dropped.data(), nq, nk);
+        }
         const ConstMat Gb = block(G, b, h, nq, dv, dvh);
-        if (gv)  // dV = Aᵀ dC
-          gemm(Trans::Yes, Trans::No, 1.0f, Ab, Gb, 1.0f,
+        if (gv)  // dV = (A ⊙ M)ᵀ dC
+          gemm(Trans::Yes, Trans::No, 1.0f, W, Gb, 1.0f,
                Mat{gv + b * nk * dv + h * dvh, nk, dvh, dv});
         if (!gq && !gk) continue;
-        // dA = dC Vᵀ, then the softmax: dS = A ⊙ (dA - Σ_j A dA) per row
+        // dA = (dC Vᵀ) ⊙ M, then the softmax: dS = A ⊙ (dA - Σ_j A dA) per row
         gemm(Trans::No, Trans::Yes, 1.0f, Gb, block(pv, b, h, nk, dv, dvh), 0.0f, D);
+        if (m)
+          for (int64_t i = 0; i < nq * nk; ++i) dS[static_cast<size_t>(i)] *= m[i];
         for (int64_t i = 0; i < nq; ++i) {
           const float* ar = pa + i * nk;
           float* dr = dS.data() + i * nk;

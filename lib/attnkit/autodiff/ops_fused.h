@@ -36,11 +36,14 @@ Var linear_cross_entropy(Var x, Var w, Var b, const std::vector<int32_t>& target
 // written into the same column block of out [B, n_q, d_v] (the heads concatenated). mask
 // (0/1, [n_q, n_k] shared or [B, n_q, n_k]) and causal (key j > query i) exclude keys:
 // their weight is exactly 0, and a row with every key excluded has zero weights. weights
-// (if given) receives A [B, heads, n_q, n_k]. The same as nn::MultiHeadAttention's composed
-// reshape/permute/matmul/masked_softmax path without dropout, up to rounding (the scale is
-// applied to the product instead of to q). ShapeError when the shapes do not fit.
+// (if given) receives A [B, heads, n_q, n_k] (before dropout). dropout p > 0 on a training
+// tape drops attention weights: out_bh = (A_bh ⊙ M_bh) v_bh with M = 0 with probability p,
+// else 1/(1-p), drawn from the tape's rng over [B, heads, n_q, n_k] in order (the draws
+// ad::dropout would make on A laid out so). The same as the composed
+// reshape/permute/matmul/masked_softmax/dropout ops up to rounding (the scale is applied to
+// the product instead of to q). ShapeError when the shapes do not fit.
 Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale,
                          const Tensor* mask = nullptr, bool causal = false,
-                         Tensor* weights = nullptr);
+                         Tensor* weights = nullptr, float dropout = 0.0f);
 
 }  // namespace attnkit::ad

@@ -1,5 +1,6 @@
 // Row ops (over the last dimension): softmaxes, cosine, layer norm, normalisation, circular
 // convolution, reductions, dropout.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -425,24 +426,32 @@ Var mean_last(Var x) {
 
 // ---- dropout
 
+void detail::dropout_mask(Rng& rng, float p, float* mask, int64_t n) {
+  const uint64_t threshold = static_cast<uint64_t>(std::llround(static_cast<double>(p) * 4294967296.0));
+  const float scale = 1.0f / (1.0f - p);
+  uint32_t bits[1024];  // in chunks, so that the comparison loop vectorises
+  for (int64_t i = 0; i < n; i += 1024) {
+    const int64_t m = std::min<int64_t>(1024, n - i);
+    rng.fill_u32(bits, m);
+    for (int64_t j = 0; j < m; ++j) mask[i + j] = bits[j] < threshold ? 0.0f : scale;
+  }
+}
+
 Var dropout(Var x, float p) {
   Tape& t = x.tape();
   if (!(p >= 0.0f && p < 1.0f)) throw Error("dropout: p = " + std::to_string(p) + " is not in [0, 1)");
   if (!t.training() || p == 0.0f) return x;
   const Tensor& X = x.value();
-  auto mask = std::make_shared<std::vector<float>>(static_cast<size_t>(X.size()));
-  const float scale = 1.0f / (1.0f - p);
-  Rng& rng = t.rng();
+  Tensor* mask = t.scratch(X.shape());  // from the tape's pool, kept for backward
+  detail::dropout_mask(t.rng(), p, mask->data(), X.size());
   Tensor y = t.alloc(X.shape());
-  for (int64_t i = 0; i < X.size(); ++i) {
-    const float m = rng.uniform() < p ? 0.0f : scale;
-    (*mask)[static_cast<size_t>(i)] = m;
-    y[i] = X[i] * m;
-  }
+  const float* m = mask->data();
+  for (int64_t i = 0; i < X.size(); ++i) y[i] = X[i] * m[i];
   return t.push(std::move(y), {x}, [x, mask](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
+    const float* m = mask->data();
     float* gx = t.grad(x).data();
-    for (int64_t i = 0; i < g.size(); ++i) gx[i] += g[i] * (*mask)[static_cast<size_t>(i)];
+    for (int64_t i = 0; i < g.size(); ++i) gx[i] += g[i] * m[i];
   });
 }
 

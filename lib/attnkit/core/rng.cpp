@@ -40,6 +40,16 @@ uint64_t Rng::next() {
 
 float Rng::uniform() { return static_cast<float>(next() >> 40) * 0x1.0p-24f; }
 
+void Rng::fill_u32(uint32_t* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const uint64_t r = next();
+    out[i] = static_cast<uint32_t>(r);
+    out[i + 1] = static_cast<uint32_t>(r >> 32);
+  }
+  if (i < n) out[i] = static_cast<uint32_t>(next());
+}
+
 double Rng::uniform_double() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
 
 double Rng::normal() {

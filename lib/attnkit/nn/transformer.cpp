@@ -38,54 +38,12 @@ Var MultiHeadAttention::operator()(Tape& t, Var q, Var kv, const Tensor* mask, b
   if (q.rank() != 3 || kv.rank() != 3 || q.dim(2) != dim || kv.dim(2) != dim || q.dim(0) != kv.dim(0))
     throw ShapeError("multi-head attention: queries " + shape_str(q.shape()) + " and keys " +
                      shape_str(kv.shape()) + " are not [B, n, " + std::to_string(dim) + "]");
-  const int64_t B = q.dim(0), nq = q.dim(1), nk = kv.dim(1), H = heads, dh = dim / heads;
-  const bool shared = mask && mask->shape() == Shape{nq, nk};
-  if (mask && !shared && mask->shape() != Shape{B, nq, nk})
-    throw ShapeError("multi-head attention: mask " + shape_str(mask->shape()) + " is not [" +
-                     std::to_string(nq) + ", " + std::to_string(nk) + "] or [" +
-                     std::to_string(B) + ", " + std::to_string(nq) + ", " + std::to_string(nk) + "]");
+  const int64_t dh = dim / heads;  // the mask's shape is checked by the fused op
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  if (!(t.training() && dropout > 0.0f))  // no dropout on the weights: one fused node for the heads
-    return wo(t, ad::multi_head_attention(wq(t, q), wk(t, kv), wv(t, kv), H, scale, mask, causal, weights));
-  // With dropout on the weights: the composed ops. The combined 0/1 mask, [n_q, n_k] when
-  // shared, else [B, H, n_q, n_k].
-  Tensor m;
-  bool have_mask = false;
-  if (mask) {
-    if (shared) {
-      m = mask->clone();
-    } else {
-      m = Tensor({B, H, nq, nk});
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t h = 0; h < H; ++h)
-          std::copy(mask->data() + b * nq * nk, mask->data() + (b + 1) * nq * nk,
-                    m.data() + (b * H + h) * nq * nk);
-    }
-    have_mask = true;
-  }
-  if (causal) {
-    if (!have_mask) m = Tensor({nq, nk}, 1.0f);
-    const int64_t rows = m.size() / nk;
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t j = (r % nq) + 1; j < nk; ++j) m[r * nk + j] = 0.0f;
-    have_mask = true;
-  }
-  auto heads_of = [&](Var x, int64_t n) {  // [B, n, d] → [B·H, n, dh]
-    return ad::reshape(ad::permute(ad::reshape(x, {B, n, H, dh}), {0, 2, 1, 3}), {B * H, n, dh});
-  };
-  Var Q = heads_of(ad::mul(wq(t, q), scale), nq);
-  Var K = heads_of(wk(t, kv), nk);
-  Var V = heads_of(wv(t, kv), nk);
-  Var S = ad::matmul(Q, K, false, true);  // [B·H, n_q, n_k]
-  Var A = have_mask ? ad::masked_softmax(S, m) : ad::softmax(S);
-  if (weights) {
-    *weights = A.value().clone();
-    weights->reshape({B, H, nq, nk});
-  }
-  A = ad::dropout(A, dropout);
-  Var C = ad::matmul(A, V);  // [B·H, n_q, dh]
-  C = ad::reshape(ad::permute(ad::reshape(C, {B, H, nq, dh}), {0, 2, 1, 3}), {B, nq, dim});
-  return wo(t, C);
+  // One fused node for the heads, dropout on the weights included (it is off when the tape
+  // is not training).
+  return wo(t, ad::multi_head_attention(wq(t, q), wk(t, kv), wv(t, kv), heads, scale, mask, causal, weights,
+                                        dropout));
 }
 
 TransformerEncoderLayer::TransformerEncoderLayer(ParamStore& ps, const std::string& name,
