@@ -8,7 +8,9 @@
 // Models: LSTM encoder-decoder with additive (Bahdanau) attention, vocabulary 1000,
 // embeddings 64, hidden 128; Transformer, 2+2 layers, d_model 128, 4 heads, d_ff 512.
 // Batches of 64 pairs of length 20 (source: 19 tokens + <eos>; target: <bos> + 19 tokens +
-// <eos>, so 20 predicted tokens a row), Adam 1e-3, clipping at 5, dropout 0. Decoding emits
+// <eos>, so 20 predicted tokens a row), Adam 1e-3, clipping at 5, dropout 0 (the Transformer:
+// the environment's DROPOUT if set, on embeddings, sublayer outputs, feed-forward hidden
+// units and attention weights, as PyTorch's layers place it). Decoding emits
 // exactly 20 tokens a sentence (no early <eos>), one sentence at a time; THREADS > 1
 // translates sentences in parallel (one tape per thread); training with THREADS > 1 splits
 // each batch into THREADS slices on their own tapes, as seq2seq-train does
@@ -47,6 +49,7 @@ models::Seq2SeqConfig config(const std::string& type) {
     c.d_model = 128;
     c.heads = 4;
     c.d_ff = 512;
+    if (const char* p = std::getenv("DROPOUT")) c.dropout = static_cast<float>(std::atof(p));
   }
   return c;
 }

@@ -12,6 +12,8 @@
 # the other, and a "best" line per case divides attnkit's best rate of the repetition (over
 # the thread counts) by PyTorch's best of the same repetition — best against best measured
 # minutes apart, not runs apart (the machine's speed drifts by tens of percent over an hour).
+# DROPOUT=P (environment) trains the Transformer with dropout P on both sides, as real
+# training does (embeddings, sublayer outputs, feed-forward hidden units, attention weights).
 #   bench/seq2seq.sh [STEPS] [REPS] [THREADS]     (defaults 10 3 1; e.g. 10 3 "1 2")
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

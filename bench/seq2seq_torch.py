@@ -7,10 +7,12 @@ decoding algorithm, float32 on the CPU.
 RNN: LSTM encoder, LSTM decoder cell reading [embedding; context], additive attention with
 the previous state as query, output layer over [h; context] (as lib/attnkit/models).
 Transformer: post-norm nn.TransformerEncoder/DecoderLayer x2, d_model 128, 4 heads, d_ff
-512, embeddings x sqrt(d) + sinusoidal positions, dropout 0. Decoding: one sentence at a
+512, embeddings x sqrt(d) + sinusoidal positions, dropout 0 (the environment's DROPOUT if set:
+the layers' own dropout and one on the embeddings, as attnkit places it). Decoding: one sentence at a
 time, exactly 20 tokens (no <eos>), beam rows as the batch; the Transformer re-reads its
 prefix each step, as attnkit does."""
 import math
+import os
 import sys
 import time
 
@@ -19,6 +21,7 @@ from torch import nn
 
 V, E, H, B, T = 1000, 64, 128, 64, 20
 D, HEADS, FF = 128, 4, 512
+P = float(os.environ.get("DROPOUT", "0"))
 task, kind = sys.argv[1], sys.argv[2]
 torch.manual_seed(1)
 
@@ -71,13 +74,14 @@ class Transformer(nn.Module):
         super().__init__()
         self.src_emb = nn.Embedding(V, D)
         self.tgt_emb = nn.Embedding(V, D)
-        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, HEADS, FF, 0.0, batch_first=True), 2,
+        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, HEADS, FF, P, batch_first=True), 2,
                                          enable_nested_tensor=False)
-        self.dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(D, HEADS, FF, 0.0, batch_first=True), 2)
+        self.dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(D, HEADS, FF, P, batch_first=True), 2)
         self.out = nn.Linear(D, V)
+        self.drop = nn.Dropout(P)
 
     def embed(self, emb, x):
-        return emb(x) * math.sqrt(D) + sinusoidal(x.shape[1], D)
+        return self.drop(emb(x) * math.sqrt(D) + sinusoidal(x.shape[1], D))
 
     def encode(self, src):
         return self.enc(self.embed(self.src_emb, src))
