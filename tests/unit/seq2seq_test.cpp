@@ -251,7 +251,7 @@ TEST_CASE("seq2seq: an LSTM with Bahdanau attention learns to reverse sequences"
   c.embed = 16;
   c.hidden = 32;
   const auto t0 = std::chrono::steady_clock::now();
-  const double acc = reverse_accuracy(c, 500, 0.01, 0);
+  const double acc = reverse_accuracy(c, 1000, 0.01, 0);
   MESSAGE("rnn reverse exact match " << acc << " in "
           << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
   CHECK(acc >= 0.9);
@@ -265,7 +265,7 @@ TEST_CASE("seq2seq: a Transformer learns to reverse sequences") {
   c.d_ff = 64;
   c.layers = 1;
   const auto t0 = std::chrono::steady_clock::now();
-  const double acc = reverse_accuracy(c, 500, 0.003, 50);
+  const double acc = reverse_accuracy(c, 1000, 0.003, 50);
   MESSAGE("transformer reverse exact match " << acc << " in "
           << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
   CHECK(acc >= 0.9);
