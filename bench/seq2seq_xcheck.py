@@ -12,9 +12,16 @@ seq2seq_bleu_torch.py), on the held-out pairs of a seq2seq-bleu.sh run directory
     mean probability put on <unk>, the share of positions whose argmax is <unk>.
   seq2seq_xcheck.py (--npz ATTNKIT.npz | --pt PYTORCH.pt) --dir RUN_DIR --out HYP.txt
       [--compare HYP] [--bleu PATH/TO/bleu] [--threads 1] [--valid] [--grad GRAD.npz]
+      [--train-steps K --after AFTER.npz]
 --grad (with --npz) compares attnkit's gradient of the mean loss of the first 64 held-out
 pairs (bench-seq2seq-export MODEL OUT.npz PAIRS.tsv GRAD.npz, PAIRS.tsv = paste test.en
 test.fr) with PyTorch's: per parameter, max |difference| / max |PyTorch's|.
+--train-steps K --after AFTER.npz (with --npz) trains the loaded weights K steps in PyTorch
+as seq2seq_bleu_torch.py does (Adam lr 1e-3, β 0.9/0.98, ε 1e-9, clip_grad_norm_ 1) with
+dropout off on batches of 64 consecutive held-out pairs (step k: pairs 64k .. 64k+63,
+wrapping), as bench-seq2seq-export MODEL OUT.npz PAIRS.tsv GRAD.npz K AFTER.npz does in
+attnkit, and compares the results: per parameter, max |PyTorch - attnkit| / max |PyTorch's
+change|, and for each LSTM bias the ratio of PyTorch's change (b_ih + b_hh) to attnkit's.
 --valid adds the same teacher-forced statistics on valid.tsv with the training cut
 (--max-len 20), the figure attnkit's log calls valid_loss.
 attnkit's LSTM keeps PyTorch's gate order (i, f, g, o) and one bias b = b_ih + b_hh; it is
@@ -146,6 +153,48 @@ def compare_grads(m, sd_names, grad_npz, pairs):
     print(f"grad_rel_diff_max\t{worst:.3e}")
 
 
+def train_steps(m, sd_names, after_npz, pairs, steps):
+    init = {k: v.detach().clone() for k, v in m.state_dict().items()}
+    opt = torch.optim.Adam(m.parameters(), lr=1e-3, betas=(0.9, 0.98), eps=1e-9)
+    m.train()  # dropout p is 0 in this model
+    n = len(pairs)
+    for k in range(steps):
+        chunk = [pairs[(64 * k + i) % n] for i in range(min(64, n))]
+        src = sbt.pad([p[0] for p in chunk])
+        lens = torch.tensor([len(p[0]) for p in chunk])
+        tgt = sbt.pad([p[1] for p in chunk])
+        tin, tout = tgt[:, :-1], tgt[:, 1:]
+        logits = m.logits(src, lens, tin)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1),
+                                                 ignore_index=PAD)
+        opt.zero_grad()
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+        opt.step()
+        print(f"pytorch_step\t{k}\t{loss.item():.6f}\t{float(norm):.6f}")
+    m.eval()
+    after = state_from_attnkit(after_npz, sum(1 for x in sd_names if x[0].endswith(".W_ih")) // 2)
+    now = m.state_dict()
+    worst = 0.0
+    for key in now:
+        if "bias_hh" in key:
+            continue
+        mine, other = now[key], after[key]
+        if "bias_ih" in key:  # the effective bias b_ih + b_hh against attnkit's b
+            hh = key.replace("bias_ih", "bias_hh")
+            mine = mine + now[hh]
+            d_mine = mine - init[key] - init[hh]
+            d_other = other - init[key] - init[hh]
+            ratio = float((d_mine * d_other).sum() / (d_other * d_other).sum())
+            print(f"bias_change_ratio_pytorch_over_attnkit\t{key}\t{ratio:.4f}")
+        else:
+            d_mine = mine - init[key]
+        rel = float((mine - other).abs().max() / d_mine.abs().max().clamp_min(1e-30))
+        worst = max(worst, rel)
+        print(f"after_rel_diff\t{key}\t{rel:.3e}")
+    print(f"after_rel_diff_max\t{worst:.3e}")
+
+
 def report(prefix, s):
     n, nu = s["n"], s["n_unk"]
     print(f"{prefix}nll\t{s['nll'] / n:.6f}")
@@ -169,6 +218,8 @@ def main():
     ap.add_argument("--max-length", type=int, default=50)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--valid", action="store_true")
+    ap.add_argument("--train-steps", type=int, default=0)
+    ap.add_argument("--after", help="attnkit's parameters after --train-steps steps")
     ap.add_argument("--grad", help="attnkit's gradient on the first 64 held-out pairs (with --npz)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
@@ -213,6 +264,8 @@ def main():
             vp.append((sbt.encode(sbt.tokenize(cols[0]), sidx, 20, False),
                        sbt.encode(sbt.tokenize(cols[1]), tidx, 20, True)))
         report("valid_", teacher_forced(m, vp))
+    if a.train_steps > 0:
+        train_steps(m, list(NAMES), a.after, pairs, a.train_steps)
 
 
 if __name__ == "__main__":
