@@ -11,6 +11,8 @@
 #   FRA=path/to/fra.txt   MODELS="rnn transformer"   THREADS=1 (per side)
 #   STEPS=N (instead of epochs, for a quick check)   SEED=S (both sides; default 1)
 # Per model the two sides train at the same time (one process each, THREADS threads each).
+# Both trained models are kept: $OUTDIR/MODEL.akm (attnkit) and $OUTDIR/MODEL.pytorch.pt
+# (the PyTorch state_dict; bench/seq2seq_xcheck.py evaluates either).
 # Validation split: every 50th remaining line (--valid, logged only; not used by either
 # side's training).
 set -euo pipefail
@@ -55,7 +57,7 @@ for model in $models; do
   a=$!
   ( OMP_NUM_THREADS=$th "$py" "$top/bench/seq2seq_bleu_torch.py" --model "$model" --train "$dir/train.tsv" \
       --src-vocab "$dir/src.vocab" --tgt-vocab "$dir/tgt.vocab" --test "$dir/test.en" \
-      --out "$dir/$model.pytorch.out" --threads "$th" "${common[@]}" "${opts[@]}" "${run[@]}" \
+      --out "$dir/$model.pytorch.out" --save "$dir/$model.pytorch.pt" --threads "$th" "${common[@]}" "${opts[@]}" "${run[@]}" \
       --max-length 50 > "$dir/$model.pytorch.time" 2> "$dir/$model.pytorch.log"
   ) &
   p=$!

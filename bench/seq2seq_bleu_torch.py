@@ -7,7 +7,10 @@ vocabularies (read from vocab-build's output), the same encoding (source + <eos>
 translates the held-out sources greedily and writes one line per source (tokens joined by
 spaces, <unk> as is), as seq2seq-translate does.
    seq2seq_bleu_torch.py --model rnn|transformer --train PAIRS.tsv --src-vocab V --tgt-vocab V
-       --test SRC.txt --out HYP.txt [--epochs N] [--steps N] [--threads N] [--seed S] ...
+       --test SRC.txt --out HYP.txt [--epochs N] [--steps N] [--threads N] [--seed S]
+       [--save MODEL.pt] ...
+--save writes the trained model's state_dict (torch.save) after training, for
+bench/seq2seq_xcheck.py.
 Prints one progress line per epoch to stderr and the training time to stdout."""
 import argparse
 import math
@@ -221,6 +224,7 @@ def main():
     ap.add_argument("--clip", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--save", help="write the trained model's state_dict here (torch.save)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -277,6 +281,8 @@ def main():
         print(f"seq2seq_bleu_torch {a.model}: epoch {epoch}, step {step}/{total}, loss {loss_sum / max(tok_sum, 1):.4f}, "
               f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
     train_sec = time.perf_counter() - t0
+    if a.save:
+        torch.save(m.state_dict(), a.save)
 
     m.eval()
     lines = [line.rstrip("\n").rstrip("\r") for line in open(a.test, encoding="utf-8")]

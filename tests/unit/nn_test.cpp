@@ -126,6 +126,64 @@ TEST_CASE("nn: GRU and LSTM over 3 steps pass the gradient check; parameter coun
   }
 }
 
+TEST_CASE("nn: an LSTM's single bias trains as PyTorch's pair b_ih + b_hh (copies 2)") {
+  // PyTorch's LSTM has two bias vectors with the same gradient; Adam steps each, so their sum
+  // moves twice as far as one vector would, and the clipping norm counts the gradient twice.
+  // The cell keeps one bias with copies = 2: Adam + clipping must follow the pair exactly.
+  const int64_t n = 3, m = 4, B = 2, T = 3;
+  const Tensor x = rnd({T, B, n}, 11), r = rnd({B, m}, 12);
+  for (int copies : {2, 1}) {
+    nn::ParamStore ps;
+    Rng rng(5);
+    nn::RecurrentCell cell(ps, "cell", nn::CellKind::LSTM, n, m, rng);
+    CHECK(cell.b->copies == 2);
+    cell.set_bias_copies(copies);
+    // The pair: b_hh drawn, b_ih = b - b_hh; the weights copied.
+    ad::Parameter wih("W_ih", cell.W_ih->value.clone()), whh("W_hh", cell.W_hh->value.clone());
+    ad::Parameter bhh("b_hh", rnd({4 * m}, 13, 0.3)), bih("b_ih", cell.b->value.clone());
+    for (int64_t i = 0; i < 4 * m; ++i) bih.value[i] -= bhh.value[i];
+    nn::Adam one(ps.params(), 0.05, 0.9, 0.98, 1e-9);
+    nn::Adam pair({&wih, &whh, &bih, &bhh}, 0.05, 0.9, 0.98, 1e-9);
+    double worst = 0.0;
+    for (int step = 0; step < 6; ++step) {
+      one.zero_grad();
+      pair.zero_grad();
+      Tape t;
+      nn::State s = cell.zero_state(t, B);
+      Var xs = t.constant(x.clone());
+      for (int64_t k = 0; k < T; ++k) s = cell(t, ad::index(xs, k), s);
+      t.backward(ad::sum(s.h * t.constant(r.clone())));
+      Tape u;
+      Var h = u.constant(Tensor({B, m})), c = u.constant(Tensor({B, m}));
+      Var us = u.constant(x.clone());
+      for (int64_t k = 0; k < T; ++k) {
+        Var xp = ad::add(ad::linear(ad::index(us, k), u.param(wih), u.param(bih)), u.param(bhh));
+        Var a = ad::lstm_gates(ad::addmm(xp, h, u.param(whh), false, true));
+        c = ad::lstm_cell_c(a, c);
+        h = ad::lstm_cell_h(a, c);
+      }
+      u.backward(ad::sum(h * u.constant(r.clone())));
+      const double n1 = nn::clip_grad_norm(ps.params(), 0.05), n2 = nn::clip_grad_norm({&wih, &whh, &bih, &bhh}, 0.05);
+      if (copies == 2) CHECK(n1 == doctest::Approx(n2).epsilon(1e-6));
+      one.step();
+      pair.step();
+      for (int64_t i = 0; i < 4 * m; ++i)
+        worst = std::max(worst, static_cast<double>(std::abs(cell.b->value[i] - (bih.value[i] + bhh.value[i]))));
+      for (int64_t i = 0; i < cell.W_hh->value.size(); ++i)
+        worst = std::max(worst, static_cast<double>(std::abs(cell.W_hh->value[i] - whh.value[i])));
+    }
+    INFO("copies " << copies << ": worst difference " << worst);
+    if (copies == 2) CHECK(worst < 1e-5);
+    else CHECK(worst > 1e-2);  // one vector trains differently: the test would catch it
+  }
+  nn::ParamStore ps;
+  Rng rng(5);
+  nn::RecurrentCell gru(ps, "gru", nn::CellKind::GRU, n, m, rng);
+  CHECK(gru.b->copies == 1);
+  CHECK(gru.b_hh->copies == 1);
+  CHECK_THROWS_AS(gru.set_bias_copies(0), UsageError);
+}
+
 TEST_CASE("nn: bi-directional 2-layer encoder over a padded batch") {
   nn::ParamStore ps;
   Rng rng(5);

@@ -48,11 +48,18 @@ namespace attnkit::ad {
 
 // A trainable tensor that outlives tapes: its value, the gradient backward() accumulates
 // into it (same shape; the optimiser zeroes it), and a name (for registries and files).
+// copies > 1: the parameter stands for that many parameters that always receive the same
+// gradient and whose sum is used (PyTorch's RNN/LSTM biases b_ih and b_hh, kept here as one
+// b = b_ih + b_hh). Training then follows the separate copies exactly (without weight
+// decay): nn's optimisers move it `copies` times as far as its gradient alone would (each
+// copy makes the same step), and nn::grad_norm counts its squared gradient `copies` times.
+// Not saved with the value: the layer that creates the parameter sets it.
 struct Parameter {
   Parameter(std::string name_, Tensor value_);
   std::string name;
   Tensor value;
   Tensor grad;
+  int copies = 1;
   int64_t size() const { return value.size(); }
 };
 

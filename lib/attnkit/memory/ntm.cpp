@@ -40,9 +40,12 @@ Ntm::Ntm(nn::ParamStore& ps, const NtmConfig& cfg, Rng& rng) : cfg_(cfg) {
   for (int l = 0; l < cfg.controller_layers; ++l) {
     const std::string name = "ntm.controller.l" + std::to_string(l);
     const int64_t in = l == 0 ? cin : hsz;
-    if (cfg.controller == "lstm")
+    if (cfg.controller == "lstm") {
       lstm_.emplace_back(ps, name, nn::CellKind::LSTM, in, hsz, rng);
-    else
+      // One bias vector in training (nn/rnn.h): the NTM's recipes and results were made so;
+      // PyTorch's pair (copies 2) is not yet tried here.
+      lstm_.back().set_bias_copies(1);
+    } else
       ff_.emplace_back(ps, name, in, hsz, rng);
   }
   for (int k = 0; k < cfg.read_heads; ++k)

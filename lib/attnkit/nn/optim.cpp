@@ -93,7 +93,7 @@ void Optimizer::step() {
     if (p.grad.shape() != p.value.shape())
       throw ShapeError("parameter '" + p.name + "' has gradient " + shape_str(p.grad.shape()) +
                        " for value " + shape_str(p.value.shape()));
-    update(k, lr, steps_);
+    update(k, lr * p.copies, steps_);  // copies: see ad::Parameter
   }
 }
 
@@ -203,7 +203,7 @@ void RMSProp::update(size_t k, double lr, int64_t) {
 double grad_norm(const std::vector<ad::Parameter*>& params) {
   double s = 0.0;
   for (const ad::Parameter* p : params)
-    s += attention::detail::lane_dot_double(p->grad.data(), p->grad.data(), p->grad.size());
+    s += p->copies * attention::detail::lane_dot_double(p->grad.data(), p->grad.data(), p->grad.size());
   return std::sqrt(s);
 }
 

@@ -1,7 +1,8 @@
 // Optimisers over ad::Parameters (their .grad, filled by Tape::backward), learning-rate
 // schedules and gradient clipping. State (moments) is kept per parameter inside the
 // optimiser, allocated on construction. step() updates the values and counts the step;
-// zero_grad() clears the gradients for the next one.
+// zero_grad() clears the gradients for the next one. A parameter with copies > 1
+// (ad::Parameter) is updated with copies × the learning rate (each copy's step, summed).
 #pragma once
 
 #include <cstdint>
@@ -113,7 +114,8 @@ class RMSProp : public Optimizer {
   bool centered_;
 };
 
-// The global L2 norm ‖g‖ of all the gradients (Σ g² in double, vectorised in a fixed order).
+// The global L2 norm ‖g‖ of all the gradients (Σ g² in double, vectorised in a fixed order;
+// a parameter with copies > 1 counts that many times, as its separate copies would).
 double grad_norm(const std::vector<ad::Parameter*>& params);
 // Scales every gradient by max_norm / ‖g‖ when the global L2 norm ‖g‖ over all of them
 // (in double) exceeds max_norm; returns ‖g‖ before clipping.

@@ -35,7 +35,13 @@ RecurrentCell::RecurrentCell(ParamStore& ps, const std::string& name, CellKind k
     init_uniform(bh, rng, bound);
     for (int64_t i = 0; i < G; ++i) bi[i] += bh[i];
     b = &ps.add(name + ".b", std::move(bi));
+    b->copies = 2;  // trained as PyTorch's b_ih + b_hh (see rnn.h)
   }
+}
+
+void RecurrentCell::set_bias_copies(int n) {
+  if (n < 1) throw UsageError("bias copies must be at least 1");
+  if (kind_ != CellKind::GRU) b->copies = n;
 }
 
 int64_t RecurrentCell::gates() const {

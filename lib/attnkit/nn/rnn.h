@@ -12,9 +12,14 @@
 //   GRU   W_ih [3m, n], W_hh [3m, m], b_ih [3m], b_hh [3m] 3m(n + m + 2)
 //   LSTM  W_ih [4m, n], W_hh [4m, m], b [4m]               4m(n + m + 1)
 // PyTorch keeps two bias vectors b_ih and b_hh for all three; only their sum matters for the
-// RNN and the LSTM, so those keep one (load_pytorch adds them), while the GRU needs both
-// (b_hn sits inside r ⊙ (...)). Initialisation as PyTorch: U(-1/√m, 1/√m) (the single
-// bias: the sum of two such draws).
+// RNN and the LSTM's output, so those keep one (load_pytorch adds them), while the GRU needs
+// both (b_hn sits inside r ⊙ (...)). Initialisation as PyTorch: U(-1/√m, 1/√m) (the single
+// bias: the sum of two such draws). Training is not indifferent to the split, though: the
+// two copies get the same gradient and each takes its own optimiser step, so PyTorch's sum
+// moves twice as far per step (Adam: about 2·lr instead of lr) and the gradient norm that
+// clipping sees counts it twice. The single bias therefore has copies = 2 (ad::Parameter),
+// which makes nn's optimisers and grad_norm train it exactly as the pair (without weight
+// decay); set_bias_copies(1) trains it as one vector instead.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +61,9 @@ class RecurrentCell {
   // torch.nn.RNNCell/GRUCell/LSTMCell). ShapeError on a mismatch.
   void load_pytorch(const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
                     const Tensor& b_hh);
+  // RNN, LSTM: how many bias copies the single bias b trains as (default 2, PyTorch's pair
+  // b_ih + b_hh; 1: one vector). No effect on a GRU (it keeps both). UsageError if n < 1.
+  void set_bias_copies(int n);
 
   ad::Parameter* W_ih;
   ad::Parameter* W_hh;
