@@ -7,11 +7,11 @@
 # For each of 4 seeds the script trains 30,000 sequences (ntm-train, RMSProp in Graves' form at
 # learning rate 3e-4) and evaluates bits per sequence on 1,000 fresh sequences of lengths 1-20
 # (ntm-run --eval, 50 per length) and the fraction of wrong bits on 100 sequences of length
-# 40 and of length 120; then it resumes the same run from its checkpoint up to 100,000
-# sequences (still lengths 1-20; the same model as a run of 100,000 never stopped) and
+# 40 and of length 120; then it resumes the same run from its checkpoint up to 200,000
+# sequences (still lengths 1-20; the same model as a run of 200,000 never stopped) and
 # measures lengths 40 and 120 again. It prints a TSV on standard output:
 #   seed  bits_per_seq  first_step_below_1bit  wrong_fraction_40  wrong_fraction_120
-#         wrong_fraction_40_100000  wrong_fraction_120_100000
+#         wrong_fraction_40_200000  wrong_fraction_120_200000
 # (first_step_below_1bit: the first log row, every 500 sequences, with the training cost
 # below 1 bit per sequence), keeps the learning curves (curve-<seed>.tsv) and draws, for the
 # first seed after 30,000 sequences, the write and read weightings over one sequence of
@@ -20,7 +20,7 @@
 #
 # Claims checked (exit 1 when one fails): at least 3 of 4 seeds below 0.05 bits per sequence
 # within 30,000 sequences; at least 3 of 4 seeds with at most 1% wrong bits at lengths 40
-# and 120 after 100,000.
+# and 120 after 200,000 (about 20 minutes in all on one core).
 # The learning rate: the paper's 1e-4 (ntm-train's default) left the cost near 30 bits until
 # 20,000-27,000 sequences, and after 30,000 seeds 1-4 stood at 1.29, 0.051, 9.3 (a relapse)
 # and 0.148 bits — none below 0.05. At 3e-4 the training cost first fell below 0.05 bits
@@ -28,8 +28,13 @@
 # (seed 4's cost still spikes now and then).
 # Generalisation, measured at 3e-4: length 40 perfect on all 4 seeds after 30,000; length 120
 # 5.5%, 1.1%, 0% and 1.3% wrong bits after 30,000, and 21%, 1.04%, 0% and 0.49% after
-# 100,000 (pipelines/ntm-stability.sh: seeds 5 and 6 0% and 0%), so the second claim fails
-# at the default seeds. What goes wrong at 120 is the write head, not the read head: it stays
+# 100,000 (seeds 1-10: 7 of 10 at most 1%). Hence 200,000, by a rule written down before any
+# result (adopted if at least 3 of seeds 1-4 and 3 of seeds 5-8 have at most 1% wrong bits at
+# 40 and 120 after 200,000). Lengths 40 / 120 after 200,000: seed 1 0.59% / 26%; seed 2 0 /
+# 0.999% (a pass by a hair); seeds 3-8 0 / 0, 0 / 0.065%, 0 / 0, 0 / 0.42%, 0 / 0, 0 / 0.
+# That is 3 of seeds 1-4 and 4 of seeds 5-8: adopted. Seed 1 still fails; the history of the
+# failures follows.
+# What goes wrong at 120 (seed 1 after 30,000) is the write head, not the read head: it stays
 # sharp while writing, but during the output phase it spreads over many rows (peak 0.04-0.07)
 # and erases a little (e about 0.35) everywhere at each step; over 120 output steps that wears
 # down the rows read last, while the read head still hits the right row with a peak of 1.0
@@ -85,7 +90,7 @@ if [ "$quick" = 1 ]; then
 else
   seeds="$seed $((seed + 1)) $((seed + 2)) $((seed + 3))"
   train="--task copy --lr 3e-4"
-  first_steps=30000 more_steps=100000
+  first_steps=30000 more_steps=200000
   eval_lengths=$(seq -s, 1 20) count=50 long=40 longer=120 need_ok=3 limit=0.05
 fi
 generalise() { ntm_wrong "$1" --lengths "$long,$longer" --count 100 --seed 2000; }
