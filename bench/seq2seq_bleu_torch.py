@@ -197,6 +197,25 @@ class Transformer(nn.Module):
         return prefix[:, 1:]
 
 
+def greedy_all(m, srcs, ttoks, max_length):
+    """Greedy translations of encoded sources (batches of 64, longest first), as text lines."""
+    hyps = [None] * len(srcs)
+    order = sorted(range(len(srcs)), key=lambda i: -len(srcs[i]))
+    for k in range(0, len(order), 64):
+        rows = order[k:k + 64]
+        src = pad([srcs[i] for i in rows])
+        lens = torch.tensor([len(srcs[i]) for i in rows])
+        out = m.greedy(src, lens, max_length).tolist()
+        for i, ids in zip(rows, out):
+            words = []
+            for t in ids:
+                if t == EOS:
+                    break
+                words.append(ttoks[t])
+            hyps[i] = " ".join(words)
+    return hyps
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", choices=["rnn", "transformer"], required=True)
@@ -287,20 +306,7 @@ def main():
     m.eval()
     lines = [line.rstrip("\n").rstrip("\r") for line in open(a.test, encoding="utf-8")]
     srcs = [encode(tokenize(l), sidx, 0, False) for l in lines]
-    hyps = [None] * len(srcs)
-    order = sorted(range(len(srcs)), key=lambda i: -len(srcs[i]))
-    for k in range(0, len(order), 64):
-        rows = order[k:k + 64]
-        src = pad([srcs[i] for i in rows])
-        lens = torch.tensor([len(srcs[i]) for i in rows])
-        out = m.greedy(src, lens, a.max_length).tolist()
-        for i, ids in zip(rows, out):
-            words = []
-            for t in ids:
-                if t == EOS:
-                    break
-                words.append(ttoks[t])
-            hyps[i] = " ".join(words)
+    hyps = greedy_all(m, srcs, ttoks, a.max_length)
     with open(a.out, "w", encoding="utf-8") as f:
         for h in hyps:
             f.write(h + "\n")

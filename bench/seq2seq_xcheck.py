@@ -88,24 +88,6 @@ def build(sd):
     return m
 
 
-def greedy_all(m, srcs, ttoks, max_length):
-    hyps = [None] * len(srcs)
-    order = sorted(range(len(srcs)), key=lambda i: -len(srcs[i]))
-    for k in range(0, len(order), 64):
-        rows = order[k:k + 64]
-        src = sbt.pad([srcs[i] for i in rows])
-        lens = torch.tensor([len(srcs[i]) for i in rows])
-        out = m.greedy(src, lens, max_length).tolist()
-        for i, ids in zip(rows, out):
-            words = []
-            for t in ids:
-                if t == EOS:
-                    break
-                words.append(ttoks[t])
-            hyps[i] = " ".join(words)
-    return hyps
-
-
 @torch.no_grad()
 def teacher_forced(m, pairs):
     """pairs: (source ids, target ids with <bos>/<eos>). Sums over target tokens."""
@@ -238,7 +220,7 @@ def main():
     lines = [l.rstrip("\n").rstrip("\r") for l in open(os.path.join(a.dir, "test.en"), encoding="utf-8")]
     refs = [l.rstrip("\n").rstrip("\r") for l in open(os.path.join(a.dir, "test.fr"), encoding="utf-8")]
     srcs = [sbt.encode(sbt.tokenize(l), sidx, 0, False) for l in lines]
-    hyps = greedy_all(m, srcs, ttoks, a.max_length)
+    hyps = sbt.greedy_all(m, srcs, ttoks, a.max_length)
     with open(a.out, "w", encoding="utf-8") as f:
         for h in hyps:
             f.write(h + "\n")
