@@ -89,15 +89,28 @@ def build(sd):
 
 
 @torch.no_grad()
+def batch_of(chunk):
+    """(source ids, target ids with <bos>/<eos>) pairs → padded sources, their lengths, the
+    decoder's inputs and the targets it predicts."""
+    src = sbt.pad([p[0] for p in chunk])
+    lens = torch.tensor([len(p[0]) for p in chunk])
+    tgt = sbt.pad([p[1] for p in chunk])
+    return src, lens, tgt[:, :-1], tgt[:, 1:]
+
+
+def batch_loss(m, chunk):
+    """The mean cross-entropy over the chunk's non-<pad> target tokens (PyTorch's training loss)."""
+    src, lens, tin, tout = batch_of(chunk)
+    logits = m.logits(src, lens, tin)
+    return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1),
+                                             ignore_index=PAD)
+
+
 def teacher_forced(m, pairs):
     """pairs: (source ids, target ids with <bos>/<eos>). Sums over target tokens."""
     s = dict(nll=0.0, n=0, nll_unk=0.0, n_unk=0, p_unk=0.0, argmax_unk=0)
     for k in range(0, len(pairs), 64):
-        chunk = pairs[k:k + 64]
-        src = sbt.pad([p[0] for p in chunk])
-        lens = torch.tensor([len(p[0]) for p in chunk])
-        tgt = sbt.pad([p[1] for p in chunk])
-        tin, tout = tgt[:, :-1], tgt[:, 1:]
+        src, lens, tin, tout = batch_of(pairs[k:k + 64])
         logp = torch.log_softmax(m.logits(src, lens, tin).double(), -1)
         keep = tout != PAD
         tok = -logp.gather(-1, tout.unsqueeze(-1)).squeeze(-1)
@@ -113,15 +126,8 @@ def teacher_forced(m, pairs):
 
 def compare_grads(m, sd_names, grad_npz, pairs):
     g = {k: torch.from_numpy(np.asarray(v, dtype=np.float32)) for k, v in np.load(grad_npz).items()}
-    chunk = pairs[:64]
-    src = sbt.pad([p[0] for p in chunk])
-    lens = torch.tensor([len(p[0]) for p in chunk])
-    tgt = sbt.pad([p[1] for p in chunk])
-    tin, tout = tgt[:, :-1], tgt[:, 1:]
     m.zero_grad()
-    logits = m.logits(src, lens, tin)
-    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1),
-                                             ignore_index=PAD)
+    loss = batch_loss(m, pairs[:64])
     loss.backward()
     print(f"grad_batch_loss_pytorch\t{loss.item():.6f}")
     named = dict(m.named_parameters())
@@ -141,14 +147,7 @@ def train_steps(m, sd_names, after_npz, pairs, steps):
     m.train()  # dropout p is 0 in this model
     n = len(pairs)
     for k in range(steps):
-        chunk = [pairs[(64 * k + i) % n] for i in range(min(64, n))]
-        src = sbt.pad([p[0] for p in chunk])
-        lens = torch.tensor([len(p[0]) for p in chunk])
-        tgt = sbt.pad([p[1] for p in chunk])
-        tin, tout = tgt[:, :-1], tgt[:, 1:]
-        logits = m.logits(src, lens, tin)
-        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1),
-                                                 ignore_index=PAD)
+        loss = batch_loss(m, [pairs[(64 * k + i) % n] for i in range(min(64, n))])
         opt.zero_grad()
         loss.backward()
         norm = torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
