@@ -2,7 +2,9 @@
 // data of fixed shape; the peer is bench/seq2seq_torch.py (the same models in PyTorch), run
 // side by side by bench/seq2seq.sh.
 //   bench-seq2seq train rnn|transformer STEPS THREADS
-//     → TSV: impl task model threads steps sec_per_step tgt_tokens_per_s loss
+//     → TSV: impl task model threads steps sec_per_step tgt_tokens_per_s loss gflop_per_step
+//       (gflop_per_step: the matrix products of one training step, 2mnk per gemm, counted at
+//       attnkit's BLAS boundary; the PyTorch model does the same products)
 //   bench-seq2seq decode rnn|transformer BEAM SENTENCES THREADS
 //     → TSV: impl task model threads sentences sec sentences_per_s beam
 // Models: LSTM encoder-decoder with additive (Bahdanau) attention, vocabulary 1000,
@@ -104,12 +106,16 @@ int main(int argc, char** argv) {
       adam.step();
       for (ad::Tape* x : tapes) x->clear();
     };
-    for (int i = 0; i < 3; ++i) step();
+    for (int i = 0; i < 2; ++i) step();
+    blas_count_flops(true);  // the third warm-up step: the arithmetic of one step (gemm, gemv)
+    step();
+    const double gflop = static_cast<double>(blas_flops()) * 1e-9;
+    blas_count_flops(false);
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i) step();
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
-    std::printf("attnkit\ttrain\t%s\t%d\t%d\t%.5f\t%.0f\t%.4f\n", type.c_str(), threads, steps, sec,
-                B * T / sec, last);
+    std::printf("attnkit\ttrain\t%s\t%d\t%d\t%.5f\t%.0f\t%.4f\t%.3f\n", type.c_str(), threads, steps, sec,
+                B * T / sec, last, gflop);
     return 0;
   }
   const int beam = std::atoi(argv[3]), n = std::atoi(argv[4]), threads = argc > 5 ? std::atoi(argv[5]) : 1;

@@ -22,6 +22,8 @@
 #   bench/seq2seq.sh [STEPS] [REPS] [THREADS]     (defaults 10 3 1; e.g. 10 3 "1 2")
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-seq2seq"
 [ -x "$bin" ] || { echo "seq2seq.sh: no $bin (build first: make)" >&2; exit 1; }
@@ -35,23 +37,6 @@ trap 'rm -f "$out"' EXIT
 cases=("train rnn $steps" "train transformer $steps" "decode rnn 1 50" "decode rnn 4 50"
        "decode transformer 1 20" "decode transformer 4 20")
 echo -e "impl\ttask\tmodel\tthreads\tn\tsec\trate\textra"
-# PyTorch's fastest of the thread settings above for a budget of $th threads (the last
-# argument): its TSV line with the threads column set to the budget and the setting appended.
-torch_best() {
-  local th=${!#} best= brate=0 line rate s omp blas
-  local settings=("1 1")
-  [ "$th" -gt 1 ] && settings=("$th $th" "$th 1" "1 $th")
-  for s in "${settings[@]}"; do
-    read -r omp blas <<< "$s"
-    line=$(OMP_NUM_THREADS=$omp OPENBLAS_NUM_THREADS=$blas "$py" "$top/bench/seq2seq_torch.py" "${@:1:$#-1}" "$omp" 2>/dev/null)
-    rate=$(echo "$line" | cut -f7)
-    if awk -v a="$rate" -v b="$brate" 'BEGIN { exit !(a > b) }'; then
-      brate=$rate
-      best=$(echo "$line" | awk -F'\t' -v OFS='\t' -v th="$th" -v s="torch $omp/openblas $blas" '{ $4 = th; print $0, s }')
-    fi
-  done
-  echo "$best"
-}
 # Each measurement goes to stdout and, after its repetition number, to $out.
 measure() {
   local r=$1 line
@@ -60,14 +45,22 @@ measure() {
   echo "$line"
   echo -e "$r\t$line" >> "$out"
 }
+gemm="$build/bench/bench-gemm"
 for r in $(seq "$reps"); do
+  if [ "${ONLY:-}" != decode ]; then  # the machine's sgemm rate now, for the ceiling below
+    for th in $threads; do
+      g=$("$gemm" --size 1024 --threads "$th" --min-seconds 0.3 | awk -F'\t' 'NR == 2 { print $3 }')
+      echo "# sgemm 1024x1024 at $th threads: $g GFLOP/s"
+      echo -e "$r\tgemm\t$th\t$g" >> "$out"
+    done
+  fi
   for c in "${cases[@]}"; do
     [ -z "${ONLY:-}" ] || [ "${c%% *}" = "$ONLY" ] || continue
     for th in $threads; do
       # shellcheck disable=SC2086
       OMP_NUM_THREADS=$th measure "$r" "$bin" $c "$th"
       # shellcheck disable=SC2086
-      [ -z "$py" ] || measure "$r" torch_best $c "$th"
+      [ -z "$py" ] || measure "$r" torch_best 7 4 "$th" "$py" "$top/bench/seq2seq_torch.py" $c @T
     done
   done
 done
@@ -94,4 +87,38 @@ awk -F'\t' -v multi="$( [ "$(echo $threads | wc -w)" -gt 1 ] && echo 1 || echo 0
       for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (v[key, y] < v[key, x]) { t = v[key, x]; v[key, x] = v[key, y]; v[key, y] = t }
       printf "# %-36s attnkit / pytorch = %.2fx (median of %d; range %.2f-%.2f)\n", key, v[key, int((m + 1) / 2)], m, v[key, 1], v[key, m]
     }
+  }' "$out"
+# The arithmetic ceiling of the training cases: attnkit counts the matrix products of one
+# step (column 10 of its train lines, GFLOP); both sides do the same products, so each side's
+# GFLOP/s is that count over its seconds a step. Set against the sgemm rate of 1024x1024
+# products measured in the same repetition (an upper bound for the smaller products of these
+# models), "3x needs" is the share of that rate a side doing the same products would need to
+# be 3x PyTorch at that thread count, and (with several thread counts) 3x PyTorch's best
+# against the sgemm rate at the most threads.
+awk -F'\t' '
+  function med(key, m,   x, y, t) {
+    for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (w[key, y] < w[key, x]) { t = w[key, x]; w[key, x] = w[key, y]; w[key, y] = t }
+    return w[key, int((m + 1) / 2)]
+  }
+  function put(key, val) { w[key, ++nw[key]] = val }
+  $2 == "gemm" { peak[$1, $3] = $4; if ($4 > top[$1]) top[$1] = $4; next }
+  $3 == "train" && $2 == "attnkit" { g[$4] = $10; put("a" SUBSEP $4 SUBSEP $5, $10 / $7); next }
+  $3 == "train" && $2 == "pytorch" {
+    k = $4 SUBSEP $5
+    if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+    put("p" SUBSEP k, g[$4] / $7); put("k" SUBSEP k, peak[$1, $5]); put("n" SUBSEP k, 3 * g[$4] / $7 / peak[$1, $5])
+    if (g[$4] / $7 > best[$1, $4]) best[$1, $4] = g[$4] / $7
+    if (!(($1, $4) in bseen)) { bseen[$1, $4] = 1; models[$4] = 1; brep[$4, ++nb[$4]] = $1 }
+  }
+  END {
+    for (i = 1; i <= n; i++) {
+      split(order[i], f, SUBSEP); k = order[i]; m = nw["p" SUBSEP k]
+      printf "# train %-11s threads %s: %.2f GFLOP a step; GFLOP/s attnkit %.0f, pytorch %.0f, sgemm 1024 %.0f; 3x pytorch needs %.0f%% of sgemm (medians of %d)\n",
+        f[1], f[2], g[f[1]], med("a" SUBSEP k, m), med("p" SUBSEP k, m), med("k" SUBSEP k, m), 100 * med("n" SUBSEP k, m), m
+    }
+    if (n > length(models))
+      for (mo in models) {
+        for (j = 1; j <= nb[mo]; j++) { r = brep[mo, j]; put("b" SUBSEP mo, 3 * best[r, mo] / top[r]) }
+        printf "# train %-11s best: 3x pytorch best needs %.0f%% of sgemm at the most threads (median of %d)\n", mo, 100 * med("b" SUBSEP mo, nb[mo]), nb[mo]
+      }
   }' "$out"

@@ -92,6 +92,22 @@ TEST_CASE("gemv, dot, axpy") {
   CHECK(y3[0] == 7.0f);
 }
 
+TEST_CASE("flop counting: 2mnk a gemm, 2mk a gemv, only while on, reset when turned on") {
+  Tensor a({2, 3}), b({3, 4}), c({2, 4});
+  float x[3] = {1, 1, 1}, y[2] = {0, 0};
+  blas_count_flops(true);
+  gemm(Trans::No, Trans::No, 1, mat(a), mat(b), 0, mat(c));
+  CHECK(blas_flops() == 2u * 2 * 4 * 3);
+  gemv(Trans::No, 1, mat(a), x, 3, 0, y, 2);
+  CHECK(blas_flops() == 48u + 2 * 2 * 3);
+  blas_count_flops(false);
+  gemm(Trans::No, Trans::No, 1, mat(a), mat(b), 0, mat(c));
+  CHECK(blas_flops() == 60u);  // off: kept, not added to
+  blas_count_flops(true);
+  CHECK(blas_flops() == 0u);
+  blas_count_flops(false);
+}
+
 TEST_CASE("rng is the documented algorithm and reproducible") {
   // xoshiro256** seeded by SplitMix64(0): first SplitMix64 outputs are the reference
   // values published with the algorithm (0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, ...).

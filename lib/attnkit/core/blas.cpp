@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 
 #include "attnkit/core/error.h"
@@ -13,6 +14,14 @@ namespace {
 
 std::string dims(ConstMat m) {
   return "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "]";
+}
+
+std::atomic<bool> g_counting{false};
+std::atomic<uint64_t> g_flops{0};
+
+void count(int64_t flops) {
+  if (g_counting.load(std::memory_order_relaxed))
+    g_flops.fetch_add(static_cast<uint64_t>(flops), std::memory_order_relaxed);
 }
 
 void check_view(ConstMat m, const char* name) {
@@ -63,6 +72,7 @@ void gemm(Trans ta, Trans tb, float alpha, ConstMat a, ConstMat b, float beta, M
                      std::to_string(k) + "] times op(B) [" + std::to_string(kb) + ", " +
                      std::to_string(n) + "] into C " + dims(c));
   if (m == 0 || n == 0) return;
+  count(2 * m * n * k);
   if (k == 0) {  // BLAS leaves C untouched only for beta = 1: make it explicit
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) c.data[i * c.ld + j] *= beta;
@@ -84,6 +94,7 @@ void gemv(Trans ta, float alpha, ConstMat a, const float* x, int64_t nx, float b
                      "] times x [" + std::to_string(nx) + "] into y [" + std::to_string(ny) +
                      "]");
   if (m == 0) return;
+  count(2 * m * k);
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) y[i] *= beta;
     return;
@@ -102,6 +113,13 @@ void axpy(int64_t n, float alpha, const float* x, float* y) {
   if (n <= 0) return;
   cblas_saxpy(static_cast<blasint>(n), alpha, x, 1, y, 1);
 }
+
+void blas_count_flops(bool on) {
+  if (on) g_flops.store(0, std::memory_order_relaxed);
+  g_counting.store(on, std::memory_order_relaxed);
+}
+
+uint64_t blas_flops() { return g_flops.load(std::memory_order_relaxed); }
 
 std::string blas_core() {
   const char* s = openblas_get_corename();

@@ -39,6 +39,13 @@ float dot(int64_t n, const float* x, const float* y);
 // y += alpha * x over n contiguous floats.
 void axpy(int64_t n, float alpha, const float* x, float* y);
 
+// ---- counting the arithmetic (for benches): with counting on, every gemm adds 2·m·n·k and
+// every gemv 2·m·k to a process-wide counter (relaxed atomics: exact totals across threads,
+// a few nanoseconds a call). Off by default; turning it on resets the count.
+void blas_count_flops(bool on);
+// Floating-point operations counted since counting was last turned on.
+uint64_t blas_flops();
+
 // ---- the BLAS runtime
 // OpenBLAS's name for the kernel it runs ("SkylakeX", "Haswell", "Prescott", ...).
 std::string blas_core();

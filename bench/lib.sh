@@ -1,0 +1,30 @@
+# Helpers shared by the bench scripts (sourced, not run).
+
+# torch_best RATE_COL THREADS_COL BUDGET CMD [ARG]...
+# PyTorch's fastest run of CMD within a budget of BUDGET threads: Debian's torch runs OpenMP
+# threads and OpenBLAS's own pthreads, and with both at N on N cores they oversubscribe (3-4x
+# slower than 1 thread on these machines). So for BUDGET > 1 the command runs three times —
+# torch N / OpenBLAS N, torch N / OpenBLAS 1, torch 1 / OpenBLAS N — with every "@T" in its
+# arguments replaced by torch's thread count; for BUDGET 1 once, at 1 / 1. CMD prints one TSV
+# line; the fastest by column RATE_COL is printed with column THREADS_COL set to BUDGET and
+# the setting ("torch 1/openblas 2") appended as a last column. Fails if no run printed a rate.
+torch_best() {
+  local col=$1 thcol=$2 th=$3
+  shift 3
+  local settings=("1 1") best="" brate=0 s omp blas line rate a
+  [ "$th" -gt 1 ] && settings=("$th $th" "$th 1" "1 $th")
+  for s in "${settings[@]}"; do
+    read -r omp blas <<< "$s"
+    local args=()
+    for a in "$@"; do args+=("${a//@T/$omp}"); done
+    line=$(OMP_NUM_THREADS=$omp OPENBLAS_NUM_THREADS=$blas "${args[@]}") || return 1
+    rate=$(echo "$line" | cut -f"$col")
+    if awk -v a="$rate" -v b="$brate" 'BEGIN { exit !(a + 0 > b + 0) }'; then
+      brate=$rate
+      best=$(echo "$line" | awk -F'\t' -v OFS='\t' -v c="$thcol" -v th="$th" -v s="torch $omp/openblas $blas" \
+        '{ $c = th; print $0, s }')
+    fi
+  done
+  [ -n "$best" ] || { echo "torch_best: no rate in column $col from: $*" >&2; return 1; }
+  echo "$best"
+}
