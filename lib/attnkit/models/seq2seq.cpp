@@ -9,6 +9,7 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/seq2seq_detail.h"
+#include "attnkit/nn/params.h"
 
 namespace attnkit::models {
 
@@ -231,16 +232,19 @@ double loss_and_backward(const Seq2Seq& model, const std::vector<ad::Tape*>& tap
     total += loss[static_cast<size_t>(c)] * static_cast<double>(counted[static_cast<size_t>(c)]);
     k += counted[static_cast<size_t>(c)];
   }
-  for (ad::Parameter* p : params) {  // in part order: the same sums whatever the timing
+  for (ad::Parameter* p : params)
     if (p->grad.shape() != p->value.shape()) p->grad = Tensor(p->value.shape());
+  // Each element summed in part order: the same sums whatever the timing and threads.
+  nn::for_param_blocks(params, [&](size_t j, int64_t begin, int64_t end) {
+    ad::Parameter& p = *params[j];
+    float* dst = p.grad.data();
     for (int64_t c = 0; c < C; ++c) {
-      const Tensor* g = tapes[static_cast<size_t>(c)]->local_grad(*p);
+      const Tensor* g = tapes[static_cast<size_t>(c)]->local_grad(p);
       if (!g) continue;
-      float* dst = p->grad.data();
       const float* src = g->data();
-      for (int64_t i = 0; i < p->grad.size(); ++i) dst[i] += src[i];
+      for (int64_t i = begin; i < end; ++i) dst[i] += src[i];
     }
-  }
+  });
   if (tokens) *tokens = k;
   return k ? total / static_cast<double>(k) : 0.0;
 }

@@ -7,6 +7,7 @@
 
 #include "attnkit/attention/fastmath.h"
 #include "attnkit/core/error.h"
+#include "attnkit/nn/params.h"
 
 namespace attnkit::nn {
 
@@ -86,19 +87,22 @@ void Optimizer::load_state(const OptimizerState& s) {
 }
 
 void Optimizer::step() {
+  for (const ad::Parameter* p : params_)
+    if (p->grad.shape() != p->value.shape())
+      throw ShapeError("parameter '" + p->name + "' has gradient " + shape_str(p->grad.shape()) +
+                       " for value " + shape_str(p->value.shape()));
   ++steps_;
   const double lr = lr_ * schedule_.factor(steps_);
-  for (size_t k = 0; k < params_.size(); ++k) {
-    ad::Parameter& p = *params_[k];
-    if (p.grad.shape() != p.value.shape())
-      throw ShapeError("parameter '" + p.name + "' has gradient " + shape_str(p.grad.shape()) +
-                       " for value " + shape_str(p.value.shape()));
-    update(k, lr * p.copies, steps_);  // copies: see ad::Parameter
-  }
+  for_param_blocks(params_, [&](size_t k, int64_t begin, int64_t end) {
+    update(k, lr * params_[k]->copies, steps_, begin, end);  // copies: see ad::Parameter
+  });
 }
 
 void Optimizer::zero_grad() {
-  for (ad::Parameter* p : params_) std::fill(p->grad.values().begin(), p->grad.values().end(), 0.0f);
+  for_param_blocks(params_, [&](size_t k, int64_t begin, int64_t end) {
+    float* g = params_[k]->grad.data();
+    std::fill(g + begin, g + end, 0.0f);
+  });
 }
 
 SGD::SGD(std::vector<ad::Parameter*> params, double lr, double momentum, bool nesterov,
@@ -108,17 +112,17 @@ SGD::SGD(std::vector<ad::Parameter*> params, double lr, double momentum, bool ne
   if (momentum_ != 0.0) init_state({"momentum"});
 }
 
-void SGD::update(size_t k, double lr, int64_t step) {
+void SGD::update(size_t k, double lr, int64_t step, int64_t begin, int64_t end) {
   ad::Parameter& p = *params_[k];
-  const int64_t n = p.size();
-  float* w = p.value.data();
-  const float* g = p.grad.data();
+  const int64_t n = end - begin;
+  float* w = p.value.data() + begin;
+  const float* g = p.grad.data() + begin;
   const float flr = static_cast<float>(lr), wd = static_cast<float>(weight_decay_);
   if (momentum_ == 0.0) {
     for (int64_t i = 0; i < n; ++i) w[i] -= flr * (g[i] + wd * w[i]);
     return;
   }
-  float* v = state_[k][0].data();
+  float* v = state_[k][0].data() + begin;
   const float mu = static_cast<float>(momentum_);
   for (int64_t i = 0; i < n; ++i) {
     const float gi = g[i] + wd * w[i];
@@ -155,13 +159,13 @@ Adam::Adam(std::vector<ad::Parameter*> params, double lr, double beta1, double b
   init_state({"m", "v"});
 }
 
-void Adam::update(size_t k, double lr, int64_t step) {
+void Adam::update(size_t k, double lr, int64_t step, int64_t begin, int64_t end) {
   ad::Parameter& p = *params_[k];
-  const int64_t n = p.size();
-  float* w = p.value.data();
-  const float* g = p.grad.data();
-  float* m = state_[k][0].data();
-  float* v = state_[k][1].data();
+  const int64_t n = end - begin;
+  float* w = p.value.data() + begin;
+  const float* g = p.grad.data() + begin;
+  float* m = state_[k][0].data() + begin;
+  float* v = state_[k][1].data() + begin;
   const float b1 = static_cast<float>(b1_), b2 = static_cast<float>(b2_);
   const double c1 = 1.0 - std::pow(b1_, static_cast<double>(step));
   const double c2 = 1.0 - std::pow(b2_, static_cast<double>(step));
@@ -178,14 +182,14 @@ RMSProp::RMSProp(std::vector<ad::Parameter*> params, double lr, double decay, do
   init_state({"n", "g", "delta"});  // n, ḡ, Δ
 }
 
-void RMSProp::update(size_t k, double lr, int64_t) {
+void RMSProp::update(size_t k, double lr, int64_t, int64_t begin, int64_t end) {
   ad::Parameter& p = *params_[k];
-  const int64_t n = p.size();
-  float* w = p.value.data();
-  const float* g = p.grad.data();
-  float* sq = state_[k][0].data();
-  float* mg = state_[k][1].data();
-  float* d = state_[k][2].data();
+  const int64_t n = end - begin;
+  float* w = p.value.data() + begin;
+  const float* g = p.grad.data() + begin;
+  float* sq = state_[k][0].data() + begin;
+  float* mg = state_[k][1].data() + begin;
+  float* d = state_[k][2].data() + begin;
   const float rho = static_cast<float>(rho_), mu = static_cast<float>(mu_);
   const float eps = static_cast<float>(eps_), flr = static_cast<float>(lr);
   for (int64_t i = 0; i < n; ++i) {

@@ -60,8 +60,10 @@ class Optimizer {
   void load_state(const OptimizerState& s);
 
  protected:
-  // Update parameter k from its grad with learning rate lr at step `step` (1-based).
-  virtual void update(size_t k, double lr, int64_t step) = 0;
+  // Update elements [begin, end) of parameter k from its grad with learning rate lr at step
+  // `step` (1-based). step() calls it on blocks of the parameters from several threads
+  // (nn::for_param_blocks), so it must touch only those elements.
+  virtual void update(size_t k, double lr, int64_t step, int64_t begin, int64_t end) = 0;
   std::vector<ad::Parameter*> params_;
   // Per-parameter state tensors of the same shape as the parameter, `n` of them each.
   std::vector<std::vector<Tensor>> state_;
@@ -82,7 +84,7 @@ class SGD : public Optimizer {
       double weight_decay = 0.0, Schedule schedule = {});
 
  private:
-  void update(size_t k, double lr, int64_t step) override;
+  void update(size_t k, double lr, int64_t step, int64_t begin, int64_t end) override;
   double momentum_, weight_decay_;
   bool nesterov_;
 };
@@ -95,7 +97,7 @@ class Adam : public Optimizer {
        double beta2 = 0.999, double eps = 1e-8, double weight_decay = 0.0, Schedule schedule = {});
 
  private:
-  void update(size_t k, double lr, int64_t step) override;
+  void update(size_t k, double lr, int64_t step, int64_t begin, int64_t end) override;
   double b1_, b2_, eps_, wd_;
 };
 
@@ -109,7 +111,7 @@ class RMSProp : public Optimizer {
           double momentum = 0.9, double eps = 1e-4, bool centered = true, Schedule schedule = {});
 
  private:
-  void update(size_t k, double lr, int64_t step) override;
+  void update(size_t k, double lr, int64_t step, int64_t begin, int64_t end) override;
   double rho_, mu_, eps_;
   bool centered_;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::nn {
@@ -83,6 +84,29 @@ void ParamStore::load(const std::string& path) {
   for (const auto& [name, t] : arrays)
     if (!index_.count(name)) throw DataError("array '" + name + "' names no parameter of the model", path);
   for (ad::Parameter* p : list_) p->value = std::move(arrays[p->name]);
+}
+
+std::vector<ParamBlock> param_blocks(const std::vector<ad::Parameter*>& params, int64_t block) {
+  if (block < 1) throw UsageError("parameter blocks need at least one element");
+  std::vector<ParamBlock> out;
+  for (size_t k = 0; k < params.size(); ++k)
+    for (int64_t b = 0, n = params[k]->size(); b < n; b += block) out.push_back({k, b, std::min(n, b + block)});
+  return out;
+}
+
+void for_param_blocks(const std::vector<ad::Parameter*>& params,
+                      const std::function<void(size_t, int64_t, int64_t)>& fn) {
+  const std::vector<ParamBlock> blocks = param_blocks(params);
+  int64_t total = 0;
+  for (const ad::Parameter* p : params) total += p->size();
+  // Starting a thread costs tens of microseconds: small models (the NTM's) stay on one.
+  const int threads = total >= (int64_t{1} << 18) ? 0 : 1;
+  parallel_for(static_cast<int64_t>(blocks.size()), [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) {
+      const ParamBlock& b = blocks[static_cast<size_t>(i)];
+      fn(b.k, b.begin, b.end);
+    }
+  }, threads);
 }
 
 void init_uniform(Tensor& t, Rng& rng, float bound) {

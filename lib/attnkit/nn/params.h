@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -52,6 +53,20 @@ class ParamStore {
   std::vector<ad::Parameter*> list_;
   std::map<std::string, ad::Parameter*> index_;
 };
+
+// Element-wise work over many parameters, split for threads: blocks of at most `block`
+// elements that cover every parameter in order (one parameter, a contiguous range of it).
+struct ParamBlock {
+  size_t k;             // index into the parameter list
+  int64_t begin, end;   // elements [begin, end) of its value and gradient
+};
+std::vector<ParamBlock> param_blocks(const std::vector<ad::Parameter*>& params, int64_t block = int64_t{1} << 15);
+// Calls fn(k, begin, end) once for every block of param_blocks(params), on up to max_threads()
+// threads (core/parallel.h) when the parameters have 2^18 elements or more, else on the
+// caller's thread. Each element is visited once, by one thread: for element-wise work the
+// result does not depend on the thread count.
+void for_param_blocks(const std::vector<ad::Parameter*>& params,
+                      const std::function<void(size_t k, int64_t begin, int64_t end)>& fn);
 
 // Initialisers (drawn in row-major order from rng).
 void init_uniform(Tensor& t, Rng& rng, float bound);  // U(-bound, bound)
