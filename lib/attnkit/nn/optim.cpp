@@ -99,6 +99,8 @@ void Optimizer::step() {
 }
 
 void Optimizer::zero_grad() {
+  for (ad::Parameter* p : params_)  // a value replaced by one of another shape: a new gradient
+    if (p->grad.shape() != p->value.shape()) p->grad = Tensor(p->value.shape());
   for_param_blocks(params_, [&](size_t k, int64_t begin, int64_t end) {
     float* g = params_[k]->grad.data();
     std::fill(g + begin, g + end, 0.0f);
