@@ -8,9 +8,11 @@ translates the held-out sources greedily and writes one line per source (tokens 
 spaces, <unk> as is), as seq2seq-translate does.
    seq2seq_bleu_torch.py --model rnn|transformer --train PAIRS.tsv --src-vocab V --tgt-vocab V
        --test SRC.txt --out HYP.txt [--epochs N] [--steps N] [--threads N] [--seed S]
-       [--save MODEL.pt] ...
+       [--save MODEL.pt] [--emb-init pytorch|attnkit] ...
 --save writes the trained model's state_dict (torch.save) after training, for
-bench/seq2seq_xcheck.py.
+bench/seq2seq_xcheck.py. --emb-init attnkit draws the Transformer's embeddings from N(0, 1/d)
+as seq2seq-train does (PyTorch's default, N(0, 1), times sqrt(d) on the way in, makes the
+embeddings 16x the positional encoding at d = 256).
 Prints one progress line per epoch to stderr and the training time to stdout."""
 import argparse
 import math
@@ -160,10 +162,13 @@ class Transformer(nn.Module):
     """Post-norm encoder/decoder layers (ReLU feed-forward), embeddings x sqrt(d) plus the
     interleaved sinusoidal encoding, dropout after that, source padding masks, causal mask."""
 
-    def __init__(self, sv, tv, d, heads, ff, layers, p):
+    def __init__(self, sv, tv, d, heads, ff, layers, p, emb_init="pytorch"):
         super().__init__()
         self.d = d
         self.src_emb, self.tgt_emb = nn.Embedding(sv, d), nn.Embedding(tv, d)
+        if emb_init == "attnkit":  # N(0, 1/d), as seq2seq-train: unit size after the x sqrt(d)
+            for e in (self.src_emb, self.tgt_emb):
+                nn.init.normal_(e.weight, 0.0, d ** -0.5)
         self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(d, heads, ff, p, batch_first=True), layers,
                                          enable_nested_tensor=False)
         self.dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(d, heads, ff, p, batch_first=True), layers)
@@ -242,6 +247,8 @@ def main():
     ap.add_argument("--label-smoothing", type=float, default=0.0)
     ap.add_argument("--clip", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--emb-init", choices=["pytorch", "attnkit"], default="pytorch",
+                    help="Transformer embeddings: PyTorch's N(0, 1) (default) or seq2seq-train's N(0, 1/d)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--save", help="write the trained model's state_dict here (torch.save)")
     a = ap.parse_args()
@@ -259,7 +266,7 @@ def main():
     if a.model == "rnn":
         m = RNN(len(stoks), len(ttoks), a.embed, a.hidden, a.layers, a.dropout)
     else:
-        m = Transformer(len(stoks), len(ttoks), a.d_model, a.heads, a.d_ff, a.layers, a.dropout)
+        m = Transformer(len(stoks), len(ttoks), a.d_model, a.heads, a.d_ff, a.layers, a.dropout, a.emb_init)
     opt = torch.optim.Adam(m.parameters(), lr=a.lr, betas=(0.9, 0.98), eps=1e-9)
 
     def factor(s):  # nn::Schedule::factor, s 1-based
