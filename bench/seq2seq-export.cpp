@@ -1,25 +1,31 @@
 // A trained seq2seq model file (seq2seq-train's output) as NumPy arrays, for checking it
 // against another implementation (bench/seq2seq_xcheck.py loads them into the PyTorch model
 // of bench/seq2seq_bleu_torch.py).
-//   bench-seq2seq-export MODEL OUT.npz [PAIRS.tsv [GRAD.npz [STEPS AFTER.npz [COPIES]]]]
+//   bench-seq2seq-export [OPTIONS] MODEL OUT.npz [PAIRS.tsv [GRAD.npz [STEPS AFTER.npz [COPIES]]]]
 // Writes every parameter of the model to OUT.npz under its ParamStore name (e.g.
 // "encoder.l0.W_ih", "decoder.l1.b", "output.W"), and the model's two vocabularies beside it
 // as OUT.src.vocab and OUT.tgt.vocab (OUT is the path without ".npz"; data::Vocab's format,
 // the same as vocab-build's). With PAIRS.tsv (SOURCE<TAB>TARGET lines) it also prints the
-// teacher-forced cross-entropy of the model on those pairs, dropout off, no length cut:
+// teacher-forced cross-entropy of the model on those pairs, dropout off, no length cut, no
+// label smoothing:
 //   attnkit_nll <TAB> mean nats per target token (<eos> included) <TAB> target tokens
 // (batches of 64 in file order, each pair's source and target as models/seq2seq.h encodes
 // them, the batch losses weighted by their token counts). With GRAD.npz it also writes the
-// gradient of the mean loss of the first 64 pairs of PAIRS.tsv (one batch in file order,
-// dropout off) with respect to every parameter, under the parameters' names. With STEPS and
-// AFTER.npz it then trains the model STEPS steps as seq2seq-train does (nn::Adam lr 1e-3,
-// β 0.9/0.98, ε 1e-9; nn::clip_grad_norm at 1; models::loss_and_backward on one tape) but
+// gradient of the mean loss (label smoothing as --label-smoothing) of the first 64 pairs of
+// PAIRS.tsv (one batch in file order, dropout off) with respect to every parameter, under the
+// parameters' names. With STEPS and AFTER.npz it then trains the model STEPS steps as
+// seq2seq-train does (nn::Adam at --lr with --warmup and --schedule, β 0.9/0.98, ε 1e-9;
+// nn::clip_grad_norm at 1; models::loss_and_backward on one tape with --label-smoothing) but
 // with dropout off, on batches of 64 consecutive pairs of PAIRS.tsv (step k: pairs 64k ..
 // 64k+63, wrapping around), prints each step's loss and gradient norm
 //   attnkit_step <TAB> k <TAB> loss <TAB> gradient norm before clipping
 // and writes the parameters after the last step to AFTER.npz. COPIES (e.g. 1) replaces the
 // copies count of every parameter that has more than one (the RNN/LSTM biases, nn/rnn.h):
 // 1 trains them as single vectors, as attnkit did before they followed PyTorch's pair.
+// OPTIONS (before MODEL; the defaults are the LSTM recipe of bench/seq2seq-bleu.sh):
+//   --label-smoothing E   (0)          --lr X (1e-3)
+//   --warmup N (0)                      --schedule constant|inverse-sqrt (constant)
+// The Transformer's recipe: --label-smoothing 0.1 --lr 5e-4 --warmup 1000 --schedule inverse-sqrt.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -49,9 +55,28 @@ void write_params(const std::string& path, const nn::ParamStore& ps, bool grads)
 }
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc_all, char** argv_all) {
+  float smoothing = 0.0f;
+  double lr = 1e-3;
+  nn::Schedule schedule;
+  int first = 1;
+  for (; first + 1 < argc_all && std::string(argv_all[first]).compare(0, 2, "--") == 0; first += 2) {
+    const std::string opt = argv_all[first], val = argv_all[first + 1];
+    if (opt == "--label-smoothing") smoothing = std::strtof(val.c_str(), nullptr);
+    else if (opt == "--lr") lr = std::strtod(val.c_str(), nullptr);
+    else if (opt == "--warmup") schedule.warmup = std::strtol(val.c_str(), nullptr, 10);
+    else if (opt == "--schedule" && (val == "constant" || val == "inverse-sqrt"))
+      schedule.kind = val == "constant" ? nn::Schedule::Kind::Constant : nn::Schedule::Kind::InverseSqrt;
+    else {
+      std::fprintf(stderr, "bench-seq2seq-export: unknown option %s %s\n", opt.c_str(), val.c_str());
+      return 2;
+    }
+  }
+  const int argc = argc_all - first + 1;
+  char** argv = argv_all + first - 1;  // argv[1] is MODEL
   if (argc < 3 || argc > 8 || argc == 6) {
-    std::fprintf(stderr, "usage: bench-seq2seq-export MODEL OUT.npz [PAIRS.tsv [GRAD.npz [STEPS AFTER.npz [COPIES]]]]\n");
+    std::fprintf(stderr, "usage: bench-seq2seq-export [--label-smoothing E] [--lr X] [--warmup N] "
+                         "[--schedule constant|inverse-sqrt] MODEL OUT.npz [PAIRS.tsv [GRAD.npz [STEPS AFTER.npz [COPIES]]]]\n");
     return 2;
   }
   try {
@@ -101,7 +126,7 @@ int main(int argc, char** argv) {
       ad::Tape g(0);
       g.set_training(false);
       for (ad::Parameter* p : ps.params()) p->grad = Tensor(p->value.shape());
-      ad::Var l = b.model->loss(g, batch, 0.0f, 1.0f, nullptr);
+      ad::Var l = b.model->loss(g, batch, smoothing, 1.0f, nullptr);
       g.backward(l);
       write_params(argv[4], ps, true);
       std::printf("attnkit_batch_loss\t%.6f\n", static_cast<double>(l.value()[0]));
@@ -114,13 +139,13 @@ int main(int argc, char** argv) {
       for (ad::Parameter* p : ps.params())
         if (p->copies > 1) p->copies = copies;
     }
-    nn::Adam adam(ps.params(), 1e-3, 0.9, 0.98, 1e-9, 0.0, nn::Schedule{});
+    nn::Adam adam(ps.params(), lr, 0.9, 0.98, 1e-9, 0.0, schedule);
     ad::Tape tape(1);
     tape.set_training(false);  // dropout off: a deterministic trajectory to compare
     for (long k = 0; k < steps; ++k) {
       const data::Batch batch = data::make_batch(enc, rows_at(static_cast<size_t>(k) * 64));
       adam.zero_grad();
-      const double loss = models::loss_and_backward(*b.model, {&tape}, batch);
+      const double loss = models::loss_and_backward(*b.model, {&tape}, batch, smoothing);
       tape.clear();
       const double norm = nn::clip_grad_norm(ps.params(), 1.0);
       adam.step();

@@ -221,6 +221,15 @@ def greedy_all(m, srcs, ttoks, max_length):
     return hyps
 
 
+def lr_factor(s, warmup, schedule):
+    """nn::Schedule::factor: the learning rate's factor at step s (1-based)."""
+    if warmup > 0 and s < warmup:
+        return s / warmup
+    if schedule == "inverse-sqrt":
+        return math.sqrt(warmup / s) if warmup > 0 else 1 / math.sqrt(s)
+    return 1.0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", choices=["rnn", "transformer"], required=True)
@@ -269,14 +278,7 @@ def main():
         m = Transformer(len(stoks), len(ttoks), a.d_model, a.heads, a.d_ff, a.layers, a.dropout, a.emb_init)
     opt = torch.optim.Adam(m.parameters(), lr=a.lr, betas=(0.9, 0.98), eps=1e-9)
 
-    def factor(s):  # nn::Schedule::factor, s 1-based
-        if a.warmup > 0 and s < a.warmup:
-            return s / a.warmup
-        if a.schedule == "inverse-sqrt":
-            return math.sqrt(a.warmup / s) if a.warmup > 0 else 1 / math.sqrt(s)
-        return 1.0
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: factor(e + 1))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: lr_factor(e + 1, a.warmup, a.schedule))
     n_batches = (len(data) + a.batch_size - 1) // a.batch_size
     total = a.steps if a.steps > 0 else a.epochs * n_batches
     step, epoch, t0 = 0, 0, time.perf_counter()
