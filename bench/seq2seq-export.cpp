@@ -43,9 +43,9 @@ using namespace attnkit;
 
 namespace {
 void write_text(const std::string& path, const std::string& text) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size() || std::fclose(f) != 0)
-    throw IoError("cannot write " + path);
+  io::AtomicFile f(path);
+  f.write(text);
+  f.commit();
 }
 
 void write_params(const std::string& path, const nn::ParamStore& ps, bool grads) {

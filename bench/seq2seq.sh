@@ -66,59 +66,62 @@ for r in $(seq "$reps"); do
 done
 [ -n "$py" ] || exit 0
 # Columns of $out: repetition, then the TSV above (rate in column 8, threads in 5, the beam in
-# 9 for decoding). Pair each attnkit line with the PyTorch line after it (same threads); per
+# 9 for decoding; attnkit's train lines also the GFLOP of a step in 10), and the sgemm lines
+# (repetition, "gemm", threads, GFLOP/s).
+# Ratios: pair each attnkit line with the PyTorch line after it (same threads); per
 # repetition and case keep each side's best rate over the thread counts.
+# The arithmetic ceiling of the training cases: attnkit counts the matrix products of one
+# step; both sides do the same products, so each side's GFLOP/s is that count over its
+# seconds a step. Set against the sgemm rate of 1024x1024 products measured in the same
+# repetition (an upper bound for the smaller products of these models), "3x needs" is the
+# share of that rate a side doing the same products would need to be 3x PyTorch at that
+# thread count, and (with several thread counts) 3x PyTorch's best against the best sgemm
+# rate of the repetition.
 awk -F'\t' -v multi="$( [ "$(echo $threads | wc -w)" -gt 1 ] && echo 1 || echo 0 )" '
-  function push(key, r) { n[key]++; v[key, n[key]] = r; if (!(key in seen)) { seen[key] = 1; order[++k] = key } }
+  # put: a value under a key (keys in order of first use); sorted: the values of a key in
+  # ascending order (their count returned); a median is sorted value int((m + 1) / 2)
+  function put(key, val) { if (!(key in nw)) order[++nk] = key; w[key, ++nw[key]] = val }
+  function sorted(key,   m, x, y, t) {
+    m = nw[key]
+    for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (w[key, y] < w[key, x]) { t = w[key, x]; w[key, x] = w[key, y]; w[key, y] = t }
+    return m
+  }
+  function med(key,   m) { m = sorted(key); return w[key, int((m + 1) / 2)] }
+  $2 == "gemm" { peak[$1, $3] = $4; if ($4 > top[$1]) top[$1] = $4; next }
   {
     c = $3 " " $4 ($3 == "decode" ? " beam " $9 : "")
-    if ($2 == "attnkit") { a = $8; if ($8 > ba[$1, c]) ba[$1, c] = $8; next }
-    if ($2 == "pytorch") {
-      push(c " threads " $5, a / $8)
-      if ($8 > bp[$1, c]) bp[$1, c] = $8
-      if (!((c) in cs)) { cs[c] = 1; corder[++nc] = c }
-      reps[$1] = 1
+    if ($2 == "attnkit") {
+      a = $8; if ($8 > ba[$1, c]) ba[$1, c] = $8
+      if ($3 == "train") { g[$4] = $10; put("a" SUBSEP $4 SUBSEP $5, $10 / $7) }
+      next
     }
-  }
-  END {
-    if (multi) for (i = 1; i <= nc; i++) for (r in reps) push(corder[i] " best", ba[r, corder[i]] / bp[r, corder[i]])
-    for (i = 1; i <= k; i++) {
-      key = order[i]; m = n[key]
-      for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (v[key, y] < v[key, x]) { t = v[key, x]; v[key, x] = v[key, y]; v[key, y] = t }
-      printf "# %-36s attnkit / pytorch = %.2fx (median of %d; range %.2f-%.2f)\n", key, v[key, int((m + 1) / 2)], m, v[key, 1], v[key, m]
-    }
-  }' "$out"
-# The arithmetic ceiling of the training cases: attnkit counts the matrix products of one
-# step (column 10 of its train lines, GFLOP); both sides do the same products, so each side's
-# GFLOP/s is that count over its seconds a step. Set against the sgemm rate of 1024x1024
-# products measured in the same repetition (an upper bound for the smaller products of these
-# models), "3x needs" is the share of that rate a side doing the same products would need to
-# be 3x PyTorch at that thread count, and (with several thread counts) 3x PyTorch's best
-# against the sgemm rate at the most threads.
-awk -F'\t' '
-  function med(key, m,   x, y, t) {
-    for (x = 1; x <= m; x++) for (y = x + 1; y <= m; y++) if (w[key, y] < w[key, x]) { t = w[key, x]; w[key, x] = w[key, y]; w[key, y] = t }
-    return w[key, int((m + 1) / 2)]
-  }
-  function put(key, val) { w[key, ++nw[key]] = val }
-  $2 == "gemm" { peak[$1, $3] = $4; if ($4 > top[$1]) top[$1] = $4; next }
-  $3 == "train" && $2 == "attnkit" { g[$4] = $10; put("a" SUBSEP $4 SUBSEP $5, $10 / $7); next }
-  $3 == "train" && $2 == "pytorch" {
+    if ($2 != "pytorch") next
+    put("r" SUBSEP c " threads " $5, a / $8)
+    if ($8 > bp[$1, c]) bp[$1, c] = $8
+    if (!((c) in cs)) { cs[c] = 1; corder[++nc] = c }
+    reps[$1] = 1
+    if ($3 != "train") next
     k = $4 SUBSEP $5
-    if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+    if (!(k in tseen)) { tseen[k] = 1; torder[++nt] = k }
     put("p" SUBSEP k, g[$4] / $7); put("k" SUBSEP k, peak[$1, $5]); put("n" SUBSEP k, 3 * g[$4] / $7 / peak[$1, $5])
     if (g[$4] / $7 > best[$1, $4]) best[$1, $4] = g[$4] / $7
     if (!(($1, $4) in bseen)) { bseen[$1, $4] = 1; models[$4] = 1; brep[$4, ++nb[$4]] = $1 }
   }
   END {
-    for (i = 1; i <= n; i++) {
-      split(order[i], f, SUBSEP); k = order[i]; m = nw["p" SUBSEP k]
-      printf "# train %-11s threads %s: %.2f GFLOP a step; GFLOP/s attnkit %.0f, pytorch %.0f, sgemm 1024 %.0f; 3x pytorch needs %.0f%% of sgemm (medians of %d)\n",
-        f[1], f[2], g[f[1]], med("a" SUBSEP k, m), med("p" SUBSEP k, m), med("k" SUBSEP k, m), 100 * med("n" SUBSEP k, m), m
+    if (multi) for (i = 1; i <= nc; i++) for (r in reps) put("r" SUBSEP corder[i] " best", ba[r, corder[i]] / bp[r, corder[i]])
+    for (i = 1; i <= nk; i++) {
+      if (substr(order[i], 1, 2) != "r" SUBSEP) continue
+      key = order[i]; m = sorted(key)
+      printf "# %-36s attnkit / pytorch = %.2fx (median of %d; range %.2f-%.2f)\n", substr(key, 3), w[key, int((m + 1) / 2)], m, w[key, 1], w[key, m]
     }
-    if (n > length(models))
+    for (i = 1; i <= nt; i++) {
+      split(torder[i], f, SUBSEP); k = torder[i]
+      printf "# train %-11s threads %s: %.2f GFLOP a step; GFLOP/s attnkit %.0f, pytorch %.0f, sgemm 1024 %.0f; 3x pytorch needs %.0f%% of sgemm (medians of %d)\n",
+        f[1], f[2], g[f[1]], med("a" SUBSEP k), med("p" SUBSEP k), med("k" SUBSEP k), 100 * med("n" SUBSEP k), nw["p" SUBSEP k]
+    }
+    if (nt > length(models))
       for (mo in models) {
         for (j = 1; j <= nb[mo]; j++) { r = brep[mo, j]; put("b" SUBSEP mo, 3 * best[r, mo] / top[r]) }
-        printf "# train %-11s best: 3x pytorch best needs %.0f%% of sgemm at the most threads (median of %d)\n", mo, 100 * med("b" SUBSEP mo, nb[mo]), nb[mo]
+        printf "# train %-11s best: 3x pytorch best needs %.0f%% of sgemm at the most threads (median of %d)\n", mo, 100 * med("b" SUBSEP mo), nb[mo]
       }
   }' "$out"

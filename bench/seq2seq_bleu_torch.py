@@ -230,6 +230,12 @@ def lr_factor(s, warmup, schedule):
     return 1.0
 
 
+def make_optimizer(params, lr, warmup, schedule):
+    """Adam (β 0.9/0.98, ε 1e-9) and the rate's schedule (lr_factor), as seq2seq-train's."""
+    opt = torch.optim.Adam(params, lr=lr, betas=(0.9, 0.98), eps=1e-9)
+    return opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda e: lr_factor(e + 1, warmup, schedule))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", choices=["rnn", "transformer"], required=True)
@@ -276,9 +282,7 @@ def main():
         m = RNN(len(stoks), len(ttoks), a.embed, a.hidden, a.layers, a.dropout)
     else:
         m = Transformer(len(stoks), len(ttoks), a.d_model, a.heads, a.d_ff, a.layers, a.dropout, a.emb_init)
-    opt = torch.optim.Adam(m.parameters(), lr=a.lr, betas=(0.9, 0.98), eps=1e-9)
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda e: lr_factor(e + 1, a.warmup, a.schedule))
+    opt, sched = make_optimizer(m.parameters(), a.lr, a.warmup, a.schedule)
     n_batches = (len(data) + a.batch_size - 1) // a.batch_size
     total = a.steps if a.steps > 0 else a.epochs * n_batches
     step, epoch, t0 = 0, 0, time.perf_counter()

@@ -272,22 +272,20 @@ def compare_grads(m, names, grad_npz, pairs, smoothing=0.0, double=False):
 
 def train_steps(m, names, after_npz, pairs, steps, lr=1e-3, warmup=0, schedule="constant", smoothing=0.0,
                 attnkit_steps=None, double=False):
-    """K steps as seq2seq_bleu_torch.py trains (Adam β 0.9/0.98, ε 1e-9, the rate lr times
-    sbt.lr_factor, clip_grad_norm_ 1), dropout off; compares the parameters after them with
-    attnkit's (after_npz): per parameter max |PyTorch - attnkit| / max |PyTorch's change| and
-    the same in L2 norms (with double also both sides' distance to PyTorch's float64 run over
-    its change), and,
-    given attnkit_steps (bench-seq2seq-export's output), each step's loss and gradient norm
-    with attnkit's. Noise parameters (noise_names of the first step's gradient) are left out
-    of the maxima: Adam turns noise into steps of up to lr in either direction."""
+    """K steps as seq2seq_bleu_torch.py trains (sbt.make_optimizer at lr, clip_grad_norm_ 1),
+    dropout off; compares the parameters after them with attnkit's (after_npz): per parameter
+    max |PyTorch - attnkit| / max |PyTorch's change| and the same in L2 norms (with double
+    also both sides' distance to PyTorch's float64 run over its change), and, given
+    attnkit_steps (bench-seq2seq-export's output), each step's loss and gradient norm with
+    attnkit's. Noise parameters (noise_names of the first step's gradient) are left out of
+    the maxima: Adam turns noise into steps of up to lr in either direction."""
     models = {"pytorch": m}
     if double:
         models["float64"] = copy.deepcopy(m).double()
     init = {k: v.detach().double().clone() for k, v in m.state_dict().items()}
     opts = {}
     for key, mm in models.items():
-        opt = torch.optim.Adam(mm.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9)
-        opts[key] = (opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda e: sbt.lr_factor(e + 1, warmup, schedule)))
+        opts[key] = sbt.make_optimizer(mm.parameters(), lr, warmup, schedule)
         mm.train()  # dropout p is 0 in this model
     n = len(pairs)
     theirs = {}
