@@ -55,4 +55,12 @@ class IoError : public Error {
   using Error::Error;
 };
 
+// A run stopped by SIGINT or SIGTERM after saving what it needs to resume: exit status 130,
+// as a shell reports a process ended by Ctrl-C.
+class Interrupted : public Error {
+ public:
+  using Error::Error;
+  int exit_status() const override { return 130; }
+};
+
 }  // namespace attnkit

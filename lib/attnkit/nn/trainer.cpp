@@ -118,11 +118,13 @@ ModelFile Trainer::checkpoint() const {
 }
 
 void Trainer::save_checkpoint() {
-  save_model_file(checkpoint_path_, checkpoint());
+  if (opt_.writer) save_model_file(checkpoint_path_, checkpoint());
   last_good_ = state_.step;
 }
 
-void Trainer::save_model() const { save_model_file(opt_.model_path, final_model()); }
+void Trainer::save_model() const {
+  if (opt_.writer) save_model_file(opt_.model_path, final_model());
+}
 
 void Trainer::run(const std::function<StepResult(TrainState&)>& step,
                   const std::function<void(const TrainState&, const StepResult&)>& report) {
@@ -134,6 +136,11 @@ void Trainer::run(const std::function<StepResult(TrainState&)>& step,
     check_finite("loss", r.loss);
     check_finite("gradient norm", r.grad_norm);
     if (report) report(state_, r);
+    if (r.interrupted) {
+      if (last_good_ != state_.step) save_checkpoint();
+      throw Interrupted("interrupted at step " + std::to_string(state_.step) + "; " +
+                        checkpoint_path_ + " holds it: resume with --resume");
+    }
     if (r.stop) break;
     if (opt_.checkpoint_every > 0 && state_.step % opt_.checkpoint_every == 0 &&
         state_.step < opt_.steps)

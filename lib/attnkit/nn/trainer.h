@@ -57,6 +57,7 @@ struct StepResult {
   double grad_norm = 0.0;  // checked like the loss (leave 0 when not computed)
   Metrics metrics = {};    // anything else to report
   bool stop = false;       // end the run after this step (early stopping)
+  bool interrupted = false;  // a signal asked to stop: checkpoint, then throw Interrupted
 };
 
 struct TrainerOptions {
@@ -66,6 +67,7 @@ struct TrainerOptions {
   int64_t steps = 0;            // total steps of the run (a resumed run counts from 0 too)
   int64_t checkpoint_every = 0; // 0 = no periodic checkpoints
   bool resume = false;          // resume() loads checkpoint_path
+  bool writer = true;           // writes files (false on the ranks after the first)
 };
 
 class Trainer {
@@ -91,7 +93,9 @@ class Trainer {
   // Calls step() until options.steps steps are done or a step asks to stop; after each step
   // checks the loss and gradient norm (non-finite: DataError naming the step and the last
   // good checkpoint), calls report(), and writes a checkpoint when one is due. Ends by
-  // writing a checkpoint (when checkpoints are on) and the final model.
+  // writing a checkpoint (when checkpoints are on) and the final model. A step that reports
+  // `interrupted` ends the run with a checkpoint and an Interrupted error saying how to
+  // resume.
   void run(const std::function<StepResult(TrainState&)>& step,
            const std::function<void(const TrainState&, const StepResult&)>& report = {});
 

@@ -1,0 +1,141 @@
+#include "attnkit/train/dist.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "attnkit/core/error.h"
+
+#ifdef ATTNKIT_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace attnkit::train::dist {
+
+namespace {
+
+// Elements per message of the pipelined chain: large enough to amortise a message's latency,
+// small enough that rank r+1 starts adding while rank r still sends.
+constexpr int64_t kChunk = int64_t{1} << 18;
+
+struct State {
+  bool started = false, active = false;
+  int rank = 0, ranks = 1;
+};
+
+// Launched by mpirun or srun: the launchers' documented variables.
+bool launched() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+State& state() {
+  static State s;
+  if (s.started) return s;
+  s.started = true;
+#ifdef ATTNKIT_WITH_MPI
+  if (launched()) {
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &s.ranks);
+    s.active = true;
+    std::atexit([] {
+      int done = 0;
+      MPI_Finalized(&done);
+      if (!done) MPI_Finalize();
+    });
+  }
+#endif
+  return s;
+}
+
+#ifdef ATTNKIT_WITH_MPI
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw Error(std::string("MPI: ") + what + " failed");
+}
+#endif
+
+}  // namespace
+
+int rank() { return state().rank; }
+int ranks() { return state().ranks; }
+bool active() { return state().active; }
+
+bool available() {
+#ifdef ATTNKIT_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+void chain_sum(std::vector<float>& acc,
+               const std::function<void(float*, int64_t, int64_t)>& add_mine) {
+  const State& s = state();
+  const int64_t n = static_cast<int64_t>(acc.size());
+  if (!s.active || s.ranks == 1) {
+    add_mine(acc.data(), 0, n);
+    return;
+  }
+#ifdef ATTNKIT_WITH_MPI
+  for (int64_t b = 0; b < n; b += kChunk) {
+    const int64_t e = std::min(n, b + kChunk);
+    const int count = static_cast<int>(e - b);
+    if (s.rank > 0)
+      check(MPI_Recv(acc.data() + b, count, MPI_FLOAT, s.rank - 1, 7, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE),
+            "receiving gradients");
+    add_mine(acc.data(), b, e);
+    if (s.rank < s.ranks - 1)
+      check(MPI_Send(acc.data() + b, count, MPI_FLOAT, s.rank + 1, 7, MPI_COMM_WORLD),
+            "sending gradients");
+  }
+  for (int64_t b = 0; b < n; b += kChunk) {
+    const int count = static_cast<int>(std::min(n, b + kChunk) - b);
+    check(MPI_Bcast(acc.data() + b, count, MPI_FLOAT, s.ranks - 1, MPI_COMM_WORLD),
+          "broadcasting gradients");
+  }
+#endif
+}
+
+void sum_exclusive(std::vector<double>& v) {
+  const State& s = state();
+  if (!s.active || s.ranks == 1 || v.empty()) return;
+#ifdef ATTNKIT_WITH_MPI
+  check(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM,
+                      MPI_COMM_WORLD),
+        "summing step results");
+#endif
+}
+
+void broadcast(std::string& bytes) {
+  const State& s = state();
+  if (!s.active || s.ranks == 1) return;
+#ifdef ATTNKIT_WITH_MPI
+  uint64_t n = bytes.size();
+  check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "broadcasting a size");
+  bytes.resize(n);
+  if (n) check(MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "broadcasting");
+#endif
+}
+
+void barrier() {
+  const State& s = state();
+  if (!s.active || s.ranks == 1) return;
+#ifdef ATTNKIT_WITH_MPI
+  MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+void abort_job(int status) {
+  const State& s = state();
+  if (!s.active) return;
+#ifdef ATTNKIT_WITH_MPI
+  MPI_Abort(MPI_COMM_WORLD, status);
+#else
+  (void)status;
+#endif
+}
+
+}  // namespace attnkit::train::dist

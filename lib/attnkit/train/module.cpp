@@ -1,0 +1,138 @@
+#include "attnkit/train/module.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
+#include "attnkit/train/dist.h"
+
+namespace attnkit::train {
+
+namespace {
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+double Module::clip_gradients(double clip) {
+  return nn::clip_grad_norm(params().params(), clip > 0 ? clip : INFINITY);
+}
+
+ad::Tape& Tapes::get(size_t i) {
+  while (tapes_.size() <= i) tapes_.push_back(std::make_unique<ad::Tape>(0));
+  return *tapes_[i];
+}
+
+int64_t slice_count(const Module& m, int64_t rows) {
+  int64_t s = m.slices() > 0 ? m.slices() : int64_t{dist::ranks()} * max_threads();
+  return std::max<int64_t>(1, std::min(s, rows));
+}
+
+StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed,
+                         int64_t step, bool interrupt) {
+  const int64_t S = slice_count(m, rows);
+  const int64_t R = dist::ranks(), r = dist::rank();
+  const int64_t lo = S * r / R, hi = S * (r + 1) / R;  // this rank's slices
+  const int64_t mine = hi - lo;
+  const auto& params = const_cast<Module&>(m).params().params();
+
+  // Forward passes of this rank's slices.
+  std::vector<Slice> out(static_cast<size_t>(std::max<int64_t>(mine, 0)));
+  parallel_for(mine, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t c = lo + i;
+      ad::Tape& t = tapes.get(static_cast<size_t>(i));
+      t.clear();
+      t.set_local_param_grads(true);
+      t.set_training(true);
+      t.seed(splitmix(splitmix(seed ^ 0x7a3e5ULL) + static_cast<uint64_t>(step)) ^
+             splitmix(static_cast<uint64_t>(c) + 1));
+      out[static_cast<size_t>(i)] = m.forward(t, rows * c / S, rows * (c + 1) / S, static_cast<int>(c));
+    }
+  }, static_cast<int>(std::max<int64_t>(mine, 1)));
+
+  // Share per slice: weight, loss and sums (one rank owns each entry), and the interrupt flag.
+  const std::vector<std::string> names = m.slice_sums();
+  const size_t nsums = names.size();
+  const size_t per = 2 + nsums;
+  std::vector<double> shared(static_cast<size_t>(S) * per + static_cast<size_t>(R), 0.0);
+  for (int64_t i = 0; i < mine; ++i) {
+    const Slice& s = out[static_cast<size_t>(i)];
+    double* row = &shared[static_cast<size_t>(lo + i) * per];
+    row[0] = s.weight;
+    row[1] = static_cast<double>(s.loss.value()[0]);
+    if (s.sums.size() != nsums) throw Error("a slice's sums do not match slice_sums()");
+    for (size_t k = 0; k < nsums; ++k) row[2 + k] = s.sums[k];
+  }
+  shared[static_cast<size_t>(S) * per + static_cast<size_t>(r)] = interrupt ? 1.0 : 0.0;
+  dist::sum_exclusive(shared);
+
+  StepOut res;
+  for (int64_t c = 0; c < S; ++c) res.weight += shared[static_cast<size_t>(c) * per];
+  const bool mean = m.reduction() == Reduction::Mean;
+  for (int64_t c = 0; c < S; ++c) {
+    const double w = shared[static_cast<size_t>(c) * per], l = shared[static_cast<size_t>(c) * per + 1];
+    res.loss += mean ? l * w : l;
+  }
+  if (mean) res.loss = res.weight > 0 ? res.loss / res.weight : 0.0;
+  for (size_t k = 0; k < nsums; ++k) {
+    double v = 0;
+    for (int64_t c = 0; c < S; ++c) v += shared[static_cast<size_t>(c) * per + 2 + k];
+    res.sums.push_back({names[k], v});
+  }
+  for (int64_t k = 0; k < R; ++k) res.interrupted |= shared[static_cast<size_t>(S) * per + static_cast<size_t>(k)] != 0;
+
+  // Backward passes, each seeded with its share of the mean (or 1 for a sum).
+  parallel_for(mine, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const Slice& s = out[static_cast<size_t>(i)];
+      const float seed_grad =
+          mean ? static_cast<float>(res.weight > 0 ? s.weight / res.weight : 0.0) : 1.0f;
+      tapes.get(static_cast<size_t>(i)).backward(s.loss, Tensor(s.loss.value().shape(), seed_grad));
+    }
+  }, static_cast<int>(std::max<int64_t>(mine, 1)));
+
+  // Gradients: zero, then every slice's added in slice order (across ranks by the chain).
+  for (ad::Parameter* p : params)
+    if (p->grad.shape() != p->value.shape()) p->grad = Tensor(p->value.shape());
+  auto add_slices = [&](float* dst, const ad::Parameter& p, int64_t begin, int64_t end) {
+    for (int64_t i = 0; i < mine; ++i) {
+      const Tensor* g = tapes.get(static_cast<size_t>(i)).local_grad(p);
+      if (!g) continue;
+      const float* src = g->data();
+      for (int64_t j = begin; j < end; ++j) dst[j] += src[j];
+    }
+  };
+  if (R == 1) {
+    nn::for_param_blocks(params, [&](size_t k, int64_t begin, int64_t end) {
+      ad::Parameter& p = *params[k];
+      float* dst = p.grad.data();
+      std::fill(dst + begin, dst + end, 0.0f);
+      add_slices(dst, p, begin, end);
+    });
+  } else {
+    std::vector<int64_t> offset{0};
+    for (const ad::Parameter* p : params) offset.push_back(offset.back() + p->value.size());
+    std::vector<float> acc(static_cast<size_t>(offset.back()), 0.0f);
+    dist::chain_sum(acc, [&](float* a, int64_t begin, int64_t end) {
+      size_t k = static_cast<size_t>(std::upper_bound(offset.begin(), offset.end(), begin) - offset.begin()) - 1;
+      for (int64_t pos = begin; pos < end && k < params.size(); ++k) {
+        const int64_t pe = std::min(end, offset[k + 1]);
+        if (pe > pos) add_slices(a + offset[k], *params[k], pos - offset[k], pe - offset[k]);
+        pos = pe;
+      }
+    });
+    for (size_t k = 0; k < params.size(); ++k)
+      std::copy(acc.begin() + offset[k], acc.begin() + offset[k + 1], params[k]->grad.data());
+  }
+  for (int64_t i = 0; i < mine; ++i) tapes.get(static_cast<size_t>(i)).clear();
+  return res;
+}
+
+}  // namespace attnkit::train

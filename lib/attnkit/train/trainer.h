@@ -1,0 +1,74 @@
+// The one training layer: every trainer (seq2seq, MemN2N, NTM, and the models to come) is a
+// train::Module (module.h) run by train::run. The layer owns:
+//   - the data-parallel step over threads and MPI ranks (module.h, dist.h);
+//   - clipping (the module's clip_gradients) and the optimiser step, skipped for a
+//     non-finite loss or norm, which then stops the run with a DataError naming the step and
+//     the last good checkpoint (the NaN/Inf guard);
+//   - output paths checked before the first step (the model, the checkpoint, the log);
+//   - checkpoints every N steps, on an interrupt (Hooks::interrupted), and exact resume
+//     (parameters, optimiser, TrainState, the module's state and generators, and the log
+//     window's running sums, so that a resumed log equals an uninterrupted one); stale
+//     temporaries of a killed checkpoint write are removed on resume;
+//   - the TSV log (a row every log_every steps, or at every epoch's end with log_every 0):
+//     step, epoch, loss, grad_norm, lr, the module's step metrics (means over the rows'
+//     window) and its evaluation metrics (at evaluation rows; NaN otherwise);
+//   - periodic evaluation (every eval_every steps and at the end), on rank 0;
+//   - best of several runs (train::best_of_runs).
+// Library code: it prints nothing; progress goes through Hooks (cli/training.h draws it).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "attnkit/train/module.h"
+
+namespace attnkit::train {
+
+struct TrainOptions {
+  std::string model_path;        // the final model (required)
+  std::string checkpoint_path;   // "" = model_path + ".ckpt"
+  std::string log_path;          // "" = no log
+  int64_t checkpoint_every = 0;  // 0: checkpoints only at the end and on an interrupt
+  int64_t log_every = 10;        // 0: at the end of every epoch
+  int64_t eval_every = 0;        // 0: at the end only
+  double clip = 0;               // passed to Module::clip_gradients (0: off)
+  bool resume = false;
+  uint64_t seed = 1;             // the tapes' seeds (dropout, sampling) derive from it
+  void validate() const;         // UsageError naming the field
+};
+
+struct Hooks {
+  std::function<bool()> interrupted;  // polled once a step (a signal arrived)
+  // After every step: the step, the total, and what to show (window mean loss, last eval).
+  std::function<void(int64_t step, int64_t total, const Metrics& shown)> progress;
+  std::function<void(int64_t start_step)> started;  // before the first step (after resume)
+};
+
+struct RunResult {
+  int64_t steps = 0;
+  Metrics eval;        // the last evaluation (empty: the module has none)
+  double score = 0;    // Module::score() at the end (best_of_runs keeps the lowest)
+};
+
+// Checks that `path` can be created or replaced (its folder exists and is writable), by
+// creating and removing a temporary file beside it; IoError naming it otherwise. "-" and
+// "" pass.
+void check_writable(const std::string& path);
+
+// Removes the temporaries (".NAME.tmp.XXXXXX") that an interrupted atomic write of `path`
+// left beside it; returns how many.
+int remove_stale_temporaries(const std::string& path);
+
+RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks = {});
+
+// `runs` runs of make(seed + r), r = 0..runs-1, each to its own file (the model path +
+// ".runR"); the one with the lowest score becomes the model file (renamed: written once) and
+// the others are removed. With resume, finished runs are not trained again.
+RunResult best_of_runs(int runs, const TrainOptions& o,
+                       const std::function<std::unique_ptr<Module>(uint64_t seed)>& make,
+                       const Hooks& hooks = {},
+                       const std::function<void(int run, const RunResult&)>& done = {});
+
+}  // namespace attnkit::train
