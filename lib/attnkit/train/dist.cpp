@@ -23,7 +23,7 @@ struct State {
 };
 
 // Launched by mpirun or srun: the launchers' documented variables.
-bool launched() {
+[[maybe_unused]] bool launched() {
   for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
     if (std::getenv(v)) return true;
   return false;
@@ -112,7 +112,9 @@ void sum_exclusive(std::vector<double>& v) {
 void broadcast(std::string& bytes) {
   const State& s = state();
   if (!s.active || s.ranks == 1) return;
-#ifdef ATTNKIT_WITH_MPI
+#ifndef ATTNKIT_WITH_MPI
+  (void)bytes;
+#else
   uint64_t n = bytes.size();
   check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "broadcasting a size");
   bytes.resize(n);
