@@ -15,7 +15,7 @@
 // PAIRS.tsv (one batch in file order, dropout off) with respect to every parameter, under the
 // parameters' names. With STEPS and AFTER.npz it then trains the model STEPS steps as
 // seq2seq-train does (nn::Adam at --lr with --warmup and --schedule, β 0.9/0.98, ε 1e-9;
-// nn::clip_grad_norm at 1; models::loss_and_backward on one tape with --label-smoothing) but
+// clipping at 1; the training layer's train::step on one slice with --label-smoothing) but
 // with dropout off, on batches of 64 consecutive pairs of PAIRS.tsv (step k: pairs 64k ..
 // 64k+63, wrapping around), prints each step's loss and gradient norm
 //   attnkit_step <TAB> k <TAB> loss <TAB> gradient norm before clipping
@@ -37,6 +37,7 @@
 #include "attnkit/data/corpus.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/models/seq2seq_file.h"
+#include "attnkit/models/seq2seq_train.h"
 #include "attnkit/nn/optim.h"
 
 using namespace attnkit;
@@ -139,17 +140,25 @@ int main(int argc_all, char** argv_all) {
       for (ad::Parameter* p : ps.params())
         if (p->copies > 1) p->copies = copies;
     }
-    nn::Adam adam(ps.params(), lr, 0.9, 0.98, 1e-9, 0.0, schedule);
-    ad::Tape tape(1);
-    tape.set_training(false);  // dropout off: a deterministic trajectory to compare
+    // The training layer's step on one slice, as seq2seq-train with --threads 1, dropout off
+    // (a deterministic trajectory to compare).
+    models::Seq2SeqRecipe r;
+    r.lr = lr;
+    r.warmup = schedule.warmup;
+    r.schedule = schedule.kind == nn::Schedule::Kind::InverseSqrt ? "inverse-sqrt" : "constant";
+    r.label_smoothing = smoothing;
+    r.steps = 1;
+    r.dropout = false;
+    models::Seq2SeqData d;
+    d.train = enc;
+    d.source_vocab = b.source_vocab;
+    d.target_vocab = b.target_vocab;
+    models::Seq2SeqTraining m(std::move(b.model), std::move(d), r);
+    train::Tapes tapes;
     for (long k = 0; k < steps; ++k) {
-      const data::Batch batch = data::make_batch(enc, rows_at(static_cast<size_t>(k) * 64));
-      adam.zero_grad();
-      const double loss = models::loss_and_backward(*b.model, {&tape}, batch, smoothing);
-      tape.clear();
-      const double norm = nn::clip_grad_norm(ps.params(), 1.0);
-      adam.step();
-      std::printf("attnkit_step\t%ld\t%.6f\t%.6f\n", k, loss, norm);
+      m.set_batch(data::make_batch(enc, rows_at(static_cast<size_t>(k) * 64)));
+      const train::StepOut o = train::step(m, tapes, m.batch().size(), 1, k, 1.0, false, 1);
+      std::printf("attnkit_step\t%ld\t%.6f\t%.6f\n", k, o.loss, o.grad_norm);
     }
     write_params(argv[6], ps, false);
   } catch (const std::exception& e) {

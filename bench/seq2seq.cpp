@@ -15,8 +15,8 @@
 // units and attention weights, as PyTorch's layers place it). Decoding emits
 // exactly 20 tokens a sentence (no early <eos>), one sentence at a time; THREADS > 1
 // translates sentences in parallel (one tape per thread); training with THREADS > 1 splits
-// each batch into THREADS slices on their own tapes, as seq2seq-train does
-// (models::loss_and_backward).
+// each batch into THREADS slices on their own tapes, as seq2seq-train does (the training
+// layer's train::step).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +28,7 @@
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/models/seq2seq.h"
+#include "attnkit/models/seq2seq_train.h"
 #include "attnkit/nn/optim.h"
 
 using namespace attnkit;
@@ -76,19 +77,15 @@ int main(int argc, char** argv) {
     const int steps = std::atoi(argv[3]), threads = std::atoi(argv[4]);
     blas_set_threads(threads);
     set_max_threads(threads);
-    nn::Adam adam(model->params().params(), 1e-3);
-    ad::Tape t(3);
-    // As seq2seq-train: one tape per thread, each a slice of the batch (data parallelism).
-    std::vector<std::unique_ptr<ad::Tape>> extra;
-    std::vector<ad::Tape*> tapes{&t};
-    for (int i = 1; i < threads; ++i) {
-      extra.push_back(std::make_unique<ad::Tape>(0));
-      tapes.push_back(extra.back().get());
-    }
+    // The training layer's step, as seq2seq-train runs it: each batch cut into THREADS
+    // slices on their own tapes (data parallelism), Adam, clipping at 5.
+    models::Seq2SeqData d;
+    data::TokenCounts counts;
+    for (int32_t i = 4; i < V; ++i) counts["w" + std::to_string(i)] = 1;
+    d.source_vocab = d.target_vocab = data::Vocab::build(counts);
     std::vector<data::EncodedPair> pairs(B);
     std::vector<size_t> rows(B);
-    float last = 0;
-    auto step = [&] {
+    auto fill = [&] {
       for (int64_t b = 0; b < B; ++b) {
         auto& p = pairs[static_cast<size_t>(b)];
         p.source = sentence(data, T - 1);
@@ -99,12 +96,20 @@ int main(int argc, char** argv) {
         p.target.push_back(2);
         rows[static_cast<size_t>(b)] = static_cast<size_t>(b);
       }
-      const data::Batch batch = data::make_batch(pairs, rows);
-      adam.zero_grad();
-      last = static_cast<float>(models::loss_and_backward(*model, tapes, batch));
-      nn::clip_grad_norm(model->params().params(), 5.0);
-      adam.step();
-      for (ad::Tape* x : tapes) x->clear();
+    };
+    fill();
+    d.train = pairs;
+    models::Seq2SeqRecipe r;
+    r.batch_size = B;
+    r.steps = 1;
+    models::Seq2SeqTraining m(config(type), d, r);
+    train::Tapes tapes;
+    float last = 0;
+    int64_t k = 0;
+    auto step = [&] {
+      fill();
+      m.set_batch(data::make_batch(pairs, rows));
+      last = static_cast<float>(train::step(m, tapes, B, 3, k++, 5.0).loss);
     };
     for (int i = 0; i < 2; ++i) step();
     blas_count_flops(true);  // the third warm-up step: the arithmetic of one step (gemm, gemv)

@@ -23,8 +23,15 @@ for t in "${tools[@]}"; do
   # A fixed date keeps the pages reproducible: the .x file's last commit, else today.
   date=$(git -C "$top" log -1 --format=%ct -- "man/$t.x" 2>/dev/null || true)
   date=${date:-$(date +%s)}
+  # Trainers (on the training layer, cli/training.h) share one TRAINING section.
+  extra=()
+  if grep -q 'cli/training.h' "$top/tools/$t.cpp"; then
+    extra=(--include "$top/man/training.x")
+    d2=$(git -C "$top" log -1 --format=%ct -- man/training.x 2>/dev/null || true)
+    [ -n "$d2" ] && [ "$d2" -gt "$date" ] && date=$d2
+  fi
   SOURCE_DATE_EPOCH=$date help2man --no-info --no-discard-stderr \
-    --version-string "attnkit $version" --include "$x" --output "$out/$t.1" "$bin/$t"
+    --version-string "attnkit $version" --include "$x" "${extra[@]}" --output "$out/$t.1" "$bin/$t"
   # mandoc wants an ISO date in .TH; help2man writes "Month Year".
   iso=$(date -u -d "@$date" +%Y-%m-%d)
   sed -i "s/^\(\.TH [^ ]* \"1\" \)\"[^\"]*\"/\1\"$iso\"/" "$out/$t.1"

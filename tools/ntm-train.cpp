@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
         ("output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)")
         ("log-every", po::value(&log_every)->value_name("N")->default_value(log_every),
          "steps per --log row and progress report (the metrics are averaged over them)");
-    cli::add_training_options(app, tf);
+    cli::add_checkpoint_options(app, tf);
     app.config_options().add_options()
         ("task", po::value(&task)->value_name("TASK"),
          "copy, repeat-copy or associative-recall (fresh episodes every step)")

@@ -144,11 +144,11 @@ expect_err 2 "ntm-train: give either --task or --data" ntm-train -o x.akm
 expect_err 2 "ntm-train: give either --task or --data" ntm-train --task copy --data train.npz -o x.akm
 expect_err 2 "ntm-train: the option '--output' is required" ntm-train --task copy
 expect_err 2 "ntm-train: --task: unknown task 'sort'" ntm-train --task sort -o x.akm
-expect_err 2 "ntm-train: controller: unknown kind 'gru' (lstm, feedforward)" ntm-train --task copy --controller gru -o x.akm
-expect_err 2 "ntm-train: memory-init: unknown kind 'zero'" ntm-train --task copy --memory-init zero -o x.akm
+expect_err 2 "ntm-train: --controller: unknown kind 'gru' (lstm, feedforward)" ntm-train --task copy --controller gru -o x.akm
+expect_err 2 "ntm-train: --memory-init: unknown kind 'zero'" ntm-train --task copy --memory-init zero -o x.akm
 expect_err 2 "ntm-train: --optimizer: unknown optimiser 'sgd' (rmsprop, adam)" ntm-train --task copy --optimizer sgd -o x.akm
 expect_err 2 "ntm-train: --steps must be >= 1" ntm-train --task copy --steps 0 -o x.akm
-expect_err 2 "ntm-train: shift-range must be >= 0 with 2R+1 <= memory rows" ntm-train --task copy --memory-rows 2 -o x.akm
+expect_err 2 "ntm-train: --shift-range must be >= 0 with 2R+1 <= memory rows" ntm-train --task copy --memory-rows 2 -o x.akm
 no_file x.akm
 expect_err 1 "ntm-train: nothere.npz: " ntm-train --data nothere.npz -o x.akm
 expect 0 tensor-rand --shape 3,3 -o r.npz:x

@@ -234,7 +234,7 @@ TEST_CASE("training flags: shared spelling, --checkpoint-every is a configuratio
   for (auto& s : args) argv.push_back(s.data());
   cli::App app("tool", static_cast<int>(argv.size()), argv.data());
   cli::TrainingFlags tf;
-  cli::add_training_options(app, tf);
+  cli::add_checkpoint_options(app, tf);
   app.parse();
   const nn::TrainerOptions o = tf.trainer_options("seq2seq", "m.akm", 1000);
   CHECK(o.checkpoint_every == 50);

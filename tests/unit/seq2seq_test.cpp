@@ -13,6 +13,7 @@
 #include "attnkit/data/batch.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/seq2seq.h"
+#include "attnkit/models/seq2seq_train.h"
 #include "attnkit/nn/optim.h"
 #include "test_util.h"
 
@@ -271,7 +272,16 @@ TEST_CASE("seq2seq: a Transformer learns to reverse sequences") {
   CHECK(acc >= 0.9);
 }
 
-TEST_CASE("seq2seq: loss_and_backward on several tapes equals one tape, deterministically") {
+// A training module over given pairs, with a vocabulary of 9 ids on both sides (as tiny()).
+models::Seq2SeqData data_of(const std::vector<data::EncodedPair>& pairs) {
+  models::Seq2SeqData d;
+  d.train = pairs;
+  data::TokenCounts counts{{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}};
+  d.source_vocab = d.target_vocab = data::Vocab::build(counts);
+  return d;
+}
+
+TEST_CASE("seq2seq: the training layer's step on several slices equals one slice, deterministically") {
   const auto pairs = random_pairs(7, 9, 31, false);
   const data::Batch b = data::make_batch(pairs, {0, 1, 2, 3, 4, 5, 6});  // padded, lengths differ
   Seq2SeqConfig rnn = tiny(ModelType::RNN);
@@ -279,22 +289,23 @@ TEST_CASE("seq2seq: loss_and_backward on several tapes equals one tape, determin
   Seq2SeqConfig tr = tiny(ModelType::Transformer);
   tr.layers = 2;
   for (const Seq2SeqConfig& c : {rnn, tr}) {
-    auto m = Seq2Seq::create(c, 13);
-    auto run = [&](int n_tapes, double& loss, int64_t& tokens) {
-      std::vector<std::unique_ptr<ad::Tape>> own;
-      std::vector<ad::Tape*> tapes;
-      for (int i = 0; i < n_tapes; ++i) {
-        own.push_back(std::make_unique<ad::Tape>(5));
-        tapes.push_back(own.back().get());
-      }
-      for (ad::Parameter* p : m->params().params()) p->grad = Tensor(p->value.shape());
-      loss = models::loss_and_backward(*m, tapes, b, 0.1f, 1.0f, &tokens);
+    models::Seq2SeqRecipe r;
+    r.label_smoothing = 0.1;
+    r.steps = 1;
+    r.seed = 13;
+    models::Seq2SeqTraining m(c, data_of(pairs), r);
+    REQUIRE(m.data().source_vocab.size() == 9);
+    m.set_batch(b);
+    train::Tapes tapes;
+    auto run = [&](int slices, double& loss, double& tokens) {
+      const train::StepOut o = train::forward_backward(m, tapes, b.size(), 5, 0, false, slices);
+      loss = o.loss;
+      tokens = o.weight;
       std::vector<Tensor> g;
-      for (ad::Parameter* p : m->params().params()) g.push_back(p->grad.clone());
+      for (ad::Parameter* p : m.params().params()) g.push_back(p->grad.clone());
       return g;
     };
-    double l1 = 0, l3 = 0, l3b = 0;
-    int64_t k1 = 0, k3 = 0, k3b = 0;
+    double l1 = 0, l3 = 0, l3b = 0, k1 = 0, k3 = 0, k3b = 0;
     const auto g1 = run(1, l1, k1);
     const auto g3 = run(3, l3, k3);
     const auto g3b = run(3, l3b, k3b);
@@ -305,9 +316,8 @@ TEST_CASE("seq2seq: loss_and_backward on several tapes equals one tape, determin
       CHECK(std::equal(g3[i].values().begin(), g3[i].values().end(), g3b[i].values().begin()));  // bit for bit
     }
     CHECK(l3 == l3b);
-    // more tapes than rows: one row each, the rest idle
-    double l9 = 0;
-    int64_t k9 = 0;
+    // more slices than rows: one row each
+    double l9 = 0, k9 = 0;
     const auto g9 = run(9, l9, k9);
     CHECK(l9 == doctest::Approx(l1).epsilon(1e-5));
     for (size_t i = 0; i < g1.size(); ++i) test::check_close(g9[i], g1[i], 1e-5, 1e-4);

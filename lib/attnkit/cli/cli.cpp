@@ -413,16 +413,36 @@ Shape parse_shape(const std::string& text, const std::string& option) {
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 
+namespace {
+std::string first_word(const std::string& s) {
+  const size_t n = s.find_first_of(" :");
+  return s.substr(0, n);
+}
+}  // namespace
+
+bool App::knows_option(const std::string& name) const {
+  if (name.empty() || name[0] == '-') return false;
+  for (const po::options_description* d : {&tool_, &config_})
+    if (d->find_nothrow(name, false)) return true;
+  return false;
+}
+
 int run(const char* name, int argc, char** argv, const std::function<void(App&)>& body) {
   ensure_fast_blas(argv);
   int status = 0;
+  std::unique_ptr<App> app;
   try {
-    App app(name, argc, argv);
-    body(app);
+    app = std::make_unique<App>(name, argc, argv);
+    body(*app);
   } catch (const EarlyExit&) {
     status = 0;
   } catch (const UsageError& e) {
-    print_error(name, e);
+    // The library names fields ("beam must be >= 1"); where a field is one of this tool's
+    // options, say it as the option.
+    if (app && app->knows_option(first_word(e.what())))
+      print_error(name, UsageError("--" + std::string(e.what()), e.file(), e.line()));
+    else
+      print_error(name, e);
     std::cerr << "Try '" << name << " --help' for more information.\n";
     status = 2;
   } catch (const Error& e) {

@@ -101,6 +101,8 @@ class App {
   // older or newer tool may have written them); a bad value is a DataError naming `name`, the
   // line and the key.
   void apply_config_fallback(const std::string& yaml, const std::string& name);
+  // Whether `name` is the long name of one of this tool's own options or keys.
+  bool knows_option(const std::string& name) const;
 
  private:
   po::options_description common_group();  // bound to common_, as flags_ asks

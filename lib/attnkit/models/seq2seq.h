@@ -152,21 +152,6 @@ struct Seq2Seq::State {
 // Rows `rows` of t (first dimension), in that order.
 Tensor take_rows(const Tensor& t, const std::vector<int64_t>& rows);
 
-// One training batch's loss, with its gradients added into the parameters' grads.
-// One tape: model.loss() then backward() on it. Several (data parallelism, one thread per
-// tape up to max_threads()): the batch is cut into that many sub-batches of consecutive
-// rows (fewer when it has fewer rows), each trimmed to its own longest sentences; tape c
-// computes sub-batch c with local parameter gradients (Tape::set_local_param_grads), its
-// backward seeded with its share of the batch's target tokens, and the gradients are added
-// in sub-batch order: the same for a given number of tapes whatever the timing, and equal
-// to the one-tape result up to rounding. The tapes after the first are reseeded from the
-// first tape's Rng at every call (dropout, scheduled sampling), so only the first tape's Rng
-// is state to checkpoint. Every tape is cleared first (and keeps its sub-batch's nodes).
-// Returns the mean loss per target token; tokens (if given) receives their number.
-double loss_and_backward(const Seq2Seq& model, const std::vector<ad::Tape*>& tapes,
-                         const data::Batch& batch, float label_smoothing = 0.0f,
-                         float teacher_forcing = 1.0f, int64_t* tokens = nullptr);
-
 // Rows [begin, end) of a batch, the columns trimmed to the longest source and target among
 // them.
 data::Batch batch_rows(const data::Batch& b, int64_t begin, int64_t end);

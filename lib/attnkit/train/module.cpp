@@ -29,14 +29,14 @@ ad::Tape& Tapes::get(size_t i) {
   return *tapes_[i];
 }
 
-int64_t slice_count(const Module& m, int64_t rows) {
-  int64_t s = m.slices() > 0 ? m.slices() : int64_t{dist::ranks()} * max_threads();
+int64_t slice_count(const Module& m, int64_t rows, int64_t slices) {
+  int64_t s = slices > 0 ? slices : m.slices() > 0 ? m.slices() : int64_t{dist::ranks()} * max_threads();
   return std::max<int64_t>(1, std::min(s, rows));
 }
 
 StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed,
-                         int64_t step, bool interrupt) {
-  const int64_t S = slice_count(m, rows);
+                         int64_t step, bool interrupt, int64_t slices) {
+  const int64_t S = slice_count(m, rows, slices);
   const int64_t R = dist::ranks(), r = dist::rank();
   const int64_t lo = S * r / R, hi = S * (r + 1) / R;  // this rank's slices
   const int64_t mine = hi - lo;
@@ -133,6 +133,14 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
   }
   for (int64_t i = 0; i < mine; ++i) tapes.get(static_cast<size_t>(i)).clear();
   return res;
+}
+
+StepOut step(Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step_no, double clip,
+             bool interrupt, int64_t slices) {
+  StepOut out = forward_backward(m, tapes, rows, seed, step_no, interrupt, slices);
+  out.grad_norm = m.clip_gradients(clip);
+  if (std::isfinite(out.loss) && std::isfinite(out.grad_norm)) m.optimizer().step();
+  return out;
 }
 
 }  // namespace attnkit::train

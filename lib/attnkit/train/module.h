@@ -109,10 +109,17 @@ class Tapes {
 // One data-parallel forward and backward of the module's current batch (rows items), the
 // gradients summed into the parameters' grads (zeroed first). `interrupt` is this process's
 // signal flag, agreed among ranks in the same exchange.
+// `slices` > 0 replaces the module's slice count (tests compare slice counts).
 StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed,
-                         int64_t step, bool interrupt);
+                         int64_t step, bool interrupt = false, int64_t slices = 0);
+
+// The whole update as train::run makes it, on the module's current batch of `rows` items:
+// forward_backward, then Module::clip_gradients(clip) (StepOut::grad_norm), then the
+// optimiser's step when the loss and the norm are finite. Benchmarks and tests call this.
+StepOut step(Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step, double clip,
+             bool interrupt = false, int64_t slices = 0);
 
 // The number of slices a batch of `rows` items is cut into.
-int64_t slice_count(const Module& m, int64_t rows);
+int64_t slice_count(const Module& m, int64_t rows, int64_t slices = 0);
 
 }  // namespace attnkit::train

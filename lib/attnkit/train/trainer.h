@@ -35,6 +35,7 @@ struct TrainOptions {
   int64_t eval_every = 0;        // 0: at the end only
   double clip = 0;               // passed to Module::clip_gradients (0: off)
   bool resume = false;
+  double lr_override = 0;        // > 0: the optimiser's rate after a resume (a --lr given again)
   uint64_t seed = 1;             // the tapes' seeds (dropout, sampling) derive from it
   void validate() const;         // UsageError naming the field
 };

@@ -1,0 +1,247 @@
+#include "attnkit/train/trainer.h"
+
+#include <cmath>
+#include <dirent.h>
+#include <filesystem>
+#include <optional>
+
+#include "attnkit/core/error.h"
+#include "attnkit/io/tensor_io.h"
+#include "attnkit/io/tsv_log.h"
+#include "attnkit/train/dist.h"
+
+namespace attnkit::train {
+
+namespace {
+
+// Sums of the log window since its last row: saved in checkpoints, so that the first row
+// after a resume averages the same steps as in an uninterrupted run.
+struct Window {
+  int64_t steps = 0;
+  double loss = 0, norm = 0;
+  std::vector<double> metrics;
+  void add(double l, double n, const Metrics& m) {
+    ++steps;
+    loss += l;
+    norm += n;
+    if (metrics.size() < m.size()) metrics.resize(m.size(), 0.0);
+    for (size_t i = 0; i < m.size(); ++i) metrics[i] += m[i].second;
+  }
+  double mean(double sum) const { return steps ? sum / static_cast<double>(steps) : NAN; }
+  void save(nn::ModelFile& f, const std::vector<std::string>& names) const {
+    f.numbers["log/steps"] = static_cast<double>(steps);
+    f.numbers["log/loss"] = loss;
+    f.numbers["log/grad_norm"] = norm;
+    for (size_t i = 0; i < names.size() && i < metrics.size(); ++i)
+      f.numbers["log/m/" + names[i]] = metrics[i];
+  }
+  void load(const nn::ModelFile& f, const std::vector<std::string>& names) {
+    *this = Window();
+    if (!f.numbers.count("log/steps")) return;
+    steps = f.integer("log/steps");
+    loss = f.number("log/loss");
+    norm = f.number("log/grad_norm");
+    metrics.assign(names.size(), 0.0);
+    for (size_t i = 0; i < names.size(); ++i)
+      if (f.numbers.count("log/m/" + names[i])) metrics[i] = f.number("log/m/" + names[i]);
+  }
+};
+
+}  // namespace
+
+void TrainOptions::validate() const {
+  if (model_path.empty()) throw UsageError("no model file to write (give -o FILE)");
+  if (checkpoint_every < 0) throw UsageError("checkpoint-every must be 0 or more");
+  if (log_every < 0) throw UsageError("log-every must be 0 or more");
+  if (eval_every < 0) throw UsageError("eval-every must be 0 or more");
+  if (!(clip >= 0)) throw UsageError("clip must be 0 or more");
+}
+
+void check_writable(const std::string& path) {
+  if (path.empty() || path == "-") return;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw IoError("is a directory, not a file to write", path);
+  io::AtomicFile probe(path);  // creates a temporary beside it; removed without commit()
+}
+
+int remove_stale_temporaries(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  const std::string prefix = "." + p.filename().string() + ".tmp.";
+  int n = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() == prefix.size() + 6 && name.compare(0, prefix.size(), prefix) == 0 &&
+        e.is_regular_file(ec)) {
+      std::filesystem::remove(e.path(), ec);
+      if (!ec) ++n;
+    }
+  }
+  return n;
+}
+
+RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
+  o.validate();
+  const bool writer = dist::rank() == 0;
+  nn::TrainerOptions to;
+  to.kind = m.kind();
+  to.model_path = o.model_path;
+  to.checkpoint_path = o.checkpoint_path;
+  to.steps = m.total_steps();
+  to.checkpoint_every = o.checkpoint_every;
+  to.resume = o.resume;
+  to.writer = writer;
+  nn::Trainer trainer(to, m.params(), m.optimizer());
+  // Every path is checked before any work: a typo must not cost a run.
+  if (writer) {
+    check_writable(o.model_path);
+    check_writable(trainer.checkpoint_path());
+    if (!o.resume) check_writable(o.log_path);
+  }
+  m.add_rngs(trainer);
+  m.describe(trainer.base());
+  trainer.base().numbers["train/seed"] = static_cast<double>(o.seed);
+  const std::vector<std::string> names = m.step_metrics();
+  Window window;
+  trainer.on_save([&](nn::ModelFile& f) {
+    m.save_state(f);
+    window.save(f, names);
+  });
+  trainer.on_load([&](const nn::ModelFile& f) {
+    m.load_state(f);
+    window.load(f, names);
+  });
+  if (o.resume) {
+    if (writer) remove_stale_temporaries(trainer.checkpoint_path());
+    const nn::ModelFile ck = nn::load_model_file(trainer.checkpoint_path(), m.kind());
+    m.check_resume(ck);
+    trainer.resume_from(ck);
+    if (o.lr_override > 0) m.optimizer().set_lr(o.lr_override);
+  }
+  std::optional<io::TsvLog> log;
+  if (writer && !o.log_path.empty()) {
+    if (o.resume && trainer.state().step > 0)
+      log.emplace(o.log_path, trainer.state().step);
+    else
+      log.emplace(o.log_path);
+  }
+  const int64_t total = m.total_steps();
+  if (hooks.started) hooks.started(trainer.state().step);
+
+  RunResult result;
+  const std::vector<std::string> eval_names = m.eval_metrics();
+  Tapes tapes;
+  trainer.run(
+      [&](nn::TrainState& s) {
+        const int64_t rows = m.begin_batch(s);
+        const bool stop_asked = hooks.interrupted && hooks.interrupted();
+        const StepOut out = step(m, tapes, rows, o.seed, s.step, o.clip, stop_asked);
+        nn::StepResult r;
+        r.loss = out.loss;
+        r.grad_norm = out.grad_norm;
+        StepEnd end = m.end_step(s, out.loss, out.sums);
+        r.metrics = std::move(end.metrics);
+        r.stop = end.stop;
+        r.interrupted = out.interrupted;
+        s.advance(m.batches_per_epoch());
+        return r;
+      },
+      [&](const nn::TrainState& s, const nn::StepResult& r) {
+        window.add(r.loss, r.grad_norm, r.metrics);
+        const bool last = s.step == total || r.stop;
+        const bool eval_now = (o.eval_every > 0 && s.step % o.eval_every == 0) || last;
+        Metrics ev;
+        if (eval_now && writer && !eval_names.empty()) {
+          ev = m.evaluate();
+          result.eval = ev;
+        }
+        const bool row_now = o.log_every > 0 ? s.step % o.log_every == 0 : s.position == 0;
+        if (row_now || last || (eval_now && !eval_names.empty())) {
+          if (log) {
+            io::TsvLog::Row row{{"step", static_cast<double>(s.step)},
+                                {"epoch", static_cast<double>(s.epoch)},
+                                {"loss", window.mean(window.loss)},
+                                {"grad_norm", window.mean(window.norm)},
+                                {"lr", m.optimizer().current_lr()}};
+            for (size_t i = 0; i < names.size(); ++i)
+              row.push_back({names[i], i < window.metrics.size() ? window.mean(window.metrics[i]) : NAN});
+            for (const std::string& n : eval_names) {
+              double v = NAN;
+              for (const auto& [k, x] : ev)
+                if (k == n) v = x;
+              row.push_back({n, v});
+            }
+            log->row(row);
+          }
+          window = Window();
+        }
+        if (hooks.progress) {
+          Metrics shown{{"loss", r.loss}};
+          for (const auto& kv : r.metrics) shown.push_back(kv);
+          for (const auto& kv : result.eval) shown.push_back(kv);
+          hooks.progress(s.step, total, shown);
+        }
+      });
+  result.steps = trainer.state().step;
+  result.score = m.score();
+  nn::ModelFile final_file = trainer.final_model();
+  final_file.numbers["result/score"] = result.score;
+  m.finish(final_file);
+  if (writer) nn::save_model_file(o.model_path, final_file);
+  dist::barrier();
+  return result;
+}
+
+RunResult best_of_runs(int runs, const TrainOptions& o,
+                       const std::function<std::unique_ptr<Module>(uint64_t)>& make,
+                       const Hooks& hooks,
+                       const std::function<void(int, const RunResult&)>& done) {
+  if (runs < 1) throw UsageError("runs must be at least 1");
+  if (runs == 1) {
+    std::unique_ptr<Module> m = make(o.seed);
+    RunResult r = run(*m, o, hooks);
+    if (done) done(0, r);
+    return r;
+  }
+  if (dist::rank() == 0) check_writable(o.model_path);
+  int best = -1;
+  RunResult best_result;
+  std::vector<std::string> files;
+  for (int k = 0; k < runs; ++k) {
+    TrainOptions ok = o;
+    ok.seed = o.seed + static_cast<uint64_t>(k);
+    ok.model_path = o.model_path + ".run" + std::to_string(k + 1);
+    ok.checkpoint_path = o.checkpoint_path.empty() ? "" : o.checkpoint_path + ".run" + std::to_string(k + 1);
+    if (!o.log_path.empty() && o.log_path != "-") ok.log_path = o.log_path + ".run" + std::to_string(k + 1);
+    files.push_back(ok.model_path);
+    std::unique_ptr<Module> m = make(ok.seed);
+    RunResult r;
+    const std::string ck = ok.checkpoint_path.empty() ? ok.model_path + ".ckpt" : ok.checkpoint_path;
+    std::error_code ec;
+    if (o.resume && std::filesystem::exists(ok.model_path, ec) && !std::filesystem::exists(ck, ec)) {
+      // finished before the interruption: its score is in its file
+      const nn::ModelFile f = nn::load_model_file(ok.model_path, m->kind());
+      r.steps = f.integer("train/step");
+      r.score = f.number("result/score");
+    } else {
+      ok.resume = o.resume && std::filesystem::exists(ck, ec);
+      r = run(*m, ok, hooks);
+      // A finished run keeps its score for a resume; its checkpoint is no longer needed.
+      if (dist::rank() == 0) std::filesystem::remove(ck, ec);
+    }
+    if (done) done(k, r);
+    if (best < 0 || r.score < best_result.score) best = k, best_result = r;
+  }
+  if (dist::rank() == 0) {
+    std::filesystem::rename(files[static_cast<size_t>(best)], o.model_path);
+    std::error_code ec;
+    for (int k = 0; k < runs; ++k)
+      if (k != best) std::filesystem::remove(files[static_cast<size_t>(k)], ec);
+  }
+  dist::barrier();
+  return best_result;
+}
+
+}  // namespace attnkit::train
