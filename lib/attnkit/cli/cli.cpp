@@ -1,4 +1,5 @@
 #include "attnkit/cli/cli.h"
+#include "attnkit/train/dist.h"
 
 #include <unistd.h>
 
@@ -414,6 +415,12 @@ Shape parse_shape(const std::string& text, const std::string& option) {
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 
 namespace {
+// The tool's name in messages; under MPI with its rank.
+std::string who(const char* name) {
+  if (!train::dist::active()) return name;
+  return std::string(name) + " (rank " + std::to_string(train::dist::rank()) + ")";
+}
+
 std::string first_word(const std::string& s) {
   const size_t n = s.find_first_of(" :");
   return s.substr(0, n);
@@ -440,21 +447,23 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
     // The library names fields ("beam must be >= 1"); where a field is one of this tool's
     // options, say it as the option.
     if (app && app->knows_option(first_word(e.what())))
-      print_error(name, UsageError("--" + std::string(e.what()), e.file(), e.line()));
+      print_error(who(name), UsageError("--" + std::string(e.what()), e.file(), e.line()));
     else
-      print_error(name, e);
+      print_error(who(name), e);
     std::cerr << "Try '" << name << " --help' for more information.\n";
     status = 2;
   } catch (const Error& e) {
-    print_error(name, e);
+    print_error(who(name), e);
     status = e.exit_status();
   } catch (const std::bad_alloc&) {
-    std::cerr << name << ": out of memory\n";
+    std::cerr << who(name) << ": out of memory\n";
     status = 1;
   } catch (const std::exception& e) {
-    std::cerr << name << ": " << e.what() << "\n";
+    std::cerr << who(name) << ": " << e.what() << "\n";
     status = 1;
   }
+  // Under MPI a rank that fails ends the whole job (the others would wait for it forever).
+  if (status != 0) train::dist::abort_job(status);
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
     std::cerr << name << ": write error\n";

@@ -29,8 +29,10 @@ struct State {
   return false;
 }
 
+State g_state;
+
 State& state() {
-  static State s;
+  State& s = g_state;
   if (s.started) return s;
   s.started = true;
 #ifdef ATTNKIT_WITH_MPI
@@ -60,7 +62,7 @@ void check(int rc, const char* what) {
 
 int rank() { return state().rank; }
 int ranks() { return state().ranks; }
-bool active() { return state().active; }
+bool active() { return g_state.active; }  // without starting MPI
 
 bool available() {
 #ifdef ATTNKIT_WITH_MPI

@@ -19,7 +19,8 @@ namespace attnkit::train::dist {
 // This process's rank and the number of ranks (0 and 1 without MPI).
 int rank();
 int ranks();
-// Whether this build can run under MPI (built with Open MPI), and whether it does now.
+// Whether this build can run under MPI (built with Open MPI), and whether MPI has been
+// started in this process (active() never starts it).
 bool available();
 bool active();
 
