@@ -29,6 +29,7 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/models/seq2seq.h"
 #include "attnkit/models/seq2seq_train.h"
+#include "attnkit/train/dist.h"
 #include "attnkit/nn/optim.h"
 
 using namespace attnkit;
@@ -119,8 +120,11 @@ int main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i) step();
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
-    std::printf("attnkit\ttrain\t%s\t%d\t%d\t%.5f\t%.0f\t%.4f\t%.3f\n", type.c_str(), threads, steps, sec,
-                B * T / sec, last, gflop);
+    // Under mpirun (bench/ddp.sh) every rank runs its slices of the same global batch of B
+    // pairs; rank 0 reports, the threads column counting ranks x threads.
+    if (train::dist::rank() == 0)
+      std::printf("attnkit\ttrain\t%s\t%d\t%d\t%.5f\t%.0f\t%.4f\t%.3f\n", type.c_str(),
+                  threads * train::dist::ranks(), steps, sec, B * T / sec, last, gflop);
     return 0;
   }
   const int beam = std::atoi(argv[3]), n = std::atoi(argv[4]), threads = argc > 5 ? std::atoi(argv[5]) : 1;

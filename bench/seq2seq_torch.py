@@ -4,6 +4,10 @@ decoding algorithm, float32 on the CPU.
      → pytorch train MODEL threads steps sec_per_step tgt_tokens_per_s loss
    seq2seq_torch.py decode rnn|transformer BEAM SENTENCES THREADS
      → pytorch decode MODEL threads sentences sec sentences_per_s beam
+   seq2seq_torch.py ddp rnn|transformer STEPS PROCS THREADS
+     → pytorch-ddp train MODEL procs*threads steps sec_per_step tgt_tokens_per_s loss
+     (DistributedDataParallel over PROCS processes with the gloo backend on 127.0.0.1, each
+     process B/PROCS rows of every global batch of B, THREADS torch threads each)
 RNN: LSTM encoder, LSTM decoder cell reading [embedding; context], additive attention with
 the previous state as query, output layer over [h; context] (as lib/attnkit/models).
 Transformer: post-norm nn.TransformerEncoder/DecoderLayer x2, d_model 128, 4 heads, d_ff
@@ -130,16 +134,12 @@ def decode(m, src, beam):
         return prefix[0, 1:]
 
 
-if task == "train":
-    steps, threads = int(sys.argv[3]), int(sys.argv[4])
-    torch.set_num_threads(threads)
-    m = RNN() if kind == "rnn" else Transformer()
-    opt = torch.optim.Adam(m.parameters(), lr=1e-3)
-
+def train_loop(m, opt, steps, rows, reduce_loss=None):
     def step():
         src, tin, tout = batch()
+        src, tin, tout = src[:rows], tin[:rows], tout[:rows]
         opt.zero_grad()
-        loss = m.loss(src, tin, tout)
+        loss = m.loss(src, tin, tout) if not hasattr(m, "module") else m(src, tin, tout)
         loss.backward()
         nn.utils.clip_grad_norm_(m.parameters(), 5.0)
         opt.step()
@@ -150,8 +150,48 @@ if task == "train":
     t0 = time.perf_counter()
     for _ in range(steps):
         last = step()
-    sec = (time.perf_counter() - t0) / steps
+    return (time.perf_counter() - t0) / steps, last
+
+
+class Wrapped(nn.Module):
+    """DDP calls forward(): the model's loss."""
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, src, tin, tout):
+        return self.inner.loss(src, tin, tout)
+
+
+def ddp_worker(rank, procs, steps, threads, port):
+    import torch.distributed as dist
+    os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
+    dist.init_process_group("gloo", rank=rank, world_size=procs)
+    torch.set_num_threads(threads)
+    torch.manual_seed(1)  # the same initial model on every rank (DDP also broadcasts it)
+    inner = RNN() if kind == "rnn" else Transformer()
+    m = nn.parallel.DistributedDataParallel(Wrapped(inner))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-3)
+    torch.manual_seed(100 + rank)  # each rank its own rows of the global batch
+    sec, last = train_loop(m, opt, steps, B // procs)
+    if rank == 0:
+        print(f"pytorch-ddp\ttrain\t{kind}\t{procs * threads}\t{steps}\t{sec:.5f}\t{B * T / sec:.0f}\t{last:.4f}",
+              flush=True)
+    dist.destroy_process_group()
+
+
+if task == "train":
+    steps, threads = int(sys.argv[3]), int(sys.argv[4])
+    torch.set_num_threads(threads)
+    m = RNN() if kind == "rnn" else Transformer()
+    opt = torch.optim.Adam(m.parameters(), lr=1e-3)
+    sec, last = train_loop(m, opt, steps, B)
     print(f"pytorch\ttrain\t{kind}\t{threads}\t{steps}\t{sec:.5f}\t{B * T / sec:.0f}\t{last:.4f}")
+elif task == "ddp":
+    import random
+    import torch.multiprocessing as mp
+    steps, procs, threads = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    mp.spawn(ddp_worker, args=(procs, steps, threads, random.randint(20000, 60000)), nprocs=procs)
 else:
     beam, n, threads = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
     torch.set_num_threads(threads)

@@ -13,9 +13,13 @@ namespace attnkit::train::dist {
 
 namespace {
 
-// Elements per message of the pipelined chain: large enough to amortise a message's latency,
-// small enough that rank r+1 starts adding while rank r still sends.
-constexpr int64_t kChunk = int64_t{1} << 18;
+// Elements per message of the pipelined chain: about 2R messages for R ranks, so that the
+// pipeline's fill (R - 1 messages) costs about half the transfer itself, and within [2^12,
+// 2^18] floats (16 KiB to 1 MiB) so that a message's latency stays small against its bytes.
+[[maybe_unused]] int64_t chunk_for(int64_t n, int ranks) {
+  const int64_t c = n / (2 * static_cast<int64_t>(ranks));
+  return std::max<int64_t>(int64_t{1} << 12, std::min<int64_t>(int64_t{1} << 18, c));
+}
 
 struct State {
   bool started = false, active = false;
@@ -81,6 +85,7 @@ void chain_sum(std::vector<float>& acc,
     return;
   }
 #ifdef ATTNKIT_WITH_MPI
+  const int64_t kChunk = chunk_for(n, s.ranks);
   for (int64_t b = 0; b < n; b += kChunk) {
     const int64_t e = std::min(n, b + kChunk);
     const int count = static_cast<int>(e - b);
