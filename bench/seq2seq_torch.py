@@ -180,27 +180,28 @@ def ddp_worker(rank, procs, steps, threads, port):
     dist.destroy_process_group()
 
 
-if task == "train":
-    steps, threads = int(sys.argv[3]), int(sys.argv[4])
-    torch.set_num_threads(threads)
-    m = RNN() if kind == "rnn" else Transformer()
-    opt = torch.optim.Adam(m.parameters(), lr=1e-3)
-    sec, last = train_loop(m, opt, steps, B)
-    print(f"pytorch\ttrain\t{kind}\t{threads}\t{steps}\t{sec:.5f}\t{B * T / sec:.0f}\t{last:.4f}")
-elif task == "ddp":
-    import random
-    import torch.multiprocessing as mp
-    steps, procs, threads = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-    mp.spawn(ddp_worker, args=(procs, steps, threads, random.randint(20000, 60000)), nprocs=procs)
-else:
-    beam, n, threads = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
-    torch.set_num_threads(threads)
-    m = (RNN() if kind == "rnn" else Transformer()).eval()
-    srcs = torch.randint(4, V, (n, T))
-    srcs[:, -1] = 2
-    decode(m, srcs[0], beam)
-    t0 = time.perf_counter()
-    for i in range(n):
-        assert decode(m, srcs[i], beam).shape[0] == T
-    sec = time.perf_counter() - t0
-    print(f"pytorch\tdecode\t{kind}\t{threads}\t{n}\t{sec:.4f}\t{n / sec:.1f}\t{beam}")
+if __name__ == "__main__":  # (the DDP workers import this file again)
+    if task == "train":
+        steps, threads = int(sys.argv[3]), int(sys.argv[4])
+        torch.set_num_threads(threads)
+        m = RNN() if kind == "rnn" else Transformer()
+        opt = torch.optim.Adam(m.parameters(), lr=1e-3)
+        sec, last = train_loop(m, opt, steps, B)
+        print(f"pytorch\ttrain\t{kind}\t{threads}\t{steps}\t{sec:.5f}\t{B * T / sec:.0f}\t{last:.4f}")
+    elif task == "ddp":
+        import random
+        import torch.multiprocessing as mp
+        steps, procs, threads = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+        mp.spawn(ddp_worker, args=(procs, steps, threads, random.randint(20000, 60000)), nprocs=procs)
+    else:
+        beam, n, threads = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+        torch.set_num_threads(threads)
+        m = (RNN() if kind == "rnn" else Transformer()).eval()
+        srcs = torch.randint(4, V, (n, T))
+        srcs[:, -1] = 2
+        decode(m, srcs[0], beam)
+        t0 = time.perf_counter()
+        for i in range(n):
+            assert decode(m, srcs[i], beam).shape[0] == T
+        sec = time.perf_counter() - t0
+        print(f"pytorch\tdecode\t{kind}\t{threads}\t{n}\t{sec:.4f}\t{n / sec:.1f}\t{beam}")
