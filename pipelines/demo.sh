@@ -12,7 +12,8 @@
 # Bahdanau attention to the synthetic dates task (seqdata-gen --task dates: "friday, april 17
 # 2020" -> "2020-04-17", characters as tokens) in seconds, seq2seq-translate
 # converts dates it has never seen, and attn-plot draws one sentence's alignment as a PNG
-# (demo-alignment.png in the current folder, or in --keep DIR).
+# (demo-alignment.png in the current folder, or in --keep DIR), beside its learning curve
+# (demo-learning-curve.png).
 #   pipelines/demo.sh [--quick] [--keep DIR]   (the tools from ATTNKIT_BIN, build/bin, or PATH)
 #   --quick: a smaller training run (seconds) for the test suite
 set -euo pipefail
@@ -59,7 +60,10 @@ seqdata-gen --task dates -n $pairs --seed "$seed" -o "$work/dates.tsv"
 echo "   training pairs (seqdata-gen --task dates -n $pairs), e.g.:"
 head -n 3 "$work/dates.tsv" | sed 's/\t/  ->  /; s/^/     /'
 seq2seq-train -i "$work/dates.tsv" --tokens chars --embed 32 --hidden 64 --attention bahdanau \
-  --epochs $epochs --lr 0.01 --seed "$seed" --threads 1 -q -o "$work/dates.akm"
+  --epochs $epochs --lr 0.01 --seed "$seed" --threads 1 -q --log "$work/dates.log.tsv" \
+  --log-every 20 --eval-every 60 -o "$work/dates.akm"
+learning_curve "${keep:-.}/demo-learning-curve.png" "date translator: training and validation loss" \
+  "$work/dates.log.tsv:loss:training loss" "$work/dates.log.tsv:valid_loss:validation loss"
 # New examples (another seed): sources to translate, targets to check against.
 seqdata-gen --task dates -n 200 --seed $((seed + 1000)) -o "$work/test.tsv"
 cut -f1 "$work/test.tsv" > "$work/test.src"

@@ -5,6 +5,7 @@
 #   work_dir                # dir: the --keep folder, or a temporary one removed at exit
 #   ntm_bits MODEL OPT...   # ntm-run --eval OPT...: bits per sequence over all lengths
 #   ntm_wrong MODEL OPT...  # ntm-run --eval OPT...: each length's wrong-bit fraction, tab-separated
+#   learning_curve PNG TITLE LOG:COLUMN[:LABEL]...  # a trainer's --log columns against step, as PNG
 # The tools come from ATTNKIT_BIN, else build/bin of this tree, else PATH.
 PIPELINE=$(basename "$0")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,4 +57,29 @@ ntm_wrong() {
   shift
   ntm-run --model "$model" --eval "$@" -q |
     awk -F'\t' '$1 != "length" && $1 != "all" { printf "%s%s", sep, $4; sep = "\t" }'
+}
+
+# learning_curve PNG TITLE LOG:COLUMN[:LABEL]...: the named columns of training logs (the
+# TSV of --log: a header, then a row every --log-every steps) against the step column, one
+# line each, drawn by gnuplot (make deps installs gnuplot-nox) into PNG; says where on
+# stderr. Rows whose value is nan (e.g. validation columns between evaluations) are skipped.
+learning_curve() {
+  local png=$1 title=$2 plots="" spec log col label n tmp k=0
+  shift 2
+  command -v gnuplot >/dev/null || { echo "$PIPELINE: gnuplot is not installed (make deps): no $png" >&2; return 0; }
+  tmp=$(mktemp -d)
+  for spec in "$@"; do
+    IFS=: read -r log col label <<< "$spec"
+    [ -s "$log" ] || continue
+    n=$(head -1 "$log" | tr '\t' '\n' | grep -nx -- "$col" | cut -d: -f1)
+    [ -n "$n" ] || { echo "$PIPELINE: $log has no column $col" >&2; rm -rf "$tmp"; return 1; }
+    k=$((k + 1))
+    awk -F'\t' -v c="$n" 'NR > 1 && $c != "nan" && $c != "" { print $1 "\t" $c }' "$log" > "$tmp/$k.tsv"
+    plots="$plots${plots:+, }'$tmp/$k.tsv' using 1:2 with linespoints lw 2 pt 7 ps 0.6 title '${label:-$col}'"
+  done
+  if [ -n "$plots" ]; then
+    gnuplot -e "set terminal png size 900,500; set output '$png'; set title '$title'; set key top right;
+      set xlabel 'step'; set grid; plot $plots" && echo "$PIPELINE: learning curve: $png" >&2
+  fi
+  rm -rf "$tmp"
 }

@@ -13,4 +13,5 @@ right=$(sed -n 's/.*exactly right: \([0-9]*\) of 200.*/\1/p' "$T/out")
 CHECKS=$((CHECKS + 1))
 [ "${right:-0}" -ge 120 ] || fail "demo: only ${right:-no} unseen dates right"
 check_eq "$(head -c 4 demo-alignment.png | tail -c 3)" "PNG" "demo alignment picture"
+if command -v gnuplot >/dev/null; then check_eq "$(head -c 4 demo-learning-curve.png | tail -c 3)" "PNG" "demo learning curve"; fi
 finish
