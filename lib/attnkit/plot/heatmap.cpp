@@ -111,6 +111,22 @@ Rgb colour(float t) {
           mix(kViridis[i].b, kViridis[i + 1].b)};
 }
 
+namespace {
+// "0", "", ..., "k", "", ...: labels at every k-th index, k the smallest of 1, 2, 5, 10, 20,
+// ... whose spacing (k cells) leaves a glyph's height and a gap between two labels.
+std::vector<std::string> index_ticks(int64_t n, int cell) {
+  int64_t k = 1;
+  for (int64_t m = 1;; m *= 10) {
+    if (m * cell >= kGlyphH + 3) { k = m; break; }
+    if (2 * m * cell >= kGlyphH + 3) { k = 2 * m; break; }
+    if (5 * m * cell >= kGlyphH + 3) { k = 5 * m; break; }
+  }
+  std::vector<std::string> t(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; i += k) t[static_cast<size_t>(i)] = std::to_string(i);
+  return t;
+}
+}  // namespace
+
 Layout heatmap_layout(const Tensor& w, const HeatmapSpec& spec) {
   Layout l;
   int64_t items, heads;
@@ -133,11 +149,13 @@ Layout heatmap_layout(const Tensor& w, const HeatmapSpec& spec) {
   l.vmin = std::min(0.0f, lo);
   l.vmax = hi > l.vmin ? hi : l.vmin + 1.0f;
   // Cells: big enough for a label (7 px glyphs) when there are tokens, at most 24 px.
-  const int64_t n = std::max(l.n_rows, l.n_cols);
   const bool labels = !spec.rows.empty() || !spec.cols.empty();
-  l.cell = static_cast<int>(std::clamp<int64_t>(600 / n, labels ? 12 : 2, 24));
-  const int left = spec.rows.empty() ? 0 : max_width(spec.rows) + kPad;
-  const int top = spec.cols.empty() ? 0 : max_width(spec.cols) + kPad;
+  l.cell = static_cast<int>(std::clamp<int64_t>(std::min(1200 / l.n_cols, 720 / l.n_rows),
+                                                labels ? 12 : 2, 24));
+  l.row_labels = spec.rows.empty() ? index_ticks(l.n_rows, l.cell) : spec.rows;
+  l.col_labels = spec.cols.empty() ? index_ticks(l.n_cols, l.cell) : spec.cols;
+  const int left = max_width(l.row_labels) + kPad;
+  const int top = max_width(l.col_labels) + kPad;
   const int64_t panels = items * heads;
   const int caption = panels > 1 ? kCaption : 0;
   const int pw = left + static_cast<int>(l.n_cols) * l.cell;
@@ -187,14 +205,14 @@ Image render_heatmap(const Tensor& w, const HeatmapSpec& spec, const Layout& l) 
         fill(im, p.x + static_cast<int>(j) * l.cell, p.y + static_cast<int>(i) * l.cell, l.cell,
              l.cell, std::isfinite(v) ? colour(value_t(l, v)) : kMasked);
       }
-    for (size_t i = 0; i < spec.rows.size(); ++i)
-      text(im, p.x - kPad - text_width(spec.rows[i]),
-           p.y + static_cast<int>(i) * l.cell + (l.cell - kGlyphH) / 2, spec.rows[i]);
-    for (size_t j = 0; j < spec.cols.size(); ++j)
+    for (size_t i = 0; i < l.row_labels.size(); ++i)
+      text(im, p.x - kPad - text_width(l.row_labels[i]),
+           p.y + static_cast<int>(i) * l.cell + (l.cell - kGlyphH) / 2, l.row_labels[i]);
+    for (size_t j = 0; j < l.col_labels.size(); ++j)
       text(im, p.x + static_cast<int>(j) * l.cell + (l.cell - kGlyphH) / 2, p.y - kPad - 1,
-           spec.cols[j], 1, true);
+           l.col_labels[j], 1, true);
     if (!p.caption.empty()) {
-      const int top = spec.cols.empty() ? 0 : max_width(spec.cols) + kPad;
+      const int top = max_width(l.col_labels) + kPad;
       text(im, p.x, p.y - top - kCaption + 2, p.caption);
     }
   }
@@ -245,14 +263,16 @@ std::string heatmap_svg(const Tensor& w, const HeatmapSpec& spec, const Layout& 
           << io::format_number(v) << "</title></rect>\n";
       }
     o << "</g>\n";
-    for (size_t i = 0; i < spec.rows.size(); ++i)
-      o << "<text x=\"" << p.x - kPad << "\" y=\"" << p.y + static_cast<int>(i) * l.cell + l.cell / 2
-        << "\" text-anchor=\"end\" dominant-baseline=\"middle\">" << xml_escape(spec.rows[i])
-        << "</text>\n";
-    for (size_t j = 0; j < spec.cols.size(); ++j) {
+    for (size_t i = 0; i < l.row_labels.size(); ++i)
+      if (!l.row_labels[i].empty())
+        o << "<text x=\"" << p.x - kPad << "\" y=\"" << p.y + static_cast<int>(i) * l.cell + l.cell / 2
+          << "\" text-anchor=\"end\" dominant-baseline=\"middle\">" << xml_escape(l.row_labels[i])
+          << "</text>\n";
+    for (size_t j = 0; j < l.col_labels.size(); ++j) {
+      if (l.col_labels[j].empty()) continue;
       const int x = p.x + static_cast<int>(j) * l.cell + l.cell / 2, y = p.y - kPad;
       o << "<text x=\"" << x << "\" y=\"" << y << "\" transform=\"rotate(-90 " << x << " " << y
-        << ")\" dominant-baseline=\"middle\">" << xml_escape(spec.cols[j]) << "</text>\n";
+        << ")\" dominant-baseline=\"middle\">" << xml_escape(l.col_labels[j]) << "</text>\n";
     }
     if (!p.caption.empty()) {
       const int top = spec.cols.empty() ? 0 : max_width(spec.cols) + kPad;

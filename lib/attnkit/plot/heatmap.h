@@ -2,7 +2,10 @@
 // item, rank 4 one per item and head), row and column tokens as labels, a colour scale
 // (viridis, from min(0, smallest value) to the largest) with a legend. The same layout is
 // drawn as a PNG (RGB, through libpng; labels in a 5 x 7 ASCII bitmap font) or as SVG text
-// (labels as real UTF-8 text). Non-finite values (masked scores, -inf) are grey.
+// (labels as real UTF-8 text). Non-finite values (masked scores, -inf) are grey. Without
+// tokens, rows and columns get index ticks. Cells are square, as large as fits about
+// 1200 x 720 pixels a panel (at most 24 px; at least 12 px with tokens, else 2 px), so that a
+// short, wide matrix (an NTM trace, 11 x 128) stays readable.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,10 @@ struct Layout {
   int64_t n_rows = 0, n_cols = 0;
   float vmin = 0, vmax = 1;  // the colour scale
   std::vector<Panel> panels;
+  // The labels drawn: the spec's tokens, or where it has none, index ticks ("0", "", "",
+  // "3", ...: every k-th row or column, k the smallest of 1, 2, 5, 10, 20, 50, ... that
+  // leaves room for the text).
+  std::vector<std::string> row_labels, col_labels;
   int legend_x = 0, legend_y = 0, legend_w = 0, legend_h = 0;
 };
 
