@@ -139,12 +139,13 @@ for rule in hebb storkey pseudo-inverse; do
 done
 cat "$dir/letters.tsv"
 cat "${sheet[@]}" >"$dir/sheet.txt"
-pattern-noise -q -i "$dir/sheet.txt" --flip-count 0 --image-size 10x10 --tiles-per-row ${#names[@]} -o "$out/letters.pbm"
+pattern-noise -q -i "$dir/sheet.txt" --flip-count 0 --image-size 10x10 --tiles-per-row ${#names[@]} \
+  --pixel-size 8 -o "$out/letters.pbm"
 echo "picture: $out/letters.pbm (rows: letters, noisy probes, recalled by hebb, storkey, pseudo-inverse)" >&2
 if command -v pnmtopng >/dev/null; then
   pnmtopng "$out/letters.pbm" >"$out/letters.png" && echo "picture: $out/letters.png" >&2
 elif convert -version >/dev/null 2>&1; then
-  convert "$out/letters.pbm" -scale 800% "$out/letters.png" && echo "picture: $out/letters.png" >&2
+  convert "$out/letters.pbm" "$out/letters.png" && echo "picture: $out/letters.png" >&2
 fi
 echo "Look at E and F: the Hebb rule cannot tell them apart, the projection rule can." >&2
 

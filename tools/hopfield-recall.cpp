@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     std::string net_path, in = "-", out = "-", mode = "async", order = "random", patterns, trace,
                 image_size, what = "states";
     int max_steps = 100, steps = 1;
-    int64_t per_row = 0;
+    int64_t per_row = 0, pixel = 1;
     float beta = 1.0f;
     bool modern = false, trace_flips = false;
     app.describe("Recall stored patterns from probes with Hopfield dynamics (classic or modern).",
@@ -98,7 +98,9 @@ int main(int argc, char** argv) {
         ("image-size", po::value(&image_size)->value_name("WxH"),
          "PBM tiles of W x H pixels, one pattern each, for input and output")
         ("tiles-per-row", po::value(&per_row)->value_name("C"),
-         "tiles per row of a PBM output sheet (default: as the input, else 10)");
+         "tiles per row of a PBM output sheet (default: as the input, else 10)")
+        ("pixel-size", po::value(&pixel)->value_name("K")->default_value(pixel),
+         "a PBM output sheet draws each value as K x K pixels (to look at; 1 to 64)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput | attnkit::cli::kQuiet);
     app.epilog(
         "Classic update: s_i <- sign(sum_j w_ij s_j + b_i); a zero field (within rounding:\n"
@@ -108,6 +110,8 @@ int main(int argc, char** argv) {
         "(--seed, k), so the output does not depend on --threads. Summary on stderr.");
     app.parse();
     mem::ImageLayout layout = mem::parse_layout(image_size, per_row);
+    if (pixel < 1 || pixel > 64) throw attnkit::UsageError("--pixel-size must be 1 to 64");
+    layout.pixel = pixel;
 
     if (modern) {
       for (const char* o : {"net", "mode", "order", "max-steps", "trace", "trace-flips"})

@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
     namespace mem = attnkit::memory;
     std::string in = "-", out = "-", image_size;
     double fraction = 0.0;
-    int64_t count = 0, per_row = 0;
+    int64_t count = 0, per_row = 0, pixel = 1;
     app.describe("Flip exactly K randomly chosen bits of every bipolar pattern.",
                  "[OPTIONS] -i PATTERNS (--flip FRACTION | --flip-count K)");
     app.options().add_options()
@@ -27,7 +27,9 @@ int main(int argc, char** argv) {
         ("image-size", po::value(&image_size)->value_name("WxH"),
          "PBM tiles of W x H pixels, one pattern each, for input and output")
         ("tiles-per-row", po::value(&per_row)->value_name("C"),
-         "tiles per row of a PBM output sheet (default: as the input, else 10)");
+         "tiles per row of a PBM output sheet (default: as the input, else 10)")
+        ("pixel-size", po::value(&pixel)->value_name("K")->default_value(pixel),
+         "a PBM output sheet draws each value as K x K pixels (to look at; 1 to 64)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput | attnkit::cli::kQuiet);
     app.epilog(
         "Each pattern gets exactly K distinct flipped positions, drawn by a partial\n"
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
     if (app.given("flip-count") && count < 0)
       throw attnkit::UsageError("--flip-count must be 0 or more");
     mem::ImageLayout layout = mem::parse_layout(image_size, per_row);
+    if (pixel < 1 || pixel > 64) throw attnkit::UsageError("--pixel-size must be 1 to 64");
+    layout.pixel = pixel;
     const attnkit::Tensor p = mem::read_patterns(in, &layout);
     const int64_t n = p.dim(1);
     const int64_t k = app.given("flip") ? mem::flip_count(fraction, n) : count;

@@ -35,7 +35,7 @@ grep -q "sync updates oscillate" "$T/err" || fail "8-6 2-cycle: $(cat "$T/err")"
 
 # Letters: pictures written, projection recalls all, Hebb sends F to E.
 expect 0 "$P/hopfield-letters.sh" --quick --keep pics
-check_eq "$(head -c 9 pics/letters.pbm | tr '\n' ' ')" "P4 80 50 " "letter sheet: 8 x 5 tiles of 10x10"
+check_eq "$(head -c 11 pics/letters.pbm | tr '\n' ' ')" "P4 640 400 " "letter sheet: 8 x 5 tiles of 10x10, 8 px a cell"
 check_eq "$(awk -F'\t' '$1 == "pseudo-inverse" && $5 == "yes"' "$T/out" | wc -l)" "8" "projection recalls 8 letters"
 check_eq "$(awk -F'\t' '$1 == "hebb" && $2 == "F" { print $5 }' "$T/out")" "no" "Hebb fails on F"
 

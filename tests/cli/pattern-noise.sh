@@ -27,6 +27,16 @@ expect 0 pattern-noise -i n.pbm --flip-count 0 -o n.txt
 check_eq "$(flips "$G/checkerboard.txt" n.txt)" "5" "5 pixels flipped in the picture"
 expect 0 pattern-noise -i p.txt --flip-count 1 --image-size 10x5 --tiles-per-row 6 -o sheet.pbm
 check_eq "$(head -c 9 sheet.pbm | tr '\n' ' ')" "P4 60 25 " "sheet of 6 x 5 tiles of 10x5"
+# --pixel-size: the same sheet drawn 4 px a value; read back as one image, each value's
+# block is uniform, and shrinking it gives the 1-px sheet's pixels.
+expect 0 pattern-noise -i p.txt --flip-count 1 --image-size 10x5 --tiles-per-row 6 --pixel-size 4 -o big.pbm
+check_eq "$(head -c 11 big.pbm | tr '\n' ' ')" "P4 240 100 " "--pixel-size 4"
+expect 0 pattern-noise -i sheet.pbm --flip-count 0 -o small.txt
+expect 0 pattern-noise -i big.pbm --flip-count 0 -o big.txt
+# (each PBM read back as one pattern: row-major pixels on one line)
+check_eq "$(awk '{ for (y = 0; y < 100; y += 4) for (x = 0; x < 240; x += 4) printf "%s ", $(y * 240 + x + 1) }' big.txt)" \
+  "$(awk '{ for (i = 1; i <= NF; i++) printf "%s ", $i }' small.txt)" "--pixel-size blocks shrink to the sheet"
+expect_err 2 "--pixel-size must be 1 to 64" pattern-noise -i p.txt --flip-count 1 --pixel-size 0 -o x.pbm
 expect 0 pattern-noise -i p.txt --flip-count 1 --npy
 check_eq "$(head -c 6 "$T/out" | tail -c 5)" "NUMPY" "--npy on standard output"
 

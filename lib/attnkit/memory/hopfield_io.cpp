@@ -88,7 +88,18 @@ void write_patterns(const std::string& path, const Tensor& patterns, const Image
     throw DataError("--image-size " + std::to_string(w) + "x" + std::to_string(h) + " holds " +
                     std::to_string(w * h) + " pixels but the patterns have " + std::to_string(n) +
                     " values");
-  const io::Bitmap im = io::patterns_to_bitmap(patterns, w, h, layout.per_row > 0 ? layout.per_row : 10);
+  io::Bitmap im = io::patterns_to_bitmap(patterns, w, h, layout.per_row > 0 ? layout.per_row : 10);
+  if (layout.pixel > 1) {  // each pixel as a k x k block
+    const int64_t k = layout.pixel;
+    io::Bitmap big;
+    big.width = im.width * k;
+    big.height = im.height * k;
+    big.bits.resize(static_cast<size_t>(big.width * big.height));
+    for (int64_t y = 0; y < big.height; ++y)
+      for (int64_t x = 0; x < big.width; ++x)
+        big.bits[static_cast<size_t>(y * big.width + x)] = im.bits[static_cast<size_t>((y / k) * im.width + x / k)];
+    im = std::move(big);
+  }
   io::AtomicFile out(path);
   out.write(io::format_pbm(im));
   out.commit();

@@ -15,6 +15,7 @@ namespace attnkit::memory {
 // a sheet. Zero fields are unknown.
 struct ImageLayout {
   int64_t tile_w = 0, tile_h = 0, per_row = 0;
+  int64_t pixel = 1;  // a written sheet draws each pattern value as pixel x pixel (for eyes)
   bool from_pbm = false;  // set by read_patterns when the file was a PBM
 };
 
@@ -29,7 +30,8 @@ Tensor read_patterns(const std::string& path, ImageLayout* layout, bool bipolar 
 
 // Writes patterns: a name ending in .pbm gets a PBM sheet (raw P4; tiles of the layout's size,
 // or sqrt(N) x sqrt(N) for a square N, else a DataError asking for --image-size; per_row
-// from the layout, else 10), anything else goes through io::write_tensor.
+// from the layout, else 10; each value layout.pixel pixels square), anything else goes
+// through io::write_tensor.
 void write_patterns(const std::string& path, const Tensor& patterns, const ImageLayout& layout,
                     const io::WriteOptions& opt);
 
