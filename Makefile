@@ -6,7 +6,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build, the tests and the demo need.
 PACKAGES := cmake g++ make pkg-config libopenblas-dev libboost-program-options-dev \
             libboost-serialization-dev libyaml-cpp-dev doctest-dev libzip-dev libpng-dev \
-            python3-numpy groff-base mandoc help2man
+            python3-numpy groff-base mandoc help2man parallel
 # What only the benchmarks need (their PyTorch peers).
 BENCH_PACKAGES := python3-torch
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -72,6 +72,8 @@ int main(int argc, char** argv) {
         ("output-file,o", po::value(&out)->value_name("FILE")->default_value("-"),
          "where to write (.npy, .npz or text by the extension; - is standard output)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput);
+    app.shard_items("batch items (when an operand is 3-D), else the query rows (text "
+                    "output; not with --hard sample)");
     app.epilog(
         "Scores: dot q.k; scaled-dot q.k/sqrt(d_k); bilinear k'Wq with W d_k x d_q;\n"
         "additive v'tanh(Wk k + Wq q) with Wk d_a x d_k, Wq d_a x d_q, v d_a; cosine\n"
@@ -120,6 +122,13 @@ int main(int argc, char** argv) {
     if (opt.hard != at::Hard::None && opt.output == at::Output::Scores)
       throw attnkit::UsageError("--hard applies to weights and context, not to scores");
 
+    const attnkit::cli::Shard shard = app.shard();
+    if (shard.given) {
+      attnkit::cli::check_shard_text_output(app, out);
+      if (opt.hard == at::Hard::Sample)
+        throw attnkit::UsageError("--shard does not apply to --hard sample (one generator draws "
+                                  "for every row in order)");
+    }
     if (takes_params) load_params(scorer, local, params);
     opt.local = &local;
     const attnkit::Tensor q = attnkit::io::read_tensor(q_path);
@@ -147,8 +156,20 @@ int main(int argc, char** argv) {
       opt.key_lengths = &lengths;
     }
 
+    // --shard: the slice's batch items (when an operand is 3-D), else its query rows.
+    int64_t first = 0;
+    if (shard.given) {
+      int64_t items = q.rank() == 2 ? q.dim(0) : 0;
+      for (const attnkit::Tensor* t : {&q, &k, static_cast<const attnkit::Tensor*>(&v), static_cast<const attnkit::Tensor*>(&m)})
+        if (t->rank() == 3) {
+          items = t->dim(0);
+          break;
+        }
+      first = opt.part_begin = shard.begin(items);
+      opt.part_end = shard.end(items);
+    }
     const at::OperandFiles files{q_path, k_path, v_path, opt.mask ? mask : "", params};
     const attnkit::Tensor result = at::locating_operands(files, [&] { return at::attend(scorer, q, k, opt.output == at::Output::Context ? &v : nullptr, opt); });
-    attnkit::io::write_tensor(out, result, app.write_options());
+    attnkit::cli::write_shard_tensor(app, out, result, first);
   });
 }

@@ -18,6 +18,7 @@ namespace mem = attnkit::memory;
 
 // The stderr report of a classic run: one line per probe with --patterns, then the totals.
 void report(const mem::RecallResult& r, const mem::RecallOptions& opt, bool named) {
+  const int64_t first = opt.probe0;
   int64_t conv = 0, cyc = 0, lim = 0, steps = 0, exact = 0, mirror = 0;
   char buf[320];
   for (size_t k = 0; k < r.probes.size(); ++k) {
@@ -30,8 +31,8 @@ void report(const mem::RecallResult& r, const mem::RecallOptions& opt, bool name
     const char* what = p.outcome == mem::Outcome::Converged ? "converged after"
                        : p.outcome == mem::Outcome::Cycled  ? "entered a 2-cycle after"
                                                             : "still moving after";
-    std::snprintf(buf, sizeof buf, "probe %zu: %s %d step%s: pattern %lld (overlap %.4g%s)\n",
-                  k + 1, what, p.steps, p.steps == 1 ? "" : "s", static_cast<long long>(p.best),
+    std::snprintf(buf, sizeof buf, "probe %lld: %s %d step%s: pattern %lld (overlap %.4g%s)\n",
+                  static_cast<long long>(first + static_cast<int64_t>(k) + 1), what, p.steps, p.steps == 1 ? "" : "s", static_cast<long long>(p.best),
                   static_cast<double>(p.overlap),
                   p.overlap == 1.0f ? ", exact" : p.overlap == -1.0f ? ", its mirror image" : "");
     std::cerr << "hopfield-recall: " << buf;
@@ -100,6 +101,7 @@ int main(int argc, char** argv) {
         ("tiles-per-row", po::value(&per_row)->value_name("C"),
          "tiles per row of a PBM output sheet (default: as the input, else 10)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput | attnkit::cli::kQuiet);
+    app.shard_items("probes (rows of -i; classic nets, text output, not with --trace)");
     app.epilog(
         "Classic update: s_i <- sign(sum_j w_ij s_j + b_i); a zero field (within rounding:\n"
         "|h_i| <= 1e-6 (sum_j |w_ij| + |b_i|)) keeps s_i. A run stops at a fixed point, after\n"
@@ -109,6 +111,14 @@ int main(int argc, char** argv) {
     app.parse();
     mem::ImageLayout layout = mem::parse_layout(image_size, per_row);
 
+    const attnkit::cli::Shard shard = app.shard();
+    if (shard.given) {
+      if (modern) throw UsageError("--shard is for classic nets, not --modern");
+      if (app.given("trace")) throw UsageError("--shard does not apply to --trace");
+      if (app.given("image-size") || (out.size() >= 4 && out.compare(out.size() - 4, 4, ".pbm") == 0))
+        throw UsageError("--shard writes text, not PBM sheets");
+      attnkit::cli::check_shard_text_output(app, out);
+    }
     if (modern) {
       for (const char* o : {"net", "mode", "order", "max-steps", "trace", "trace-flips"})
         if (app.given(o) || (std::string(o) == "trace-flips" && trace_flips))
@@ -168,7 +178,11 @@ int main(int argc, char** argv) {
     opt.trace = app.given("trace") && !trace_flips;
     opt.trace_flips = trace_flips;
     const mem::Net net = mem::load_net(net_path);
-    const Tensor probes = mem::read_patterns(in, &layout, true);
+    Tensor probes = mem::read_patterns(in, &layout, true);
+    if (shard.given) {
+      opt.probe0 = shard.begin(probes.dim(0));
+      probes = attnkit::cli::slice_first(probes, opt.probe0, shard.end(probes.dim(0)));
+    }
     Tensor stored;
     if (app.given("patterns")) {
       mem::ImageLayout pl = layout;
@@ -193,7 +207,10 @@ int main(int argc, char** argv) {
       tf->write(trace_flips ? mem::format_flip_trace(r.flip_trace)
                             : mem::format_trace(r.trace, opt.patterns ? stored.dim(0) : 0));
     }
-    mem::write_patterns(out, r.states, layout, app.write_options());
+    if (shard.given)
+      attnkit::cli::write_shard_tensor(app, out, r.states, opt.probe0);
+    else
+      mem::write_patterns(out, r.states, layout, app.write_options());
     if (tf) tf->commit();
     if (!app.common().quiet) report(r, opt, opt.patterns != nullptr);
   });
