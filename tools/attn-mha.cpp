@@ -33,10 +33,10 @@ int main(int argc, char** argv) {
          "'causal' (query i sees keys j <= i) or a 0/1 N_q x N_k matrix (0 = masked)")
         ("key-padding", po::value(&padding)->value_name("LENGTHS"),
          "file of one valid key length per batch item (later keys get zero weight)")
-        ("output", po::value(&output)->value_name("WHAT")->default_value(output),
-         "context, weights (averaged over heads) or head-weights")
-        ("output-file,o", po::value(&out)->value_name("FILE")->default_value("-"),
-         "where to write (.npy, .npz or text by the extension; - is standard output)");
+        ("emit", po::value(&output)->value_name("WHAT")->default_value(output),
+         "context, weights (averaged over heads) or head-weights");
+    attnkit::cli::add_output_option(
+        app, "FILE", "where to write (.npy, .npz or text by the extension; - is standard output)");
     app.enable(attnkit::cli::kOutput);
     app.shard_items("batch items (3-D inputs), else the query rows (text output of context "
                     "or weights)");
@@ -44,8 +44,12 @@ int main(int argc, char** argv) {
         "Computes what torch.nn.MultiheadAttention(E, H, batch_first=True) computes for\n"
         "mha(X, K, V): per-head scaled-dot attention of the projected inputs, then the\n"
         "output projection. Head weights are B x H x N_q x N_k (write them to .npy).\n"
-        "Inputs are text or .npy/.npz, detected by content; 3-D inputs are batches.");
+        "Inputs are text or .npy/.npz, detected by content; 3-D inputs are batches.\n"
+        "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
+        "(WHAT one of context, weights, head-weights) for --emit WHAT, --output-file FILE\n"
+        "for -o.");
     app.parse();
+    out = attnkit::cli::resolve_output(app, {"context", "weights", "head-weights"}, &output);
     if (app.given("key") != app.given("value"))
       throw attnkit::UsageError("--key and --value go together (cross-attention)");
     at::MhaOptions opt;

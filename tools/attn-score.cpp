@@ -65,12 +65,13 @@ int main(int argc, char** argv) {
          "local attention (Luong): m = monotonic (p_i = i), p = predicted p_i")
         ("window", po::value(&window)->value_name("D"),
          "half-width of the local window: keys with |j - p_i| <= D")
-        ("output", po::value(&output)->value_name("WHAT"),
+        ("emit", po::value(&output)->value_name("WHAT"),
          "scores, weights or context (default: context with --value, else weights)")
         ("hard", po::value(&hard)->value_name("MODE"),
          "hard attention: argmax or sample (one-hot weights)")
-        ("output-file,o", po::value(&out)->value_name("FILE")->default_value("-"),
-         "where to write (.npy, .npz or text by the extension; - is standard output)");
+        ;
+    attnkit::cli::add_output_option(
+        app, "FILE", "where to write (.npy, .npz or text by the extension; - is standard output)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput);
     app.shard_items("batch items (when an operand is 3-D), else the query rows (text "
                     "output; not with --hard sample)");
@@ -82,8 +83,11 @@ int main(int argc, char** argv) {
         "sigma = D/2. Weights are the softmax of each row of scores\n"
         "(masked scores are -inf, their weights 0; a row with every key masked has zero\n"
         "weights and a zero context). Inputs are text or .npy/.npz, detected by content;\n"
-        "3-D inputs are batches, a 2-D input is shared by every batch item.");
+        "3-D inputs are batches, a 2-D input is shared by every batch item.\n"
+        "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
+        "(WHAT one of scores, weights, context) for --emit WHAT, --output-file FILE for -o.");
     app.parse();
+    out = attnkit::cli::resolve_output(app, {"scores", "weights", "context"}, &output);
 
     at::Scorer scorer;
     scorer.kind = at::parse_score_kind(score);
@@ -114,10 +118,10 @@ int main(int argc, char** argv) {
     at::Options opt;
     opt.seed = app.common().seed;
     const bool has_v = app.given("value");
-    if (!app.given("output")) output = has_v ? "context" : "weights";
+    if (output.empty()) output = has_v ? "context" : "weights";
     opt.output = at::parse_output(output);
     if (opt.output == at::Output::Context && !has_v)
-      throw attnkit::UsageError("--output context needs --value V");
+      throw attnkit::UsageError("--emit context needs --value V");
     if (app.given("hard")) opt.hard = at::parse_hard(hard);
     if (opt.hard != at::Hard::None && opt.output == at::Output::Scores)
       throw attnkit::UsageError("--hard applies to weights and context, not to scores");

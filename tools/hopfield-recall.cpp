@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
          "classic net from hopfield-store: W (N x N) and b (N)")
         ("input,i", po::value(&in)->value_name("PROBES")->default_value("-"),
          "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input")
-        ("output-file,o", po::value(&out)->value_name("OUT")->default_value("-"),
+        ("output,o", po::value<std::vector<std::string>>()->value_name("OUT"),
          "final states (.pbm, .npy, .npz or text by the extension; - is standard output)")
         ("mode", po::value(&mode)->value_name("MODE")->default_value(mode),
          "async (one neuron at a time) or sync (all at once)")
@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
          "modern Hopfield update xi <- softmax(beta xi X') X (Ramsauer et al. 2020)")
         ("beta", po::value(&beta)->value_name("B"), "modern: inverse temperature (> 0)")
         ("steps", po::value(&steps)->value_name("K")->default_value(steps), "modern: updates")
-        ("output", po::value(&what)->value_name("WHAT")->default_value(what),
+        ("emit", po::value(&what)->value_name("WHAT")->default_value(what),
          "modern: states, or weights (the softmax over stored patterns of the last update)")
         ("image-size", po::value(&image_size)->value_name("WxH"),
          "PBM tiles of W x H pixels, one pattern each, for input and output")
@@ -107,8 +107,12 @@ int main(int argc, char** argv) {
         "|h_i| <= 1e-6 (sum_j |w_ij| + |b_i|)) keeps s_i. A run stops at a fixed point, after\n"
         "K steps, or (sync) on a 2-cycle s(t) = s(t-2). Probes, patterns and neurons are\n"
         "numbered from 1. Async probe k draws its permutations from its own generator\n"
-        "(--seed, k), so the output does not depend on --threads. Summary on stderr.");
+        "(--seed, k), so the output does not depend on --threads. Summary on stderr.\n"
+        "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
+        "(WHAT one of states, weights) for --emit WHAT, --output-file FILE for -o.");
+    app.hidden_options().add_options()("output-file", po::value<std::vector<std::string>>());
     app.parse();
+    out = attnkit::cli::resolve_output(app, {"states", "weights"}, &what);
     mem::ImageLayout layout = mem::parse_layout(image_size, per_row);
 
     const attnkit::cli::Shard shard = app.shard();
@@ -128,7 +132,7 @@ int main(int argc, char** argv) {
       if (!(beta > 0.0f)) throw UsageError("--beta must be a number above 0");
       if (steps < 1) throw UsageError("--steps must be 1 or more");
       if (what != "states" && what != "weights")
-        throw UsageError("--output: unknown output '" + what + "' (states or weights)");
+        throw UsageError("--emit: unknown value '" + what + "' (states or weights)");
       const Tensor x = mem::read_patterns(patterns, &layout, false);
       const Tensor xi = mem::read_patterns(in, &layout, false);
       Tensor w, s;
@@ -161,8 +165,9 @@ int main(int argc, char** argv) {
       return;
     }
 
-    for (const char* o : {"beta", "steps", "output"})
-      if (app.given(o)) throw UsageError(std::string("--") + o + " is for --modern");
+    for (const char* o : {"beta", "steps", "emit"})
+      if (app.given(o) || (std::string(o) == "emit" && what != "states"))
+        throw UsageError(std::string("--") + o + " is for --modern");
     if (!app.given("net")) throw UsageError("--net NET.npz is required (or --modern)");
     mem::RecallOptions opt;
     opt.mode = mem::parse_mode(mode);

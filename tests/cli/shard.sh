@@ -20,7 +20,7 @@ for t in 1 2; do
       "--local m --window 200 --mask causal"; do
       shard_ok attn-score --query Q.txt --key K.txt --value V.txt --score $score $mask --threads $t
       shard_ok attn-score --query Q.txt --key K.txt --score $score $mask --threads $t
-      shard_ok attn-score --query Q.txt --key K.txt --score $score --output scores $mask --threads $t
+      shard_ok attn-score --query Q.txt --key K.txt --score $score --emit scores $mask --threads $t
       shard_ok attn-score --query Q.txt --key K.txt --value V.txt --score $score --hard argmax $mask --threads $t
     done
   done
@@ -29,10 +29,10 @@ done
 tensor-rand --shape 200,3 --seed 5 -o Qx.txt
 tensor-rand --shape 200,4 --seed 6 -o Q4.txt
 for what in scores weights context; do
-  shard_ok attn-score --query Qx.txt --key "$A/K.txt" --value "$A/V.txt" --score bilinear --params "$A/bilinear.npz" --output $what --mask causal
-  shard_ok attn-score --query Qx.txt --key "$A/K.txt" --value "$A/V.txt" --score additive --params "$A/additive.npz" --output $what
-  shard_ok attn-score --query Q4.txt --key "$L/K.txt" --value "$L/V.txt" --score location --params "$L/params.npz" --output $what
-  shard_ok attn-score --query Q4.txt --key "$L/K.txt" --value "$L/V.txt" --local p --window 2 --params "$L/params.npz" --output $what
+  shard_ok attn-score --query Qx.txt --key "$A/K.txt" --value "$A/V.txt" --score bilinear --params "$A/bilinear.npz" --emit $what --mask causal
+  shard_ok attn-score --query Qx.txt --key "$A/K.txt" --value "$A/V.txt" --score additive --params "$A/additive.npz" --emit $what
+  shard_ok attn-score --query Q4.txt --key "$L/K.txt" --value "$L/V.txt" --score location --params "$L/params.npz" --emit $what
+  shard_ok attn-score --query Q4.txt --key "$L/K.txt" --value "$L/V.txt" --local p --window 2 --params "$L/params.npz" --emit $what
 done
 # Batches: the first dimension of every 3-D operand, with key padding.
 tensor-rand --shape 7,40,16 --seed 7 -o QB.txt
@@ -41,7 +41,7 @@ tensor-rand --shape 7,30,8 --seed 9 -o VB.txt
 printf '30\n5\n0\n12\n30\n1\n29\n' >len.txt
 for mask in "" "--mask causal" "--local m --window 4"; do
   shard_ok attn-score --query QB.txt --key KB.txt --value VB.txt $mask --key-padding len.txt
-  shard_ok attn-score --query QB.txt --key KB.txt --output weights $mask
+  shard_ok attn-score --query QB.txt --key KB.txt --emit weights $mask
 done
 shard_ok attn-score --query Q.txt --key KB.txt --value VB.txt --mask causal
 shard_ok attn-score --query "$L/Qb.npy" --key "$L/Kb.npy" --value "$L/Vb.npy" --local p --window 2 --params "$L/params.npz"
@@ -66,8 +66,8 @@ for t in 1 2; do
   for x in X.txt XB.txt; do
     for what in context weights; do
       for mask in "" "--mask causal"; do
-        shard_ok attn-mha --query $x --params "$M/self.npz" --heads 2 --output $what $mask --threads $t
-        shard_ok attn-mha --query $x --key $x --value $x --params "$M/self.npz" --heads 2 --output $what $mask --threads $t
+        shard_ok attn-mha --query $x --params "$M/self.npz" --heads 2 --emit $what $mask --threads $t
+        shard_ok attn-mha --query $x --key $x --value $x --params "$M/self.npz" --heads 2 --emit $what $mask --threads $t
       done
     done
   done
@@ -75,7 +75,7 @@ done
 shard_ok attn-mha --query "$M/X1.npy" --params "$M/self4.npz" --heads 4 --mask "$M/mask.txt"
 shard_ok attn-mha --query "$M/X.npy" --params "$M/self.npz" --heads 2 --key-padding "$M/lengths.txt"
 shard_ok attn-mha --query "$M/Qc.npy" --key "$M/Kc.npy" --value "$M/Vc.npy" --params "$M/cross.npz" --heads 2
-expect_err 2 "not head-weights" attn-mha --query X.txt --params "$M/self.npz" --heads 2 --output head-weights --shard 1/2
+expect_err 2 "not head-weights" attn-mha --query X.txt --params "$M/self.npz" --heads 2 --emit head-weights --shard 1/2
 expect_err 2 "--shard writes text" attn-mha --query X.txt --params "$M/self.npz" --heads 2 --shard 1/2 -o c.npz
 
 # hopfield-recall: probes, async (each probe's own generator, numbered in the whole run) and

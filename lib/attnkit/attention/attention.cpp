@@ -51,7 +51,7 @@ Output parse_output(const std::string& name) {
   if (name == "scores") return Output::Scores;
   if (name == "weights") return Output::Weights;
   if (name == "context") return Output::Context;
-  throw UsageError("unknown --output '" + name + "' (choose scores, weights or context)");
+  throw UsageError("unknown output kind '" + name + "' (choose scores, weights or context)");
 }
 
 Local parse_local(const std::string& name) {

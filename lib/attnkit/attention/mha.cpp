@@ -136,7 +136,7 @@ MhaOutput parse_mha_output(const std::string& name) {
   if (name == "context") return MhaOutput::Context;
   if (name == "weights") return MhaOutput::Weights;
   if (name == "head-weights") return MhaOutput::HeadWeights;
-  throw UsageError("unknown --output '" + name + "' (choose context, weights or head-weights)");
+  throw UsageError("unknown output kind '" + name + "' (choose context, weights or head-weights)");
 }
 
 std::vector<int64_t> key_lengths_from(const Tensor& t, int64_t batch, int64_t n_k) {

@@ -164,9 +164,12 @@ void App::parse() {
   all.add(tool_);
   if (!config_.options().empty()) all.add(config_);
   all.add(common);
+  if (!hidden_.options().empty()) all.add(hidden_);
   try {
-    po::store(po::command_line_parser(argc_, argv_).options(all).positional(positional_).run(),
-              vm_);
+    po::parsed_options parsed =
+        po::command_line_parser(argc_, argv_).options(all).positional(positional_).run();
+    parsed_ = parsed.options;
+    po::store(parsed, vm_);
     if (vm_.count("help")) {
       std::cout << help_text(common);
       throw EarlyExit{};
@@ -419,6 +422,58 @@ Shape parse_shape(const std::string& text, const std::string& option) {
     throw UsageError(option + ": " + e.what());
   }
   return shape;
+}
+
+std::vector<std::pair<std::string, std::string>> App::occurrences(const std::string& key) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const po::option& o : parsed_)
+    if (o.string_key == key)
+      out.emplace_back(o.original_tokens.empty() ? std::string() : o.original_tokens.front(),
+                       o.value.empty() ? std::string() : o.value.front());
+  return out;
+}
+
+void add_output_option(App& app, const std::string& value_name, const std::string& help) {
+  app.options().add_options()(
+      "output,o", po::value<std::vector<std::string>>()->value_name(value_name), help.c_str());
+  app.hidden_options().add_options()("output-file", po::value<std::vector<std::string>>());
+}
+
+std::string resolve_output(const App& app, const std::vector<std::string>& emit_choices,
+                           std::string* emit) {
+  std::string file;
+  bool have_file = false, noted_file = false;
+  auto set_file = [&](const std::string& f) {
+    if (have_file)
+      throw UsageError("two output files ('" + file + "' and '" + f + "'): give -o once");
+    file = f;
+    have_file = true;
+  };
+  std::vector<std::pair<std::string, std::string>> all = app.occurrences("output");
+  for (const auto& o : app.occurrences("output-file")) all.emplace_back("--output-file", o.second);
+  for (const auto& [spelling, value] : all) {
+    if (spelling == "--output-file") {
+      if (!noted_file)
+        std::cerr << app.name() << ": note: --output-file FILE is now -o/--output FILE\n";
+      noted_file = true;
+      set_file(value);
+      continue;
+    }
+    const bool is_long = spelling.size() > 2 && spelling.compare(0, 2, "--") == 0;
+    const bool choice =
+        std::find(emit_choices.begin(), emit_choices.end(), value) != emit_choices.end();
+    if (is_long && choice) {
+      if (app.given("emit"))
+        throw UsageError("--output " + value + " is the old spelling of --emit " + value +
+                         ": give --emit alone");
+      std::cerr << app.name() << ": note: --output " << value << " is now --emit " << value
+                << "\n";
+      *emit = value;
+      continue;
+    }
+    set_file(value);
+  }
+  return have_file ? file : "-";
 }
 
 Shard parse_shard(const std::string& text) {

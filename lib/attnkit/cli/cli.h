@@ -95,6 +95,9 @@ class App {
   // --dump-config. Only long names are used in YAML; a short alias works on the command line.
   po::options_description& config_options() { return config_; }
   po::positional_options_description& positional() { return positional_; }
+  // Options accepted but not listed by --help (old spellings kept for a release; the tool's
+  // epilog says so).
+  po::options_description& hidden_options() { return hidden_; }
   void enable(unsigned flags) { flags_ |= flags; }
   // Offers --shard K/N over the tool's items, named in --help ("lines of the input").
   void shard_items(std::string items) {
@@ -108,6 +111,9 @@ class App {
   void parse();
   const po::variables_map& vm() const { return vm_; }
   bool given(const std::string& opt) const { return vm_.count(opt) && !vm_[opt].defaulted(); }
+  // Each occurrence of option `key` on the command line, in order: the spelling used (the
+  // first token: "-o", "--output", "--output=x", "-ox") and its value.
+  std::vector<std::pair<std::string, std::string>> occurrences(const std::string& key) const;
   Common& common() { return common_; }
 
   // Write options for tensors, from --npy and --precision.
@@ -134,6 +140,8 @@ class App {
   void store_yaml(const std::string& text, const std::string& name, bool strict);
   po::options_description tool_{"Options"};
   po::options_description config_{"Configuration"};
+  po::options_description hidden_{"Hidden"};
+  std::vector<po::option> parsed_;
   po::positional_options_description positional_;
   po::variables_map vm_;
   Common common_;
@@ -160,6 +168,17 @@ void write_shard_tensor(const App& app, const std::string& path, const Tensor& t
 Tensor slice_first(const Tensor& t, int64_t begin, int64_t end);
 // UsageError when --shard is given and `path` (or --npy on standard output) would be binary.
 void check_shard_text_output(const App& app, const std::string& path);
+
+// -o/--output FILE for a tool whose --output once named what to emit (now --emit WHAT):
+// declares -o/--output (repeatable, so that old scripts' `--output WHAT -o FILE` still parse)
+// and, hidden, the old --output-file FILE. Before parse().
+void add_output_option(App& app, const std::string& value_name, const std::string& help);
+// After parse(): the output file ("-" when none was named). An old-style `--output WHAT` (long
+// spelling, WHAT one of `emit_choices`) sets *emit to WHAT, with a one-line note on stderr that
+// `--output WHAT` is now `--emit WHAT` (a UsageError when --emit is given too); --output-file
+// FILE works with a note that it is now -o/--output. Two output files are a UsageError.
+std::string resolve_output(const App& app, const std::vector<std::string>& emit_choices,
+                           std::string* emit);
 
 // Whether standard error is a terminal (progress bars) — for later tools.
 bool stderr_is_tty();
