@@ -6,7 +6,8 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build, the tests and the demo need.
 PACKAGES := cmake g++ make pkg-config libopenblas-dev libboost-program-options-dev \
             libboost-serialization-dev libyaml-cpp-dev doctest-dev libzip-dev libpng-dev \
-            python3-numpy groff-base mandoc help2man libopenmpi-dev openmpi-bin gnuplot-nox
+            python3-numpy groff-base mandoc help2man libopenmpi-dev openmpi-bin gnuplot-nox \
+            parallel
 # What only the benchmarks need (their PyTorch peers).
 BENCH_PACKAGES := python3-torch
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

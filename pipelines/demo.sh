@@ -26,7 +26,7 @@ work=$dir
 
 L=12 D=32
 posenc --length $L --dim $D > "$work/P.txt"
-attn-score --query "$work/P.txt" --key "$work/P.txt" --score dot --output weights \
+attn-score --query "$work/P.txt" --key "$work/P.txt" --score dot --emit weights \
   > "$work/W.txt"
 
 echo "== Self-attention of positional encodings: posenc --length $L --dim $D | attn-score --score dot"

@@ -34,8 +34,8 @@ for d in $dims; do
   i=$((i + 1))
   tensor-rand --shape "$nq,$d" --dist normal --seed $((seed * 100 + 2 * i)) -o "$dir/q$d.txt"
   tensor-rand --shape "$nk,$d" --dist normal --seed $((seed * 100 + 2 * i + 1)) -o "$dir/k$d.txt"
-  attn-score --query "$dir/q$d.txt" --key "$dir/k$d.txt" --score dot --output scores >"$dir/dot$d.txt"
-  attn-score --query "$dir/q$d.txt" --key "$dir/k$d.txt" --score scaled-dot --output scores \
+  attn-score --query "$dir/q$d.txt" --key "$dir/k$d.txt" --score dot --emit scores >"$dir/dot$d.txt"
+  attn-score --query "$dir/q$d.txt" --key "$dir/k$d.txt" --score scaled-dot --emit scores \
     >"$dir/scaled$d.txt"
   # Variance of all scores and the mean (over rows = queries) of the largest softmax weight,
   # 1 / sum_j exp(s_j - max s), for each file.

@@ -33,7 +33,7 @@ printf 'beta\tmax_weight\texact\toverlap\tmax_diff_attn\n' >"$dir/modern.tsv"
 for beta in 1 0.5 0.25 0.125; do
   hopfield-recall -q --modern --patterns "$dir/X.npy" --beta "$beta" -i "$dir/probes.txt" -o "$dir/out.txt"
   hopfield-recall -q --modern --patterns "$dir/X.npy" --beta "$beta" -i "$dir/probes.txt" \
-    --output weights -o "$dir/w.npy"
+    --emit weights -o "$dir/w.npy"
   awk -v b="$beta" '{ for (j = 1; j <= NF; j++) $j = b * $j; print }' "$dir/probes.txt" >"$dir/bq.txt"
   attn-score --score dot --query "$dir/bq.txt" --key "$dir/X.npy" --value "$dir/X.npy" >"$dir/attn.txt"
   attn-score --score dot --query "$dir/bq.txt" --key "$dir/X.npy" -o "$dir/aw.npy"

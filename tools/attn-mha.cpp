@@ -33,17 +33,23 @@ int main(int argc, char** argv) {
          "'causal' (query i sees keys j <= i) or a 0/1 N_q x N_k matrix (0 = masked)")
         ("key-padding", po::value(&padding)->value_name("LENGTHS"),
          "file of one valid key length per batch item (later keys get zero weight)")
-        ("output", po::value(&output)->value_name("WHAT")->default_value(output),
-         "context, weights (averaged over heads) or head-weights")
-        ("output-file,o", po::value(&out)->value_name("FILE")->default_value("-"),
-         "where to write (.npy, .npz or text by the extension; - is standard output)");
+        ("emit", po::value(&output)->value_name("WHAT")->default_value(output),
+         "context, weights (averaged over heads) or head-weights");
+    attnkit::cli::add_output_option(
+        app, "FILE", "where to write (.npy, .npz or text by the extension; - is standard output)");
     app.enable(attnkit::cli::kOutput);
+    app.shard_items("batch items (3-D inputs), else the query rows (text output of context "
+                    "or weights)");
     app.epilog(
         "Computes what torch.nn.MultiheadAttention(E, H, batch_first=True) computes for\n"
         "mha(X, K, V): per-head scaled-dot attention of the projected inputs, then the\n"
         "output projection. Head weights are B x H x N_q x N_k (write them to .npy).\n"
-        "Inputs are text or .npy/.npz, detected by content; 3-D inputs are batches.");
+        "Inputs are text or .npy/.npz, detected by content; 3-D inputs are batches.\n"
+        "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
+        "(WHAT one of context, weights, head-weights) for --emit WHAT, --output-file FILE\n"
+        "for -o.");
     app.parse();
+    out = attnkit::cli::resolve_output(app, {"context", "weights", "head-weights"}, &output);
     if (app.given("key") != app.given("value"))
       throw attnkit::UsageError("--key and --value go together (cross-attention)");
     at::MhaOptions opt;
@@ -58,6 +64,13 @@ int main(int argc, char** argv) {
     } catch (attnkit::Error& e) {
       e.locate(params);
       throw;
+    }
+    const attnkit::cli::Shard shard = app.shard();
+    if (shard.given) {
+      attnkit::cli::check_shard_text_output(app, out);
+      if (opt.output == at::MhaOutput::HeadWeights)
+        throw attnkit::UsageError("--shard applies to context and weights, not head-weights "
+                                  "(head-major: slices do not concatenate)");
     }
     const attnkit::Tensor xq = attnkit::io::read_tensor(q_path);
     attnkit::Tensor xk, xv, m, lengths_t;
@@ -87,8 +100,14 @@ int main(int argc, char** argv) {
       opt.key_lengths = &lengths;
     }
 
+    // --shard: the slice's batch items (3-D inputs), else its query rows.
+    int64_t first = 0;
+    if (shard.given && (xq.rank() == 2 || xq.rank() == 3)) {
+      first = opt.part_begin = shard.begin(xq.dim(0));
+      opt.part_end = shard.end(xq.dim(0));
+    }
     const at::OperandFiles files{q_path, k_path, v_path, opt.mask ? mask : "", params};
     const attnkit::Tensor result = at::locating_operands(files, [&] { return at::multi_head_attention(p, xq, K, V, opt); });
-    attnkit::io::write_tensor(out, result, app.write_options());
+    attnkit::cli::write_shard_tensor(app, out, result, first);
   });
 }

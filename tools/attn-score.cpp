@@ -65,13 +65,16 @@ int main(int argc, char** argv) {
          "local attention (Luong): m = monotonic (p_i = i), p = predicted p_i")
         ("window", po::value(&window)->value_name("D"),
          "half-width of the local window: keys with |j - p_i| <= D")
-        ("output", po::value(&output)->value_name("WHAT"),
+        ("emit", po::value(&output)->value_name("WHAT"),
          "scores, weights or context (default: context with --value, else weights)")
         ("hard", po::value(&hard)->value_name("MODE"),
          "hard attention: argmax or sample (one-hot weights)")
-        ("output-file,o", po::value(&out)->value_name("FILE")->default_value("-"),
-         "where to write (.npy, .npz or text by the extension; - is standard output)");
+        ;
+    attnkit::cli::add_output_option(
+        app, "FILE", "where to write (.npy, .npz or text by the extension; - is standard output)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput);
+    app.shard_items("batch items (when an operand is 3-D), else the query rows (text "
+                    "output; not with --hard sample)");
     app.epilog(
         "Scores: dot q.k; scaled-dot q.k/sqrt(d_k); bilinear k'Wq with W d_k x d_q;\n"
         "additive v'tanh(Wk k + Wq q) with Wk d_a x d_k, Wq d_a x d_q, v d_a; cosine\n"
@@ -80,8 +83,11 @@ int main(int argc, char** argv) {
         "sigma = D/2. Weights are the softmax of each row of scores\n"
         "(masked scores are -inf, their weights 0; a row with every key masked has zero\n"
         "weights and a zero context). Inputs are text or .npy/.npz, detected by content;\n"
-        "3-D inputs are batches, a 2-D input is shared by every batch item.");
+        "3-D inputs are batches, a 2-D input is shared by every batch item.\n"
+        "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
+        "(WHAT one of scores, weights, context) for --emit WHAT, --output-file FILE for -o.");
     app.parse();
+    out = attnkit::cli::resolve_output(app, {"scores", "weights", "context"}, &output);
 
     at::Scorer scorer;
     scorer.kind = at::parse_score_kind(score);
@@ -112,14 +118,21 @@ int main(int argc, char** argv) {
     at::Options opt;
     opt.seed = app.common().seed;
     const bool has_v = app.given("value");
-    if (!app.given("output")) output = has_v ? "context" : "weights";
+    if (output.empty()) output = has_v ? "context" : "weights";
     opt.output = at::parse_output(output);
     if (opt.output == at::Output::Context && !has_v)
-      throw attnkit::UsageError("--output context needs --value V");
+      throw attnkit::UsageError("--emit context needs --value V");
     if (app.given("hard")) opt.hard = at::parse_hard(hard);
     if (opt.hard != at::Hard::None && opt.output == at::Output::Scores)
       throw attnkit::UsageError("--hard applies to weights and context, not to scores");
 
+    const attnkit::cli::Shard shard = app.shard();
+    if (shard.given) {
+      attnkit::cli::check_shard_text_output(app, out);
+      if (opt.hard == at::Hard::Sample)
+        throw attnkit::UsageError("--shard does not apply to --hard sample (one generator draws "
+                                  "for every row in order)");
+    }
     if (takes_params) load_params(scorer, local, params);
     opt.local = &local;
     const attnkit::Tensor q = attnkit::io::read_tensor(q_path);
@@ -147,8 +160,20 @@ int main(int argc, char** argv) {
       opt.key_lengths = &lengths;
     }
 
+    // --shard: the slice's batch items (when an operand is 3-D), else its query rows.
+    int64_t first = 0;
+    if (shard.given) {
+      int64_t items = q.rank() == 2 ? q.dim(0) : 0;
+      for (const attnkit::Tensor* t : {&q, &k, static_cast<const attnkit::Tensor*>(&v), static_cast<const attnkit::Tensor*>(&m)})
+        if (t->rank() == 3) {
+          items = t->dim(0);
+          break;
+        }
+      first = opt.part_begin = shard.begin(items);
+      opt.part_end = shard.end(items);
+    }
     const at::OperandFiles files{q_path, k_path, v_path, opt.mask ? mask : "", params};
     const attnkit::Tensor result = at::locating_operands(files, [&] { return at::attend(scorer, q, k, opt.output == at::Output::Context ? &v : nullptr, opt); });
-    attnkit::io::write_tensor(out, result, app.write_options());
+    attnkit::cli::write_shard_tensor(app, out, result, first);
   });
 }

@@ -18,6 +18,7 @@ namespace mem = attnkit::memory;
 
 // The stderr report of a classic run: one line per probe with --patterns, then the totals.
 void report(const mem::RecallResult& r, const mem::RecallOptions& opt, bool named) {
+  const int64_t first = opt.probe0;
   int64_t conv = 0, cyc = 0, lim = 0, steps = 0, exact = 0, mirror = 0;
   char buf[320];
   for (size_t k = 0; k < r.probes.size(); ++k) {
@@ -30,8 +31,8 @@ void report(const mem::RecallResult& r, const mem::RecallOptions& opt, bool name
     const char* what = p.outcome == mem::Outcome::Converged ? "converged after"
                        : p.outcome == mem::Outcome::Cycled  ? "entered a 2-cycle after"
                                                             : "still moving after";
-    std::snprintf(buf, sizeof buf, "probe %zu: %s %d step%s: pattern %lld (overlap %.4g%s)\n",
-                  k + 1, what, p.steps, p.steps == 1 ? "" : "s", static_cast<long long>(p.best),
+    std::snprintf(buf, sizeof buf, "probe %lld: %s %d step%s: pattern %lld (overlap %.4g%s)\n",
+                  static_cast<long long>(first + static_cast<int64_t>(k) + 1), what, p.steps, p.steps == 1 ? "" : "s", static_cast<long long>(p.best),
                   static_cast<double>(p.overlap),
                   p.overlap == 1.0f ? ", exact" : p.overlap == -1.0f ? ", its mirror image" : "");
     std::cerr << "hopfield-recall: " << buf;
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
          "classic net from hopfield-store: W (N x N) and b (N)")
         ("input,i", po::value(&in)->value_name("PROBES")->default_value("-"),
          "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input")
-        ("output-file,o", po::value(&out)->value_name("OUT")->default_value("-"),
+        ("output,o", po::value<std::vector<std::string>>()->value_name("OUT"),
          "final states (.pbm, .npy, .npz or text by the extension; - is standard output)")
         ("mode", po::value(&mode)->value_name("MODE")->default_value(mode),
          "async (one neuron at a time) or sync (all at once)")
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
          "modern Hopfield update xi <- softmax(beta xi X') X (Ramsauer et al. 2020)")
         ("beta", po::value(&beta)->value_name("B"), "modern: inverse temperature (> 0)")
         ("steps", po::value(&steps)->value_name("K")->default_value(steps), "modern: updates")
-        ("output", po::value(&what)->value_name("WHAT")->default_value(what),
+        ("emit", po::value(&what)->value_name("WHAT")->default_value(what),
          "modern: states, or weights (the softmax over stored patterns of the last update)")
         ("image-size", po::value(&image_size)->value_name("WxH"),
          "PBM tiles of W x H pixels, one pattern each, for input and output")
@@ -102,17 +103,30 @@ int main(int argc, char** argv) {
         ("pixel-size", po::value(&pixel)->value_name("K")->default_value(pixel),
          "a PBM output sheet draws each value as K x K pixels (to look at; 1 to 64)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput | attnkit::cli::kQuiet);
+    app.shard_items("probes (rows of -i; classic nets, text output, not with --trace)");
     app.epilog(
         "Classic update: s_i <- sign(sum_j w_ij s_j + b_i); a zero field (within rounding:\n"
         "|h_i| <= 1e-6 (sum_j |w_ij| + |b_i|)) keeps s_i. A run stops at a fixed point, after\n"
         "K steps, or (sync) on a 2-cycle s(t) = s(t-2). Probes, patterns and neurons are\n"
         "numbered from 1. Async probe k draws its permutations from its own generator\n"
-        "(--seed, k), so the output does not depend on --threads. Summary on stderr.");
+        "(--seed, k), so the output does not depend on --threads. Summary on stderr.\n"
+        "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
+        "(WHAT one of states, weights) for --emit WHAT, --output-file FILE for -o.");
+    app.hidden_options().add_options()("output-file", po::value<std::vector<std::string>>());
     app.parse();
+    out = attnkit::cli::resolve_output(app, {"states", "weights"}, &what);
     mem::ImageLayout layout = mem::parse_layout(image_size, per_row);
     if (pixel < 1 || pixel > 64) throw attnkit::UsageError("--pixel-size must be 1 to 64");
     layout.pixel = pixel;
 
+    const attnkit::cli::Shard shard = app.shard();
+    if (shard.given) {
+      if (modern) throw UsageError("--shard is for classic nets, not --modern");
+      if (app.given("trace")) throw UsageError("--shard does not apply to --trace");
+      if (app.given("image-size") || (out.size() >= 4 && out.compare(out.size() - 4, 4, ".pbm") == 0))
+        throw UsageError("--shard writes text, not PBM sheets");
+      attnkit::cli::check_shard_text_output(app, out);
+    }
     if (modern) {
       for (const char* o : {"net", "mode", "order", "max-steps", "trace", "trace-flips"})
         if (app.given(o) || (std::string(o) == "trace-flips" && trace_flips))
@@ -122,7 +136,7 @@ int main(int argc, char** argv) {
       if (!(beta > 0.0f)) throw UsageError("--beta must be a number above 0");
       if (steps < 1) throw UsageError("--steps must be 1 or more");
       if (what != "states" && what != "weights")
-        throw UsageError("--output: unknown output '" + what + "' (states or weights)");
+        throw UsageError("--emit: unknown value '" + what + "' (states or weights)");
       const Tensor x = mem::read_patterns(patterns, &layout, false);
       const Tensor xi = mem::read_patterns(in, &layout, false);
       Tensor w, s;
@@ -155,8 +169,9 @@ int main(int argc, char** argv) {
       return;
     }
 
-    for (const char* o : {"beta", "steps", "output"})
-      if (app.given(o)) throw UsageError(std::string("--") + o + " is for --modern");
+    for (const char* o : {"beta", "steps", "emit"})
+      if (app.given(o) || (std::string(o) == "emit" && what != "states"))
+        throw UsageError(std::string("--") + o + " is for --modern");
     if (!app.given("net")) throw UsageError("--net NET.npz is required (or --modern)");
     mem::RecallOptions opt;
     opt.mode = mem::parse_mode(mode);
@@ -172,7 +187,11 @@ int main(int argc, char** argv) {
     opt.trace = app.given("trace") && !trace_flips;
     opt.trace_flips = trace_flips;
     const mem::Net net = mem::load_net(net_path);
-    const Tensor probes = mem::read_patterns(in, &layout, true);
+    Tensor probes = mem::read_patterns(in, &layout, true);
+    if (shard.given) {
+      opt.probe0 = shard.begin(probes.dim(0));
+      probes = attnkit::cli::slice_first(probes, opt.probe0, shard.end(probes.dim(0)));
+    }
     Tensor stored;
     if (app.given("patterns")) {
       mem::ImageLayout pl = layout;
@@ -197,7 +216,10 @@ int main(int argc, char** argv) {
       tf->write(trace_flips ? mem::format_flip_trace(r.flip_trace)
                             : mem::format_trace(r.trace, opt.patterns ? stored.dim(0) : 0));
     }
-    mem::write_patterns(out, r.states, layout, app.write_options());
+    if (shard.given)
+      attnkit::cli::write_shard_tensor(app, out, r.states, opt.probe0);
+    else
+      mem::write_patterns(out, r.states, layout, app.write_options());
     if (tf) tf->commit();
     if (!app.common().quiet) report(r, opt, opt.patterns != nullptr);
   });

@@ -43,18 +43,24 @@ int main(int argc, char** argv) {
          "write DIR/qLINE.txt, the memory sentences of each question one a line (row labels "
          "for attn-plot)");
     app.enable(attnkit::cli::kQuiet);
+    app.shard_items("questions (in file order; the header row comes with the first slice)");
     app.epilog(
         "Output (TSV): a header 'line question predicted answer', then one row per question:\n"
         "its line in STORIES, its words, the model's answer and the file's answer. Words are\n"
         "lower-cased without the final '.' or '?'. A summary goes to standard error.");
     app.parse();
     const mem::LoadedMemN2N m = mem::load_memn2n(model_path);
-    const auto ex = attnkit::data::read_babi(in);
+    auto ex = attnkit::data::read_babi(in);
+    const int64_t first = app.shard().begin(static_cast<int64_t>(ex.size()));
+    if (app.shard().given)
+      ex = std::vector<attnkit::data::BabiExample>(
+          std::make_move_iterator(ex.begin() + first),
+          std::make_move_iterator(ex.begin() + app.shard().end(static_cast<int64_t>(ex.size()))));
     const auto enc = mem::encode_babi(ex, m.vocab, m.model->config().memory);
     const bool want_att = app.given("attention") || app.given("labels");
     const mem::EvalResult r = mem::evaluate(*m.model, enc, false, want_att);
     std::ostringstream o;
-    o << "line\tquestion\tpredicted\tanswer\n";
+    if (first == 0) o << "line\tquestion\tpredicted\tanswer\n";
     int64_t wrong = 0;
     for (size_t i = 0; i < ex.size(); ++i) {
       o << ex[i].line << '\t' << join(ex[i].question) << '\t' << m.vocab.token(r.predicted[i])

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
         ("count,n", po::value(&count)->value_name("N")->default_value(count),
          "--eval: fresh episodes per length");
     app.enable(cli::kSeed | cli::kQuiet | cli::kOutput);
+    app.shard_items("episodes of a data set -i DATA.npz (outputs as text; not with --eval or "
+                    "--trace)");
     app.epilog(
         "--eval prints TSV: length, sequences, bits_per_seq (wrong bits after thresholding at\n"
         "0.5, per sequence), wrong_fraction (of the scored bits), and a last row 'all'.");
@@ -50,6 +52,11 @@ int main(int argc, char** argv) {
     if (!lengths_text.empty() && !in.empty())
       throw UsageError("--lengths is for fresh episodes, not with -i");
 
+    if (app.shard().given) {
+      if (eval) throw UsageError("--shard does not apply to --eval (its report sums over every episode)");
+      if (!trace_path.empty()) throw UsageError("--shard does not apply to --trace");
+      cli::check_shard_text_output(app, out);
+    }
     memory::LoadedNtm m = memory::load_ntm(model_path);
     const memory::Ntm& ntm = *m.ntm;
     const memory::NtmConfig& cfg = m.config;
@@ -110,15 +117,19 @@ int main(int argc, char** argv) {
     memory::NtmTrace trace;
     Tensor result;
     Tensor first_in, first_out;
+    const int64_t first = app.shard().begin(dataset ? ds.count() : 1);
+    if (app.shard().given && !dataset)
+      throw UsageError("--shard takes the episodes of a data set (-i DATA.npz from seqtask-gen)");
     if (dataset) {
       const int64_t tm = ds.inputs.dim(1);
-      result = Tensor({ds.count(), tm, no});
-      for (int64_t i = 0; i < ds.count(); ++i) {
+      const int64_t last = app.shard().end(ds.count());
+      result = Tensor({last - first, tm, no});
+      for (int64_t i = first; i < last; ++i) {
         data::Episode e = ds.episode(i);
         const bool tr = i == 0 && !trace_path.empty();
         Tensor p = memory::output_probabilities(ntm.forward(tape, e.input, tr ? &trace : nullptr).value());
         if (tr) first_in = e.input.clone(), first_out = p.clone();
-        std::copy(p.values().begin(), p.values().end(), result.data() + i * tm * no);
+        std::copy(p.values().begin(), p.values().end(), result.data() + (i - first) * tm * no);
         tape.clear();
       }
     } else {
@@ -138,6 +149,6 @@ int main(int argc, char** argv) {
       for (const auto& [n, t] : arrays) refs.emplace_back(n, &t);
       io::write_npz(trace_path, refs);
     }
-    io::write_tensor(out, result, app.write_options());
+    cli::write_shard_tensor(app, out, result, first);
   });
 }

@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
         ("tokenize-only", po::bool_switch(&tokenize_only),
          "print each line as the model's target tokens would read (references for bleu); no translation");
     app.enable(cli::kQuiet);
+    app.shard_items("input lines (alignment s<i> and DIR/<i> keep the line's number in the whole input)");
     app.epilog(
         "Output: the translation of each line, words joined by single spaces (a words model)\n"
         "or characters concatenated (a chars model), in the model's lower case. Alignment s<i>\n"
@@ -61,7 +62,12 @@ int main(int argc, char** argv) {
         b.model->config().attention == models::AttentionKind::None)
       throw UsageError("--alignments: the model has no attention (trained with --attention none)");
     const std::string text = io::read_all(in);
-    const std::vector<std::string_view> lines = data::split_lines(text, in == "-" ? "<stdin>" : in);
+    std::vector<std::string_view> lines = data::split_lines(text, in == "-" ? "<stdin>" : in);
+    // --shard: this run's slice of the lines; `first` numbers its alignments in the whole input.
+    const size_t first = static_cast<size_t>(app.shard().begin(static_cast<int64_t>(lines.size())));
+    lines = std::vector<std::string_view>(
+        lines.begin() + static_cast<long>(first),
+        lines.begin() + app.shard().end(static_cast<int64_t>(lines.size())));
 
     io::AtomicFile file(out);
     if (tokenize_only) {
@@ -93,7 +99,7 @@ int main(int argc, char** argv) {
     if (!align.empty()) {
       std::vector<std::pair<std::string, const Tensor*>> arrays;
       std::vector<std::string> names;
-      for (size_t i = 0; i < tr.size(); ++i) names.push_back("s" + std::to_string(i));
+      for (size_t i = 0; i < tr.size(); ++i) names.push_back("s" + std::to_string(first + i));
       for (size_t i = 0; i < tr.size(); ++i) arrays.push_back({names[i], &tr[i].attention});
       if (!align_tokens.empty()) {
         std::error_code ec;
@@ -103,10 +109,10 @@ int main(int argc, char** argv) {
           std::string rows, cols;
           for (int32_t id : tr[i].tokens) rows += b.target_vocab.token(id) + "\n";
           for (int32_t id : sources[i]) cols += b.source_vocab.token(id) + "\n";
-          io::AtomicFile r(align_tokens + "/" + std::to_string(i) + ".rows");
+          io::AtomicFile r(align_tokens + "/" + std::to_string(first + i) + ".rows");
           r.write(rows);
           r.commit();
-          io::AtomicFile c(align_tokens + "/" + std::to_string(i) + ".cols");
+          io::AtomicFile c(align_tokens + "/" + std::to_string(first + i) + ".cols");
           c.write(cols);
           c.commit();
         }

@@ -8,31 +8,31 @@ help_ok attn-mha
 
 # self-attention of a batch: context (default) and head-averaged weights
 for what in context weights; do
-  expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --output $what -o self-$what.txt
+  expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit $what -o self-$what.txt
   close_enough self-$what.txt "$G/self_$what.txt" $TOL
 done
 # causal and a 0/1 mask file on one sequence (2-D input), 4 heads
 expect 0 attn-mha --query "$G/X1.npy" --params "$G/self4.npz" --heads 4 --mask causal
 close_enough out "$G/causal_context.txt" $TOL
-expect 0 attn-mha --query "$G/X1.npy" --params "$G/self4.npz" --heads 4 --mask causal --output weights
+expect 0 attn-mha --query "$G/X1.npy" --params "$G/self4.npz" --heads 4 --mask causal --emit weights
 close_enough out "$G/causal_weights.txt" $TOL
 expect 0 attn-mha --query "$G/X1.npy" --params "$G/self4.npz" --heads 4 --mask "$G/mask.txt"
 close_enough out "$G/maskfile_context.txt" $TOL
 # key padding: lengths 5 and 3
 expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --key-padding "$G/lengths.txt"
 close_enough out "$G/padding_context.txt" $TOL
-expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --key-padding "$G/lengths.txt" --output weights
+expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --key-padding "$G/lengths.txt" --emit weights
 close_enough out "$G/padding_weights.txt" $TOL
 check_eq "$(awk 'NF && ++n > 5 { print $4, $5 }' out | sort -u)" "0 0" "padded keys get zero weight"
 # cross-attention with other key/value widths, and with in_proj_weight plus a causal mask
 expect 0 attn-mha --query "$G/Qc.npy" --key "$G/Kc.npy" --value "$G/Vc.npy" --params "$G/cross.npz" --heads 4
 close_enough out "$G/cross_context.txt" $TOL
-expect 0 attn-mha --query "$G/Qc.npy" --key "$G/K8.npy" --value "$G/K8.npy" --params "$G/self.npz" --heads 2 --mask causal --output weights
+expect 0 attn-mha --query "$G/Qc.npy" --key "$G/K8.npy" --value "$G/K8.npy" --params "$G/self.npz" --heads 2 --mask causal --emit weights
 close_enough out "$G/cross8_weights.txt" $TOL
 # no biases (bias=False); head weights as .npy, averaged back to the weights
 expect 0 attn-mha --query "$G/X.npy" --params "$G/nobias.npz" --heads 2
 close_enough out "$G/nobias_context.txt" $TOL
-expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --output head-weights -o hw.npy
+expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit head-weights -o hw.npy
 expect 0 tensor-info hw.npy
 check_eq "$(awk 'NR == 2 { print $4 }' out)" "2x2x5x5" "head weights shape B x H x N_q x N_k"
 # text input on standard input gives the same as the .npy
@@ -77,9 +77,17 @@ expect_err 2 "attn-mha: --heads 3 does not divide the embedding size E = 8" \
 no_file bad.txt
 expect_err 2 "attn-mha: --key and --value go together" \
   attn-mha --query "$G/Qc.npy" --key "$G/K8.npy" --params "$G/self.npz" --heads 2
-expect_err 2 "attn-mha: unknown --output 'scores'" \
-  attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --output scores
+expect_err 2 "attn-mha: unknown output kind 'scores' (choose context, weights or head-weights)" \
+  attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit scores
 expect_err 2 "attn-mha: " attn-mha --query "$G/X.npy" --params "$G/self.npz"
 expect_err 2 "attn-mha: --heads must be at least 1" \
   attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 0
+# -o/--output is the output file; the old --output WHAT (now --emit) still works, with a note.
+expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit weights --output new.txt
+expect_err 0 "attn-mha: note: --output weights is now --emit weights" \
+  attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --output weights -o old.txt
+check_eq "$(cat old.txt)" "$(cat new.txt)" "old --output WHAT"
+expect_err 0 "note: --output-file FILE is now -o/--output FILE" \
+  attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit weights --output-file old2.txt
+check_eq "$(cat old2.txt)" "$(cat new.txt)" "old --output-file"
 finish

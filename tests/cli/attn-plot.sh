@@ -27,7 +27,7 @@ expect 0 attn-score --query "$G/Qb.npy" --key "$G/Kb.npy" -o wb.npy
 expect 0 attn-plot -i wb.npy -o wb.svg
 check_eq "$(grep -c '>item [0-9]</text>' wb.svg)" "2" "two panels"
 # masked scores (-inf) are allowed (grey)
-expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --mask causal --output scores -o s.txt
+expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --mask causal --emit scores -o s.txt
 expect 0 attn-plot -i s.txt -o s.png
 # UTF-8 tokens in the SVG, escaped
 printf 'l\xc3\xa0\n<&>\nx\ny\nz\n' > utf.txt

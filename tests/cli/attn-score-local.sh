@@ -8,22 +8,22 @@ A="$ATTNKIT_TESTDATA/attention"
 TOL=1e-5
 in=(--query "$G/Q.txt" --key "$G/K.txt" --value "$G/V.txt")
 for what in scores weights context; do
-  expect 0 attn-score "${in[@]}" --score location --params "$G/params.npz" --output $what -o loc.txt
+  expect 0 attn-score "${in[@]}" --score location --params "$G/params.npz" --emit $what -o loc.txt
   close_enough loc.txt "$G/location_$what.txt" $TOL
-  expect 0 attn-score "${in[@]}" --local m --window 2 --output $what -o m.txt
+  expect 0 attn-score "${in[@]}" --local m --window 2 --emit $what -o m.txt
   close_enough m.txt "$G/local_m_$what.txt" $TOL
-  expect 0 attn-score "${in[@]}" --local p --window 2 --params "$G/params.npz" --output $what -o p.txt
+  expect 0 attn-score "${in[@]}" --local p --window 2 --params "$G/params.npz" --emit $what -o p.txt
   close_enough p.txt "$G/local_p_$what.txt" $TOL
-  expect 0 attn-score "${in[@]}" --score general --local p --window 2 --params "$G/general.npz" --output $what -o g.txt
+  expect 0 attn-score "${in[@]}" --score general --local p --window 2 --params "$G/general.npz" --emit $what -o g.txt
   close_enough g.txt "$G/local_p_general_$what.txt" $TOL
   expect 0 attn-score --query "$G/Qb.npy" --key "$G/Kb.npy" --value "$G/Vb.npy" \
-    --key-padding "$G/lengths.txt" --output $what -o pad.txt
+    --key-padding "$G/lengths.txt" --emit $what -o pad.txt
   close_enough pad.txt "$G/padding_$what.txt" $TOL
 done
 # the third item has length 0: zero weights, zero context
 check_eq "$(awk 'BEGIN { RS = "" } NR == 3' pad.txt | tr -s ' \n' '\n' | sort -u | tr '\n' ' ')" "0 " "length 0: zero context"
 # aliases: concat = additive
-expect 0 attn-score --query "$A/Qx.txt" --key "$A/K.txt" --score concat --params "$A/additive.npz" --output scores
+expect 0 attn-score --query "$A/Qx.txt" --key "$A/K.txt" --score concat --params "$A/additive.npz" --emit scores
 close_enough out "$A/additive_scores.txt" $TOL
 # local-m with a window covering every key = global attention
 expect 0 attn-score "${in[@]}" --local m --window 100

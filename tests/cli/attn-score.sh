@@ -16,7 +16,7 @@ for s in dot scaled-dot cosine bilinear additive; do
   esac
   for what in scores weights context; do
     expect 0 attn-score --query "$G/$q" --key "$G/K.txt" --value "$G/V.txt" --score "$s" \
-      "${extra[@]}" --output "$what" -o "$s-$what.txt"
+      "${extra[@]}" --emit "$what" -o "$s-$what.txt"
     close_enough "$s-$what.txt" "$G/${s}_$what.txt" $TOL
   done
 done
@@ -41,7 +41,7 @@ for m in causal mask; do
   arg=causal; [ $m = mask ] && arg="$G/mask.txt"
   for what in scores weights context; do
     expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --value "$G/V.txt" --mask "$arg" \
-      --output $what -o "$m-$what.txt"
+      --emit $what -o "$m-$what.txt"
     close_enough "$m-$what.txt" "$G/${m}_$what.txt" $TOL
   done
 done
@@ -63,7 +63,7 @@ check_eq "$(awk '{ s = 0; for (i = 1; i <= NF; i++) { if ($i != 0 && $i != 1) ba
 # a batch: 3-D Q and K (.npy and text), V shared
 expect 0 attn-score --query "$G/Qb.npy" --key "$G/Kb.npy" --value "$G/V.txt"
 close_enough out "$G/batch_context.txt" $TOL
-expect 0 attn-score --query "$G/Qb.npy" --key "$G/Kb.txt" --output weights
+expect 0 attn-score --query "$G/Qb.npy" --key "$G/Kb.txt" --emit weights
 close_enough out "$G/batch_weights.txt" $TOL
 expect 0 attn-score --query "$G/Qxb.npy" --key "$G/Kb.npy" --value "$G/V.txt" --score additive \
   --params "$G/additive.npz" --mask causal
@@ -86,12 +86,12 @@ expect_err 1 "attn-score: $G/mask_bad.txt: mask value 0.5 at [1, 3] is not 0 or 
 no_file bad.txt
 expect_err 1 "attn-score: $G/mask.txt: mask [5, 6] does not fit the scores [4, 5]" \
   attn-score --query "$G/tie_Q.txt" --key "$G/tie_K.txt" --mask "$G/mask.txt"
-expect_err 2 "attn-score: --output context needs --value V" \
-  attn-score --query "$G/Q.txt" --key "$G/K.txt" --output context
-expect_err 2 "attn-score: unknown --output 'all'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --output all
+expect_err 2 "attn-score: --emit context needs --value V" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit context
+expect_err 2 "attn-score: unknown output kind 'all' (choose scores, weights or context)" attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit all
 expect_err 2 "attn-score: unknown --hard 'max'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard max
 expect_err 2 "attn-score: --hard applies to weights and context" \
-  attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard argmax --output scores
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard argmax --emit scores
 expect_err 2 "attn-score: --params is for the bilinear, additive and location scores" \
   attn-score --query "$G/Q.txt" --key "$G/K.txt" --params "$G/bilinear.npz"
 expect_err 2 "attn-score: --score additive needs --params" \
@@ -108,4 +108,18 @@ no_file bad.txt
 expect_err 1 "attn-score: K3.txt: Q is a batch of 2 but K of 3" \
   attn-score --query "$G/Qb.npy" --key K3.txt
 expect_err 1 "write error" attn-score --query "$G/Q.txt" --key "$G/K.txt" -o /dev/full
+# -o/--output is the output file; the old --output WHAT (now --emit) and --output-file FILE
+# still work for a release, with a note on stderr.
+expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit scores --output new.txt
+[ -s "$T/err" ] && fail "--output FILE: a note on stderr: $(cat "$T/err")"
+expect_err 0 "attn-score: note: --output scores is now --emit scores" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --output scores -o old.txt
+check_eq "$(cat old.txt)" "$(cat new.txt)" "old --output WHAT"
+expect_err 0 "attn-score: note: --output-file FILE is now -o/--output FILE" \
+  attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit scores --output-file old2.txt
+check_eq "$(cat old2.txt)" "$(cat new.txt)" "old --output-file"
+expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" -o weights
+[ -s weights ] || fail "-o weights writes the file 'weights'"
+expect_err 2 "give --emit alone" attn-score --query "$G/Q.txt" --key "$G/K.txt" --output scores --emit scores
+expect_err 2 "two output files" attn-score --query "$G/Q.txt" --key "$G/K.txt" -o a.txt --output b.txt
 finish

@@ -77,7 +77,7 @@ for beta in 0.25 1; do
   awk -v b=$beta '{ for (j = 1; j <= NF; j++) $j = b * $j; print }' Q.txt >bQ.txt
   attn-score --query bQ.txt --key X.txt --value X.txt --score dot >a.txt
   close_enough m.txt a.txt 1e-5
-  expect 0 hopfield-recall --modern --patterns X.txt --beta $beta -i Q.txt --output weights -o w.txt
+  expect 0 hopfield-recall --modern --patterns X.txt --beta $beta -i Q.txt --emit weights -o w.txt
   attn-score --query bQ.txt --key X.txt --score dot >aw.txt
   close_enough w.txt aw.txt 1e-5
 done
@@ -112,7 +112,7 @@ expect_err 2 "--beta is for --modern" hopfield-recall --net cb.npz -i n5.txt --b
 expect_err 2 "--modern needs --patterns X and --beta B" hopfield-recall --modern --patterns X.txt -i Q.txt -o e.txt
 expect_err 2 "--beta must be a number above 0" hopfield-recall --modern --patterns X.txt --beta 0 -i Q.txt -o e.txt
 expect_err 2 "--net is for classic nets, not --modern" hopfield-recall --modern --net cb.npz --patterns X.txt --beta 1 -i Q.txt -o e.txt
-expect_err 2 "--output: unknown output 'scores' (states or weights)" hopfield-recall --modern --patterns X.txt --beta 1 -i Q.txt --output scores -o e.txt
+expect_err 2 "--emit: unknown value 'scores' (states or weights)" hopfield-recall --modern --patterns X.txt --beta 1 -i Q.txt --emit scores -o e.txt
 expect_err 2 "--steps must be 1 or more" hopfield-recall --modern --patterns X.txt --beta 1 --steps 0 -i Q.txt -o e.txt
 expect_err 1 "hopfield-recall: p.txt: states have 200 columns but the stored patterns [50, 16] have 16" \
   hopfield-recall --modern --patterns X.txt --beta 1 -i p.txt -o e.txt
@@ -122,4 +122,13 @@ expect_err 1 "hopfield-recall: " hopfield-recall --net cb.npz -i n5.txt -o /dev/
 expect_err 1 "hopfield-recall: " hopfield-recall --net cb.npz -i n5.txt --trace tt.tsv -o /dev/full
 no_file tt.tsv
 expect_err 1 "hopfield-recall: " hopfield-recall --modern --patterns X.txt --beta 1 -i Q.txt -o /dev/full
+# -o/--output is the output file; the old --output WHAT (now --emit) still works, with a note.
+expect 0 hopfield-recall --modern --patterns X.txt --beta 1 -i Q.txt --emit weights --output new.txt
+expect_err 0 "hopfield-recall: note: --output weights is now --emit weights" \
+  hopfield-recall --modern --patterns X.txt --beta 1 -i Q.txt --output weights -o old.txt
+check_eq "$(cat old.txt)" "$(cat new.txt)" "old --output WHAT"
+expect_err 0 "note: --output-file FILE is now -o/--output FILE" \
+  hopfield-recall --modern --patterns X.txt --beta 1 -i Q.txt --emit weights --output-file old2.txt
+check_eq "$(cat old2.txt)" "$(cat new.txt)" "old --output-file"
+expect_err 2 "--emit is for --modern" hopfield-recall --net cb.npz -i n5.txt --output weights
 finish

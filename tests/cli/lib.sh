@@ -109,3 +109,24 @@ finish() {
   echo "$CHECKS checks passed"
   exit 0
 }
+
+# shard_ok CMD...: CMD --shard 1/3, 2/3 and 3/3, their standard outputs concatenated in order,
+# give CMD's own output byte for byte (which must not be empty); bad --shard values (0/3, 4/3,
+# x, 3, 1/0) are usage errors (2) naming --shard.
+shard_ok() {
+  local k bad
+  run "$@"
+  [ "$RC" = 0 ] || { fail "'$*' exited $RC; stderr: $(head -c 400 "$T/err")"; return; }
+  [ -s "$T/out" ] || fail "'$*': empty output (nothing to shard)"
+  cp "$T/out" "$T/shard-whole"
+  : >"$T/shard-cat"
+  for k in 1 2 3; do
+    run "$@" --shard "$k/3"
+    [ "$RC" = 0 ] || fail "'$* --shard $k/3' exited $RC; stderr: $(head -c 400 "$T/err")"
+    cat "$T/out" >>"$T/shard-cat"
+  done
+  CHECKS=$((CHECKS + 1))
+  cmp -s "$T/shard-whole" "$T/shard-cat" ||
+    fail "'$*': the three shards concatenated differ from the whole run ($(cmp "$T/shard-whole" "$T/shard-cat" 2>&1 | head -1))"
+  for bad in 0/3 4/3 x 3 1/0; do expect_err 2 "--shard: bad value '$bad'" "$@" --shard "$bad"; done
+}

@@ -40,4 +40,10 @@ expect_err 1 "bad.txt:2: question 2 has no answer" memn2n-answer --model m.akm -
 no_file o.tsv
 expect 1 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" -o /dev/full
 expect 1 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" --attention /dev/full -o o.tsv
+# --shard K/N: slices of the questions; the header comes with the first slice, and the
+# slices' attention archives keep the questions' line numbers.
+shard_ok memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt"
+expect 0 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" --shard 3/3 --attention s3.npz
+check_eq "$(head -1 "$T/out" | cut -f 1)" "$(awk -F'\t' 'NR == 68 { print $1 }' "$T/shard-whole")" "the last slice starts at question 67"
+expect 0 tensor-info "s3.npz:q$(head -1 "$T/out" | cut -f 1)"
 finish

@@ -170,4 +170,12 @@ no_file o.txt
 expect_err 1 "ntm-run: /dev/full: write error" ntm-run --model m.akm -i one.txt -o /dev/full
 expect_err 1 "ntm-run: nodir/t.npz: cannot create" ntm-run --model m.akm -i one.txt --trace nodir/t.npz -o o.txt
 no_file o.txt
+# ntm-run --shard K/N: slices of a data set's episodes (text; a later slice starts with the
+# blank line between two episodes); not with --eval, --trace, one sequence or .npy.
+expect 0 seqtask-gen --task copy --width 4 --min-len 2 --max-len 4 --count 7 --seed 6 -o d7.npz
+shard_ok ntm-run --model m.akm -i d7.npz
+expect_err 2 "--shard does not apply to --eval" ntm-run --model m.akm -i d7.npz --eval --shard 1/2
+expect_err 2 "--shard does not apply to --trace" ntm-run --model m.akm -i d7.npz --trace t.npz --shard 1/2
+expect_err 2 "--shard takes the episodes of a data set" ntm-run --model m.akm -i one.txt --shard 1/2
+expect_err 2 "--shard writes text" ntm-run --model m.akm -i d7.npz -o y.npy --shard 1/2
 finish

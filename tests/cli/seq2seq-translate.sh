@@ -69,4 +69,11 @@ expect_err 2 "the model has no attention" seq2seq-translate -m none.akm -i s3.tx
 no_file o.txt
 no_file n.npz
 expect 1 seq2seq-translate -m m.akm -i s3.txt -o /dev/full
+# --shard K/N: slices of the input lines, greedy and beam; alignments keep the lines' numbers.
+shard_ok seq2seq-translate -q -m m.akm -i src.txt
+shard_ok seq2seq-translate -q -m m.akm -i src.txt --beam 3
+shard_ok seq2seq-translate -q -m m.akm -i src.txt --tokenize-only
+expect 0 seq2seq-translate -q -m m.akm -i src.txt --shard 2/3 --alignments a2.npz --alignment-tokens a2
+expect 0 tensor-info a2.npz:s33
+[ -f a2/33.rows ] && [ ! -f a2/0.rows ] || fail "alignment tokens of slice 2: $(ls a2 | head -3)"
 finish

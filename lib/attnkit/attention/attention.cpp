@@ -51,7 +51,7 @@ Output parse_output(const std::string& name) {
   if (name == "scores") return Output::Scores;
   if (name == "weights") return Output::Weights;
   if (name == "context") return Output::Context;
-  throw UsageError("unknown --output '" + name + "' (choose scores, weights or context)");
+  throw UsageError("unknown output kind '" + name + "' (choose scores, weights or context)");
 }
 
 Local parse_local(const std::string& name) {
@@ -166,6 +166,25 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
   }
   if (local == Local::Predictive && n_q > 0) local_positions(*opt.local, mat(q, 0), n_k);
 
+  // The part of the result asked for (Options::part_begin/part_end): items or rows [p0, p1).
+  const int64_t whole = batched ? batch : n_q;
+  const int64_t p0 = opt.part_begin, p1 = opt.part_end < 0 ? whole : opt.part_end;
+  const bool part = opt.part_begin != 0 || opt.part_end >= 0;
+  if (p0 < 0 || p0 > p1 || p1 > whole)
+    throw UsageError("part " + std::to_string(p0) + ".." + std::to_string(p1) + " is not within " +
+                     std::to_string(whole) + (batched ? " batch items" : " query rows"));
+  if (part && opt.hard == Hard::Sample)
+    throw UsageError("hard sampling cannot compute a part of the rows alone");
+  const int64_t b_lo = batched ? p0 : 0, b_hi = batched ? p1 : batch;
+  const int64_t r_lo = batched ? 0 : p0, r_hi = batched ? n_q : p1;
+  auto take_part = [&](Tensor full) {
+    if (!part) return full;
+    Shape sh = full.shape();
+    sh[0] = p1 - p0;
+    const int64_t per = full.dim(0) ? full.size() / full.dim(0) : 0;
+    return Tensor(sh, std::vector<float>(full.data() + p0 * per, full.data() + p1 * per));
+  };
+
   auto key_mask = [&](int64_t b) {
     KeyMask km;
     km.causal = opt.causal;
@@ -181,14 +200,18 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
   if (opt.output == Output::Context && opt.hard == Hard::None && local != Local::Predictive &&
       (scorer.kind == ScoreKind::Dot || scorer.kind == ScoreKind::ScaledDot)) {
     std::vector<Problem> ps;
-    for (int64_t b = 0; b < batch; ++b)
+    for (int64_t b = 0; b < batch; ++b) {
       ps.push_back({mat(q, q.rank() == 3 ? b : 0), mat(k, k.rank() == 3 ? b : 0),
                     mat(*v, v->rank() == 3 ? b : 0), mat(out, batched ? b : 0), key_mask(b)});
+      const bool in = b >= b_lo && b < b_hi;
+      ps.back().row_begin = in ? r_lo : 0;
+      ps.back().row_end = in ? r_hi : 0;
+    }
     const float scale = scorer.kind == ScoreKind::Dot || d_k == 0
                             ? 1.0f
                             : static_cast<float>(1.0 / std::sqrt(static_cast<double>(d_k)));
     fused_context(ps, scale, FusedBlocks{}, opt.threads);
-    return out;
+    return take_part(std::move(out));
   }
 
   // Key-side work once per key matrix.
@@ -200,9 +223,29 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
     int64_t b, r0, r1;
   };
   std::vector<Task> tasks;
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t r0 = 0; r0 < n_q; r0 += block) tasks.push_back({b, r0, std::min(n_q, r0 + block)});
+  for (int64_t b = b_lo; b < b_hi; ++b)
+    for (int64_t r0 = 0; r0 < n_q; r0 += block) {
+      const int64_t r1 = std::min(n_q, r0 + block);
+      if (r1 > r_lo && r0 < r_hi) tasks.push_back({b, r0, r1});
+    }
   Rng rng(opt.seed);
+  // The whole problem's tasks spread over threads run their gemms on one BLAS thread each; a
+  // part with a single task would run on the caller's thread with BLAS's threads, which may
+  // split a gemm differently (other rounding): it too uses one BLAS thread then.
+  struct SingleBlas {
+    int before = 0;
+    bool on = false;
+    ~SingleBlas() { if (on) blas_set_threads(before); }
+  } single;
+  if (part && opt.hard != Hard::Sample) {
+    const int64_t budget = opt.threads > 0 ? opt.threads : max_threads();
+    const int64_t whole_tasks = batch * ((n_q + block - 1) / block);
+    if (std::min(budget, whole_tasks) > 1 && std::min<int64_t>(budget, tasks.size()) <= 1) {
+      single.before = blas_threads();
+      blas_set_threads(1);
+      single.on = true;
+    }
+  }
   const double sigma = local == Local::Predictive ? opt.local->window / 2.0 : 1.0;
   // Sampling draws from one generator in row order: one thread then.
   const int threads = opt.hard == Hard::Sample ? 1 : opt.threads;
@@ -248,7 +291,7 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
         }
       },
       threads);
-  return out;
+  return take_part(std::move(out));
 }
 
 }  // namespace attnkit::attention

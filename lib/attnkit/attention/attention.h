@@ -47,6 +47,12 @@ struct Options {
   const std::vector<int64_t>* key_lengths = nullptr;  // valid keys per batch item (padding)
   const LocalSpec* local = nullptr;  // local attention; nullptr or Local::None: global
   int threads = 0;                 // parallel_for budget (0: max_threads())
+  // A part of the result only (cli --shard): items [part_begin, part_end) of the batch when
+  // any operand is rank 3, otherwise query rows [part_begin, part_end); part_end < 0: all.
+  // The result then holds just that part, with the same numbers, bit for bit, as the same
+  // rows of the whole result (the work is blocked as for the whole problem). Not with
+  // Hard::Sample (one generator draws for every row in order): UsageError.
+  int64_t part_begin = 0, part_end = -1;
 };
 
 // The aligned positions p_i of predictive local attention for queries q [n_q, d_q] over n_k

@@ -54,8 +54,11 @@ struct Task {
 std::vector<Task> make_tasks(const std::vector<Problem>& ps, int64_t rows) {
   std::vector<Task> tasks;
   for (size_t p = 0; p < ps.size(); ++p)
-    for (int64_t r0 = 0; r0 < ps[p].q.rows; r0 += rows)
-      tasks.push_back({static_cast<int64_t>(p), r0, std::min(ps[p].q.rows, r0 + rows)});
+    for (int64_t r0 = 0; r0 < ps[p].q.rows; r0 += rows) {
+      const int64_t r1 = std::min(ps[p].q.rows, r0 + rows);
+      if (r1 <= ps[p].row_begin || (ps[p].row_end >= 0 && r0 >= ps[p].row_end)) continue;
+      tasks.push_back({static_cast<int64_t>(p), r0, r1});
+    }
   return tasks;
 }
 

@@ -36,6 +36,11 @@ struct Problem {
   ConstMat q, k, v;
   Mat out;
   KeyMask mask;
+  // Only the row blocks holding query rows [row_begin, row_end) are computed (row_end < 0:
+  // every row); the other rows of out are left as they are. The blocks are those of the whole
+  // problem, so those rows get the same numbers, bit for bit (a slice of the rows as its own
+  // problem would be blocked differently, and sgemm rounds a block's edge rows differently).
+  int64_t row_begin = 0, row_end = -1;
 };
 
 // Block sizes of the streaming kernel (query rows x keys per score block). 256 x 256 (a

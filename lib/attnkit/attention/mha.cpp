@@ -136,7 +136,7 @@ MhaOutput parse_mha_output(const std::string& name) {
   if (name == "context") return MhaOutput::Context;
   if (name == "weights") return MhaOutput::Weights;
   if (name == "head-weights") return MhaOutput::HeadWeights;
-  throw UsageError("unknown --output '" + name + "' (choose context, weights or head-weights)");
+  throw UsageError("unknown output kind '" + name + "' (choose context, weights or head-weights)");
 }
 
 std::vector<int64_t> key_lengths_from(const Tensor& t, int64_t batch, int64_t n_k) {
@@ -202,6 +202,27 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
     throw ShapeError("key padding has " + std::to_string(opt.key_lengths->size()) +
                      " lengths but the batch has " + std::to_string(B));
 
+  // The part asked for (MhaOptions::part_begin/part_end): items or rows [p0, p1). Everything
+  // is blocked as for the whole problem (projections of every row; the attention of the
+  // part's row blocks only), so the part's numbers are the whole result's.
+  const int64_t whole = batched ? B : n_q;
+  const int64_t p0 = opt.part_begin, p1 = opt.part_end < 0 ? whole : opt.part_end;
+  const bool part = opt.part_begin != 0 || opt.part_end >= 0;
+  if (p0 < 0 || p0 > p1 || p1 > whole)
+    throw UsageError("part " + std::to_string(p0) + ".." + std::to_string(p1) + " is not within " +
+                     std::to_string(whole) + (batched ? " batch items" : " query rows"));
+  if (part && opt.output == MhaOutput::HeadWeights)
+    throw UsageError("each head's weights are head-major: a part of the rows is not one block");
+  const int64_t b_lo = batched ? p0 : 0, b_hi = batched ? p1 : B;
+  const int64_t r_lo = batched ? 0 : p0, r_hi = batched ? n_q : p1;
+  auto take_part = [&](Tensor full) {
+    if (!part) return full;
+    Shape sh = full.shape();
+    sh[0] = p1 - p0;
+    const int64_t per = full.dim(0) ? full.size() / full.dim(0) : 0;
+    return Tensor(sh, std::vector<float>(full.data() + p0 * per, full.data() + p1 * per));
+  };
+
   // Projections of every row of every batch item at once: Q', K', V' are column blocks of
   // one [B·N, 3E] matrix in self-attention (one gemm), separate matrices otherwise.
   const bool self = &x_q == &x_k && &x_q == &x_v && p.kdim == E && p.vdim == E;
@@ -243,19 +264,24 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
     Tensor ctx({B * n_q, E});
     std::vector<Problem> ps;
     for (int64_t b = 0; b < B; ++b)
-      for (int64_t h = 0; h < H; ++h)
+      for (int64_t h = 0; h < H; ++h) {
         ps.push_back({head(q_all, b, n_q, h), head(k_all, b, n_k, h), head(v_all, b, n_k, h),
                       Mat{ctx.data() + b * n_q * E + h * hd, n_q, hd, E}, key_mask(b)});
+        const bool in = b >= b_lo && b < b_hi;
+        ps.back().row_begin = in ? r_lo : 0;
+        ps.back().row_end = in ? r_hi : 0;
+      }
     fused_context(ps, scale);
     Tensor y = linear(mat(ctx), p.wo, p.bo);
     y.reshape(batched ? Shape{B, n_q, E} : Shape{n_q, E});
-    return y;
+    return take_part(std::move(y));
   }
 
   Tensor hw({B * H, n_q, n_k});
   parallel_for(B * H, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t b = t / H, h = t % H;
+      if (b < b_lo || b >= b_hi) continue;
       const Mat s = mat(hw, t);
       masked_scores(head(q_all, b, n_q, h), head(k_all, b, n_k, h), scale, key_mask(b), 0, s);
       softmax_rows(s);
@@ -275,7 +301,7 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
     }
     for (int64_t i = 0; i < per; ++i) o[i] /= static_cast<float>(H);
   }
-  return avg;
+  return take_part(std::move(avg));
 }
 
 }  // namespace attnkit::attention

@@ -53,6 +53,10 @@ struct MhaOptions {
   bool causal = false;
   const Tensor* mask = nullptr;           // 0/1 [N_q, N_k] or [B, N_q, N_k]; 0 = masked
   const std::vector<int64_t>* key_lengths = nullptr;  // valid keys per batch item
+  // A part of the result only (cli --shard): items [part_begin, part_end) of a batch, or query
+  // rows [part_begin, part_end) of rank-2 inputs; part_end < 0: all. The result holds just that
+  // part, bit for bit the same rows as the whole result. Not with HeadWeights (UsageError).
+  int64_t part_begin = 0, part_end = -1;
 };
 
 // Valid key lengths from a tensor of B values (any shape with B elements); throws DataError

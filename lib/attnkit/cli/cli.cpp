@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <new>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "attnkit/core/blas.h"
@@ -90,6 +92,13 @@ po::options_description App::common_group() {
     g.add_options()("config,c",
                     po::value<std::vector<std::string>>(&common_.config)->value_name("FILE"),
                     "YAML configuration (repeatable; the command line wins)");
+  if (flags_ & kShard)
+    g.add_options()("shard", po::value<std::string>(&shard_text_)->value_name("K/N"),
+                    ("process only slice K (1 to N) of N contiguous slices of the " +
+                     shard_items_ + ": of M items, items M(K-1)/N to MK/N - 1 (numbered from "
+                     "0, integer division); the N outputs concatenated in order are the whole "
+                     "run's output")
+                        .c_str());
   if (!config_.options().empty())
     g.add_options()("dump-config", po::bool_switch(&common_.dump_config),
                     "print the effective configuration as YAML and exit");
@@ -156,9 +165,12 @@ void App::parse() {
   all.add(tool_);
   if (!config_.options().empty()) all.add(config_);
   all.add(common);
+  if (!hidden_.options().empty()) all.add(hidden_);
   try {
-    po::store(po::command_line_parser(argc_, argv_).options(all).positional(positional_).run(),
-              vm_);
+    po::parsed_options parsed =
+        po::command_line_parser(argc_, argv_).options(all).positional(positional_).run();
+    parsed_ = parsed.options;
+    po::store(parsed, vm_);
     if (vm_.count("help")) {
       std::cout << help_text(common);
       throw EarlyExit{};
@@ -193,6 +205,7 @@ void App::parse() {
     throw EarlyExit{};
   }
   if (common_.threads < 0) throw UsageError("--threads must be 0 (all cores) or more");
+  if ((flags_ & kShard) && vm_.count("shard")) common_.shard = parse_shard(shard_text_);
   if (vm_.count("precision") && (common_.precision < 1 || common_.precision > 17))
     throw UsageError("--precision must be between 1 and 17");
   set_max_threads(common_.threads);
@@ -410,6 +423,131 @@ Shape parse_shape(const std::string& text, const std::string& option) {
     throw UsageError(option + ": " + e.what());
   }
   return shape;
+}
+
+std::vector<std::pair<std::string, std::string>> App::occurrences(const std::string& key) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const po::option& o : parsed_)
+    if (o.string_key == key)
+      out.emplace_back(o.original_tokens.empty() ? std::string() : o.original_tokens.front(),
+                       o.value.empty() ? std::string() : o.value.front());
+  return out;
+}
+
+void add_output_option(App& app, const std::string& value_name, const std::string& help) {
+  app.options().add_options()(
+      "output,o", po::value<std::vector<std::string>>()->value_name(value_name), help.c_str());
+  app.hidden_options().add_options()("output-file", po::value<std::vector<std::string>>());
+}
+
+std::string resolve_output(const App& app, const std::vector<std::string>& emit_choices,
+                           std::string* emit) {
+  std::string file;
+  bool have_file = false, noted_file = false;
+  auto set_file = [&](const std::string& f) {
+    if (have_file)
+      throw UsageError("two output files ('" + file + "' and '" + f + "'): give -o once");
+    file = f;
+    have_file = true;
+  };
+  std::vector<std::pair<std::string, std::string>> all = app.occurrences("output");
+  for (const auto& o : app.occurrences("output-file")) all.emplace_back("--output-file", o.second);
+  for (const auto& [spelling, value] : all) {
+    if (spelling == "--output-file") {
+      if (!noted_file)
+        std::cerr << app.name() << ": note: --output-file FILE is now -o/--output FILE\n";
+      noted_file = true;
+      set_file(value);
+      continue;
+    }
+    const bool is_long = spelling.size() > 2 && spelling.compare(0, 2, "--") == 0;
+    const bool choice =
+        std::find(emit_choices.begin(), emit_choices.end(), value) != emit_choices.end();
+    if (is_long && choice) {
+      if (app.given("emit"))
+        throw UsageError("--output " + value + " is the old spelling of --emit " + value +
+                         ": give --emit alone");
+      std::cerr << app.name() << ": note: --output " << value << " is now --emit " << value
+                << "\n";
+      *emit = value;
+      continue;
+    }
+    set_file(value);
+  }
+  return have_file ? file : "-";
+}
+
+Shard parse_shard(const std::string& text) {
+  auto bad = [&](const std::string& why) {
+    return UsageError("--shard: bad value '" + text + "' (" + why + ")");
+  };
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) throw bad("expected K/N, e.g. 2/8");
+  auto number = [&](const std::string& part) -> int64_t {
+    int64_t v = 0;
+    const char* b = part.data();
+    const char* e = b + part.size();
+    auto r = std::from_chars(b, e, v);
+    if (part.empty() || r.ec != std::errc() || r.ptr != e) throw bad("expected K/N, e.g. 2/8");
+    return v;
+  };
+  Shard s;
+  s.k = number(text.substr(0, slash));
+  s.n = number(text.substr(slash + 1));
+  if (s.n < 1) throw bad("N must be at least 1");
+  if (s.n > (int64_t{1} << 30)) throw bad("N is too large");
+  if (s.k < 1 || s.k > s.n) throw bad("K must be between 1 and N");
+  s.given = true;
+  return s;
+}
+
+void check_shard_text_output(const App& app, const std::string& path) {
+  if (!app.shard().given) return;
+  const auto lower = [](std::string x) {
+    for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return x;
+  };
+  const std::string file = lower(io::split_member(path).first);
+  auto ends = [&](const char* suf) {
+    const size_t n = std::strlen(suf);
+    return file.size() >= n && file.compare(file.size() - n, n, suf) == 0;
+  };
+  if (path == "-" ? app.write_options().npy_on_stdout : (ends(".npy") || ends(".npz")))
+    throw UsageError("--shard writes text, whose slices concatenate: not " +
+                     std::string(path == "-" ? "--npy" : "'" + path + "'") +
+                     " (merge the text slices, then convert with tensor-convert)");
+}
+
+Tensor slice_first(const Tensor& t, int64_t begin, int64_t end) {
+  if (t.rank() < 1 || begin < 0 || end < begin || end > t.dim(0))
+    throw ShapeError("cannot take items " + std::to_string(begin) + ".." + std::to_string(end) +
+                     " of a tensor of shape " + shape_str(t.shape()));
+  Shape sh = t.shape();
+  sh[0] = end - begin;
+  const int64_t per = t.dim(0) ? t.size() / t.dim(0) : 0;
+  std::vector<float> v(t.data() + begin * per, t.data() + end * per);
+  return Tensor(sh, std::move(v));
+}
+
+void write_shard_tensor(const App& app, const std::string& path, const Tensor& t,
+                        int64_t first) {
+  const io::WriteOptions w = app.write_options();
+  if (!app.shard().given) {
+    io::write_tensor(path, t, w);
+    return;
+  }
+  check_shard_text_output(app, path);
+  std::string text;
+  try {
+    text = io::format_text(t, w.precision);
+  } catch (Error& e) {
+    e.locate(path == "-" ? "<stdout>" : path);
+    throw;
+  }
+  if (t.rank() == 3 && first > 0 && t.dim(0) > 0) text.insert(0, "\n");
+  io::AtomicFile f(path);
+  f.write(text);
+  f.commit();
 }
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }

@@ -44,6 +44,19 @@ namespace attnkit::cli {
 
 namespace po = boost::program_options;
 
+// --shard K/N: the K-th (1-based) of N contiguous slices of a tool's M independent items,
+// items [M(K-1)/N, MK/N) (integer division). The N slices cover the items in order, each once,
+// and differ in size by at most one; with M < N some are empty.
+struct Shard {
+  int64_t k = 1, n = 1;
+  bool given = false;  // --shard was on the command line
+  int64_t begin(int64_t m) const { return m * (k - 1) / n; }
+  int64_t end(int64_t m) const { return m * k / n; }
+};
+
+// Parses "K/N" (1 <= K <= N); UsageError naming --shard otherwise.
+Shard parse_shard(const std::string& text);
+
 // Options every tool shares (bound by App; the flags say which a tool offers).
 struct Common {
   int threads = 0;            // --threads: 0 = all cores
@@ -53,6 +66,7 @@ struct Common {
   int precision = -1;         // --precision: significant digits of text output (-1 shortest)
   std::vector<std::string> config;  // --config FILE.yaml (repeatable)
   bool dump_config = false;         // --dump-config
+  Shard shard;                      // --shard K/N (kShard)
 };
 
 enum Flags : unsigned {
@@ -60,6 +74,7 @@ enum Flags : unsigned {
   kQuiet = 1u << 1,
   kOutput = 1u << 2,     // --npy, --precision (the tool declares -o itself)
   kConfig = 1u << 3,
+  kShard = 1u << 4,      // --shard K/N: set with App::shard_items()
 };
 
 // Thrown by App::parse() after printing --help or --version: the run ends with status 0.
@@ -80,13 +95,25 @@ class App {
   // --dump-config. Only long names are used in YAML; a short alias works on the command line.
   po::options_description& config_options() { return config_; }
   po::positional_options_description& positional() { return positional_; }
+  // Options accepted but not listed by --help (old spellings kept for a release; the tool's
+  // epilog says so).
+  po::options_description& hidden_options() { return hidden_; }
   void enable(unsigned flags) { flags_ |= flags; }
+  // Offers --shard K/N over the tool's items, named in --help ("lines of the input").
+  void shard_items(std::string items) {
+    shard_items_ = std::move(items);
+    flags_ |= kShard;
+  }
+  const Shard& shard() const { return common_.shard; }
 
   // Parses argv. Prints --help/--version and throws EarlyExit; throws UsageError on bad
   // usage; applies --threads to BLAS.
   void parse();
   const po::variables_map& vm() const { return vm_; }
   bool given(const std::string& opt) const { return vm_.count(opt) && !vm_[opt].defaulted(); }
+  // Each occurrence of option `key` on the command line, in order: the spelling used (the
+  // first token: "-o", "--output", "--output=x", "-ox") and its value.
+  std::vector<std::pair<std::string, std::string>> occurrences(const std::string& key) const;
   Common& common() { return common_; }
 
   // Write options for tensors, from --npy and --precision.
@@ -110,11 +137,13 @@ class App {
   std::string name_;
   int argc_;
   char** argv_;
-  std::string summary_, synopsis_, epilog_;
+  std::string summary_, synopsis_, epilog_, shard_items_, shard_text_;
   unsigned flags_ = 0;
   void store_yaml(const std::string& text, const std::string& name, bool strict);
   po::options_description tool_{"Options"};
   po::options_description config_{"Configuration"};
+  po::options_description hidden_{"Hidden"};
+  std::vector<po::option> parsed_;
   po::positional_options_description positional_;
   po::variables_map vm_;
   Common common_;
@@ -130,6 +159,28 @@ std::string version_line();
 
 // Parses "3,4" (or "3x4") into a shape; UsageError naming the option on bad text.
 Shape parse_shape(const std::string& text, const std::string& option);
+
+// With --shard, text output of a tool's slice that concatenates (cat) with the other slices'
+// into the whole run's output: rows of a matrix, matrices of a batch (a slice after the first
+// begins with the blank line that separates it from the previous one). .npy and .npz outputs
+// do not concatenate: with --shard they are a UsageError (convert the merged text with
+// tensor-convert). `first` is the index of the slice's first item in the whole input.
+void write_shard_tensor(const App& app, const std::string& path, const Tensor& t, int64_t first);
+// Items [begin, end) of t's first dimension (rows of a matrix, matrices of a batch), copied.
+Tensor slice_first(const Tensor& t, int64_t begin, int64_t end);
+// UsageError when --shard is given and `path` (or --npy on standard output) would be binary.
+void check_shard_text_output(const App& app, const std::string& path);
+
+// -o/--output FILE for a tool whose --output once named what to emit (now --emit WHAT):
+// declares -o/--output (repeatable, so that old scripts' `--output WHAT -o FILE` still parse)
+// and, hidden, the old --output-file FILE. Before parse().
+void add_output_option(App& app, const std::string& value_name, const std::string& help);
+// After parse(): the output file ("-" when none was named). An old-style `--output WHAT` (long
+// spelling, WHAT one of `emit_choices`) sets *emit to WHAT, with a one-line note on stderr that
+// `--output WHAT` is now `--emit WHAT` (a UsageError when --emit is given too); --output-file
+// FILE works with a note that it is now -o/--output. Two output files are a UsageError.
+std::string resolve_output(const App& app, const std::vector<std::string>& emit_choices,
+                           std::string* emit);
 
 // Whether standard error is a terminal (progress bars) — for later tools.
 bool stderr_is_tty();

@@ -307,7 +307,7 @@ struct Recaller {
   // A trace row for probe k (0-based) in state s with fields h.
   TraceRow trace_row(int64_t k, int step, const float* s, const float* h, int64_t flips,
                      const float* m_given = nullptr) const {
-    TraceRow t{k + 1, step, energy_from_fields(s, h, net.b.data(), n), flips, 0, 0.0f, {}};
+    TraceRow t{opt.probe0 + k + 1, step, energy_from_fields(s, h, net.b.data(), n), flips, 0, 0.0f, {}};
     if (opt.patterns) {
       t.m.resize(static_cast<size_t>(pcount));
       if (m_given) {
@@ -323,12 +323,12 @@ struct Recaller {
 
   void async_probe(int64_t k, float* s, float* h, ProbeResult& res, std::vector<TraceRow>& trace,
                    std::vector<FlipRow>& flips_out) const {
-    Rng rng(probe_seed(opt.seed, k));
+    Rng rng(probe_seed(opt.seed, opt.probe0 + k));
     std::vector<int64_t> perm(static_cast<size_t>(n));
     std::iota(perm.begin(), perm.end(), int64_t{0});
     int64_t total_flips = 0;
     if (opt.trace) trace.push_back(trace_row(k, 0, s, h, 0));
-    if (opt.trace_flips) flips_out.push_back({k + 1, 0, 0, 0, energy_exact(net, s)});
+    if (opt.trace_flips) flips_out.push_back({opt.probe0 + k + 1, 0, 0, 0, energy_exact(net, s)});
     if (is_fixed(s, h, tol.data(), n)) {
       res.outcome = Outcome::Converged;
       res.steps = 0;
@@ -348,7 +348,7 @@ struct Recaller {
         axpy(n, 2.0f * v, wcols + i * n, h);
         ++flips;
         ++total_flips;
-        if (opt.trace_flips) flips_out.push_back({k + 1, step, total_flips, i + 1, energy_exact(net, s)});
+        if (opt.trace_flips) flips_out.push_back({opt.probe0 + k + 1, step, total_flips, i + 1, energy_exact(net, s)});
       }
       if (opt.trace) trace.push_back(trace_row(k, step, s, h, flips));
       if (is_fixed(s, h, tol.data(), n)) {

@@ -88,6 +88,9 @@ struct RecallOptions {
   bool trace = false;           // a TraceRow per probe and step (step 0 = the probe)
   bool trace_flips = false;     // async: a FlipRow per flip, energy from the definition (O(N^2))
   int threads = 0;              // parallel_for budget (0: max_threads())
+  // The number of probes before these in a larger run that was sliced (cli --shard): probe k
+  // seeds its generator and is numbered (traces) as probe probe0 + k of the whole run.
+  int64_t probe0 = 0;
 };
 
 struct TraceRow {
