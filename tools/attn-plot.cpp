@@ -72,8 +72,6 @@ int main(int argc, char** argv) {
     const std::string bytes =
         format == "svg" ? attnkit::plot::heatmap_svg(w, spec, layout)
                         : attnkit::plot::encode_png(attnkit::plot::render_heatmap(w, spec, layout));
-    attnkit::io::AtomicFile file(out);
-    file.write(bytes);
-    file.commit();
+    attnkit::io::write_file(out, bytes);
   });
 }

@@ -108,8 +108,6 @@ int main(int argc, char** argv) {
         text += fixed(s.score * scale, decimals) + "\n";
       }
     }
-    io::AtomicFile f(out);
-    f.write(text);
-    f.commit();
+    io::write_file(out, text);
   });
 }

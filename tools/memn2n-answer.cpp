@@ -80,17 +80,13 @@ int main(int argc, char** argv) {
         std::string text;
         for (size_t s = static_cast<size_t>(enc[i].story_offset); s < ex[i].story.size(); ++s)
           text += join(ex[i].story[s]) + "\n";
-        attnkit::io::AtomicFile f(labels + "/q" + std::to_string(ex[i].line) + ".txt");
-        f.write(text);
-        f.commit();
+        attnkit::io::write_file(labels + "/q" + std::to_string(ex[i].line) + ".txt", text);
       }
     }
     if (out == "-") {
       std::cout << o.str();
     } else {
-      attnkit::io::AtomicFile f(out);
-      f.write(o.str());
-      f.commit();
+      attnkit::io::write_file(out, o.str());
     }
     if (!app.common().quiet && !ex.empty()) {
       char b[96];

@@ -73,9 +73,7 @@ int main(int argc, char** argv) {
     if (out == "-") {
       std::cout << o.str();
     } else {
-      attnkit::io::AtomicFile f(out);
-      f.write(o.str());
-      f.commit();
+      attnkit::io::write_file(out, o.str());
     }
   });
 }

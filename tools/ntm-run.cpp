@@ -107,9 +107,7 @@ int main(int argc, char** argv) {
             bar.update(++done);
           }
       }
-      io::AtomicFile f(out);
-      f.write(report.tsv());
-      f.commit();
+      io::write_file(out, report.tsv());
       return;
     }
 
@@ -144,10 +142,7 @@ int main(int argc, char** argv) {
       first_out = result.clone();
     }
     if (!trace_path.empty()) {
-      const auto arrays = memory::trace_arrays(trace, cfg, std::move(first_in), std::move(first_out));
-      std::vector<std::pair<std::string, const Tensor*>> refs;
-      for (const auto& [n, t] : arrays) refs.emplace_back(n, &t);
-      io::write_npz(trace_path, refs);
+      io::write_npz(trace_path, memory::trace_arrays(trace, cfg, std::move(first_in), std::move(first_out)));
     }
     cli::write_shard_tensor(app, out, result, first);
   });

@@ -109,12 +109,8 @@ int main(int argc, char** argv) {
           std::string rows, cols;
           for (int32_t id : tr[i].tokens) rows += b.target_vocab.token(id) + "\n";
           for (int32_t id : sources[i]) cols += b.source_vocab.token(id) + "\n";
-          io::AtomicFile r(align_tokens + "/" + std::to_string(first + i) + ".rows");
-          r.write(rows);
-          r.commit();
-          io::AtomicFile c(align_tokens + "/" + std::to_string(first + i) + ".cols");
-          c.write(cols);
-          c.commit();
+          io::write_file(align_tokens + "/" + std::to_string(first + i) + ".rows", rows);
+          io::write_file(align_tokens + "/" + std::to_string(first + i) + ".cols", cols);
         }
       }
       io::write_npz(align, arrays);

@@ -31,8 +31,6 @@ int main(int argc, char** argv) {
     std::string text;
     for (const auto& e : data::generate_dates(count, app.common().seed))
       text += e.source + "\t" + e.target + "\n";
-    io::AtomicFile f(out);
-    f.write(text);
-    f.commit();
+    io::write_file(out, text);
   });
 }

@@ -59,8 +59,6 @@ int main(int argc, char** argv) {
     } else {
       counts = data::count_side(data::parse_tsv(text, in), which, tokenization);
     }
-    io::AtomicFile f(out);
-    f.write(data::Vocab::build(counts, min_freq, max_size).format());
-    f.commit();
+    io::write_file(out, data::Vocab::build(counts, min_freq, max_size).format());
   });
 }

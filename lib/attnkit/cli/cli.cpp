@@ -545,9 +545,7 @@ void write_shard_tensor(const App& app, const std::string& path, const Tensor& t
     throw;
   }
   if (t.rank() == 3 && first > 0 && t.dim(0) > 0) text.insert(0, "\n");
-  io::AtomicFile f(path);
-  f.write(text);
-  f.commit();
+  io::write_file(path, text);
 }
 
 bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }

@@ -130,9 +130,7 @@ Vocab Vocab::parse(std::string_view text, const std::string& name) {
 }
 
 void Vocab::save(const std::string& path) const {
-  io::AtomicFile f(path);
-  f.write(format());
-  f.commit();
+  io::write_file(path, format());
 }
 
 Vocab Vocab::load(const std::string& path) { return parse(io::read_all(path), path); }

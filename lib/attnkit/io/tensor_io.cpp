@@ -31,13 +31,13 @@ std::string errno_text(const std::string& what, int err) {
   return what + ": " + std::strerror(err);
 }
 
+}  // namespace
+
 void write_file(const std::string& path, std::string_view bytes) {
   AtomicFile out(path);
   out.write(bytes);
   out.commit();
 }
-
-}  // namespace
 
 Format detect_format(std::string_view head) {
   if (head.substr(0, 6) == std::string_view("\x93NUMPY", 6)) return Format::Npy;
@@ -119,6 +119,13 @@ void write_tensor(const std::string& path, const Tensor& t, const WriteOptions& 
 void write_npz(const std::string& path,
                const std::vector<std::pair<std::string, const Tensor*>>& arrays, bool f64) {
   write_file(path, format_npz(arrays, f64));
+}
+
+void write_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& arrays,
+               bool f64) {
+  std::vector<std::pair<std::string, const Tensor*>> refs;
+  for (const auto& [name, t] : arrays) refs.emplace_back(name, &t);
+  write_npz(path, refs, f64);
 }
 
 // ---- AtomicFile

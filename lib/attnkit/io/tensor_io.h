@@ -95,10 +95,16 @@ void write_tensor(const std::string& path, const Tensor& t, const WriteOptions& 
 void write_npz(const std::string& path,
                const std::vector<std::pair<std::string, const Tensor*>>& arrays,
                bool f64 = false);
+void write_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& arrays,
+               bool f64 = false);
 
 // A file written all at once or not at all: bytes go to a temporary file beside `path`,
 // commit() renames it into place; destruction without commit() removes it. "-" writes to
 // standard output; a non-regular file (device, FIFO) is written directly.
+class AtomicFile;
+// The whole of `bytes` as the file `path`, atomically (AtomicFile: written, then renamed).
+void write_file(const std::string& path, std::string_view bytes);
+
 class AtomicFile {
  public:
   explicit AtomicFile(std::string path);

@@ -73,9 +73,7 @@ TsvLog::TsvLog(std::string path, int64_t resume_step) : path_(std::move(path)) {
     if (step <= static_cast<double>(resume_step)) kept += line + "\n";
   }
   if (kept != old) {
-    AtomicFile f(path_);
-    f.write(kept);
-    f.commit();
+    write_file(path_, kept);
   }
   open("a");
 }

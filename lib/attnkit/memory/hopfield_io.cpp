@@ -100,9 +100,7 @@ void write_patterns(const std::string& path, const Tensor& patterns, const Image
         big.bits[static_cast<size_t>(y * big.width + x)] = im.bits[static_cast<size_t>((y / k) * im.width + x / k)];
     im = std::move(big);
   }
-  io::AtomicFile out(path);
-  out.write(io::format_pbm(im));
-  out.commit();
+  io::write_file(path, io::format_pbm(im));
 }
 
 Net load_net(const std::string& path) {

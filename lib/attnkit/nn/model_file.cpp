@@ -286,9 +286,7 @@ ModelFile parse_model_file(const std::string& bytes, const std::string& name,
 
 void save_model_file(const std::string& path, const ModelFile& m) {
   const std::string bytes = format_model_file(m);
-  io::AtomicFile f(path);
-  f.write(bytes);
-  f.commit();
+  io::write_file(path, bytes);
 }
 
 ModelFile load_model_file(const std::string& path, const std::string& expected_kind) {
