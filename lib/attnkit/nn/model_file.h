@@ -6,7 +6,7 @@
 //   m.kind = "seq2seq";
 //   m.config_yaml = app.config_yaml();          // hyper-parameters travel with the model
 //   nn::put_params(m, store);                   // "param/<name>" tensors
-//   m.strings["vocab.src"] = src_vocab.tokens();
+//   m.texts["vocab.source"] = source_vocab.format();  // Vocab::parse reads it back
 //   nn::save_model_file("model.akm", m);        // atomic
 //   ...
 //   nn::ModelFile m = nn::load_model_file("model.akm", "seq2seq");

@@ -1,7 +1,8 @@
-// The training loop every training tool shares, around the tool's own step function:
-// checkpoints every N steps (atomic), exact resume, a NaN/Inf guard that never overwrites
-// the last good checkpoint, and the final model written atomically. Model-agnostic: the
-// tool owns the model, the data and the step; the Trainer owns the bookkeeping.
+// The bookkeeping under the training layer (train/trainer.h: train::run, which every trainer
+// uses; write a train::Module rather than calling this directly): checkpoints every N steps
+// (atomic), exact resume, a NaN/Inf guard that never overwrites the last good checkpoint, an
+// interrupt that checkpoints, and the final model written atomically. Model-agnostic: the
+// caller owns the model, the data and the step; the Trainer owns the files.
 //
 //   nn::TrainerOptions o;
 //   o.kind = "seq2seq"; o.model_path = out; o.steps = steps;
@@ -9,7 +10,7 @@
 //   nn::Trainer trainer(o, store, adam);
 //   trainer.add_rng("tape", tape.rng());                    // every RNG the steps draw from
 //   trainer.base().config_yaml = app.config_yaml();         // saved in every file written
-//   trainer.base().strings["vocab"] = vocab.tokens();
+//   trainer.base().texts["vocab.source"] = vocab.format();
 //   trainer.resume();                                       // loads the checkpoint if o.resume
 //   trainer.run([&](nn::TrainState& s) {
 //     const auto order = nn::epoch_order(seed, s.epoch, n_batches);
