@@ -11,6 +11,10 @@ for f in bin/attn-score bin/posenc bin/tensor-info bin/tensor-convert bin/tensor
   CHECKS=$((CHECKS + 1))
   [ -e "$T/prefix/$f" ] || fail "not installed: $f"
 done
+# Private headers (included only by the library's sources) are not installed.
+CHECKS=$((CHECKS + 1))
+stray=$(cd "$T/prefix/include" && find . -name 'detail.h' -o -name '*_detail.h')
+[ -z "$stray" ] || fail "private headers installed: $stray"
 for src in "$ATTNKIT_SRC"/tools/*.cpp; do
   t=$(basename "$src" .cpp)
   CHECKS=$((CHECKS + 1))
