@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     app.enable(attnkit::cli::kSeed);
     app.epilog(
         "Output: one tab-separated line\n"
-        "  layer  N  D  K  seconds  max_path\n"
+        "  layer  N  D  K  seconds  max_path  flops\n"
         "seconds is the best of R passes (wall clock, after the inputs and random weights\n"
         "are made); max_path is the number of layers (steps, for rnn) a signal needs between\n"
         "the two farthest positions: attention 1, conv ceil((N-1)/(K-1)) (dilated:\n"
@@ -51,11 +51,12 @@ int main(int argc, char** argv) {
     if (l == cx::SeqLayer::Conv && kernel < 2 && length > 1)
       throw attnkit::UsageError("--kernel 1 never connects two positions: use 2 or more");
     const int64_t path = cx::max_path_length(l, length, kernel, dilated);
-    const double seconds = cx::time_layer(l, length, dim, kernel, repeat, app.common().seed);
-    if (header) std::printf("layer\tN\tD\tK\tseconds\tmax_path\n");
+    uint64_t flops = 0;
+    const double seconds = cx::time_layer(l, length, dim, kernel, repeat, app.common().seed, nullptr, &flops);
+    if (header) std::printf("layer\tN\tD\tK\tseconds\tmax_path\tflops\n");
     const std::string k = l == cx::SeqLayer::Conv ? std::to_string(kernel) : "-";
-    std::printf("%s\t%lld\t%lld\t%s\t%.6g\t%lld\n", cx::seq_layer_name(l).c_str(),
+    std::printf("%s\t%lld\t%lld\t%s\t%.6g\t%lld\t%llu\n", cx::seq_layer_name(l).c_str(),
                 static_cast<long long>(length), static_cast<long long>(dim), k.c_str(), seconds,
-                static_cast<long long>(path));
+                static_cast<long long>(path), static_cast<unsigned long long>(flops));
   });
 }

@@ -97,7 +97,7 @@ int64_t max_path_length(SeqLayer layer, int64_t n, int64_t kernel, bool dilated)
 }
 
 double time_layer(SeqLayer layer, int64_t n, int64_t d, int64_t kernel, int repeat,
-                  uint64_t seed, Tensor* out) {
+                  uint64_t seed, Tensor* out, uint64_t* flops) {
   if (n < 1 || d < 1) throw UsageError("--length and --dim must be at least 1");
   if (repeat < 1) throw UsageError("--repeat must be at least 1");
   if (layer == SeqLayer::Conv && kernel < 1) throw UsageError("--kernel must be at least 1");
@@ -120,13 +120,22 @@ double time_layer(SeqLayer layer, int64_t n, int64_t d, int64_t kernel, int repe
   }
   double best = 1e300;
   Tensor y;
-  for (int r = 0; r < repeat; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
+  auto pass = [&] {
     switch (layer) {
       case SeqLayer::Attention: y = self_attention(x); break;
       case SeqLayer::Conv: y = conv1d(x, w, b); break;
       case SeqLayer::Rnn: y = rnn(x, w, w2, b); break;
     }
+  };
+  if (flops) {  // counted apart from the timed passes, which run without the counter
+    blas_count_flops(true);
+    pass();
+    *flops = blas_flops();
+    blas_count_flops(false);
+  }
+  for (int r = 0; r < repeat; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    pass();
     const auto t1 = std::chrono::steady_clock::now();
     best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
   }

@@ -46,8 +46,11 @@ int64_t max_path_length(SeqLayer layer, int64_t n, int64_t kernel, bool dilated 
 
 // A layer with random weights (normal, std 1/√d, from seed) timed on X [N, d] (normal, from
 // seed): the best wall-clock seconds of `repeat` forward passes. The result of the last pass
-// is kept in *out when out is not null.
+// is kept in *out when out is not null. With `flops`, one more pass first counts the
+// floating-point operations of the matrix products the layer makes (core/blas.h's counter:
+// 2mnk a gemm, 2mk a gemv): a measure of its cost that, unlike the time, does not depend on
+// the machine, its load, the threads or the BLAS kernel.
 double time_layer(SeqLayer layer, int64_t n, int64_t d, int64_t kernel, int repeat,
-                  uint64_t seed, Tensor* out = nullptr);
+                  uint64_t seed, Tensor* out = nullptr, uint64_t* flops = nullptr);
 
 }  // namespace attnkit::complexity
