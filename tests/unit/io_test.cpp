@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -249,14 +248,13 @@ TEST_CASE(".npy errors name the file and come before any allocation") {
   CHECK(contains(data_error([&] { parse_npy(good.substr(0, 40), "g.npy"); }).first, "truncated"));
   CHECK(contains(data_error([&] { parse_npy(good.substr(0, 8), "g.npy"); }).first, "not an .npy"));
   CHECK(contains(data_error([&] { parse_npy("hello world", "g.npy"); }).first, "not an .npy"));
-  // 10^12 elements promised by a tiny file: refused at once, nothing allocated.
-  const auto t0 = std::chrono::steady_clock::now();
+  // 10^12 elements promised by a tiny file: refused before anything is allocated (4 TB
+  // would end in std::bad_alloc, not in a DataError saying the file is truncated).
   auto [msg, line] = data_error([&] {
     parse_npy(make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }", data),
               "huge.npy");
   });
   CHECK(contains(msg, "truncated"));
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1));
   // A count that overflows, and rank 5.
   data_error([&] {
     parse_npy(make_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", data),
