@@ -104,7 +104,7 @@ for s in $seeds; do
   ntm-train $train --steps "$first_steps" --checkpoint-every "$first_steps" --checkpoint "$dir/copy$s.ckpt" \
     --seed "$s" -o "$dir/copy$s.akm" --log "$dir/curve-$s.tsv" --log-every 500 -q
   bits=$(ntm_bits "$dir/copy$s.akm" --lengths "$eval_lengths" --count "$count" --seed 1000)
-  first=$(awk -F'\t' 'NR > 1 && $4 < 1 { print $1; exit }' "$dir/curve-$s.tsv")
+  first=$(awk -F'\t' 'NR > 1 && $6 < 1 { print $1; exit }' "$dir/curve-$s.tsv")
   gen=$(generalise "$dir/copy$s.akm")
   ntm-train $train --steps "$more_steps" --checkpoint-every "$first_steps" --checkpoint "$dir/copy$s.ckpt" \
     --resume --seed "$s" -o "$dir/copy$s-more.akm" --log "$dir/curve-$s.tsv" --log-every 500 -q
@@ -116,6 +116,10 @@ for s in $seeds; do
     gen_ok=$((gen_ok + 1))
   fi
 done
+
+curves=()
+for s in $seeds; do curves+=("$dir/curve-$s.tsv:bits_per_seq:seed $s"); done
+learning_curve "$out/curve.png" "NTM copy: training cost, bits per sequence" "${curves[@]}"
 
 # Traces of the first seed over one sequence of the longest training length.
 s1=${seeds%% *}

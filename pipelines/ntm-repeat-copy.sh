@@ -36,15 +36,16 @@ else
 fi
 ntm-train $train --seed "$seed" -o "$dir/rc.akm" --log "$dir/curve.tsv" --log-every 500 -q
 cp "$dir/curve.tsv" "$out/curve.tsv" 2>/dev/null || true
+learning_curve "$out/curve.png" "NTM repeat copy: training cost, bits per sequence" "$dir/curve.tsv:bits_per_seq:seed $seed"
 bits=$(ntm_bits "$dir/rc.akm" --count 100 --seed 1000)
-first=$(awk -F'\t' 'NR > 1 && $4 < 1 { print $1; exit }' "$dir/curve.tsv")
+first=$(awk -F'\t' 'NR > 1 && $6 < 1 { print $1; exit }' "$dir/curve.tsv")
 printf 'seed\tbits_per_seq\tfirst_step_below_1bit\n%s\t%s\t%s\n' "$seed" "$bits" "${first:-none}"
 seqtask-gen $gen --task repeat-copy --count 1 --seed 7 -o "$dir/one.npz"
 ntm-run --model "$dir/rc.akm" -i "$dir/one.npz" --trace "$dir/trace.npz" -o "$dir/out.npy"
 attn-plot -i "$dir/trace.npz:write0" --title "repeat copy: write weighting" -o "$out/write.png"
 attn-plot -i "$dir/trace.npz:read0" --title "repeat copy: read weighting" -o "$out/read.png"
 if [ "$quick" = 1 ]; then
-  awk -F'\t' 'NR == 2 { a = $4 } END { exit !($4 < 0.6 * a) }' "$dir/curve.tsv" ||
+  awk -F'\t' 'NR == 2 { a = $6 } END { exit !($6 < 0.6 * a) }' "$dir/curve.tsv" ||
     { echo "ntm-repeat-copy: the cost did not fall below 60% of its first value" >&2; exit 1; }
 else
   awk -v b="$bits" 'BEGIN { exit !(b < 0.1) }' ||

@@ -45,7 +45,7 @@ done
 printf 'seed\tbelow_1bit_after\tbits_per_seq\twrong_fraction_%s\twrong_fraction_%s\n' "$long" "$longer" >"$dir/seeds.tsv"
 for j in $(seq 0 $((n - 1))); do
   s=$((seed + j))
-  first=$(awk -F'\t' 'NR > 1 && $4 < 1 { print $2; exit }' "$dir/curve-$s.tsv")
+  first=$(awk -F'\t' 'NR > 1 && $6 < 1 { print $1; exit }' "$dir/curve-$s.tsv")
   [ -s "$dir/err-$s" ] && cat "$dir/err-$s" >&2
   bits=- gen="-	-"
   if [ -f "$dir/m$s.akm" ]; then
@@ -57,11 +57,14 @@ for j in $(seq 0 $((n - 1))); do
     "fresh sequences: $bits bits; wrong bits at length $long, $longer: ${gen/	/, }" >&2
 done
 printf 'sequences\tmedian_bits\tmin_bits\tmax_bits\n'
-cat "$dir"/curve-*.tsv | awk -F'\t' '$1 != "step" { print $2 "\t" $4 }' | sort -k1,1n -k2,2g |
+cat "$dir"/curve-*.tsv | awk -F'\t' '$1 != "step" { print $1 "\t" $6 }' | sort -k1,1n -k2,2g |
   awk -F'\t' '{ v[$1] = v[$1] " " $2; c[$1]++ }
     END { for (k in v) { m = split(substr(v[k], 2), x, " ")
             med = (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
             printf "%s\t%.4g\t%.4g\t%.4g\n", k, med, x[1], x[m] } }' | sort -k1,1n
+curves=()
+for c in "$dir"/curve-*.tsv; do [ -s "$c" ] && curves+=("$c:bits_per_seq:seed $(basename "$c" .tsv | cut -d- -f2)"); done
+[ ${#curves[@]} -eq 0 ] || learning_curve "${keep:-.}/stability.png" "NTM copy, every seed: bits per sequence" "${curves[@]}"
 if [ "$fails" -gt 0 ]; then
   echo "ntm-stability: $fails of $n runs failed (NaN or infinity)" >&2
   exit 1

@@ -11,10 +11,10 @@ small="--task copy --width 4 --max-len 4 --controller-size 32 --memory-rows 16 -
 # A short run (seconds): Adam, 1500 sequences; the cost in bits per sequence must fall.
 expect 0 ntm-train $small --optimizer adam --lr 3e-3 --eps 1e-8 --steps 1500 --log-every 250 \
   --seed 1 -o m.akm --log l.tsv
-check_eq "$(head -1 l.tsv)" "$(printf 'step\tsequences\tloss\tbits_per_seq\tgrad_norm\tlr')" "log header"
+check_eq "$(head -1 l.tsv)" "$(printf 'step\tepoch\tloss\tgrad_norm\tlr\tbits_per_seq')" "log header"
 check_eq "$(wc -l <l.tsv)" 7 "6 log rows"
-first=$(awk -F'\t' 'NR == 2 { print $4 }' l.tsv)
-last=$(awk -F'\t' 'END { print $4 }' l.tsv)
+first=$(awk -F'\t' 'NR == 2 { print $6 }' l.tsv)
+last=$(awk -F'\t' 'END { print $6 }' l.tsv)
 check_eq "$(awk -v a="$first" -v b="$last" 'BEGIN { print (b < 0.7 * a) }')" 1 \
   "bits per sequence fall ($first -> $last)"
 grep -q "ntm-train: step 1500/1500" "$T/err" || fail "no final progress line: $(cat "$T/err")"
@@ -105,9 +105,9 @@ expect_err 1 "ntm-train: nockpt.akm.ckpt: " ntm-train $small --steps 5 -o nockpt
 expect 0 ntm-train $small --steps 20 --seed 4 --threads 1 -q -o lr.akm --log lr.tsv --log-every 10 --checkpoint-every 10 --lr 2e-4
 cp lr.akm.ckpt lr2.ckpt
 expect 0 ntm-train --steps 30 --threads 1 -q -o lr.akm --log lr.tsv --log-every 10 --resume --lr 5e-5
-check_eq "$(cut -f6 lr.tsv | paste -sd,)" "lr,2e-04,2e-04,5e-05" "--lr with --resume"
+check_eq "$(cut -f5 lr.tsv | paste -sd,)" "lr,2e-04,2e-04,5e-05" "--lr with --resume"
 expect 0 ntm-train --steps 30 --threads 1 -q -o lr2.akm --checkpoint lr2.ckpt --log lr2.tsv --log-every 10 --resume
-check_eq "$(tail -1 lr2.tsv | cut -f6)" "2e-04" "--resume without --lr keeps the checkpoint's rate"
+check_eq "$(tail -1 lr2.tsv | cut -f5)" "2e-04" "--resume without --lr keeps the checkpoint's rate"
 
 # --write-penalty: the cost gains λ × the writes' change of stored values. 0 is the run without
 # it, byte for byte; λ > 0 trains another model whose writes change stored values less (the
@@ -142,12 +142,12 @@ no_file nan.akm
 # Errors.
 expect_err 2 "ntm-train: give either --task or --data" ntm-train -o x.akm
 expect_err 2 "ntm-train: give either --task or --data" ntm-train --task copy --data train.npz -o x.akm
-expect_err 2 "ntm-train: the option '--output' is required" ntm-train --task copy
+expect_err 2 "ntm-train: -o MODEL is required" ntm-train --task copy
 expect_err 2 "ntm-train: --task: unknown task 'sort'" ntm-train --task sort -o x.akm
 expect_err 2 "ntm-train: --controller: unknown kind 'gru' (lstm, feedforward)" ntm-train --task copy --controller gru -o x.akm
 expect_err 2 "ntm-train: --memory-init: unknown kind 'zero'" ntm-train --task copy --memory-init zero -o x.akm
 expect_err 2 "ntm-train: --optimizer: unknown optimiser 'sgd' (rmsprop, adam)" ntm-train --task copy --optimizer sgd -o x.akm
-expect_err 2 "ntm-train: --steps must be >= 1" ntm-train --task copy --steps 0 -o x.akm
+expect_err 2 "ntm-train: --steps must be at least 1" ntm-train --task copy --steps 0 -o x.akm
 expect_err 2 "ntm-train: --shift-range must be >= 0 with 2R+1 <= memory rows" ntm-train --task copy --memory-rows 2 -o x.akm
 no_file x.akm
 expect_err 1 "ntm-train: nothere.npz: " ntm-train --data nothere.npz -o x.akm
@@ -178,4 +178,21 @@ expect_err 2 "--shard does not apply to --eval" ntm-run --model m.akm -i d7.npz 
 expect_err 2 "--shard does not apply to --trace" ntm-run --model m.akm -i d7.npz --trace t.npz --shard 1/2
 expect_err 2 "--shard takes the episodes of a data set" ntm-run --model m.akm -i one.txt --shard 1/2
 expect_err 2 "--shard writes text" ntm-run --model m.akm -i d7.npz -o y.npy --shard 1/2
+# The training layer's manners, here too: output paths checked before the first step; a run
+# extended from its end checkpoint (7 steps, not a multiple of --log-every 5) ends with the
+# model of a run never stopped. (Logs resumed after kills between two rows: kill-resume.sh.)
+expect_err 1 "nodir/x.akm" ntm-train $small --steps 100000 -q -o nodir/x.akm
+expect_err 1 "nodir/l.tsv" ntm-train $small --steps 100000 -q --log nodir/l.tsv -o x.akm
+no_file x.akm
+cad="$small --seed 8 --threads 1 -q --checkpoint-every 7 --log-every 5"
+expect 0 ntm-train $cad --steps 21 -o c1.akm --log c1.tsv
+expect 0 ntm-train $cad --steps 7 -o c2.akm --log c2.tsv
+expect 0 ntm-train $cad --steps 21 -o c2.akm --log c2.tsv --resume
+check_eq "$(grep -c . c2.tsv)" "$(($(grep -c . c1.tsv) + 1))" "the extended log: the first run's closing row at step 7, then the same steps"
+check_eq "$(cmp -s c1.akm c2.akm && echo same)" same "resumed model = uninterrupted model"
+# The old spellings still work: --batch and --clip-norm.
+expect 0 ntm-train $small --steps 3 --batch 2 --clip-norm 5 -q --dump-config
+grep -qx "batch-size: 2" "$T/out" || fail "--batch 2 not stored as batch-size: $(grep batch "$T/out")"
+grep -qx "clip: 5" "$T/out" || fail "--clip-norm 5 not stored as clip: $(grep clip "$T/out")"
+CHECKS=$((CHECKS + 2))
 finish

@@ -99,6 +99,10 @@ class App {
   // epilog says so).
   po::options_description& hidden_options() { return hidden_; }
   void enable(unsigned flags) { flags_ |= flags; }
+  // `old_name`, an option of the tool's (declared with a value), is the old spelling of the
+  // option or key `name`: its value is stored under `name` before --config files and
+  // --dump-config are handled, as if `name` had been given (both at once: a UsageError).
+  void alias(std::string old_name, std::string name) { aliases_.emplace_back(std::move(old_name), std::move(name)); }
   // Offers --shard K/N over the tool's items, named in --help ("lines of the input").
   void shard_items(std::string items) {
     shard_items_ = std::move(items);
@@ -144,6 +148,7 @@ class App {
   po::options_description config_{"Configuration"};
   po::options_description hidden_{"Hidden"};
   std::vector<po::option> parsed_;
+  std::vector<std::pair<std::string, std::string>> aliases_;
   po::positional_options_description positional_;
   po::variables_map vm_;
   Common common_;

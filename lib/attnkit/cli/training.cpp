@@ -85,8 +85,9 @@ void add_training_options(App& app, TrainingFlags& f) {
   if (f.offered & kEval)
     cfg.add_options()("eval-every", po::value(&f.eval_every)->value_name("N")->default_value(f.eval_every),
                       "steps between evaluations on the validation data (0: at the end only)");
-  opt.add_options()("batch", po::value(&f.batch_alias)->value_name("N"),
+  opt.add_options()("batch", po::value<std::string>()->value_name("N"),
                     "old spelling of --batch-size (kept for one release)");
+  app.alias("batch", "batch-size");
   app.enable(kSeed | kQuiet | kConfig);
 }
 
@@ -145,10 +146,6 @@ train::TrainOptions resolve_training(App& app, TrainingFlags& f, const std::stri
     app.apply_config_fallback(ck.config_yaml, found);
     if (!app.given("seed") && ck.numbers.count("train/seed"))
       app.common().seed = static_cast<uint64_t>(ck.integer("train/seed"));
-  }
-  if (app.given("batch")) {
-    if (app.given("batch-size")) throw UsageError("give --batch-size once (--batch is its old spelling)");
-    f.batch_size = f.batch_alias;
   }
   if (f.batch_size < 1) throw UsageError("--batch-size must be at least 1");
   if (f.epochs < 0 || f.steps < 0) throw UsageError("--epochs and --steps must be 0 or more");

@@ -56,7 +56,6 @@ struct TrainingFlags {
   int64_t log_every = 10;  // 0: every epoch's end
   int64_t eval_every = 0;
   int runs = 1;
-  int64_t batch_alias = 0;  // --batch, the old spelling
   unsigned offered = kAllTraining;
   // Help texts that a trainer words for its recipe (empty: the shared wording).
   std::string schedule_help, lr_help, clip_help, batch_help;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 #include "attnkit/core/error.h"
@@ -12,12 +13,13 @@
 namespace attnkit::memory {
 
 void NtmTrainOptions::validate() const {
-  if (batch < 1) throw UsageError("--batch must be >= 1");
-  if (!(lr > 0)) throw UsageError("--lr must be > 0");
-  if (clip_value < 0 || clip_norm < 0) throw UsageError("--clip-value and --clip-norm must be >= 0");
-  if (!(write_penalty >= 0)) throw UsageError("--write-penalty must be >= 0");
+  if (batch < 1) throw UsageError("batch-size must be >= 1");
+  if (!(lr > 0)) throw UsageError("lr must be > 0");
+  if (!(clip_value >= 0)) throw UsageError("clip-value must be >= 0");
+  if (!(clip_norm >= 0)) throw UsageError("clip must be >= 0");
+  if (!(write_penalty >= 0)) throw UsageError("write-penalty must be >= 0");
   if (optimizer != "rmsprop" && optimizer != "adam")
-    throw UsageError("--optimizer: unknown optimiser '" + optimizer + "' (rmsprop, adam)");
+    throw UsageError("optimizer: unknown optimiser '" + optimizer + "' (rmsprop, adam)");
 }
 
 std::unique_ptr<nn::Optimizer> make_ntm_optimizer(const Ntm& ntm, const NtmTrainOptions& o) {
@@ -26,46 +28,96 @@ std::unique_ptr<nn::Optimizer> make_ntm_optimizer(const Ntm& ntm, const NtmTrain
   return std::make_unique<nn::RMSProp>(ntm.trainable(), o.lr, o.decay, o.momentum, o.eps);
 }
 
-data::Episode NtmEpisodeSource::next(nn::TrainState& s) {
-  if (!ds_) return data::make_episode(task_, *rng_);
-  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, ds_->count()), order_epoch_ = s.epoch;
-  data::Episode e = ds_->episode(order_[static_cast<size_t>(s.position)]);
-  s.advance(ds_->count());
+namespace {
+NtmConfig sized(NtmConfig c, const NtmSource& src) {
+  c.input = src.input_width();
+  c.output = src.output_width();
+  c.validate();
+  return c;
+}
+}  // namespace
+
+NtmTraining::NtmTraining(NtmConfig config, NtmTrainOptions options, NtmSource source,
+                         int64_t steps, uint64_t seed, std::string config_yaml)
+    : cfg_(sized(std::move(config), source)),
+      o_(std::move(options)),
+      src_(std::move(source)),
+      steps_(steps),
+      seed_(seed),
+      config_yaml_(std::move(config_yaml)),
+      episodes_(seed ^ 0x5eed5eedULL) {
+  o_.validate();
+  if (steps_ < 1) throw UsageError("steps must be >= 1");
+  if (!src_.fresh && src_.data.count() < 1) throw DataError("the data set holds no episode");
+  Rng init(seed);
+  ntm_ = std::make_unique<Ntm>(ps_, cfg_, init);
+  opt_ = make_ntm_optimizer(*ntm_, o_);
+}
+
+int64_t NtmTraining::batches_per_epoch() const {
+  // Fresh episodes have no epochs: one that never ends.
+  if (src_.fresh) return std::numeric_limits<int64_t>::max();
+  return (src_.data.count() + o_.batch - 1) / o_.batch;
+}
+
+void NtmTraining::describe(nn::ModelFile& f) const {
+  f.config_yaml = config_yaml_;
+  f.numbers["ntm/input"] = static_cast<double>(cfg_.input);
+  f.numbers["ntm/output"] = static_cast<double>(cfg_.output);
+}
+
+void NtmTraining::check_resume(const nn::ModelFile& ck) const {
+  if (ck.integer("ntm/input") != cfg_.input || ck.integer("ntm/output") != cfg_.output)
+    throw DataError("the checkpoint's input/output sizes do not fit this task or data", ck.file);
+}
+
+int64_t NtmTraining::begin_batch(const nn::TrainState& s) {
+  batch_.clear();
+  if (src_.fresh) {
+    for (int64_t b = 0; b < o_.batch; ++b) batch_.push_back(data::make_episode(src_.task, episodes_));
+  } else {
+    const int64_t n = src_.data.count();
+    if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
+    for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
+      batch_.push_back(src_.data.episode(order_[static_cast<size_t>(i)]));
+  }
+  return static_cast<int64_t>(batch_.size());
+}
+
+train::Slice NtmTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
+  train::Slice out;
+  ad::Var total;
+  double wrong = 0, change = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    EpisodeResult r = run_episode(*ntm_, t, batch_[static_cast<size_t>(i)], o_.write_penalty);
+    total = total.valid() ? ad::add(total, r.objective) : r.objective;
+    wrong += static_cast<double>(r.wrong_bits);
+    if (o_.write_penalty > 0) change += r.write_change.value()[0];
+  }
+  const int64_t n = end - begin;
+  out.loss = n == 1 ? total : ad::mul(total, 1.0f / static_cast<float>(n));
+  out.weight = static_cast<double>(n);
+  out.sums = {wrong, change};
+  return out;
+}
+
+double NtmTraining::clip_gradients(double clip) {
+  const double norm = nn::clip_grad_norm(ntm_->trainable(), clip > 0 ? clip : 1e300);
+  if (o_.clip_value > 0) nn::clip_grad_value(ntm_->trainable(), o_.clip_value);
+  return norm;
+}
+
+train::StepEnd NtmTraining::end_step(const nn::TrainState&, double, const train::Metrics& sums) {
+  train::StepEnd e;
+  const double n = static_cast<double>(batch_.size());
+  e.metrics = {{"bits_per_seq", sums[0].second / n}};
+  if (o_.write_penalty > 0) e.metrics.emplace_back("write_change", sums[1].second / n);
   return e;
 }
 
-nn::StepResult ntm_train_step(const Ntm& ntm, ad::Tape& tape, nn::Optimizer& opt,
-                              const NtmTrainOptions& o, NtmEpisodeSource& episodes,
-                              nn::TrainState& s) {
-  double loss = 0, change = 0;
-  int64_t bad = 0;
-  for (int64_t b = 0; b < o.batch; ++b) {
-    const data::Episode e = episodes.next(s);
-    EpisodeResult r = run_episode(ntm, tape, e, o.write_penalty);
-    tape.backward(o.batch == 1 ? r.objective : ad::mul(r.objective, 1.0f / static_cast<float>(o.batch)));
-    loss += r.loss.value()[0];
-    if (o.write_penalty > 0) change += r.write_change.value()[0];
-    bad += r.wrong_bits;
-    tape.clear();
-  }
-  const double norm = nn::clip_grad_norm(ntm.trainable(), o.clip_norm > 0 ? o.clip_norm : 1e300);
-  if (o.clip_value > 0) nn::clip_grad_value(ntm.trainable(), o.clip_value);
-  opt.step();
-  opt.zero_grad();
-  nn::StepResult res;
-  res.loss = loss / static_cast<double>(o.batch);
-  res.grad_norm = norm;
-  res.metrics = {{"bits_per_seq", static_cast<double>(bad) / static_cast<double>(o.batch)}};
-  if (o.write_penalty > 0) res.metrics.emplace_back("write_change", change / static_cast<double>(o.batch));
-  return res;
-}
-
-void NtmLogWindow::add(const nn::StepResult& r, int64_t batch) {
-  steps += 1;
-  sequences += batch;
-  wrong += static_cast<int64_t>(std::llround(r.metrics.at(0).second * static_cast<double>(batch)));
-  loss_sum += r.loss;
-  norm_sum += r.grad_norm;
+std::vector<std::string> NtmTraining::step_metrics() const {
+  if (o_.write_penalty > 0) return {"bits_per_seq", "write_change"};
+  return {"bits_per_seq"};
 }
 
 LoadedNtm load_ntm(const std::string& path) {

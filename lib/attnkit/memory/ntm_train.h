@@ -1,7 +1,7 @@
 // Training and running a Neural Turing Machine, the logic behind ntm-train and ntm-run:
-// training options and their optimiser, the episode stream (fresh task episodes or a data set
-// in shuffled epochs), one optimiser step, averages over log windows; loading a model file,
-// evaluation by length, outputs of a data set and the arrays of a trace.
+// training options and their optimiser, the training module (fresh task episodes or a data
+// set in shuffled epochs) that the training layer runs; loading a model file, evaluation by
+// length, outputs of a data set and the arrays of a trace.
 #pragma once
 
 #include <cstdint>
@@ -19,61 +19,80 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/trainer.h"
+#include "attnkit/train/module.h"
 
 namespace attnkit::memory {
 
-// ntm-train's optimisation keys.
+// ntm-train's optimisation keys (the shared ones, --steps, --batch-size, --lr and --clip,
+// come through the training layer's flags into these fields).
 struct NtmTrainOptions {
   int64_t batch = 1;
   std::string optimizer = "rmsprop";  // Graves' centred RMSProp, or adam
-  double lr = 1e-4, momentum = 0.9, decay = 0.95, eps = 1e-4;
+  double lr = 3e-4, momentum = 0.9, decay = 0.95, eps = 1e-4;
   double clip_value = 10, clip_norm = 0;  // 0: off
   double write_penalty = 0;               // λ on the writes' change of stored values (0: off)
-  void validate() const;                  // UsageError naming the option
+  void validate() const;                  // UsageError naming the field
 };
 
 // The optimiser of the model's trainable parameters.
 std::unique_ptr<nn::Optimizer> make_ntm_optimizer(const Ntm& ntm, const NtmTrainOptions& o);
 
-// Training episodes: fresh ones of a task drawn from `rng` (the caller keeps it, e.g. in the
-// trainer's checkpointed RNGs), or a data set's episodes in the order nn::epoch_order(seed,
-// epoch) with the position kept in the TrainState (so that a resumed run continues exactly).
-class NtmEpisodeSource {
- public:
-  NtmEpisodeSource(const data::SeqTaskOptions& task, Rng& rng) : task_(task), rng_(&rng) {}
-  NtmEpisodeSource(const NtmDataset& ds, uint64_t seed) : ds_(&ds), seed_(seed) {}
-  data::Episode next(nn::TrainState& s);
-
- private:
-  data::SeqTaskOptions task_;
-  Rng* rng_ = nullptr;
-  const NtmDataset* ds_ = nullptr;
-  uint64_t seed_ = 0;
-  std::vector<int64_t> order_;
-  int64_t order_epoch_ = -1;
+// What an NTM trains on: fresh episodes of a task every step (drawn from a generator saved in
+// checkpoints), or a data set's episodes in shuffled epochs (nn::epoch_order(seed, epoch)).
+struct NtmSource {
+  bool fresh = true;
+  data::SeqTaskOptions task;  // fresh
+  NtmDataset data;            // else
+  int64_t input_width() const { return fresh ? task.input_width() : data.input_width(); }
+  int64_t output_width() const { return fresh ? task.output_width() : data.output_width(); }
 };
 
-// One optimiser step on o.batch episodes: forward, backward (the batch's mean of the
-// per-sequence cost), the gradient's global norm (clipped to o.clip_norm when set), clipping
-// by value, the update; with o.write_penalty λ > 0 the gradient is that of the cost plus λ
-// times the writes' change of stored values (run_episode). loss: nats per sequence (the cost alone);
-// grad_norm; metric bits_per_seq, and write_change (per sequence) when λ > 0.
-nn::StepResult ntm_train_step(const Ntm& ntm, ad::Tape& tape, nn::Optimizer& opt,
-                              const NtmTrainOptions& o, NtmEpisodeSource& episodes,
-                              nn::TrainState& s);
+// Training an NTM as a module of the training layer (train/module.h): a step is o.batch
+// episodes, one slice each (each on its own tape, the gradients added in episode order: the
+// same model for any number of threads or MPI ranks); the loss is the mean over the batch of
+// nats per sequence (plus λ times the writes' change with a write penalty); the gradients
+// are clipped to a global norm of o.clip_norm (when set) and then to [-clip_value,
+// clip_value]. Step metrics: bits_per_seq (wrong bits per sequence, the paper's unit), and
+// write_change with a write penalty.
+class NtmTraining : public train::Module {
+ public:
+  NtmTraining(NtmConfig config, NtmTrainOptions options, NtmSource source, int64_t steps,
+              uint64_t seed, std::string config_yaml = "");
 
-// Averages of step results over a log window (per step; bits per sequence over the window's
-// sequences).
-struct NtmLogWindow {
-  int64_t steps = 0, sequences = 0, wrong = 0;
-  double loss_sum = 0, norm_sum = 0;
-  void add(const nn::StepResult& r, int64_t batch);
-  double loss() const { return steps ? loss_sum / static_cast<double>(steps) : 0.0; }
-  double grad_norm() const { return steps ? norm_sum / static_cast<double>(steps) : 0.0; }
-  double bits_per_sequence() const {
-    return sequences ? static_cast<double>(wrong) / static_cast<double>(sequences) : 0.0;
-  }
-  void reset() { *this = NtmLogWindow(); }
+  const Ntm& ntm() const { return *ntm_; }
+  const NtmConfig& config() const { return cfg_; }
+  const std::vector<data::Episode>& batch() const { return batch_; }  // after begin_batch
+
+  std::string kind() const override { return "ntm"; }
+  nn::ParamStore& params() override { return ps_; }
+  nn::Optimizer& optimizer() override { return *opt_; }
+  int64_t total_steps() const override { return steps_; }
+  int64_t batches_per_epoch() const override;
+  void describe(nn::ModelFile& f) const override;
+  void check_resume(const nn::ModelFile& ck) const override;
+  void add_rngs(nn::Trainer& t) override { t.add_rng("episodes", episodes_); }
+  int slices() const override { return static_cast<int>(o_.batch); }
+  int64_t begin_batch(const nn::TrainState& s) override;
+  train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
+  std::vector<std::string> slice_sums() const override { return {"wrong_bits", "write_change"}; }
+  double clip_gradients(double clip) override;
+  train::StepEnd end_step(const nn::TrainState&, double, const train::Metrics& sums) override;
+  std::vector<std::string> step_metrics() const override;
+
+ private:
+  NtmConfig cfg_;
+  NtmTrainOptions o_;
+  NtmSource src_;
+  int64_t steps_;
+  uint64_t seed_;
+  std::string config_yaml_;
+  nn::ParamStore ps_;
+  std::unique_ptr<Ntm> ntm_;
+  std::unique_ptr<nn::Optimizer> opt_;
+  Rng episodes_;
+  std::vector<data::Episode> batch_;
+  std::vector<int64_t> order_;
+  int64_t order_epoch_ = -1;
 };
 
 // A model file of kind "ntm" with its configuration and parameters in place (DataError

@@ -47,6 +47,23 @@ struct Window {
   }
 };
 
+// The configuration YAML ("key: value" lines) without the keys of a run's cadence.
+std::string without_cadence(const std::string& yaml) {
+  std::string out;
+  size_t i = 0;
+  while (i < yaml.size()) {
+    size_t e = yaml.find('\n', i);
+    if (e == std::string::npos) e = yaml.size();
+    const std::string line = yaml.substr(i, e - i);
+    bool skip = false;
+    for (const char* k : {"log-every:", "checkpoint-every:", "eval-every:"})
+      if (line.rfind(k, 0) == 0) skip = true;
+    if (!skip) out += line + (e < yaml.size() ? "\n" : "");
+    i = e + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 void TrainOptions::validate() const {
@@ -187,6 +204,9 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
   result.steps = trainer.state().step;
   result.score = m.score();
   nn::ModelFile final_file = trainer.final_model();
+  // How often a run logged, checkpointed or evaluated does not change the model: those keys
+  // stay in checkpoints (a resume takes them from there) but not in the model file.
+  final_file.config_yaml = without_cadence(final_file.config_yaml);
   final_file.numbers["result/score"] = result.score;
   m.finish(final_file);
   if (writer) nn::save_model_file(o.model_path, final_file);
