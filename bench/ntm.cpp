@@ -10,9 +10,8 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/data/seqtask.h"
-#include "attnkit/memory/ntm.h"
-#include "attnkit/nn/loss.h"
-#include "attnkit/nn/optim.h"
+#include "attnkit/core/parallel.h"
+#include "attnkit/memory/ntm_train.h"
 
 using namespace attnkit;
 
@@ -21,33 +20,32 @@ int main(int argc, char** argv) {
   const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
   const uint64_t seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1;
   blas_set_threads(threads);
+  set_max_threads(threads);
   memory::NtmConfig cfg;
-  nn::ParamStore ps;
-  Rng rng(seed);
-  memory::Ntm ntm(ps, cfg, rng);
-  nn::RMSProp opt(ntm.trainable(), 1e-4);
-  auto task = data::SeqTaskOptions::defaults(data::SeqTask::Copy);
-  Rng dr(seed + 1000);
-  ad::Tape t;
-  int64_t wrong = 0, counted = 0;
+  // The training layer's step on an NTM module, as ntm-train runs it (batch 1, RMSProp at
+  // the paper's 1e-4 as the PyTorch peer, gradients clamped to [-10, 10]).
+  memory::NtmTrainOptions o;
+  o.lr = 1e-4;
+  memory::NtmSource src;
+  src.task = data::SeqTaskOptions::defaults(data::SeqTask::Copy);
+  memory::NtmTraining m(cfg, o, std::move(src), n, seed);
+  train::Tapes tapes;
+  nn::TrainState s;
+  double wrong = 0;
+  int64_t counted = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < n; ++i) {
-    data::Episode e = data::make_episode(task, dr);
-    Tensor mask({e.target.dim(0), e.target.dim(1)});
-    for (int64_t k = 0; k < mask.size(); ++k) mask[k] = e.mask[k / e.target.dim(1)];
-    ad::Var y = ntm.forward(t, e.input);
-    t.backward(nn::bce_with_logits(y, e.target, &mask));
+    const int64_t rows = m.begin_batch(s);
+    const train::StepOut out = train::step(m, tapes, rows, seed, i, 0.0);
+    const train::StepEnd end = m.end_step(s, out.loss, out.sums);
     if (i >= n - n / 10) {
-      wrong += memory::wrong_bits(y.value(), e.target, &e.mask);
+      wrong += end.metrics[0].second;
       ++counted;
     }
-    nn::clip_grad_value(ntm.trainable(), 10.0);
-    opt.step();
-    opt.zero_grad();
-    t.clear();
+    s.advance(m.batches_per_epoch());
   }
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("attnkit\t%d\t%lld\t%.3f\t%.2f\t%.3f\n", threads, static_cast<long long>(n), sec,
               static_cast<double>(n) / sec,
-              counted ? static_cast<double>(wrong) / static_cast<double>(counted) : 0.0);
+              counted ? wrong / static_cast<double>(counted) : 0.0);
 }

@@ -227,21 +227,27 @@ TEST_CASE("config: --help lists the configuration keys") {
   CHECK(help.find("--config") != std::string::npos);
 }
 
-TEST_CASE("training flags: shared spelling, --checkpoint-every is a configuration key") {
-  const std::string f = write_temp("tr.yaml", "checkpoint-every: 50\n");
-  std::vector<std::string> args = {"tool", "--config", f, "--resume", "--log", "m.tsv"};
+TEST_CASE("training flags: one vocabulary, configuration keys, the old --batch") {
+  const std::string f = write_temp("tr.yaml", "checkpoint-every: 50\nlr: 0.5\n");
+  std::vector<std::string> args = {"tool", "--config", f, "--log", "m.tsv", "--batch", "7", "-o", "m.akm"};
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   cli::App app("tool", static_cast<int>(argv.size()), argv.data());
   cli::TrainingFlags tf;
-  cli::add_checkpoint_options(app, tf);
+  std::string out;
+  app.options().add_options()("output,o", po::value(&out), "model");
+  cli::add_training_options(app, tf);
   app.parse();
-  const nn::TrainerOptions o = tf.trainer_options("seq2seq", "m.akm", 1000);
+  const train::TrainOptions o = cli::resolve_training(app, tf, "seq2seq", out);
   CHECK(o.checkpoint_every == 50);
-  CHECK(o.resume);
+  CHECK(!o.resume);
   CHECK(o.checkpoint_path.empty());
-  CHECK(o.kind == "seq2seq");
-  CHECK(tf.log == "m.tsv");
-  CHECK(app.config_yaml() == "checkpoint-every: 50\n");
+  CHECK(o.model_path == "m.akm");
+  CHECK(o.log_path == "m.tsv");
+  CHECK(tf.lr == 0.5);
+  CHECK(tf.batch_size == 7);  // --batch is --batch-size, in the configuration too
+  const std::string yaml = app.config_yaml();
+  CHECK(yaml.find("batch-size: 7\n") != std::string::npos);
+  CHECK(yaml.find("checkpoint-every: 50\n") != std::string::npos);
   std::remove(f.c_str());
 }

@@ -28,8 +28,6 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
-#include "attnkit/io/tsv_log.h"
-#include "attnkit/nn/trainer.h"
 #include "attnkit/train/trainer.h"
 
 namespace attnkit::cli {
@@ -60,18 +58,11 @@ struct TrainingFlags {
   // Help texts that a trainer words for its recipe (empty: the shared wording).
   std::string schedule_help, lr_help, clip_help, batch_help;
 
-  // Until every trainer runs on train::run (ntm-train): --checkpoint, --resume, --log and
-  // --checkpoint-every only (add_checkpoint_options), and their nn::Trainer options.
-  nn::TrainerOptions trainer_options(const std::string& kind, const std::string& model_path,
-                                     int64_t steps) const;
-  std::unique_ptr<io::TsvLog> open_log(int64_t resume_step) const;
-
   // The run's length in steps for `batches` batches an epoch.
   int64_t total_steps(int64_t batches) const { return steps > 0 ? steps : epochs * batches; }
 };
 
 void add_training_options(App& app, TrainingFlags& flags);
-void add_checkpoint_options(App& app, TrainingFlags& flags);
 
 // After app.parse(): the old spellings, then with --resume the checkpoint's configuration
 // for every key not given again (and its seed when --seed is not given), then the checks.
