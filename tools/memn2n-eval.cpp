@@ -9,7 +9,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/babi.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/memn2n_babi.h"
+#include "attnkit/memory/memn2n_train.h"
 #include "attnkit/memory/memn2n_io.h"
 
 int main(int argc, char** argv) {

@@ -10,7 +10,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/memory/memn2n.h"
-#include "attnkit/memory/memn2n_babi.h"
+#include "attnkit/memory/memn2n_train.h"
 #include "attnkit/memory/memn2n_io.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/loss.h"

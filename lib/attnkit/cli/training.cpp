@@ -64,9 +64,11 @@ void add_training_options(App& app, TrainingFlags& f) {
   if (f.offered & kEpochs)
     cfg.add_options()("epochs", po::value(&f.epochs)->value_name("N")->default_value(f.epochs),
                       "passes over the training data (unless --steps)");
+  if (f.offered & kSteps)
+    cfg.add_options()
+        ("steps", po::value(&f.steps)->value_name("N")->default_value(f.steps),
+         (f.offered & kEpochs) ? "optimiser steps (0: --epochs decides)" : "optimiser steps");
   cfg.add_options()
-      ("steps", po::value(&f.steps)->value_name("N")->default_value(f.steps),
-       (f.offered & kEpochs) ? "optimiser steps (0: --epochs decides)" : "optimiser steps")
       ("lr", po::value(&f.lr)->value_name("RATE")->default_value(f.lr),
        text("learning rate", f.lr_help).c_str());
   if (f.offered & kSchedule)
@@ -117,10 +119,10 @@ train::TrainOptions resolve_training(App& app, TrainingFlags& f, const std::stri
   }
   if (f.batch_size < 1) throw UsageError("--batch-size must be at least 1");
   if (f.epochs < 0 || f.steps < 0) throw UsageError("--epochs and --steps must be 0 or more");
-  if ((f.offered & kEpochs) ? (f.epochs < 1 && f.steps < 1) : f.steps < 1)
+  if (!f.zero_is_recipe && ((f.offered & kEpochs) ? (f.epochs < 1 && f.steps < 1) : f.steps < 1))
     throw UsageError((f.offered & kEpochs) ? "--epochs or --steps must be at least 1"
                                            : "--steps must be at least 1");
-  if (!(f.lr > 0)) throw UsageError("--lr must be positive");
+  if (!(f.lr > 0) && !(f.zero_is_recipe && f.lr == 0)) throw UsageError("--lr must be positive");
   if (f.warmup < 0) throw UsageError("--warmup must be 0 or more");
   if (f.runs < 1) throw UsageError("--runs must be at least 1");
   train::TrainOptions o;

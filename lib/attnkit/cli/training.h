@@ -37,6 +37,7 @@ enum TrainingFlag : unsigned {
   kSchedule = 1u << 1,   // --schedule, --warmup
   kEval = 1u << 2,       // --eval-every
   kRuns = 1u << 3,       // --runs
+  kSteps = 1u << 4,      // --steps
   kAllTraining = 0xffu,
 };
 
@@ -55,6 +56,7 @@ struct TrainingFlags {
   int64_t eval_every = 0;
   int runs = 1;
   unsigned offered = kAllTraining;
+  bool zero_is_recipe = false;  // --lr 0 and --epochs 0 mean "the recipe's, for this data"
   // Help texts that a trainer words for its recipe (empty: the shared wording).
   std::string schedule_help, lr_help, clip_help, batch_help;
 

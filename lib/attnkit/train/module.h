@@ -80,6 +80,9 @@ class Module {
     return {};
   }
   virtual Metrics evaluate() { return {}; }
+  // Whether to evaluate after this step (s: the state after it) besides every --eval-every
+  // steps and at the end: e.g. at every epoch's end for a module that validates each epoch.
+  virtual bool eval_due(const nn::TrainState&) const { return false; }
   // The run's result for best-of-runs (lower is better), and the numbers the final model
   // file carries about it (e.g. result/train_error). Called once, at the end, on every rank.
   virtual double score() { return 0.0; }

@@ -168,7 +168,7 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
       [&](const nn::TrainState& s, const nn::StepResult& r) {
         window.add(r.loss, r.grad_norm, r.metrics);
         const bool last = s.step == total || r.stop;
-        const bool eval_now = (o.eval_every > 0 && s.step % o.eval_every == 0) || last;
+        const bool eval_now = (o.eval_every > 0 && s.step % o.eval_every == 0) || last || m.eval_due(s);
         Metrics ev;
         if (eval_now && writer && !eval_names.empty()) {
           ev = m.evaluate();

@@ -32,6 +32,7 @@
 #include "attnkit/data/vocab.h"
 #include "attnkit/memory/memn2n.h"
 #include "attnkit/nn/optim.h"
+#include "attnkit/train/module.h"
 
 namespace attnkit::memory {
 
@@ -76,6 +77,9 @@ struct TrainOptions {
                               // validation loss (0: never; ls_max_epochs end it)
   bool rn = false;            // random noise
   uint64_t seed = 1;
+  // UsageError when a value is out of range; 0 (epochs, lr, ls_max_epochs) and -1
+  // (anneal_every) pass as "the recipe's" (memn2n_recipe fills them in).
+  void validate() const;
 };
 
 // The training phase: enough, with the epoch number, to resume a run (saved in checkpoints).
@@ -106,12 +110,16 @@ struct EpochStats {
 void split_validation(const std::vector<EncodedQA>& all, double fraction, uint64_t seed,
                       std::vector<EncodedQA>* train, std::vector<EncodedQA>* val);
 
-// One run of the paper's procedure, batch by batch, so that a step-based driver (nn::Trainer:
-// checkpoints, resume, NaN guard) can run it. Batch `position` of epoch `epoch` (0-based) is
-// taken from nn::epoch_order(seed, epoch, n) and its noise from an Rng seeded by (seed,
-// epoch, position): nothing but the parameters, the epoch, the position and the Phase is
-// needed to resume.
-class MemN2NTraining {
+// One run of the paper's procedure as a module of the training layer (train/module.h; the
+// layer's train::run drives it in memn2n-train, with checkpoints, resume, the NaN guard and
+// the log). Batch `position` of epoch `epoch` (0-based) is taken from nn::epoch_order(seed,
+// epoch, n) and its noise from an Rng seeded by (seed, epoch, position): nothing but the
+// parameters, the epoch, the position and the Phase (save_state) is needed to resume. A batch
+// is kBatchChunks slices of consecutive questions (fewer for a shorter batch), each on its
+// own tape with the model's parameters, their summed losses' gradients added in slice order:
+// the same model for any thread count and under mpirun. At each epoch's end the module
+// validates and moves the phase on (end_step); evaluate() reports that epoch's statistics.
+class MemN2NTraining : public train::Module {
  public:
   static constexpr int64_t kBatchChunks = 4;
   MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
@@ -119,7 +127,7 @@ class MemN2NTraining {
   int64_t batches() const { return batches_; }  // per epoch
   // Epochs of the run as far as known now (linear start counted at its maximum while on).
   int total_epochs() const;
-  // Steps of the longest possible run (the Trainer's budget).
+  // Steps of the longest possible run (the layer's budget; the run stops at its real end).
   int64_t max_steps() const;
   double lr(int64_t epoch) const;  // the rate of a (0-based) epoch in the current phase
 
@@ -130,12 +138,37 @@ class MemN2NTraining {
     bool done = false;       // ... and the run
     EpochStats stats;
   };
-  // Trains on one batch (forward, backward, clipping, SGD step). A non-finite loss is
-  // returned as it is (the driver's guard reports it) and no update is made.
+  // One step as the training layer makes it (train::step, then end_step), for drivers
+  // without files (train_memn2n, tests). A non-finite loss is returned as it is and no update
+  // is made.
   StepOut step(int64_t epoch, int64_t position);
 
   Phase& phase() { return phase_; }
-  nn::SGD& optimizer() { return sgd_; }
+  const EpochStats& last_epoch() const { return last_; }
+
+  // ---- train::Module
+  std::string kind() const override;
+  nn::ParamStore& params() override { return model_.params(); }
+  nn::Optimizer& optimizer() override { return sgd_; }
+  int64_t total_steps() const override { return max_steps(); }
+  int64_t batches_per_epoch() const override { return batches_; }
+  void describe(nn::ModelFile&) const override {}
+  void save_state(nn::ModelFile& f) const override;
+  void load_state(const nn::ModelFile& f) override;
+  int slices() const override { return static_cast<int>(kBatchChunks); }
+  train::Reduction reduction() const override { return train::Reduction::Sum; }
+  std::vector<std::string> slice_sums() const override { return {"wrong"}; }
+  int64_t begin_batch(const nn::TrainState& s) override;
+  train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
+  double clip_gradients(double clip) override;
+  train::StepEnd end_step(const nn::TrainState& s, double loss, const train::Metrics& sums) override;
+  bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
+  std::vector<std::string> eval_metrics() const override;
+  train::Metrics evaluate() override;
+  // The paper's criterion for the best of several runs: the error on the training questions
+  // (with the softmax, without noise); finish() records it, the validation error and the seed.
+  double score() override;
+  void finish(nn::ModelFile& f) override;
 
  private:
   MemN2N& model_;
@@ -144,11 +177,60 @@ class MemN2NTraining {
   TrainOptions opt_;
   Phase phase_;
   nn::SGD sgd_;
-  std::vector<std::unique_ptr<MemN2N>> replicas_;  // one per sub-batch
-  std::vector<std::unique_ptr<ad::Tape>> tapes_;
   int64_t batches_;
   std::vector<int64_t> order_;
   int64_t order_epoch_ = -1;
+  std::vector<MemBatch> parts_;  // the current batch's slices
+  bool linear_ = false;          // the current batch trains without the softmax
+  double last_norm_ = 0.0;
+  EpochStats last_;
+  int64_t steps_ = 0;            // step() calls (its tapes' seeds)
+  train::Tapes tapes_;
+  double score_ = -1.0;
+};
+
+// The data of memn2n-train: each task's training file in DIR (bAbI's qaN_*_train.txt), one
+// vocabulary for all, the last `memory` sentences of each story, and `val_fraction` of each
+// task's questions held out (a shuffle seeded by `seed`).
+struct MemN2NDataOptions {
+  std::string dir;
+  std::vector<int> tasks;
+  int64_t memory = 50;
+  double val_fraction = 0.1;
+};
+struct MemN2NData {
+  data::Vocab vocab;
+  std::vector<int> tasks;
+  std::vector<EncodedQA> train, val;
+  int64_t examples = 0;  // questions before the split
+  int64_t longest = 1;   // words of the longest sentence or question
+};
+MemN2NData load_memn2n_data(const MemN2NDataOptions& o, uint64_t seed);
+
+// The paper's schedule for this data where the options hold 0 (-1 for anneal_every): one
+// task 100 epochs halved every 25, 20 of linear start; joint 60 halved every 15, 30 of
+// linear start (the authors' config_babi_joint.m); joint with 10k questions a task 20 halved
+// every 5 (the paper, sec. 4.2), 20 of linear start; rate 0.01, or 0.005 with linear start;
+// embedding 20 for one task, 50 joint. With pe_longest, the position encoding's J is the
+// longest sentence (+1 for the time word with temporal encoding): the authors' code.
+void memn2n_recipe(const MemN2NData& d, TrainOptions& opt, MemN2NConfig& cfg, bool pe_longest);
+
+// "spectral" (true: each weight's largest singular value, the authors' code) or "l2";
+// UsageError naming clip-kind otherwise.
+bool parse_clip_kind(const std::string& text);
+
+// memn2n-train's module: a run that owns its model (drawn from `seed`) and reads the shared
+// data; its files carry the configuration, the vocabulary and the tasks.
+class MemN2NJob : public MemN2NTraining {
+ public:
+  MemN2NJob(std::shared_ptr<const MemN2NData> data, std::unique_ptr<MemN2N> model,
+            const TrainOptions& opt, std::string config_yaml);
+  void describe(nn::ModelFile& f) const override;
+
+ private:
+  std::shared_ptr<const MemN2NData> data_;
+  std::unique_ptr<MemN2N> model_;
+  std::string config_yaml_;
 };
 
 struct TrainHooks {

@@ -1,4 +1,5 @@
-#include "attnkit/memory/memn2n_babi.h"
+#include "attnkit/memory/memn2n_train.h"
+#include "attnkit/memory/memn2n_io.h"
 
 #include <algorithm>
 #include <cmath>
@@ -126,14 +127,12 @@ MemN2NTraining::MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& trai
     : model_(model), train_(train), val_(val), opt_(opt), phase_(phase),
       sgd_(model.params().params(), opt.lr) {
   if (train.empty()) throw DataError("no training questions");
-  if (opt.batch < 1) throw UsageError("the batch size must be at least 1");
-  if (opt.epochs < 1) throw UsageError("the number of epochs must be at least 1");
+  if (opt.batch < 1) throw UsageError("batch-size must be at least 1");
+  if (opt.epochs < 1) throw UsageError("epochs must be at least 1");
   batches_ = (static_cast<int64_t>(train.size()) + opt.batch - 1) / opt.batch;
-  for (int64_t c = 0; c < kBatchChunks; ++c) {
-    replicas_.push_back(std::make_unique<MemN2N>(model.config(), 0));
-    tapes_.push_back(std::make_unique<ad::Tape>(opt.seed + static_cast<uint64_t>(c)));
-  }
 }
+
+std::string MemN2NTraining::kind() const { return kMemN2NKind; }
 
 int MemN2NTraining::total_epochs() const {
   return (phase_.linear ? opt_.ls_max_epochs : phase_.ls_epochs) + opt_.epochs;
@@ -149,8 +148,30 @@ double MemN2NTraining::lr(int64_t epoch) const {
   return opt_.lr * (opt_.anneal_every > 0 ? std::pow(0.5, static_cast<double>(e / opt_.anneal_every)) : 1.0);
 }
 
-MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
-  StepOut out;
+void MemN2NTraining::save_state(nn::ModelFile& m) const {
+  m.numbers["phase/linear"] = phase_.linear;
+  m.numbers["phase/ls_epochs"] = phase_.ls_epochs;
+  m.numbers["phase/best_val_loss"] = phase_.best_val_loss;
+  m.numbers["phase/ls_stale"] = phase_.ls_stale;
+  m.numbers["phase/loss_sum"] = phase_.loss_sum;
+  m.numbers["phase/wrong"] = phase_.wrong;
+  m.numbers["phase/grad_norm"] = phase_.grad_norm;
+}
+
+void MemN2NTraining::load_state(const nn::ModelFile& m) {
+  Phase p;
+  p.linear = m.number("phase/linear") != 0;
+  p.ls_epochs = static_cast<int>(m.integer("phase/ls_epochs", 0, 1 << 20));
+  p.best_val_loss = m.number("phase/best_val_loss");
+  p.ls_stale = m.numbers.count("phase/ls_stale") ? static_cast<int>(m.integer("phase/ls_stale", 0, 1 << 20)) : 0;
+  p.loss_sum = m.number("phase/loss_sum");
+  p.wrong = m.number("phase/wrong");
+  p.grad_norm = m.number("phase/grad_norm");
+  phase_ = p;
+}
+
+int64_t MemN2NTraining::begin_batch(const nn::TrainState& st) {
+  const int64_t epoch = st.epoch, position = st.position;
   const int64_t n = static_cast<int64_t>(train_.size());
   if (order_epoch_ != epoch) {
     order_ = nn::epoch_order(opt_.seed, epoch, n);
@@ -162,93 +183,81 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
     idx.push_back(static_cast<size_t>(order_[static_cast<size_t>(i)]));
   Rng noise(opt_.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(epoch) * 1000003ULL +
             static_cast<uint64_t>(position));
-  // sub-batches, made in order (so the noise drawn is the whole batch's, row by row)
+  // The slices as the layer cuts the batch (kBatchChunks, fewer for a short batch), made in
+  // order so that the noise drawn is the whole batch's, row by row.
   const int64_t B = static_cast<int64_t>(idx.size());
   const int64_t C = std::min(kBatchChunks, B);
-  std::vector<MemBatch> parts;
+  parts_.clear();
   for (int64_t c = 0; c < C; ++c) {
     const std::vector<size_t> sub(idx.begin() + B * c / C, idx.begin() + B * (c + 1) / C);
-    parts.push_back(make_batch(train_, sub, model_.config(), opt_.rn ? &noise : nullptr));
+    parts_.push_back(make_batch(train_, sub, model_.config(), opt_.rn ? &noise : nullptr));
   }
-  const bool linear = phase_.linear;
+  linear_ = phase_.linear;
   sgd_.set_lr(lr(epoch));
-  const auto& master = model_.params().params();
-  std::vector<double> losses(static_cast<size_t>(C), 0.0), wrong(static_cast<size_t>(C), 0.0);
-  parallel_for(C, [&](int64_t lo, int64_t hi) {
-    for (int64_t c = lo; c < hi; ++c) {
-      MemN2N& rep = *replicas_[static_cast<size_t>(c)];
-      ad::Tape& tape = *tapes_[static_cast<size_t>(c)];
-      const MemBatch& b = parts[static_cast<size_t>(c)];
-      const auto& ps = rep.params().params();
-      for (size_t i = 0; i < ps.size(); ++i) {
-        std::copy(master[i]->value.data(), master[i]->value.data() + master[i]->value.size(),
-                  ps[i]->value.data());
-        std::fill(ps[i]->grad.values().begin(), ps[i]->grad.values().end(), 0.0f);
-      }
-      tape.clear();
-      Var logits = rep.forward(tape, b, !linear);
-      Var loss = ad::mul(nn::cross_entropy(logits, b.answer), static_cast<float>(b.B));
-      losses[static_cast<size_t>(c)] = loss.value()[0];
-      if (!std::isfinite(losses[static_cast<size_t>(c)])) continue;
-      tape.backward(loss);
-      const Tensor& lv = logits.value();
-      const int64_t V = lv.dim(1);
-      for (int64_t r = 0; r < b.B; ++r)
-        wrong[static_cast<size_t>(c)] +=
-            argmax_row(lv.data() + r * V, V) != b.answer[static_cast<size_t>(r)];
-    }
-  });
-  for (int64_t c = 0; c < C; ++c) out.loss += losses[static_cast<size_t>(c)];
-  if (!std::isfinite(out.loss)) return out;
-  sgd_.zero_grad();
-  for (int64_t c = 0; c < C; ++c) {  // in order: the same sums for any thread count
-    const auto& ps = replicas_[static_cast<size_t>(c)]->params().params();
-    for (size_t i = 0; i < ps.size(); ++i) {
-      float* g = master[i]->grad.data();
-      const float* h = ps[i]->grad.data();
-      for (int64_t k = 0; k < master[i]->grad.size(); ++k) g[k] += h[k];
-    }
-  }
-  const double max_norm = opt_.clip > 0 ? opt_.clip : 1e300;
+  return B;
+}
+
+train::Slice MemN2NTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const {
+  const MemBatch& b = parts_.at(static_cast<size_t>(slice));
+  if (end - begin != b.B) throw Error("memn2n: the layer's slice does not match the batch's");
+  Var logits = model_.forward(t, b, !linear_);
+  train::Slice out;
+  out.loss = ad::mul(nn::cross_entropy(logits, b.answer), static_cast<float>(b.B));  // summed
+  out.weight = static_cast<double>(b.B);
+  const Tensor& lv = logits.value();
+  const int64_t V = lv.dim(1);
+  double wrong = 0;
+  for (int64_t r = 0; r < b.B; ++r) wrong += argmax_row(lv.data() + r * V, V) != b.answer[static_cast<size_t>(r)];
+  out.sums = {wrong};
+  return out;
+}
+
+double MemN2NTraining::clip_gradients(double clip) {
+  const double max_norm = clip > 0 ? clip : 1e300;
   if (opt_.clip_global) {
-    out.grad_norm = nn::clip_grad_norm(sgd_.params(), max_norm);
+    last_norm_ = nn::clip_grad_norm(sgd_.params(), max_norm);
   } else {  // each weight on its own (the reference code's way); the norm reported is global
-    out.grad_norm = nn::grad_norm(sgd_.params());
+    last_norm_ = nn::grad_norm(sgd_.params());
     if (opt_.clip_spectral) {
       for (const auto& group : model_.weight_groups()) nn::clip_grad_spectral(group, max_norm);
     } else {
       for (ad::Parameter* p : sgd_.params()) nn::clip_grad_norm({p}, max_norm);
     }
   }
-  sgd_.step();
-  sgd_.zero_grad();
-  phase_.loss_sum += out.loss;
-  phase_.grad_norm = std::max(phase_.grad_norm, out.grad_norm);
-  for (int64_t c = 0; c < C; ++c) phase_.wrong += wrong[static_cast<size_t>(c)];
-  if (position + 1 < batches_) return out;
+  return last_norm_;
+}
+
+train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss, const train::Metrics& sums) {
+  train::StepEnd end;
+  const int64_t epoch = st.epoch;
+  const int64_t n = static_cast<int64_t>(train_.size());
+  phase_.loss_sum += loss;
+  phase_.grad_norm = std::max(phase_.grad_norm, last_norm_);
+  phase_.wrong += sums.empty() ? 0.0 : sums[0].second;
+  if (st.position + 1 < batches_) return end;
 
   // the end of an epoch: validation, the phase
-  EpochStats& st = out.stats;
-  out.epoch_end = true;
-  st.epoch = static_cast<int>(epoch + 1);
-  st.linear = linear;
-  st.lr = lr(epoch);
-  st.train_loss = phase_.loss_sum / static_cast<double>(n);
-  st.train_error = phase_.wrong / static_cast<double>(n);
-  st.grad_norm = phase_.grad_norm;
+  EpochStats& s = last_;
+  s = EpochStats();
+  s.epoch = static_cast<int>(epoch + 1);
+  s.linear = linear_;
+  s.lr = lr(epoch);
+  s.train_loss = phase_.loss_sum / static_cast<double>(n);
+  s.train_error = phase_.wrong / static_cast<double>(n);
+  s.grad_norm = phase_.grad_norm;
   if (!val_.empty()) {
-    const EvalResult ev = evaluate(model_, val_, linear, false, opt_.batch);
-    st.val_loss = ev.loss;
-    st.val_error = error_rate(val_, ev.predicted);
+    const EvalResult ev = memory::evaluate(model_, val_, linear_, false, opt_.batch);
+    s.val_loss = ev.loss;
+    s.val_error = error_rate(val_, ev.predicted);
   } else {
-    st.val_loss = st.train_loss;
-    st.val_error = st.train_error;
+    s.val_loss = s.train_loss;
+    s.val_error = s.train_error;
   }
   phase_.loss_sum = phase_.wrong = phase_.grad_norm = 0.0;
   if (phase_.linear) {
     ++phase_.ls_epochs;
-    if (st.val_loss < phase_.best_val_loss) {
-      phase_.best_val_loss = st.val_loss;
+    if (s.val_loss < phase_.best_val_loss) {
+      phase_.best_val_loss = s.val_loss;
       phase_.ls_stale = 0;
     } else {
       ++phase_.ls_stale;
@@ -260,9 +269,49 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
       phase_.ls_stale = 0;
     }
   } else {
-    phase_.best_val_loss = std::min(phase_.best_val_loss, st.val_loss);
+    phase_.best_val_loss = std::min(phase_.best_val_loss, s.val_loss);
   }
-  out.done = epoch + 1 >= total_epochs();
+  end.stop = epoch + 1 >= total_epochs();
+  return end;
+}
+
+std::vector<std::string> MemN2NTraining::eval_metrics() const {
+  return {"linear", "train_loss", "train_error", "val_loss", "val_error"};
+}
+
+train::Metrics MemN2NTraining::evaluate() {
+  return {{"linear", last_.linear ? 1.0 : 0.0}, {"train_loss", last_.train_loss},
+          {"train_error", last_.train_error}, {"val_loss", last_.val_loss},
+          {"val_error", last_.val_error}};
+}
+
+double MemN2NTraining::score() {
+  score_ = error_rate(train_, memory::evaluate(model_, train_).predicted);
+  return score_;
+}
+
+void MemN2NTraining::finish(nn::ModelFile& m) {
+  if (score_ < 0) score();
+  m.numbers["result/train_error"] = score_;
+  m.numbers["result/val_error"] = val_.empty() ? 0.0 : error_rate(val_, memory::evaluate(model_, val_).predicted);
+  m.numbers["result/seed"] = static_cast<double>(opt_.seed);
+}
+
+MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
+  nn::TrainState st;
+  st.epoch = epoch;
+  st.position = position;
+  st.step = steps_;
+  const int64_t rows = begin_batch(st);
+  const train::StepOut o = train::step(*this, tapes_, rows, opt_.seed, steps_++, opt_.clip);
+  StepOut out;
+  out.loss = o.loss;
+  out.grad_norm = o.grad_norm;
+  if (!std::isfinite(o.loss)) return out;
+  const train::StepEnd e = end_step(st, o.loss, o.sums);
+  out.epoch_end = position + 1 == batches_;
+  out.done = e.stop;
+  if (out.epoch_end) out.stats = last_;
   return out;
 }
 
@@ -329,6 +378,77 @@ double error_rate(const std::vector<EncodedQA>& data, const std::vector<int32_t>
   int64_t wrong = 0;
   for (size_t i = 0; i < data.size(); ++i) wrong += predicted.at(i) != data[i].answer;
   return static_cast<double>(wrong) / static_cast<double>(data.size());
+}
+
+MemN2NData load_memn2n_data(const MemN2NDataOptions& o, uint64_t seed) {
+  if (o.memory < 1) throw UsageError("memory must be at least 1");
+  if (!(o.val_fraction >= 0 && o.val_fraction < 1)) throw UsageError("val-fraction must be in [0, 1)");
+  MemN2NData d;
+  d.tasks = o.tasks;
+  std::vector<data::BabiExample> examples;
+  std::vector<size_t> task_end;
+  for (int t : o.tasks) {
+    auto ex = data::read_babi(data::babi_task_file(o.dir, t, "train"));
+    for (auto& e : ex) e.task = t;
+    examples.insert(examples.end(), std::make_move_iterator(ex.begin()), std::make_move_iterator(ex.end()));
+    task_end.push_back(examples.size());
+  }
+  d.vocab = babi_vocab(examples);
+  d.examples = static_cast<int64_t>(examples.size());
+  const auto encoded = encode_babi(examples, d.vocab, o.memory);
+  for (const auto& q : encoded) {
+    d.longest = std::max<int64_t>(d.longest, static_cast<int64_t>(q.query.size()));
+    for (const auto& sent : q.memory) d.longest = std::max<int64_t>(d.longest, static_cast<int64_t>(sent.size()));
+  }
+  for (size_t i = 0, from = 0; i < o.tasks.size(); from = task_end[i++]) {
+    std::vector<EncodedQA> part(encoded.begin() + static_cast<std::ptrdiff_t>(from),
+                                encoded.begin() + static_cast<std::ptrdiff_t>(task_end[i])), tr, va;
+    split_validation(part, o.val_fraction, seed, &tr, &va);
+    d.train.insert(d.train.end(), tr.begin(), tr.end());
+    d.val.insert(d.val.end(), va.begin(), va.end());
+  }
+  return d;
+}
+
+void memn2n_recipe(const MemN2NData& d, TrainOptions& opt, MemN2NConfig& cfg, bool pe_longest) {
+  const bool many = d.tasks.size() > 1;
+  const bool big = many && d.examples >= 5000 * static_cast<int64_t>(d.tasks.size());
+  if (opt.lr == 0) opt.lr = opt.ls ? 0.005 : 0.01;
+  if (opt.epochs == 0) opt.epochs = big ? 20 : many ? 60 : 100;
+  if (opt.anneal_every == -1) opt.anneal_every = big ? 5 : many ? 15 : 25;
+  if (opt.ls_max_epochs == 0) opt.ls_max_epochs = many && !big ? 30 : 20;
+  cfg.vocab = d.vocab.size();
+  if (cfg.dim == 0) cfg.dim = many ? 50 : 20;
+  if (pe_longest) cfg.pe_words = d.longest + (cfg.te ? 1 : 0);
+}
+
+void TrainOptions::validate() const {
+  if (batch < 1 || epochs < 0 || !(lr >= 0) || anneal_every < -1 || !(clip >= 0) ||
+      !(ls_lr > 0) || ls_max_epochs < 0 || ls_patience < 0)
+    throw UsageError("batch-size, epochs, lr, anneal-every, clip, ls-lr, ls-max-epochs or "
+                     "ls-patience is out of range");
+}
+
+bool parse_clip_kind(const std::string& text) {
+  if (text != "l2" && text != "spectral")
+    throw UsageError("clip-kind must be l2 or spectral, not '" + text + "'");
+  return text == "spectral";
+}
+
+MemN2NJob::MemN2NJob(std::shared_ptr<const MemN2NData> data, std::unique_ptr<MemN2N> model,
+                     const TrainOptions& opt, std::string config_yaml)
+    : MemN2NTraining(*model, data->train, data->val, opt, [&] {
+        Phase p;
+        p.linear = opt.ls;
+        return p;
+      }()),
+      data_(std::move(data)),
+      model_(std::move(model)),
+      config_yaml_(std::move(config_yaml)) {}
+
+void MemN2NJob::describe(nn::ModelFile& f) const {
+  f.config_yaml = config_yaml_;
+  put_memn2n(f, model_->config(), data_->vocab, data_->tasks);
 }
 
 }  // namespace attnkit::memory
