@@ -66,11 +66,7 @@ int main(int argc, char** argv) {
       throw UsageError("--decimals must be between 0 and 15");
     if (!app.given("decimals")) decimals = fraction ? 4 : 2;
     eval::Smoothing smoothing;
-    try {
-      smoothing = eval::parse_smoothing(smooth);
-    } catch (const Error& e) {
-      throw UsageError(std::string("--smooth: ") + e.what());
-    }
+    smoothing = cli::parse_option("--smooth", [&] { return eval::parse_smoothing(smooth); });
     if (textbook && app.given("smooth")) throw UsageError("--smooth does not apply to --textbook");
     if (details && sentence) throw UsageError("--details is for the corpus score, not --sentence");
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/memory/hopfield.h"
@@ -131,8 +132,9 @@ int main(int argc, char** argv) {
         throw UsageError("--modern needs --patterns X and --beta B");
       if (!(beta > 0.0f)) throw UsageError("--beta must be a number above 0");
       if (steps < 1) throw UsageError("--steps must be 1 or more");
-      if (what != "states" && what != "weights")
-        throw UsageError("--emit: unknown value '" + what + "' (states or weights)");
+      const bool emit_weights = attnkit::cli::parse_option("--emit", [&] {
+        return attnkit::parse_choice<bool>("output kind", what, {{"states", false}, {"weights", true}});
+      });
       const Tensor x = mem::read_patterns(patterns, &layout, false);
       const Tensor xi = mem::read_patterns(in, &layout, false);
       Tensor w, s;
@@ -142,7 +144,7 @@ int main(int argc, char** argv) {
         e.locate(in);
         throw;
       }
-      if (what == "weights")
+      if (emit_weights)
         attnkit::io::write_tensor(out, w, app.write_options());
       else
         mem::write_patterns(out, s, layout, app.write_options());
@@ -170,8 +172,8 @@ int main(int argc, char** argv) {
         throw UsageError(std::string("--") + o + " is for --modern");
     if (!app.given("net")) throw UsageError("--net NET.npz is required (or --modern)");
     mem::RecallOptions opt;
-    opt.mode = mem::parse_mode(mode);
-    opt.order = mem::parse_order(order);
+    opt.mode = attnkit::cli::parse_option("--mode", [&] { return mem::parse_mode(mode); });
+    opt.order = attnkit::cli::parse_option("--order", [&] { return mem::parse_order(order); });
     if (max_steps < 0) throw UsageError("--max-steps must be 0 or more");
     if (trace_flips && opt.mode != mem::Mode::Async)
       throw UsageError("--trace-flips is for --mode async");

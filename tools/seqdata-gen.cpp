@@ -2,6 +2,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/dates.h"
 #include "attnkit/io/tensor_io.h"
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
         "Output: one pair per line, SOURCE<TAB>TARGET, as seq2seq tools and vocab-build read\n"
         "it. The same --seed gives the same corpus on every machine.");
     app.parse();
-    if (task != "dates") throw UsageError("--task: unknown task '" + task + "' (dates)");
+    cli::parse_option("--task", [&] { return parse_choice<int>("task", task, {{"dates", 0}}); });
     if (count < 0) throw UsageError("--count must be >= 0");
     std::string text;
     for (const auto& e : data::generate_dates(count, app.common().seed))

@@ -38,16 +38,8 @@ int main(int argc, char** argv) {
     app.parse();
     data::Tokenization tokenization;
     data::Side which;
-    try {
-      tokenization = data::parse_tokenization(tok);
-    } catch (const Error& e) {
-      throw UsageError(std::string("--tokenize: ") + e.what());
-    }
-    try {
-      which = data::parse_side(side);
-    } catch (const Error& e) {
-      throw UsageError(std::string("--side: ") + e.what());
-    }
+    tokenization = cli::parse_option("--tokenize", [&] { return data::parse_tokenization(tok); });
+    which = cli::parse_option("--side", [&] { return data::parse_side(side); });
     if (plain && app.given("side")) throw UsageError("--side does not apply to --plain input");
     if (min_freq < 1) throw UsageError("--min-freq must be at least 1");
     if (max_size != 0 && max_size < data::Vocab::kReserved)

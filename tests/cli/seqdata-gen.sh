@@ -38,7 +38,7 @@ expect_out "" seqdata-gen --task dates -n 0
 expect_err 2 "seqdata-gen: the option '--task' is required" seqdata-gen --count 3 -o out.tsv
 no_file out.tsv
 expect_err 2 "seqdata-gen: the option '--count' is required" seqdata-gen --task dates -o out.tsv
-expect_err 2 "seqdata-gen: --task: unknown task 'sums' (dates)" seqdata-gen --task sums -n 3 -o out.tsv
+expect_err 2 "seqdata-gen: --task: unknown task 'sums' (choose dates)" seqdata-gen --task sums -n 3 -o out.tsv
 no_file out.tsv
 expect_err 2 "seqdata-gen: --count must be >= 0" seqdata-gen --task dates -n -1 -o out.tsv
 no_file out.tsv

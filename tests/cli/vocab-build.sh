@@ -52,9 +52,9 @@ printf 'Go.\tVa !\nR\351\tx\n' >bad.tsv
 expect_err 1 "vocab-build: bad.tsv:2: invalid UTF-8 at byte 2 of the line" vocab-build -i bad.tsv -o v.tsv
 no_file v.tsv
 expect_err 1 "vocab-build: missing.tsv: cannot open" vocab-build -i missing.tsv
-expect_err 2 "vocab-build: --side: unknown side 'left' (source or target)" vocab-build -i "$FRA" --side left -o v.tsv
+expect_err 2 "vocab-build: --side: unknown side 'left' (choose source or target)" vocab-build -i "$FRA" --side left -o v.tsv
 no_file v.tsv
-expect_err 2 "vocab-build: --tokenize: unknown tokenisation 'bpe' (words or chars)" vocab-build -i "$FRA" --tokenize bpe
+expect_err 2 "vocab-build: --tokenize: unknown tokenisation 'bpe' (choose words or chars)" vocab-build -i "$FRA" --tokenize bpe
 expect_err 2 "vocab-build: --min-freq must be at least 1" vocab-build -i "$FRA" --min-freq 0
 expect_err 2 "vocab-build: --max-size must be 0 or at least 4" vocab-build -i "$FRA" --max-size 3
 expect_err 2 "vocab-build: --side does not apply to --plain input" vocab-build --plain --side target -i fr.txt

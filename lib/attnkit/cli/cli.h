@@ -180,6 +180,18 @@ void add_output_option(App& app, const std::string& value_name, const std::strin
 std::string resolve_output(const App& app, const std::vector<std::string>& emit_choices,
                            std::string* emit);
 
+// Parses the value of `option` with `parse` (a choice parser, say): an Error it throws (a
+// ChoiceError naming the field and the choices) becomes a UsageError with the option in
+// front: "--score: unknown score 'dott' (choose dot, ...)".
+template <class F>
+auto parse_option(const std::string& option, F&& parse) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const Error& e) {
+    throw UsageError(option + ": " + e.what());
+  }
+}
+
 // Whether standard error is a terminal (progress bars) — for later tools.
 bool stderr_is_tty();
 
