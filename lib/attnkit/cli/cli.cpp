@@ -43,6 +43,33 @@ void ensure_fast_blas(char** argv) {
   // exec failed (no /proc?): go on with the slower kernel rather than fail
 }
 
+// Suggestions for a mistyped name: the edit distance (insertions, deletions, substitutions
+// and swaps of two neighbouring letters, the commonest typo, each costing 1), and the option
+// of `d` whose long name is nearest to `key`, within distance 2 (empty when none is).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+std::string closest_option(const std::string& key, const po::options_description& d) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& o : d.options()) {
+    const size_t e = edit_distance(key, o->long_name());
+    if (e < best_d) best_d = e, best = o->long_name();
+  }
+  return best;
+}
+
 void print_error(const std::string& tool, const Error& e) {
   std::string msg = tool + ": ";
   if (!e.file().empty()) {
@@ -196,6 +223,20 @@ void App::parse() {
       }
     }
     po::notify(vm_);
+  } catch (const po::unknown_option& e) {
+    // A mistyped long option: the nearest of the options --help lists.
+    const std::string token = e.get_option_name();
+    const std::string given = token.substr(0, token.find('='));  // "--name=value"
+    if (given.size() > 2 && given.compare(0, 2, "--") == 0) {
+      const std::string name = given.substr(2);
+      po::options_description listed;
+      listed.add(tool_);
+      if (!config_.options().empty()) listed.add(config_);
+      listed.add(common);
+      const std::string best = closest_option(name, listed);
+      if (!best.empty()) throw UsageError(given + ": did you mean --" + best + "?");
+    }
+    throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
@@ -213,26 +254,8 @@ void App::parse() {
 
 namespace {
 
-// Suggestion for a mistyped key: a known key within edit distance 2, if there is one.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::string did_you_mean(const std::string& key, const po::options_description& d) {
-  std::string best;
-  size_t best_d = 3;
-  for (const auto& o : d.options()) {
-    const size_t e = edit_distance(key, o->long_name());
-    if (e < best_d) best_d = e, best = o->long_name();
-  }
+  const std::string best = closest_option(key, d);
   return best.empty() ? std::string() : " (did you mean '" + best + "'?)";
 }
 
