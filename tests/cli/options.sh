@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The shared option layer of every tool: a mistyped long option is a usage error (2) that
-# suggests the nearest option the tool has.
+# suggests the nearest option the tool has; --help names every option's value (no bare
+# 'arg') and writes defaults without float noise (0.1, not 0.10000000000000001).
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 expect_err 2 "attn-score: --qeury: did you mean --query?" attn-score --qeury Q.txt --key K.txt
 grep -qF "Try 'attn-score --help'" "$T/err" || fail "no --help hint after the suggestion"
@@ -25,4 +26,15 @@ for src in "$ATTNKIT_SRC"/tools/*.cpp; do
     expect_err 2 "$t: --$typo: did you mean --$name?" "$t" "--$typo" 1
   done
 done
+# --help: no bare 'arg' placeholder, no float noise in the defaults.
+for src in "$ATTNKIT_SRC"/tools/*.cpp; do
+  t=$(basename "$src" .cpp)
+  "$t" --help >help.txt 2>/dev/null || { fail "$t --help failed"; continue; }
+  CHECKS=$((CHECKS + 1))
+  if grep -nE '(^| )--[a-z0-9-]+ arg( |$)' help.txt >bad.txt; then fail "$t --help: bare 'arg': $(head -3 bad.txt)"; fi
+  CHECKS=$((CHECKS + 1))
+  if grep -nE '[0-9]\.?[0-9]*(0000000|9999999)[0-9]' help.txt >bad.txt; then fail "$t --help: float noise: $(head -3 bad.txt)"; fi
+done
+expect 0 seq2seq-train --help
+grep -qF -- "--valid-fraction X (=0.1)" "$T/out" || fail "seq2seq-train --help: $(grep -F -- --valid-fraction "$T/out")"
 finish

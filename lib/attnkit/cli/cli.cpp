@@ -133,6 +133,50 @@ po::options_description App::common_group() {
 
 namespace {
 
+// The parameter of an option as --help shows it, cleaned of Boost's defaults: a default
+// number in the shortest decimal that reads back to it ("0.1", not "0.10000000000000001"), and
+// a named value where the tool gave none ("N" for integers, "X" for reals, "NAME" for words,
+// not "arg").
+template <class F>
+std::string shortest_decimal(F v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+template <class... T>
+bool holds(const po::value_semantic* s) {
+  return (... || (dynamic_cast<const po::typed_value<T>*>(s) != nullptr));
+}
+
+std::string clean_parameter(const po::option_description& opt) {
+  std::string param = opt.format_parameter();
+  if (param.empty()) return param;
+  std::string name = param, def;
+  const size_t open = param.find(" (=");
+  if (open != std::string::npos && param.back() == ')') {
+    name = param.substr(0, open);
+    def = param.substr(open + 3, param.size() - open - 4);
+  }
+  const po::value_semantic* sem = opt.semantic().get();
+  boost::any v;
+  if (!def.empty() && sem->apply_default(v)) {
+    if (auto d = boost::any_cast<double>(&v)) def = shortest_decimal(*d);
+    else if (auto f = boost::any_cast<float>(&v)) def = shortest_decimal(*f);
+  }
+  if (name == "arg") {
+    if (holds<int, long, long long, unsigned, unsigned long, unsigned long long>(sem))
+      name = "N";
+    else if (holds<double, float>(sem))
+      name = "X";
+    else if (holds<std::vector<std::string>, std::vector<int>, std::vector<double>>(sem))
+      name = "LIST";
+    else
+      name = "NAME";
+  }
+  return def.empty() && open == std::string::npos ? name : name + " (=" + def + ")";
+}
+
 // GNU-style option lines ("  -o, --output FILE   text"), wrapped at 79 columns, so that
 // --help reads like other Unix tools and help2man turns it into a man page.
 void format_group(std::ostream& s, const char* caption, const po::options_description& group) {
@@ -146,7 +190,7 @@ void format_group(std::ostream& s, const char* caption, const po::options_descri
       lhs += shortn + ", " + longn;
     else
       lhs += "    " + longn;
-    std::string param = opt->format_parameter();
+    std::string param = clean_parameter(*opt);
     if (!param.empty()) lhs += " " + param;
     // Words of the description, wrapped into the right-hand column.
     std::istringstream words(opt->description());
