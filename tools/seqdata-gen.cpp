@@ -25,8 +25,12 @@ int main(int argc, char** argv) {
     app.enable(cli::kSeed);
     app.epilog(
         "Output: one pair per line, SOURCE<TAB>TARGET, as seq2seq tools and vocab-build read\n"
-        "it. The same --seed gives the same corpus on every machine.");
+        "it. The same --seed gives the same corpus on every machine. The NTM tasks (copy,\n"
+        "repeat-copy, associative-recall) are seqtask-gen's.");
     app.parse();
+    if (task == "copy" || task == "repeat-copy" || task == "associative-recall")
+      throw UsageError("--task " + task + " is a task of the Neural Turing Machine: seqtask-gen --task " +
+                       task + " writes its episodes");
     cli::parse_option("--task", [&] { return parse_choice<int>("task", task, {{"dates", 0}}); });
     if (count < 0) throw UsageError("--count must be >= 0");
     std::string text;
