@@ -1,4 +1,5 @@
 // memn2n-answer: answers the questions of a bAbI-format file with a trained memory network.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -59,14 +60,30 @@ int main(int argc, char** argv) {
       throw attnkit::DataError("no questions (a question is a line ending in '?', or with a tab "
                                "before its answer)",
                                in);
-    const int64_t first = app.shard().begin(static_cast<int64_t>(ex.size()));
+    // --shard: the slice's questions, answered in the whole run's batches (a batch's padding
+    // and its matrix products depend on every question in it): the batches that hold the
+    // slice are answered whole, and the questions outside the slice dropped after.
+    constexpr int64_t kBatch = 32;
+    const int64_t total = static_cast<int64_t>(ex.size());
+    const int64_t first = app.shard().begin(total), last = app.shard().end(total);
+    const int64_t lo = first / kBatch * kBatch;
+    const int64_t hi = std::min(total, (last + kBatch - 1) / kBatch * kBatch);
     if (app.shard().given)
-      ex = std::vector<attnkit::data::BabiExample>(
-          std::make_move_iterator(ex.begin() + first),
-          std::make_move_iterator(ex.begin() + app.shard().end(static_cast<int64_t>(ex.size()))));
-    const auto enc = mem::encode_babi(ex, m.vocab, m.model->config().memory);
+      ex = std::vector<attnkit::data::BabiExample>(std::make_move_iterator(ex.begin() + lo),
+                                                   std::make_move_iterator(ex.begin() + hi));
+    auto enc = mem::encode_babi(ex, m.vocab, m.model->config().memory);
     const bool want_att = app.given("attention") || app.given("labels");
-    const mem::EvalResult r = mem::evaluate(*m.model, enc, false, want_att);
+    mem::EvalResult r = mem::evaluate(*m.model, enc, false, want_att, kBatch);
+    if (app.shard().given) {
+      const auto keep = [&](auto& v) {
+        v.erase(v.begin() + (last - lo), v.end());
+        v.erase(v.begin(), v.begin() + (first - lo));
+      };
+      keep(ex);
+      keep(enc);
+      keep(r.predicted);
+      if (want_att) keep(r.attention);
+    }
     std::ostringstream o;
     if (first == 0) o << "line\tquestion\tpredicted\tanswer\n";
     int64_t wrong = 0, unanswered = 0;
