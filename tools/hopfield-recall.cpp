@@ -74,9 +74,10 @@ int main(int argc, char** argv) {
         ("net", po::value(&net_path)->value_name("NET.npz"),
          "classic net from hopfield-store: W (N x N) and b (N)")
         ("input,i", po::value(&in)->value_name("PROBES")->default_value("-"),
-         "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input")
-        ("output,o", po::value<std::vector<std::string>>()->value_name("OUT"),
-         "final states (.pbm, .npy, .npz or text by the extension; - is standard output)")
+         "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input");
+    attnkit::cli::add_output_option(
+        app, "OUT", "final states (.pbm, .npy, .npz or text by the extension; - is standard output)");
+    app.options().add_options()
         ("mode", po::value(&mode)->value_name("MODE")->default_value(mode),
          "async (one neuron at a time) or sync (all at once)")
         ("order", po::value(&order)->value_name("ORDER")->default_value(order),
@@ -111,7 +112,6 @@ int main(int argc, char** argv) {
         "(--seed, k), so the output does not depend on --threads. Summary on stderr.\n"
         "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
         "(WHAT one of states, weights) for --emit WHAT, --output-file FILE for -o.");
-    app.hidden_options().add_options()("output-file", po::value<std::vector<std::string>>());
     app.parse();
     out = attnkit::cli::resolve_output(app, {"states", "weights"}, &what);
     mem::ImageLayout layout = mem::parse_layout(image_size, per_row);

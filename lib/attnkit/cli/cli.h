@@ -158,7 +158,7 @@ std::string version_line();
 // Parses "3,4" (or "3x4") into a shape; UsageError naming the option on bad text.
 Shape parse_shape(const std::string& text, const std::string& option);
 
-// With --shard, text output of a tool's slice that concatenates (cat) with the other slices'
+// With --shard, text output of a tool's slice that concatenates (cat) with the other slices
 // into the whole run's output: rows of a matrix, matrices of a batch (a slice after the first
 // begins with the blank line that separates it from the previous one). .npy and .npz outputs
 // do not concatenate: with --shard they are a UsageError (convert the merged text with
