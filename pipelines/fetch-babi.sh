@@ -3,11 +3,17 @@
 # archive, unpacks it and checks the MD5 of every en/ and en-10k/ file against
 # pipelines/babi.md5 (the sums of ../shared/data/babi/SOURCE.md, which match those published
 # in facebookresearch/ParlAI#1805), then copies the data:
-#   pipelines/fetch-babi.sh [DIR]     (default DIR: ../shared/data/babi of this tree)
+#   pipelines/fetch-babi.sh [DIR]     (default DIR: ../shared/data/babi beside this tree)
+#   pipelines/fetch-babi.sh --help    (this text)
 # Leaves DIR/en, DIR/en-10k, ... (tasks_1-20_v1-2). Needs curl (or wget), md5sum and tar, and
 # internet access; the tests never run it (they use testdata/babi).
 set -euo pipefail
-top=$(cd "$(dirname "$0")/.." && pwd)
+. "$(dirname "$0")/lib.sh"
+case ${1:-} in
+  -h|--help) pipeline_usage; exit 0 ;;
+  -*) echo "$PIPELINE: unknown argument '$1'" >&2; pipeline_usage >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "$PIPELINE: one folder at most" >&2; pipeline_usage >&2; exit 2; }
 dir=${1:-$top/../shared/data/babi}
 url=http://www.thespermwhale.com/jaseweston/babi/tasks_1-20_v1-2.tar.gz
 tmp=$(mktemp -d)

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
       throw attnkit::UsageError("--key and --value go together (cross-attention)");
     at::MhaOptions opt;
     opt.heads = heads;
-    opt.output = at::parse_mha_output(output);
+    opt.output = attnkit::cli::parse_option("--emit", [&] { return at::parse_mha_output(output); });
     if (heads < 1) throw attnkit::UsageError("--heads must be at least 1");
 
     auto arrays = attnkit::io::read_npz(params);

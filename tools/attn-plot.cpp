@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/plot/heatmap.h"
@@ -51,8 +52,9 @@ int main(int argc, char** argv) {
     app.parse();
     if (!app.given("format"))
       format = out.size() > 4 && out.compare(out.size() - 4, 4, ".svg") == 0 ? "svg" : "png";
-    if (format != "png" && format != "svg")
-      throw attnkit::UsageError("unknown --format '" + format + "' (choose png or svg)");
+    const bool svg = attnkit::cli::parse_option("--format", [&] {
+      return attnkit::parse_choice<bool>("format", format, {{"png", false}, {"svg", true}});
+    });
 
     const attnkit::Tensor w = attnkit::io::read_tensor(in);
     attnkit::plot::HeatmapSpec spec;
@@ -70,7 +72,7 @@ int main(int argc, char** argv) {
       throw;
     }
     const std::string bytes =
-        format == "svg" ? attnkit::plot::heatmap_svg(w, spec, layout)
+        svg ? attnkit::plot::heatmap_svg(w, spec, layout)
                         : attnkit::plot::encode_png(attnkit::plot::render_heatmap(w, spec, layout));
     attnkit::io::write_file(out, bytes);
   });

@@ -90,11 +90,11 @@ int main(int argc, char** argv) {
     out = attnkit::cli::resolve_output(app, {"scores", "weights", "context"}, &output);
 
     at::Scorer scorer;
-    scorer.kind = at::parse_score_kind(score);
+    scorer.kind = attnkit::cli::parse_option("--score", [&] { return at::parse_score_kind(score); });
     scorer.beta = beta;
     at::LocalSpec local;
     if (app.given("local")) {
-      local.kind = at::parse_local(local_kind);
+      local.kind = attnkit::cli::parse_option("--local", [&] { return at::parse_local(local_kind); });
       if (!app.given("window")) throw attnkit::UsageError("--local needs --window D");
       local.window = window;
       const int64_t least = local.kind == at::Local::Predictive ? 1 : 0;
@@ -119,10 +119,11 @@ int main(int argc, char** argv) {
     opt.seed = app.common().seed;
     const bool has_v = app.given("value");
     if (output.empty()) output = has_v ? "context" : "weights";
-    opt.output = at::parse_output(output);
+    opt.output = attnkit::cli::parse_option("--emit", [&] { return at::parse_output(output); });
     if (opt.output == at::Output::Context && !has_v)
       throw attnkit::UsageError("--emit context needs --value V");
-    if (app.given("hard")) opt.hard = at::parse_hard(hard);
+    if (app.given("hard"))
+      opt.hard = attnkit::cli::parse_option("--hard", [&] { return at::parse_hard(hard); });
     if (opt.hard != at::Hard::None && opt.output == at::Output::Scores)
       throw attnkit::UsageError("--hard applies to weights and context, not to scores");
 

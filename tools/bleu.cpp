@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     app.describe("BLEU of tokenised hypotheses against references.",
                  "--ref REF [OPTIONS] [HYP]");
     app.options().add_options()
-        ("ref,r", po::value(&ref)->value_name("REF")->required(),
+        ("ref,r", po::value(&ref)->value_name("REF"),
          "references, one sentence per line (required)")
         ("hyp", po::value(&hyp)->value_name("HYP")->default_value("-"),
          "hypotheses, one per line, aligned with REF (also the positional argument; "
@@ -52,7 +52,9 @@ int main(int argc, char** argv) {
          "hyp_len, ref_len (tab-separated)")
         ("output,o", po::value(&out)->value_name("OUT")->default_value("-"),
          "where to write (- is standard output)");
-    app.positional().add("hyp", 1);
+    std::vector<std::string> extra;
+    app.hidden_options().add_options()("extra-file", po::value(&extra));
+    app.positional().add("hyp", 1).add("extra-file", -1);
     app.epilog(
         "Tokens are the white-space-separated words of each line (as Python's str.split):\n"
         "tokenise (and lower-case) both sides the same way first.\n"
@@ -60,17 +62,20 @@ int main(int argc, char** argv) {
         "none); per-sentence scores leave out orders longer than the hypothesis (sacreBLEU's\n"
         "sentence_bleu).");
     app.parse();
+    if (!app.given("ref") && extra.empty())
+      throw UsageError("the option '--ref' is required but missing");
+    if (!extra.empty())
+      throw UsageError(app.given("ref")
+                           ? "one hypothesis file, not " + std::to_string(1 + extra.size())
+                           : "the references go with --ref: bleu --ref " + extra.front() + " " +
+                                 hyp + " (one positional file, the hypotheses)");
     if (textbook) sentence = true;
     if (max_n < 1 || max_n > 100) throw UsageError("--max-n must be between 1 and 100");
     if (app.given("decimals") && (decimals < 0 || decimals > 15))
       throw UsageError("--decimals must be between 0 and 15");
     if (!app.given("decimals")) decimals = fraction ? 4 : 2;
     eval::Smoothing smoothing;
-    try {
-      smoothing = eval::parse_smoothing(smooth);
-    } catch (const Error& e) {
-      throw UsageError(std::string("--smooth: ") + e.what());
-    }
+    smoothing = cli::parse_option("--smooth", [&] { return eval::parse_smoothing(smooth); });
     if (textbook && app.given("smooth")) throw UsageError("--smooth does not apply to --textbook");
     if (details && sentence) throw UsageError("--details is for the corpus score, not --sentence");
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/memory/hopfield.h"
@@ -73,9 +74,10 @@ int main(int argc, char** argv) {
         ("net", po::value(&net_path)->value_name("NET.npz"),
          "classic net from hopfield-store: W (N x N) and b (N)")
         ("input,i", po::value(&in)->value_name("PROBES")->default_value("-"),
-         "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input")
-        ("output,o", po::value<std::vector<std::string>>()->value_name("OUT"),
-         "final states (.pbm, .npy, .npz or text by the extension; - is standard output)")
+         "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input");
+    attnkit::cli::add_output_option(
+        app, "OUT", "final states (.pbm, .npy, .npz or text by the extension; - is standard output)");
+    app.options().add_options()
         ("mode", po::value(&mode)->value_name("MODE")->default_value(mode),
          "async (one neuron at a time) or sync (all at once)")
         ("order", po::value(&order)->value_name("ORDER")->default_value(order),
@@ -112,7 +114,6 @@ int main(int argc, char** argv) {
         "(--seed, k), so the output does not depend on --threads. Summary on stderr.\n"
         "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
         "(WHAT one of states, weights) for --emit WHAT, --output-file FILE for -o.");
-    app.hidden_options().add_options()("output-file", po::value<std::vector<std::string>>());
     app.parse();
     out = attnkit::cli::resolve_output(app, {"states", "weights"}, &what);
     mem::ImageLayout layout = mem::parse_layout(image_size, per_row);
@@ -135,8 +136,9 @@ int main(int argc, char** argv) {
         throw UsageError("--modern needs --patterns X and --beta B");
       if (!(beta > 0.0f)) throw UsageError("--beta must be a number above 0");
       if (steps < 1) throw UsageError("--steps must be 1 or more");
-      if (what != "states" && what != "weights")
-        throw UsageError("--emit: unknown value '" + what + "' (states or weights)");
+      const bool emit_weights = attnkit::cli::parse_option("--emit", [&] {
+        return attnkit::parse_choice<bool>("output kind", what, {{"states", false}, {"weights", true}});
+      });
       const Tensor x = mem::read_patterns(patterns, &layout, false);
       const Tensor xi = mem::read_patterns(in, &layout, false);
       Tensor w, s;
@@ -146,7 +148,7 @@ int main(int argc, char** argv) {
         e.locate(in);
         throw;
       }
-      if (what == "weights")
+      if (emit_weights)
         attnkit::io::write_tensor(out, w, app.write_options());
       else
         mem::write_patterns(out, s, layout, app.write_options());
@@ -174,8 +176,8 @@ int main(int argc, char** argv) {
         throw UsageError(std::string("--") + o + " is for --modern");
     if (!app.given("net")) throw UsageError("--net NET.npz is required (or --modern)");
     mem::RecallOptions opt;
-    opt.mode = mem::parse_mode(mode);
-    opt.order = mem::parse_order(order);
+    opt.mode = attnkit::cli::parse_option("--mode", [&] { return mem::parse_mode(mode); });
+    opt.order = attnkit::cli::parse_option("--order", [&] { return mem::parse_order(order); });
     if (max_steps < 0) throw UsageError("--max-steps must be 0 or more");
     if (trace_flips && opt.mode != mem::Mode::Async)
       throw UsageError("--trace-flips is for --mode async");

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
         "projection rule) makes W the projection onto the patterns' span. The diagonal is\n"
         "zero in every case. PBM pixels: black = +1, white = -1, taken row by row.");
     app.parse();
-    const mem::Rule r = mem::parse_rule(rule);
+    const mem::Rule r = attnkit::cli::parse_option("--rule", [&] { return mem::parse_rule(rule); });
     mem::ImageLayout layout = mem::parse_layout(image_size, 0);
     const attnkit::Tensor p = mem::read_patterns(in, &layout);
     const mem::Net net = mem::store(p, r);

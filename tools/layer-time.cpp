@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
         "Cost: attention O(N^2 D), conv O(K N D^2), rnn O(N D^2) of which N steps are\n"
         "sequential. The attention is the attention proper, without the D x D projections.");
     app.parse();
-    const cx::SeqLayer l = cx::parse_seq_layer(layer);
+    const cx::SeqLayer l = attnkit::cli::parse_option("--layer", [&] { return cx::parse_seq_layer(layer); });
     if (length < 1) throw attnkit::UsageError("--length must be at least 1");
     if (dim < 1) throw attnkit::UsageError("--dim must be at least 1");
     if (kernel < 1) throw attnkit::UsageError("--kernel must be at least 1");

@@ -1,4 +1,5 @@
 // memn2n-answer: answers the questions of a bAbI-format file with a trained memory network.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -46,26 +47,53 @@ int main(int argc, char** argv) {
     app.shard_items("questions (in file order; the header row comes with the first slice)");
     app.epilog(
         "Output (TSV): a header 'line question predicted answer', then one row per question:\n"
-        "its line in STORIES, its words, the model's answer and the file's answer. Words are\n"
-        "lower-cased without the final '.' or '?'. A summary goes to standard error.");
+        "its line in STORIES, its words, the model's answer and the file's answer (empty for a\n"
+        "question asked without one). Words are lower-cased without the final '.' or '?'.\n"
+        "A question line has a tab and the answer after it (bAbI: 'ID question?<TAB>answer<TAB>\n"
+        "supporting IDs'); a line without a tab that ends in '?' is a question without an\n"
+        "answer ('4 Where is John?'), which the model answers all the same. A file without\n"
+        "questions is an error. A summary goes to standard error.");
     app.parse();
     const mem::LoadedMemN2N m = mem::load_memn2n(model_path);
-    auto ex = attnkit::data::read_babi(in);
-    const int64_t first = app.shard().begin(static_cast<int64_t>(ex.size()));
+    auto ex = attnkit::data::read_babi(in, true);
+    if (ex.empty())
+      throw attnkit::DataError("no questions (a question is a line ending in '?', or with a tab "
+                               "before its answer)",
+                               in);
+    // --shard: the slice's questions, answered in the whole run's batches (a batch's padding
+    // and its matrix products depend on every question in it): the batches that hold the
+    // slice are answered whole, and the questions outside the slice dropped after.
+    constexpr int64_t kBatch = 32;
+    const int64_t total = static_cast<int64_t>(ex.size());
+    const int64_t first = app.shard().begin(total), last = app.shard().end(total);
+    const int64_t lo = first / kBatch * kBatch;
+    const int64_t hi = std::min(total, (last + kBatch - 1) / kBatch * kBatch);
     if (app.shard().given)
-      ex = std::vector<attnkit::data::BabiExample>(
-          std::make_move_iterator(ex.begin() + first),
-          std::make_move_iterator(ex.begin() + app.shard().end(static_cast<int64_t>(ex.size()))));
-    const auto enc = mem::encode_babi(ex, m.vocab, m.model->config().memory);
+      ex = std::vector<attnkit::data::BabiExample>(std::make_move_iterator(ex.begin() + lo),
+                                                   std::make_move_iterator(ex.begin() + hi));
+    auto enc = mem::encode_babi(ex, m.vocab, m.model->config().memory);
     const bool want_att = app.given("attention") || app.given("labels");
-    const mem::EvalResult r = mem::evaluate(*m.model, enc, false, want_att);
+    mem::EvalResult r = mem::evaluate(*m.model, enc, false, want_att, kBatch);
+    if (app.shard().given) {
+      const auto keep = [&](auto& v) {
+        v.erase(v.begin() + (last - lo), v.end());
+        v.erase(v.begin(), v.begin() + (first - lo));
+      };
+      keep(ex);
+      keep(enc);
+      keep(r.predicted);
+      if (want_att) keep(r.attention);
+    }
     std::ostringstream o;
     if (first == 0) o << "line\tquestion\tpredicted\tanswer\n";
-    int64_t wrong = 0;
+    int64_t wrong = 0, unanswered = 0;
     for (size_t i = 0; i < ex.size(); ++i) {
       o << ex[i].line << '\t' << join(ex[i].question) << '\t' << m.vocab.token(r.predicted[i])
         << '\t' << ex[i].answer << '\n';
-      wrong += r.predicted[i] != enc[i].answer;
+      if (ex[i].answer.empty())
+        ++unanswered;
+      else
+        wrong += r.predicted[i] != enc[i].answer;
     }
     if (app.given("attention")) {
       std::vector<std::string> names;
@@ -89,10 +117,21 @@ int main(int argc, char** argv) {
       attnkit::io::write_file(out, o.str());
     }
     if (!app.common().quiet && !ex.empty()) {
-      char b[96];
-      std::snprintf(b, sizeof b, "%zu questions, %lld answered wrong (%.1f%%)", ex.size(),
-                    static_cast<long long>(wrong), 100.0 * static_cast<double>(wrong) /
-                                                       static_cast<double>(ex.size()));
+      char b[160];
+      const int64_t answered = static_cast<int64_t>(ex.size()) - unanswered;
+      if (unanswered == 0)
+        std::snprintf(b, sizeof b, "%zu questions, %lld answered wrong (%.1f%%)", ex.size(),
+                      static_cast<long long>(wrong), 100.0 * static_cast<double>(wrong) /
+                                                         static_cast<double>(ex.size()));
+      else if (answered == 0)
+        std::snprintf(b, sizeof b, "%zu questions, none with an answer to check", ex.size());
+      else
+        std::snprintf(b, sizeof b,
+                      "%zu questions, %lld without an answer; %lld of the %lld with one answered "
+                      "wrong (%.1f%%)",
+                      ex.size(), static_cast<long long>(unanswered), static_cast<long long>(wrong),
+                      static_cast<long long>(answered),
+                      100.0 * static_cast<double>(wrong) / static_cast<double>(answered));
       std::cerr << app.name() << ": " << b << "\n";
     }
   });

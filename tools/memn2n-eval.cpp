@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/babi.h"
 #include "attnkit/io/tensor_io.h"
@@ -40,8 +41,9 @@ int main(int argc, char** argv) {
         "Output (TSV): a header 'task error pass', one row per task (error in percent with\n"
         "one decimal, pass yes/no), then 'mean E yes|no' and 'failed N -'.");
     app.parse();
-    if (split != "test" && split != "train")
-      throw attnkit::UsageError("--split must be test or train, not '" + split + "'");
+    attnkit::cli::parse_option("--split", [&] {
+      return attnkit::parse_choice<int>("split", split, {{"test", 0}, {"train", 1}});
+    });
     std::vector<int> tasks;
     if (app.given("task")) {
       try {

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
         "\n"
         "FILE is .npy or text (detected by content); the output format follows -o's name.");
     app.parse();
-    opt.layout = posenc::parse_layout(layout);
+    opt.layout = attnkit::cli::parse_option("--layout", [&] { return posenc::parse_layout(layout); });
     Tensor result;
     if (app.given("add")) {
       result = io::read_tensor(add);

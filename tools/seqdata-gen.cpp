@@ -2,6 +2,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/dates.h"
 #include "attnkit/io/tensor_io.h"
@@ -24,9 +25,13 @@ int main(int argc, char** argv) {
     app.enable(cli::kSeed);
     app.epilog(
         "Output: one pair per line, SOURCE<TAB>TARGET, as seq2seq tools and vocab-build read\n"
-        "it. The same --seed gives the same corpus on every machine.");
+        "it. The same --seed gives the same corpus on every machine. The NTM tasks (copy,\n"
+        "repeat-copy, associative-recall) are seqtask-gen's.");
     app.parse();
-    if (task != "dates") throw UsageError("--task: unknown task '" + task + "' (dates)");
+    if (task == "copy" || task == "repeat-copy" || task == "associative-recall")
+      throw UsageError("--task " + task + " is a task of the Neural Turing Machine: seqtask-gen --task " +
+                       task + " writes its episodes");
+    cli::parse_option("--task", [&] { return parse_choice<int>("task", task, {{"dates", 0}}); });
     if (count < 0) throw UsageError("--count must be >= 0");
     std::string text;
     for (const auto& e : data::generate_dates(count, app.common().seed))

@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
         "(delimiter W, repeat count W + 1), out = W + 1 (end marker W), L + 2 + KL + 1 steps.\n"
         "associative-recall: in = W + 2 (item delimiter W, query delimiter W + 1), out = W.");
     app.parse();
-    data::SeqTaskOptions opt = data::SeqTaskOptions::defaults(data::parse_seq_task(task_name));
+    data::SeqTaskOptions opt = data::SeqTaskOptions::defaults(
+        cli::parse_option("--task", [&] { return data::parse_seq_task(task_name); }));
     if (app.given("min-len")) opt.min_len = min_len;
     if (app.given("max-len")) opt.max_len = max_len;
     if (app.given("width")) opt.width = width;

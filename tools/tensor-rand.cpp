@@ -33,11 +33,7 @@ int main(int argc, char** argv) {
         "(xoshiro256**): the same --seed gives byte-identical output on every machine.");
     app.parse();
     const Shape shape = cli::parse_shape(shape_text, "--shape");
-    try {
-      spec.dist = parse_distribution(dist);
-    } catch (const Error& e) {
-      throw UsageError(std::string("--dist: ") + e.what());
-    }
+    spec.dist = cli::parse_option("--dist", [&] { return parse_distribution(dist); });
     const bool normal = spec.dist == Distribution::Normal;
     for (const char* opt : {"mean", "std"})
       if (app.given(opt) && !normal)

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     long long min_freq = 1, max_size = 0;
     bool plain = false;
     app.describe("Build the vocabulary of one side of a parallel corpus.",
-                 "[-i CORPUS] [--side source|target] [--tokenize words|chars] [OPTIONS] [-o VOCAB]");
+                 "[-i CORPUS] [--side source|target] [--tokens words|chars] [OPTIONS] [-o VOCAB]");
     app.options().add_options()
         ("input,i", po::value(&in)->value_name("CORPUS")->default_value("-"),
          "SOURCE<TAB>TARGET lines (- is standard input)")
@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
          "which column: source or target")
         ("plain", po::bool_switch(&plain),
          "the input is one sentence per line (one file of an aligned pair), not TSV")
-        ("tokenize", po::value(&tok)->value_name("KIND")->default_value("words"),
-         "words (d2l: lower case, punctuation split off) or chars (one per code point)")
+        ("tokens", po::value(&tok)->value_name("KIND")->default_value("words"),
+         "words (d2l: lower case, punctuation split off) or chars (one per code point), as "
+         "seq2seq-train --tokens")
         ("min-freq", po::value(&min_freq)->value_name("K")->default_value(1),
          "leave out tokens seen fewer than K times (they become <unk>)")
         ("max-size", po::value(&max_size)->value_name("N")->default_value(0),
@@ -34,20 +35,21 @@ int main(int argc, char** argv) {
          "where to write (- is standard output)");
     app.epilog(
         "Output: TOKEN<TAB>COUNT lines in id order: <pad> <bos> <eos> <unk> (ids 0-3, count\n"
-        "0), then the tokens by descending count, ties in byte order.");
+        "0), then the tokens by descending count, ties in byte order.\n"
+        "--tokenize KIND is an alias of --tokens KIND (its older name).");
+    std::string tok_alias;
+    app.hidden_options().add_options()("tokenize", po::value(&tok_alias));
     app.parse();
+    if (app.given("tokenize")) {
+      if (app.given("tokens") && tok_alias != tok)
+        throw UsageError("--tokens " + tok + " and --tokenize " + tok_alias + " disagree (one is an "
+                         "alias of the other)");
+      tok = tok_alias;
+    }
     data::Tokenization tokenization;
     data::Side which;
-    try {
-      tokenization = data::parse_tokenization(tok);
-    } catch (const Error& e) {
-      throw UsageError(std::string("--tokenize: ") + e.what());
-    }
-    try {
-      which = data::parse_side(side);
-    } catch (const Error& e) {
-      throw UsageError(std::string("--side: ") + e.what());
-    }
+    tokenization = cli::parse_option(app.given("tokenize") ? "--tokenize" : "--tokens", [&] { return data::parse_tokenization(tok); });
+    which = cli::parse_option("--side", [&] { return data::parse_side(side); });
     if (plain && app.given("side")) throw UsageError("--side does not apply to --plain input");
     if (min_freq < 1) throw UsageError("--min-freq must be at least 1");
     if (max_size != 0 && max_size < data::Vocab::kReserved)

@@ -72,12 +72,12 @@ expect 1 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 -o /dev/fu
 expect_err 1 "attn-mha: no-such.npy" attn-mha --query no-such.npy --params "$G/self.npz" --heads 2
 
 # usage errors
-expect_err 2 "attn-mha: --heads 3 does not divide the embedding size E = 8" \
+expect_err 2 "attn-mha: the number of heads, 3, does not divide the embedding size E = 8" \
   attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 3 -o bad.txt
 no_file bad.txt
 expect_err 2 "attn-mha: --key and --value go together" \
   attn-mha --query "$G/Qc.npy" --key "$G/K8.npy" --params "$G/self.npz" --heads 2
-expect_err 2 "attn-mha: unknown output kind 'scores' (choose context, weights or head-weights)" \
+expect_err 2 "attn-mha: --emit: unknown output kind 'scores' (choose context, weights or head-weights)" \
   attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit scores
 expect_err 2 "attn-mha: " attn-mha --query "$G/X.npy" --params "$G/self.npz"
 expect_err 2 "attn-mha: --heads must be at least 1" \

@@ -45,6 +45,6 @@ no_file bad.svg
 expect_err 1 "attn-plot: no-such.txt" attn-plot -i no-such.txt -o bad.png
 no_file bad.png
 expect 1 attn-plot -i w.txt -o /dev/full
-expect_err 2 "attn-plot: unknown --format 'gif' (choose png or svg)" attn-plot -i w.txt --format gif -o x.gif
+expect_err 2 "attn-plot: --format: unknown format 'gif' (choose png or svg)" attn-plot -i w.txt --format gif -o x.gif
 expect_err 2 "attn-plot: " attn-plot -i w.txt
 finish

@@ -45,7 +45,7 @@ expect_err 1 "attn-score: len10.txt: key length 10 of item 1 is not an integer i
   attn-score --query "$G/Qb.npy" --key "$G/Kb.npy" --key-padding len10.txt
 expect_err 2 "attn-score: --local needs --window D" attn-score "${in[@]}" --local m
 expect_err 2 "attn-score: --window goes with --local" attn-score "${in[@]}" --window 2
-expect_err 2 "attn-score: unknown --local 'q' (choose m or p)" attn-score "${in[@]}" --local q --window 2
+expect_err 2 "attn-score: --local: unknown local attention 'q' (choose m or p)" attn-score "${in[@]}" --local q --window 2
 expect_err 2 "attn-score: --window must be at least 1 for --local p" \
   attn-score "${in[@]}" --local p --window 0 --params "$G/params.npz"
 expect_err 2 "attn-score: --window must be at least 0 for --local m" attn-score "${in[@]}" --local m --window -1

@@ -80,7 +80,7 @@ expect_err 1 "attn-score: $G/additive_bad_wq.npz: additive Wq has shape [7, 2] b
   attn-score --query "$G/Qx.txt" --key "$G/K.txt" --score additive --params "$G/additive_bad_wq.npz"
 expect_err 1 "attn-score: $G/bilinear.npz: bilinear W has shape [4, 3] but needs [d_k, d_q] = [4, 4]" \
   attn-score --query "$G/Q.txt" --key "$G/K.txt" --score bilinear --params "$G/bilinear.npz"
-expect_err 2 "attn-score: unknown score 'dott'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --score dott
+expect_err 2 "attn-score: --score: unknown score 'dott' (choose dot, scaled-dot, bilinear, additive, cosine or location)" attn-score --query "$G/Q.txt" --key "$G/K.txt" --score dott
 expect_err 1 "attn-score: $G/mask_bad.txt: mask value 0.5 at [1, 3] is not 0 or 1" \
   attn-score --query "$G/Q.txt" --key "$G/K.txt" --mask "$G/mask_bad.txt" -o bad.txt
 no_file bad.txt
@@ -88,8 +88,8 @@ expect_err 1 "attn-score: $G/mask.txt: mask [5, 6] does not fit the scores [4, 5
   attn-score --query "$G/tie_Q.txt" --key "$G/tie_K.txt" --mask "$G/mask.txt"
 expect_err 2 "attn-score: --emit context needs --value V" \
   attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit context
-expect_err 2 "attn-score: unknown output kind 'all' (choose scores, weights or context)" attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit all
-expect_err 2 "attn-score: unknown --hard 'max'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard max
+expect_err 2 "attn-score: --emit: unknown output kind 'all' (choose scores, weights or context)" attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit all
+expect_err 2 "attn-score: --hard: unknown hard attention 'max' (choose argmax or sample)" attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard max
 expect_err 2 "attn-score: --hard applies to weights and context" \
   attn-score --query "$G/Q.txt" --key "$G/K.txt" --hard argmax --emit scores
 expect_err 2 "attn-score: --params is for the bilinear, additive and location scores" \

@@ -85,7 +85,7 @@ expect_err 1 "bleu: missing.txt: cannot open" bleu -r missing.txt h2.txt
 expect_err 2 "bleu: the option '--ref' is required" bleu h2.txt
 expect_err 2 "bleu: --max-n must be between 1 and 100" bleu -r r2.txt h2.txt --max-n 0 -o out.txt
 no_file out.txt
-expect_err 2 "bleu: --smooth: unknown smoothing 'add-k' (exp or none)" bleu -r r2.txt h2.txt --smooth add-k
+expect_err 2 "bleu: --smooth: unknown smoothing 'add-k' (choose exp or none)" bleu -r r2.txt h2.txt --smooth add-k
 expect_err 2 "bleu: --smooth does not apply to --textbook" bleu -r r2.txt h2.txt --textbook --smooth none
 expect_err 2 "bleu: --details is for the corpus score, not --sentence" bleu -r r2.txt h2.txt --sentence --details
 expect_err 2 "bleu: --decimals must be between 0 and 15" bleu -r r2.txt h2.txt --decimals 16
@@ -97,4 +97,7 @@ run sh -c 'bleu -r r2.txt h2.txt >/dev/full'
 check_eq "$RC" 1 "stdout on /dev/full: status"
 grep -q "bleu: .*write error" "$T/err" || fail "stdout on /dev/full: $(cat "$T/err")"
 expect_err 1 "bleu: nodir/s.txt: cannot create" bleu -r r2.txt h2.txt -o nodir/s.txt
+# Two positional files, the natural guess: the references go with --ref.
+expect_err 2 "bleu: the references go with --ref: bleu --ref r2.txt h2.txt" bleu h2.txt r2.txt
+expect_err 2 "bleu: one hypothesis file, not 2" bleu --ref r2.txt h2.txt r2.txt
 finish

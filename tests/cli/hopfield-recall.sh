@@ -103,8 +103,8 @@ expect_err 1 "hopfield-recall: ns.npz: W must be square (N x N), not [4, 5]" hop
 no_file e.txt
 expect_err 1 "hopfield-recall: missing.npz" hopfield-recall --net missing.npz -i n5.txt -o e.txt
 expect_err 2 "--net NET.npz is required (or --modern)" hopfield-recall -i n5.txt -o e.txt
-expect_err 2 "--mode: unknown mode 'both' (async or sync)" hopfield-recall --net cb.npz -i n5.txt --mode both -o e.txt
-expect_err 2 "--order: unknown order 'up' (random or sequential)" hopfield-recall --net cb.npz -i n5.txt --order up -o e.txt
+expect_err 2 "--mode: unknown mode 'both' (choose async or sync)" hopfield-recall --net cb.npz -i n5.txt --mode both -o e.txt
+expect_err 2 "--order: unknown order 'up' (choose random or sequential)" hopfield-recall --net cb.npz -i n5.txt --order up -o e.txt
 expect_err 2 "--max-steps must be 0 or more" hopfield-recall --net cb.npz -i n5.txt --max-steps=-1 -o e.txt
 expect_err 2 "--trace-flips is for --mode async" hopfield-recall --net cb.npz -i n5.txt --mode sync --trace t --trace-flips -o e.txt
 expect_err 2 "--trace-flips needs --trace FILE" hopfield-recall --net cb.npz -i n5.txt --trace-flips -o e.txt
@@ -112,7 +112,7 @@ expect_err 2 "--beta is for --modern" hopfield-recall --net cb.npz -i n5.txt --b
 expect_err 2 "--modern needs --patterns X and --beta B" hopfield-recall --modern --patterns X.txt -i Q.txt -o e.txt
 expect_err 2 "--beta must be a number above 0" hopfield-recall --modern --patterns X.txt --beta 0 -i Q.txt -o e.txt
 expect_err 2 "--net is for classic nets, not --modern" hopfield-recall --modern --net cb.npz --patterns X.txt --beta 1 -i Q.txt -o e.txt
-expect_err 2 "--emit: unknown value 'scores' (states or weights)" hopfield-recall --modern --patterns X.txt --beta 1 -i Q.txt --emit scores -o e.txt
+expect_err 2 "--emit: unknown output kind 'scores' (choose states or weights)" hopfield-recall --modern --patterns X.txt --beta 1 -i Q.txt --emit scores -o e.txt
 expect_err 2 "--steps must be 1 or more" hopfield-recall --modern --patterns X.txt --beta 1 --steps 0 -i Q.txt -o e.txt
 expect_err 1 "hopfield-recall: p.txt: states have 200 columns but the stored patterns [50, 16] have 16" \
   hopfield-recall --modern --patterns X.txt --beta 1 -i p.txt -o e.txt

@@ -38,11 +38,11 @@ expect_err 0 "2 patterns of N = 16" hopfield-store -i two.pbm --image-size 4x4 -
 expect_err 1 "hopfield-store: $G/not_bipolar.txt: row 2, column 2: value 0.5 is not -1 or +1" \
   hopfield-store -i "$G/not_bipolar.txt" -o e.npz
 no_file e.npz
-expect_err 2 "--rule: unknown rule 'oja' (hebb, storkey or pseudo-inverse)" \
+expect_err 2 "--rule: unknown rule 'oja' (choose hebb, storkey or pseudo-inverse)" \
   hopfield-store -i p.txt --rule oja -o e.npz
 no_file e.npz
 expect_err 2 "the option '--output' is required" hopfield-store -i p.txt
-expect_err 2 "--image-size: expected WIDTHxHEIGHT" hopfield-store -i two.pbm --image-size 4 -o e.npz
+expect_err 2 "image size: expected WIDTHxHEIGHT" hopfield-store -i two.pbm --image-size 4 -o e.npz
 no_file e.npz
 expect_err 1 "two.pbm: PBM image 1 (8x4) is not a whole number of 3x4 tiles" \
   hopfield-store -i two.pbm --image-size 3x4 -o e.npz

@@ -46,4 +46,19 @@ shard_ok memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt"
 expect 0 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" --shard 3/3 --attention s3.npz
 check_eq "$(head -1 "$T/out" | cut -f 1)" "$(awk -F'\t' 'NR == 68 { print $1 }' "$T/shard-whole")" "the last slice starts at question 67"
 expect 0 tensor-info "s3.npz:q$(head -1 "$T/out" | cut -f 1)"
+# A user's own questions, without answers (a line ending in '?' and no tab): answered, the
+# answer column left empty, the summary says how many had an answer to check.
+printf '1 Mary moved to the bathroom.\n2 John went to the hallway.\n3 Where is Mary?\n4 Where is John? \n5 Where is Mary?\tbathroom\t1\n' >own.txt
+expect_err 0 "3 questions, 2 without an answer; 0 of the 1 with one answered wrong (0.0%)" \
+  memn2n-answer --model m.akm -i own.txt
+check_eq "$(sed -n 2p "$T/out")" "$(printf '3\twhere is mary\tbathroom\t')" "an unanswered question"
+check_eq "$(sed -n 3p "$T/out")" "$(printf '4\twhere is john\thallway\t')" "another"
+check_eq "$(wc -l <"$T/out")" 4 "every question answered"
+# A file without questions is an error, not an empty answer sheet.
+printf '1 Mary moved to the bathroom.\n2 John went to the hallway.\n' >noq.txt
+expect_err 1 "memn2n-answer: noq.txt: no questions" memn2n-answer --model m.akm -i noq.txt -o o.tsv
+no_file o.tsv
+# Training data keeps answers compulsory.
+mkdir tr && printf '1 Mary moved to the bathroom.\n2 Where is Mary?\n' >tr/qa1_x_train.txt
+expect_err 1 "qa1_x_train.txt:2: question 2 has no answer" memn2n-train -q --data tr --task 1 -o t.akm
 finish

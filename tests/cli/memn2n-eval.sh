@@ -16,7 +16,7 @@ expect 0 memn2n-eval --model m.akm --data "$D" --split train --pass 0
 check_eq "$(awk '$1 == 1 { print $3 }' "$T/out")" "yes" "train split"
 
 # errors
-expect_err 2 "--split must be test or train" memn2n-eval --model m.akm --data "$D" --split dev
+expect_err 2 "--split: unknown split 'dev' (choose test or train)" memn2n-eval --model m.akm --data "$D" --split dev
 expect_err 2 "bad task list" memn2n-eval --model m.akm --data "$D" --task 1-x
 expect_err 2 "memn2n-eval: " memn2n-eval --model m.akm
 expect_err 1 "no qa2_*_test.txt here" memn2n-eval --model m.akm --data "$D" --task 2 -o o.tsv

@@ -143,7 +143,7 @@ no_file nan.akm
 expect_err 2 "ntm-train: give either --task or --data" ntm-train -o x.akm
 expect_err 2 "ntm-train: give either --task or --data" ntm-train --task copy --data train.npz -o x.akm
 expect_err 2 "ntm-train: -o MODEL is required" ntm-train --task copy
-expect_err 2 "ntm-train: --task: unknown task 'sort'" ntm-train --task sort -o x.akm
+expect_err 2 "ntm-train: unknown task 'sort' (choose copy, repeat-copy or associative-recall)" ntm-train --task sort -o x.akm
 expect_err 2 "ntm-train: --controller: unknown kind 'gru' (lstm, feedforward)" ntm-train --task copy --controller gru -o x.akm
 expect_err 2 "ntm-train: --memory-init: unknown kind 'zero'" ntm-train --task copy --memory-init zero -o x.akm
 expect_err 2 "ntm-train: --optimizer: unknown optimiser 'sgd' (rmsprop, adam)" ntm-train --task copy --optimizer sgd -o x.akm

@@ -55,10 +55,10 @@ no_file e.txt
 expect_err 1 "pattern-noise: $G/not_bipolar.txt: row 2, column 2: value 0.5 is not -1 or +1" \
   pattern-noise -i "$G/not_bipolar.txt" --flip-count 1 -o e.txt
 no_file e.txt
-expect_err 1 "patterns of 50 values are not square: give --image-size WxH for a PBM output" \
+expect_err 1 "patterns of 50 values are not square: give an image size WxH for a PBM output" \
   pattern-noise -i p.txt --flip-count 1 -o e.pbm
 no_file e.pbm
-expect_err 1 "--image-size 7x7 holds 49 pixels but the patterns have 50 values" \
+expect_err 1 "image size 7x7 holds 49 pixels but the patterns have 50 values" \
   pattern-noise -i p.txt --flip-count 1 --image-size 7x7 -o e.pbm
 no_file e.pbm
 expect_err 1 "pattern-noise: " pattern-noise -i p.txt --flip-count 1 -o /dev/full

@@ -66,7 +66,7 @@ expect_err 2 "dimension must be 1 or more, not 0" posenc --length 4 --dim 0 -o e
 no_file e.txt
 expect_err 2 "length must be 0 or more, not -3" posenc --length=-3 --dim 4 -o e.txt
 no_file e.txt
-expect_err 2 "unknown layout 'zigzag' (expected interleaved or split)" \
+expect_err 2 "posenc: --layout: unknown layout 'zigzag' (choose interleaved or split)" \
   posenc --length 4 --dim 4 --layout zigzag -o e.txt
 no_file e.txt
 expect_err 2 "base must be a finite number above 0" posenc -l 4 -d 4 --base 0 -o e.txt

@@ -66,7 +66,7 @@ expect_err 2 "give the corpus as -i PAIRS or as --source and --target" seq2seq-t
 expect_err 2 "-o MODEL is required" seq2seq-train -i dates.tsv
 expect_err 2 "unknown attention 'cosine'" seq2seq-train -i dates.tsv --attention cosine -o x.akm
 expect_err 2 "unknown model type 'lstm'" seq2seq-train -i dates.tsv --type lstm -o x.akm
-expect_err 2 "--heads (3) must divide --d-model (32)" seq2seq-train -i dates.tsv --type transformer --d-model 32 --heads 3 -o x.akm
+expect_err 2 "heads (3) must divide d-model (32)" seq2seq-train -i dates.tsv --type transformer --d-model 32 --heads 3 -o x.akm
 expect_err 2 "--tokens: " seq2seq-train -i dates.tsv --tokens bytes -o x.akm
 expect_err 2 "--valid-fraction must be in [0, 1)" seq2seq-train -i dates.tsv --valid-fraction 1 -o x.akm
 expect_err 2 "--teacher-forcing must be in [0, 1]" seq2seq-train -i dates.tsv --teacher-forcing 2 -o x.akm

@@ -38,7 +38,7 @@ expect_out "" seqdata-gen --task dates -n 0
 expect_err 2 "seqdata-gen: the option '--task' is required" seqdata-gen --count 3 -o out.tsv
 no_file out.tsv
 expect_err 2 "seqdata-gen: the option '--count' is required" seqdata-gen --task dates -o out.tsv
-expect_err 2 "seqdata-gen: --task: unknown task 'sums' (dates)" seqdata-gen --task sums -n 3 -o out.tsv
+expect_err 2 "seqdata-gen: --task: unknown task 'sums' (choose dates)" seqdata-gen --task sums -n 3 -o out.tsv
 no_file out.tsv
 expect_err 2 "seqdata-gen: --count must be >= 0" seqdata-gen --task dates -n -1 -o out.tsv
 no_file out.tsv
@@ -48,4 +48,10 @@ run sh -c 'seqdata-gen --task dates -n 10 >/dev/full'
 check_eq "$RC" 1 "stdout on /dev/full: status"
 grep -q "seqdata-gen: .*write error" "$T/err" || fail "stdout on /dev/full: $(cat "$T/err")"
 expect_err 1 "seqdata-gen: nodir/d.tsv: cannot create" seqdata-gen --task dates -n 3 -o nodir/d.tsv
+# The NTM tasks are seqtask-gen's.
+for task in copy repeat-copy associative-recall; do
+  expect_err 2 "seqdata-gen: --task $task is a task of the Neural Turing Machine: seqtask-gen --task $task" \
+    seqdata-gen --task $task -n 3 -o out.tsv
+done
+no_file out.tsv
 finish

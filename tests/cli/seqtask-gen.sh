@@ -48,11 +48,11 @@ cmp -s c.npz c3.npz && fail "seeds 1 and 2 gave the same data"
 
 # Errors.
 expect_err 2 "seqtask-gen: the option '--task' is required" seqtask-gen --count 3 -o o.npz
-expect_err 2 "seqtask-gen: --task: unknown task 'sort' (copy, repeat-copy, associative-recall)" \
+expect_err 2 "seqtask-gen: --task: unknown task 'sort' (choose copy, repeat-copy or associative-recall)" \
   seqtask-gen --task sort --count 3 -o o.npz
 no_file o.npz
 expect_err 2 "seqtask-gen: --count must be >= 1" seqtask-gen --task copy --count 0 -o o.npz
-expect_err 2 "seqtask-gen: --max-len must be >= --min-len" seqtask-gen --task copy --count 3 --min-len 5 --max-len 4 -o o.npz
+expect_err 2 "seqtask-gen: --max-len must be >= min-len" seqtask-gen --task copy --count 3 --min-len 5 --max-len 4 -o o.npz
 expect_err 2 "seqtask-gen: --min-len must be >= 2" seqtask-gen --task associative-recall --count 3 --min-len 1 -o o.npz
 expect_err 2 "seqtask-gen: --width must be >= 1" seqtask-gen --task copy --count 3 --width 0 -o o.npz
 expect_err 2 "seqtask-gen: --min-repeats must be >= 1" seqtask-gen --task repeat-copy --count 3 --min-repeats 0 -o o.npz

@@ -29,7 +29,8 @@ check_eq "$(cat "$T/out")" "$(head -10 fr.tsv)" "--max-size 10"
 run sh -c "vocab-build --side source < '$FRA'"
 check_eq "$RC" 0 "standard input"
 grep -q $'^go\t' "$T/out" || fail "source side lacks 'go'"
-expect 0 vocab-build -i "$FRA" --side target --tokenize chars
+expect 0 vocab-build -i "$FRA" --side target --tokens chars
+cp "$T/out" chars.tsv
 grep -q $'^é\t' "$T/out" || fail "chars: no é"
 grep -q $'^ \t' "$T/out" || fail "chars: no space token"
 one_char=$'^([\x01-\x7f]|[\xc2-\xdf][\x80-\xbf]|[\xe0-\xef][\x80-\xbf][\x80-\xbf]|[\xf0-\xf4][\x80-\xbf][\x80-\xbf][\x80-\xbf])$'
@@ -52,9 +53,9 @@ printf 'Go.\tVa !\nR\351\tx\n' >bad.tsv
 expect_err 1 "vocab-build: bad.tsv:2: invalid UTF-8 at byte 2 of the line" vocab-build -i bad.tsv -o v.tsv
 no_file v.tsv
 expect_err 1 "vocab-build: missing.tsv: cannot open" vocab-build -i missing.tsv
-expect_err 2 "vocab-build: --side: unknown side 'left' (source or target)" vocab-build -i "$FRA" --side left -o v.tsv
+expect_err 2 "vocab-build: --side: unknown side 'left' (choose source or target)" vocab-build -i "$FRA" --side left -o v.tsv
 no_file v.tsv
-expect_err 2 "vocab-build: --tokenize: unknown tokenisation 'bpe' (words or chars)" vocab-build -i "$FRA" --tokenize bpe
+expect_err 2 "vocab-build: --tokenize: unknown tokenisation 'bpe' (choose words or chars)" vocab-build -i "$FRA" --tokenize bpe
 expect_err 2 "vocab-build: --min-freq must be at least 1" vocab-build -i "$FRA" --min-freq 0
 expect_err 2 "vocab-build: --max-size must be 0 or at least 4" vocab-build -i "$FRA" --max-size 3
 expect_err 2 "vocab-build: --side does not apply to --plain input" vocab-build --plain --side target -i fr.txt
@@ -62,4 +63,10 @@ expect_err 1 "vocab-build: /dev/full: write error" vocab-build -i "$FRA" -o /dev
 run sh -c "vocab-build -i '$FRA' >/dev/full"
 check_eq "$RC" 1 "stdout on /dev/full: status"
 grep -q "vocab-build: .*write error" "$T/err" || fail "stdout on /dev/full: $(cat "$T/err")"
+# --tokenize is the documented alias of --tokens (seq2seq-train's name).
+expect 0 vocab-build -i "$FRA" --side target --tokenize chars
+check_eq "$(cat "$T/out")" "$(cat chars.tsv)" "--tokenize chars is --tokens chars"
+expect 0 vocab-build -i "$FRA" --side target --tokens chars --tokenize chars
+expect_err 2 "--tokens words and --tokenize chars disagree" vocab-build -i "$FRA" --tokens words --tokenize chars
+expect_err 2 "vocab-build: --tokens: unknown tokenisation 'bpe' (choose words or chars)" vocab-build -i "$FRA" --tokens bpe
 finish

@@ -1,6 +1,7 @@
 // BLEU: hand-worked values of the textbook's score, sentence and corpus BLEU.
 #include <cmath>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
 #include "attnkit/eval/bleu.h"
@@ -80,5 +81,5 @@ TEST_CASE("BLEU edge cases: no match, too short, empty, exp smoothing order") {
   CHECK(sentence_bleu("A b c d", "a b c d", 1) == doctest::Approx(0.75));
   CHECK_THROWS_AS(sentence_bleu("a", "a", 0), DataError);
   CHECK(parse_smoothing("none") == Smoothing::None);
-  CHECK_THROWS_AS(parse_smoothing("add-k"), DataError);
+  CHECK_THROWS_AS(parse_smoothing("add-k"), ChoiceError);
 }

@@ -1,5 +1,6 @@
-// --shard K/N in the command-line layer (cli/cli.h), and the part of an attention problem
-// computed alone (Options::part_begin/part_end): the same numbers as the whole.
+// --shard K/N and choices (core/choice.h, cli::parse_option) in the command-line layer, and
+// the part of an attention problem computed alone (Options::part_begin/part_end): the same
+// numbers as the whole.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -8,6 +9,7 @@
 #include "attnkit/attention/attention.h"
 #include "attnkit/attention/mha.h"
 #include "attnkit/cli/cli.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 
@@ -94,4 +96,27 @@ TEST_CASE("attend: a part of the rows or batch items is bit for bit the whole's"
   opt.part_end = 2;
   opt.hard = at::Hard::Sample;
   CHECK_THROWS_AS(at::attend(sc, qb, kb, &vb, opt), UsageError);
+}
+
+TEST_CASE("choices: one parser, one error type listing the valid values, aliases accepted") {
+  enum class K { A, B };
+  CHECK(parse_choice<K>("kind", "b", {{"a", K::A}, {"b", K::B}, {"bee", K::B, true}}) == K::B);
+  CHECK(parse_choice<K>("kind", "bee", {{"a", K::A}, {"b", K::B}, {"bee", K::B, true}}) == K::B);
+  try {
+    parse_choice<K>("kind", "c", {{"a", K::A}, {"b", K::B}, {"bee", K::B, true}});
+    FAIL("no ChoiceError");
+  } catch (const ChoiceError& e) {
+    CHECK(std::string(e.what()) == "unknown kind 'c' (choose a or b)");
+    CHECK(e.field() == "kind");
+    CHECK(e.value() == "c");
+    CHECK(e.choices() == std::vector<std::string>{"a", "b"});
+    CHECK(e.exit_status() == 2);
+  }
+  CHECK_THROWS_WITH_AS(attention::parse_score_kind("dott"),
+                       "unknown score 'dott' (choose dot, scaled-dot, bilinear, additive, cosine "
+                       "or location)",
+                       ChoiceError);
+  CHECK(attention::parse_score_kind("general") == attention::ScoreKind::Bilinear);
+  CHECK_THROWS_WITH_AS(cli::parse_option("--score", [] { return attention::parse_score_kind("x"); }),
+                       doctest::Contains("--score: unknown score 'x'"), UsageError);
 }

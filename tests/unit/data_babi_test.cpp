@@ -138,3 +138,18 @@ TEST_CASE("babi: the real data set (skipped when ../shared/data/babi is absent)"
     }
   }
 }
+
+TEST_CASE("parse_babi: a line ending in '?' without a tab is a question without an answer") {
+  const std::string text = "1 Mary went home.\n2 Where is Mary? \n3 John left.\n4 Where is John?\tleft\t3\n";
+  CHECK_THROWS_WITH_AS(data::parse_babi(text, "q.txt"),
+                       doctest::Contains("question 2 has no answer"), DataError);
+  const auto ex = data::parse_babi(text, "q.txt", 0, true);
+  REQUIRE(ex.size() == 2);
+  CHECK(ex[0].line == 2);
+  CHECK(ex[0].answer.empty());
+  CHECK(ex[0].answer_words.empty());
+  CHECK(ex[0].question == std::vector<std::string>{"where", "is", "mary"});
+  CHECK(ex[0].story.size() == 1);
+  CHECK(ex[1].answer == "left");
+  CHECK(ex[1].story.size() == 2);  // the unanswered question is not a statement
+}

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <set>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/batch.h"
 #include "attnkit/data/corpus.h"
@@ -131,7 +132,7 @@ TEST_CASE("encode: <eos> after the source, <bos> ... <eos> around the target, tr
   o.max_target_len = 2;
   CHECK_THROWS_AS(encode(c, sv, tv, o), DataError);
   CHECK(parse_side("source") == Side::Source);
-  CHECK_THROWS_AS(parse_side("left"), DataError);
+  CHECK_THROWS_AS(parse_side("left"), ChoiceError);
 }
 
 TEST_CASE("batches: each pair once per epoch, padding, lengths sorted, seeded order") {

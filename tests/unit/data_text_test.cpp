@@ -1,4 +1,5 @@
 // Text primitives and tokenisers of lib/attnkit/data.
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
 #include "test_util.h"
@@ -87,7 +88,7 @@ TEST_CASE("character tokens: one per code point, spaces kept, NBSP replaced") {
   CHECK(tokenize("A.", Tokenization::Words) == Toks{"a", "."});
   CHECK(parse_tokenization("chars") == Tokenization::Chars);
   CHECK(parse_tokenization("words") == Tokenization::Words);
-  CHECK_THROWS_AS(parse_tokenization("bpe"), DataError);
+  CHECK_THROWS_AS(parse_tokenization("bpe"), ChoiceError);
 }
 
 TEST_CASE("split_whitespace: runs of blanks, tabs, CR and Unicode spaces (as Python str.split)") {

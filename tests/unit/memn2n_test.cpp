@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
@@ -56,7 +57,7 @@ TEST_CASE("memn2n: position encoding of the authors' code, hand-worked; 2x the p
             doctest::Approx(2 * p.at(j - 1, k - 1) + double(J + d + 1 - 2 * j - 2 * k) / double(d * J)));
   CHECK(memory::parse_pe_form("code") == memory::PeForm::Code);
   CHECK(memory::parse_pe_form("paper") == memory::PeForm::Paper);
-  CHECK_THROWS_AS(memory::parse_pe_form("papers"), DataError);
+  CHECK_THROWS_AS(memory::parse_pe_form("papers"), ChoiceError);
 }
 
 TEST_CASE("memn2n: sentence encoder = weighted sum of embeddings, pads skipped") {

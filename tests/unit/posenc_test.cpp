@@ -198,5 +198,5 @@ TEST_CASE("posenc: validation and layout names") {
   CHECK(posenc::parse_layout("interleaved") == Layout::Interleaved);
   CHECK(std::string(posenc::layout_name(Layout::Split)) == "split");
   CHECK_THROWS_WITH_AS(posenc::parse_layout("zigzag"),
-                       "unknown layout 'zigzag' (expected interleaved or split)", UsageError);
+                       "unknown layout 'zigzag' (choose interleaved or split)", UsageError);
 }

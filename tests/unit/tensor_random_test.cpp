@@ -1,5 +1,6 @@
 #include <cmath>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/tensor_random.h"
 #include "attnkit/core/tensor_stats.h"
@@ -46,7 +47,7 @@ TEST_CASE("fill_random: same seed, same values; distributions in range") {
   CHECK(plus < 1100);
 
   CHECK(parse_distribution("uniform") == Distribution::Uniform);
-  CHECK_THROWS_AS(parse_distribution("gauss"), DataError);
+  CHECK_THROWS_AS(parse_distribution("gauss"), ChoiceError);
   RandomSpec bad;
   bad.std = -1;
   CHECK_THROWS_AS(fill_random(a, r4, bad), DataError);

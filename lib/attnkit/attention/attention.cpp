@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "attnkit/attention/fused.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/core/rng.h"
@@ -48,22 +49,27 @@ void need_matrix_or_batch(const Tensor& t, Operand op) {
 }  // namespace
 
 Output parse_output(const std::string& name) {
-  if (name == "scores") return Output::Scores;
-  if (name == "weights") return Output::Weights;
-  if (name == "context") return Output::Context;
-  throw UsageError("unknown output kind '" + name + "' (choose scores, weights or context)");
+  return parse_choice<Output>("output kind", name, {
+      {"scores", Output::Scores},
+      {"weights", Output::Weights},
+      {"context", Output::Context},
+  });
 }
 
 Local parse_local(const std::string& name) {
-  if (name == "m" || name == "monotonic") return Local::Monotonic;
-  if (name == "p" || name == "predictive") return Local::Predictive;
-  throw UsageError("unknown --local '" + name + "' (choose m or p)");
+  return parse_choice<Local>("local attention", name, {
+      {"m", Local::Monotonic},
+      {"monotonic", Local::Monotonic, true},
+      {"p", Local::Predictive},
+      {"predictive", Local::Predictive, true},
+  });
 }
 
 Hard parse_hard(const std::string& name) {
-  if (name == "argmax") return Hard::Argmax;
-  if (name == "sample") return Hard::Sample;
-  throw UsageError("unknown --hard '" + name + "' (choose argmax or sample)");
+  return parse_choice<Hard>("hard attention", name, {
+      {"argmax", Hard::Argmax},
+      {"sample", Hard::Sample},
+  });
 }
 
 

@@ -24,7 +24,7 @@ enum class Hard { None, Argmax, Sample };
 //               softmax weights (over the window) multiplied by exp(-(j - p_i)² / (2σ²)),
 //               σ = D / 2; weights outside the window are 0 (rows no longer sum to 1).
 enum class Local { None, Monotonic, Predictive };
-// "m" / "monotonic", "p" / "predictive"; anything else is a UsageError.
+// "m" / "monotonic", "p" / "predictive"; anything else is a ChoiceError.
 Local parse_local(const std::string& name);
 struct LocalSpec {
   Local kind = Local::None;
@@ -33,8 +33,8 @@ struct LocalSpec {
   Tensor vp;           // predictive: [d_p] (also [1, d_p] or [d_p, 1])
 };
 
-// "scores", "weights", "context" / "argmax", "sample"; anything else is a UsageError naming
-// the option (--output, --hard) and the choices.
+// "scores", "weights", "context" / "argmax", "sample"; anything else is a ChoiceError naming
+// the field (output kind, hard attention) and the choices.
 Output parse_output(const std::string& name);
 Hard parse_hard(const std::string& name);
 

@@ -7,6 +7,7 @@
 #include "attnkit/attention/score.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/core/blas.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/tensor_io.h"
@@ -133,10 +134,11 @@ MhaParams mha_params(std::map<std::string, Tensor>& arrays) {
 }
 
 MhaOutput parse_mha_output(const std::string& name) {
-  if (name == "context") return MhaOutput::Context;
-  if (name == "weights") return MhaOutput::Weights;
-  if (name == "head-weights") return MhaOutput::HeadWeights;
-  throw UsageError("unknown output kind '" + name + "' (choose context, weights or head-weights)");
+  return parse_choice<MhaOutput>("output kind", name, {
+      {"context", MhaOutput::Context},
+      {"weights", MhaOutput::Weights},
+      {"head-weights", MhaOutput::HeadWeights},
+  });
 }
 
 std::vector<int64_t> key_lengths_from(const Tensor& t, int64_t batch, int64_t n_k) {
@@ -159,7 +161,7 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
                             const Tensor& x_v, const MhaOptions& opt) {
   const int64_t E = p.embed, H = opt.heads;
   if (H < 1 || E % H != 0)
-    throw UsageError("--heads " + std::to_string(H) + " does not divide the embedding size E = " +
+    throw UsageError("the number of heads, " + std::to_string(H) + ", does not divide the embedding size E = " +
                      std::to_string(E));
   auto need_rank = [](const Tensor& t, const char* name, Operand op) {
     if (t.rank() != 2 && t.rank() != 3)

@@ -44,7 +44,7 @@ struct MhaParams {
 MhaParams mha_params(std::map<std::string, Tensor>& arrays);
 
 enum class MhaOutput { Context, Weights, HeadWeights };
-// "context", "weights", "head-weights"; anything else is a UsageError.
+// "context", "weights", "head-weights"; anything else is a ChoiceError.
 MhaOutput parse_mha_output(const std::string& name);
 
 struct MhaOptions {

@@ -1,5 +1,7 @@
 #include "attnkit/attention/score.h"
 
+#include "attnkit/core/choice.h"
+
 #include <cmath>
 #include <vector>
 
@@ -45,15 +47,16 @@ void need_shape(const Tensor& t, const char* what, int64_t r, int64_t c, const c
 }  // namespace
 
 ScoreKind parse_score_kind(const std::string& name) {
-  if (name == "dot") return ScoreKind::Dot;
-  if (name == "scaled-dot") return ScoreKind::ScaledDot;
-  if (name == "bilinear" || name == "general") return ScoreKind::Bilinear;
-  if (name == "additive" || name == "concat") return ScoreKind::Additive;
-  if (name == "cosine") return ScoreKind::Cosine;
-  if (name == "location") return ScoreKind::Location;
-  throw UsageError("unknown score '" + name +
-                   "' (choose dot, scaled-dot, bilinear/general, additive/concat, cosine or "
-                   "location)");
+  return parse_choice<ScoreKind>("score", name, {
+      {"dot", ScoreKind::Dot},
+      {"scaled-dot", ScoreKind::ScaledDot},
+      {"bilinear", ScoreKind::Bilinear},
+      {"general", ScoreKind::Bilinear, true},
+      {"additive", ScoreKind::Additive},
+      {"concat", ScoreKind::Additive, true},
+      {"cosine", ScoreKind::Cosine},
+      {"location", ScoreKind::Location},
+  });
 }
 
 std::string score_kind_name(ScoreKind kind) {

@@ -27,7 +27,7 @@ namespace attnkit::attention {
 enum class ScoreKind { Dot, ScaledDot, Bilinear, Additive, Cosine, Location };
 
 // "dot", "scaled-dot", "bilinear" (or "general"), "additive" (or "concat"), "cosine",
-// "location"; anything else is a UsageError that lists the choices.
+// "location"; anything else is a ChoiceError (core/choice.h).
 ScoreKind parse_score_kind(const std::string& name);
 std::string score_kind_name(ScoreKind kind);
 // The parameter arrays a score takes, by name: {"W"} for bilinear, {"Wk", "Wq", "v"} for

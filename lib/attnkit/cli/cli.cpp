@@ -44,6 +44,33 @@ void ensure_fast_blas(char** argv) {
   // exec failed (no /proc?): go on with the slower kernel rather than fail
 }
 
+// Suggestions for a mistyped name: the edit distance (insertions, deletions, substitutions
+// and swaps of two neighbouring letters, the commonest typo, each costing 1), and the option
+// of `d` whose long name is nearest to `key`, within distance 2 (empty when none is).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+std::string closest_option(const std::string& key, const po::options_description& d) {
+  std::string best;
+  size_t best_d = 3;
+  for (const auto& o : d.options()) {
+    const size_t e = edit_distance(key, o->long_name());
+    if (e < best_d) best_d = e, best = o->long_name();
+  }
+  return best;
+}
+
 void print_error(const std::string& tool, const Error& e) {
   std::string msg = tool + ": ";
   if (!e.file().empty()) {
@@ -107,6 +134,50 @@ po::options_description App::common_group() {
 
 namespace {
 
+// The parameter of an option as --help shows it, cleaned of Boost's defaults: a default
+// number in the shortest decimal that reads back to it ("0.1", not "0.10000000000000001"), and
+// a named value where the tool gave none ("N" for integers, "X" for reals, "NAME" for words,
+// not "arg").
+template <class F>
+std::string shortest_decimal(F v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+template <class... T>
+bool holds(const po::value_semantic* s) {
+  return (... || (dynamic_cast<const po::typed_value<T>*>(s) != nullptr));
+}
+
+std::string clean_parameter(const po::option_description& opt) {
+  std::string param = opt.format_parameter();
+  if (param.empty()) return param;
+  std::string name = param, def;
+  const size_t open = param.find(" (=");
+  if (open != std::string::npos && param.back() == ')') {
+    name = param.substr(0, open);
+    def = param.substr(open + 3, param.size() - open - 4);
+  }
+  const po::value_semantic* sem = opt.semantic().get();
+  boost::any v;
+  if (!def.empty() && sem->apply_default(v)) {
+    if (auto d = boost::any_cast<double>(&v)) def = shortest_decimal(*d);
+    else if (auto f = boost::any_cast<float>(&v)) def = shortest_decimal(*f);
+  }
+  if (name == "arg") {
+    if (holds<int, long, long long, unsigned, unsigned long, unsigned long long>(sem))
+      name = "N";
+    else if (holds<double, float>(sem))
+      name = "X";
+    else if (holds<std::vector<std::string>, std::vector<int>, std::vector<double>>(sem))
+      name = "LIST";
+    else
+      name = "NAME";
+  }
+  return def.empty() && open == std::string::npos ? name : name + " (=" + def + ")";
+}
+
 // GNU-style option lines ("  -o, --output FILE   text"), wrapped at 79 columns, so that
 // --help reads like other Unix tools and help2man turns it into a man page.
 void format_group(std::ostream& s, const char* caption, const po::options_description& group) {
@@ -120,7 +191,7 @@ void format_group(std::ostream& s, const char* caption, const po::options_descri
       lhs += shortn + ", " + longn;
     else
       lhs += "    " + longn;
-    std::string param = opt->format_parameter();
+    std::string param = clean_parameter(*opt);
     if (!param.empty()) lhs += " " + param;
     // Words of the description, wrapped into the right-hand column.
     std::istringstream words(opt->description());
@@ -210,6 +281,20 @@ void App::parse() {
       }
     }
     po::notify(vm_);
+  } catch (const po::unknown_option& e) {
+    // A mistyped long option: the nearest of the options --help lists.
+    const std::string token = e.get_option_name();
+    const std::string given = token.substr(0, token.find('='));  // "--name=value"
+    if (given.size() > 2 && given.compare(0, 2, "--") == 0) {
+      const std::string name = given.substr(2);
+      po::options_description listed;
+      listed.add(tool_);
+      if (!config_.options().empty()) listed.add(config_);
+      listed.add(common);
+      const std::string best = closest_option(name, listed);
+      if (!best.empty()) throw UsageError(given + ": did you mean --" + best + "?");
+    }
+    throw UsageError(e.what());
   } catch (const po::error& e) {
     throw UsageError(e.what());
   }
@@ -227,26 +312,8 @@ void App::parse() {
 
 namespace {
 
-// Suggestion for a mistyped key: a known key within edit distance 2, if there is one.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::string did_you_mean(const std::string& key, const po::options_description& d) {
-  std::string best;
-  size_t best_d = 3;
-  for (const auto& o : d.options()) {
-    const size_t e = edit_distance(key, o->long_name());
-    if (e < best_d) best_d = e, best = o->long_name();
-  }
+  const std::string best = closest_option(key, d);
   return best.empty() ? std::string() : " (did you mean '" + best + "'?)";
 }
 

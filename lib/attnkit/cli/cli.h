@@ -165,7 +165,7 @@ std::string version_line();
 // Parses "3,4" (or "3x4") into a shape; UsageError naming the option on bad text.
 Shape parse_shape(const std::string& text, const std::string& option);
 
-// With --shard, text output of a tool's slice that concatenates (cat) with the other slices'
+// With --shard, text output of a tool's slice that concatenates (cat) with the other slices
 // into the whole run's output: rows of a matrix, matrices of a batch (a slice after the first
 // begins with the blank line that separates it from the previous one). .npy and .npz outputs
 // do not concatenate: with --shard they are a UsageError (convert the merged text with
@@ -186,6 +186,18 @@ void add_output_option(App& app, const std::string& value_name, const std::strin
 // FILE works with a note that it is now -o/--output. Two output files are a UsageError.
 std::string resolve_output(const App& app, const std::vector<std::string>& emit_choices,
                            std::string* emit);
+
+// Parses the value of `option` with `parse` (a choice parser, say): an Error it throws (a
+// ChoiceError naming the field and the choices) becomes a UsageError with the option in
+// front: "--score: unknown score 'dott' (choose dot, ...)".
+template <class F>
+auto parse_option(const std::string& option, F&& parse) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const Error& e) {
+    throw UsageError(option + ": " + e.what());
+  }
+}
 
 // Whether standard error is a terminal (progress bars) — for later tools.
 bool stderr_is_tty();

@@ -7,16 +7,18 @@
 #include "attnkit/attention/fastmath.h"
 #include "attnkit/attention/fused.h"
 #include "attnkit/core/blas.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 
 namespace attnkit::complexity {
 
 SeqLayer parse_seq_layer(const std::string& name) {
-  if (name == "attention") return SeqLayer::Attention;
-  if (name == "conv") return SeqLayer::Conv;
-  if (name == "rnn") return SeqLayer::Rnn;
-  throw UsageError("unknown layer '" + name + "' (choose attention, conv or rnn)");
+  return parse_choice<SeqLayer>("layer", name, {
+      {"attention", SeqLayer::Attention},
+      {"conv", SeqLayer::Conv},
+      {"rnn", SeqLayer::Rnn},
+  });
 }
 
 std::string seq_layer_name(SeqLayer layer) {
@@ -98,9 +100,9 @@ int64_t max_path_length(SeqLayer layer, int64_t n, int64_t kernel, bool dilated)
 
 double time_layer(SeqLayer layer, int64_t n, int64_t d, int64_t kernel, int repeat,
                   uint64_t seed, Tensor* out, uint64_t* flops) {
-  if (n < 1 || d < 1) throw UsageError("--length and --dim must be at least 1");
-  if (repeat < 1) throw UsageError("--repeat must be at least 1");
-  if (layer == SeqLayer::Conv && kernel < 1) throw UsageError("--kernel must be at least 1");
+  if (n < 1 || d < 1) throw UsageError("the length and the dimension must be at least 1");
+  if (repeat < 1) throw UsageError("the repeat count must be at least 1");
+  if (layer == SeqLayer::Conv && kernel < 1) throw UsageError("the kernel size must be at least 1");
   Rng rng(seed);
   auto randn = [&](Shape s, double std) {
     Tensor t(std::move(s));

@@ -21,7 +21,7 @@
 namespace attnkit::complexity {
 
 enum class SeqLayer { Attention, Conv, Rnn };
-// "attention", "conv", "rnn"; anything else is a UsageError naming the choices.
+// "attention", "conv", "rnn"; anything else is a ChoiceError.
 SeqLayer parse_seq_layer(const std::string& name);
 std::string seq_layer_name(SeqLayer layer);
 

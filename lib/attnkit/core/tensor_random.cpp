@@ -2,15 +2,17 @@
 
 #include <cmath>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit {
 
 Distribution parse_distribution(const std::string& name) {
-  if (name == "normal") return Distribution::Normal;
-  if (name == "uniform") return Distribution::Uniform;
-  if (name == "sign") return Distribution::Sign;
-  throw DataError("unknown distribution '" + name + "' (normal, uniform or sign)");
+  return parse_choice<Distribution>("distribution", name, {
+      {"normal", Distribution::Normal},
+      {"uniform", Distribution::Uniform},
+      {"sign", Distribution::Sign},
+  });
 }
 
 void fill_random(Tensor& t, Rng& rng, const RandomSpec& spec) {

@@ -21,7 +21,7 @@ struct RandomSpec {
   double low = 0.0, high = 1.0;  // Uniform
 };
 
-// "normal", "uniform", "sign" → the distribution; DataError naming the choices otherwise.
+// "normal", "uniform", "sign" → the distribution; ChoiceError otherwise.
 Distribution parse_distribution(const std::string& name);
 
 // Fills t from rng. Throws DataError for std < 0, low >= high or a non-finite parameter.

@@ -46,7 +46,8 @@ std::vector<std::string> babi_words(std::string_view text) {
   return out;
 }
 
-std::vector<BabiExample> parse_babi(std::string_view text, const std::string& name, int task) {
+std::vector<BabiExample> parse_babi(std::string_view text, const std::string& name, int task,
+                                    bool unanswered_ok) {
   std::vector<BabiExample> out;
   const std::vector<std::string_view> lines = split_lines(text, name);
   std::vector<std::vector<std::string>> story;  // statements of the current story
@@ -72,7 +73,13 @@ std::vector<BabiExample> parse_babi(std::string_view text, const std::string& na
     prev_id = id;
     const std::string_view rest = sp == std::string_view::npos ? "" : line.substr(sp + 1);
     const size_t tab = rest.find('\t');
-    if (tab == std::string_view::npos) {  // a statement
+    const size_t last = rest.find_last_not_of(" \r");
+    const bool unanswered =
+        tab == std::string_view::npos && last != std::string_view::npos && rest[last] == '?';
+    if (unanswered && !unanswered_ok)
+      fail("question " + std::to_string(id) + " has no answer (expected question<TAB>answer<TAB>"
+           "supporting IDs)");
+    if (tab == std::string_view::npos && !unanswered) {  // a statement
       std::vector<std::string> words = babi_words(rest);
       if (words.empty()) fail("statement " + std::to_string(id) + " has no words");
       story.push_back(std::move(words));
@@ -81,7 +88,7 @@ std::vector<BabiExample> parse_babi(std::string_view text, const std::string& na
     }
     // a question: question<TAB>answer<TAB>supporting ids
     const std::string_view q = rest.substr(0, tab);
-    const std::string_view after = rest.substr(tab + 1);
+    const std::string_view after = unanswered ? std::string_view() : rest.substr(tab + 1);
     const size_t tab2 = after.find('\t');
     const std::string_view ans = after.substr(0, tab2);
     const std::string_view sup = tab2 == std::string_view::npos ? "" : after.substr(tab2 + 1);
@@ -95,6 +102,12 @@ std::vector<BabiExample> parse_babi(std::string_view text, const std::string& na
     ex.question = babi_words(q);
     if (ex.question.empty()) fail("question " + std::to_string(id) + " has no words");
     const std::vector<std::string> answer = babi_words(ans);
+    if (unanswered) {
+      ex.story = story;
+      ex.story_ids = story_ids;
+      out.push_back(std::move(ex));
+      continue;
+    }
     if (answer.size() != 1)
       fail("question " + std::to_string(id) + (answer.empty() ? " has no answer" :
            " has an answer of several words " + quote(ans) + " (parts are comma-separated)"));
@@ -133,9 +146,9 @@ int babi_task_of(const std::string& path) {
   return n;
 }
 
-std::vector<BabiExample> read_babi(const std::string& path) {
+std::vector<BabiExample> read_babi(const std::string& path, bool unanswered_ok) {
   const std::string text = io::read_all(path);
-  return parse_babi(text, path, babi_task_of(path));
+  return parse_babi(text, path, babi_task_of(path), unanswered_ok);
 }
 
 std::string babi_task_file(const std::string& dir, int task, const std::string& split) {

@@ -7,6 +7,9 @@
 //   ID question<TAB>answer<TAB>supporting IDs         a question  ("3 Where is Mary? \tbathroom\t1")
 // Answers of several words are comma-separated ("n,w" in task 19, "apple,milk" in task 8).
 // Supporting IDs are the IDs of earlier statements of the same story, separated by spaces.
+// A line without a tab whose text ends in '?' is a question without an answer
+// ("4 Where is John?"): an error unless the reader is told to accept it (a user's own
+// questions for memn2n-answer); its answer is then empty.
 //
 // Words are lower-cased ASCII, split on spaces, with a final '.' or '?' removed; an answer is
 // kept as one token as written ("n,w"), its parts in `answer_words`.
@@ -39,12 +42,14 @@ std::vector<std::string> babi_words(std::string_view text);
 // Parses the text of a bAbI file. `name` names it in errors; `task` is stored in every
 // example. A malformed line is a DataError with the file and line: a line without a leading
 // ID, an ID that is neither 1 nor the previous ID + 1, a statement or question without words,
-// a question without an answer or with more than two tabs, a supporting ID that is not a
-// number or names no earlier statement of the story. Blank lines are skipped.
-std::vector<BabiExample> parse_babi(std::string_view text, const std::string& name, int task = 0);
+// a question without an answer (unless `unanswered_ok`) or with more than two tabs, a
+// supporting ID that is not a number or names no earlier statement of the story. Blank
+// lines are skipped.
+std::vector<BabiExample> parse_babi(std::string_view text, const std::string& name, int task = 0,
+                                    bool unanswered_ok = false);
 
 // Reads a file (the task from its name, see babi_task_of). IoError when it cannot be read.
-std::vector<BabiExample> read_babi(const std::string& path);
+std::vector<BabiExample> read_babi(const std::string& path, bool unanswered_ok = false);
 
 // The task number of a file name "…/qaN_anything" (N in 1..20), else 0.
 int babi_task_of(const std::string& path);

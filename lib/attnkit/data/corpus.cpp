@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/io/tensor_io.h"
@@ -85,9 +86,10 @@ TrainValid split_train_valid(const ParallelCorpus& corpus, double valid_fraction
 }
 
 Side parse_side(const std::string& text) {
-  if (text == "source") return Side::Source;
-  if (text == "target") return Side::Target;
-  throw DataError("unknown side '" + text + "' (source or target)");
+  return parse_choice<Side>("side", text, {
+      {"source", Side::Source},
+      {"target", Side::Target},
+  });
 }
 
 TokenCounts count_side(const ParallelCorpus& corpus, Side side, Tokenization tok) {

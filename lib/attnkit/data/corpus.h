@@ -50,7 +50,7 @@ TrainValid split_train_valid(const ParallelCorpus& corpus, double valid_fraction
 
 // Token counts of one side (source or target) of a corpus.
 enum class Side { Source, Target };
-Side parse_side(const std::string& text);  // "source" or "target"; DataError otherwise
+Side parse_side(const std::string& text);  // "source" or "target"; ChoiceError otherwise
 TokenCounts count_side(const ParallelCorpus& corpus, Side side, Tokenization tok);
 
 // A pair as ids: the source is its tokens then <eos> (as in d2l); the target is <bos>, its

@@ -1,15 +1,16 @@
 #include "attnkit/data/seqtask.h"
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::data {
 
 SeqTask parse_seq_task(const std::string& name) {
-  if (name == "copy") return SeqTask::Copy;
-  if (name == "repeat-copy") return SeqTask::RepeatCopy;
-  if (name == "associative-recall") return SeqTask::AssociativeRecall;
-  throw UsageError("--task: unknown task '" + name +
-                   "' (copy, repeat-copy, associative-recall)");
+  return parse_choice<SeqTask>("task", name, {
+      {"copy", SeqTask::Copy},
+      {"repeat-copy", SeqTask::RepeatCopy},
+      {"associative-recall", SeqTask::AssociativeRecall},
+  });
 }
 
 std::string seq_task_name(SeqTask task) {
@@ -33,15 +34,15 @@ SeqTaskOptions SeqTaskOptions::defaults(SeqTask task) {
 }
 
 void SeqTaskOptions::validate() const {
-  if (width < 1) throw UsageError("--width must be >= 1");
+  if (width < 1) throw UsageError("width must be >= 1");
   const int64_t lo = task == SeqTask::AssociativeRecall ? 2 : 1;
   if (min_len < lo)
-    throw UsageError("--min-len must be >= " + std::to_string(lo) +
+    throw UsageError("min-len must be >= " + std::to_string(lo) +
                      (lo == 2 ? " (items: one to query, one to recall)" : ""));
-  if (max_len < min_len) throw UsageError("--max-len must be >= --min-len");
+  if (max_len < min_len) throw UsageError("max-len must be >= min-len");
   if (task == SeqTask::RepeatCopy && (min_repeats < 1 || max_repeats < min_repeats))
-    throw UsageError("--min-repeats must be >= 1 and --max-repeats >= --min-repeats");
-  if (item_len < 1) throw UsageError("--item-len must be >= 1");
+    throw UsageError("min-repeats must be >= 1 and max-repeats >= min-repeats");
+  if (item_len < 1) throw UsageError("item-len must be >= 1");
 }
 
 int64_t SeqTaskOptions::input_width() const {

@@ -25,7 +25,7 @@
 namespace attnkit::data {
 
 enum class SeqTask { Copy, RepeatCopy, AssociativeRecall };
-// "copy", "repeat-copy", "associative-recall"; UsageError naming --task otherwise.
+// "copy", "repeat-copy", "associative-recall"; ChoiceError otherwise.
 SeqTask parse_seq_task(const std::string& name);
 std::string seq_task_name(SeqTask task);
 

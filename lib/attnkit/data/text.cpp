@@ -1,5 +1,6 @@
 #include "attnkit/data/text.h"
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::data {
@@ -138,9 +139,10 @@ std::vector<std::string_view> split_lines(std::string_view text, const std::stri
 }
 
 Tokenization parse_tokenization(const std::string& text) {
-  if (text == "words") return Tokenization::Words;
-  if (text == "chars") return Tokenization::Chars;
-  throw DataError("unknown tokenisation '" + text + "' (words or chars)");
+  return parse_choice<Tokenization>("tokenisation", text, {
+      {"words", Tokenization::Words},
+      {"chars", Tokenization::Chars},
+  });
 }
 
 const char* tokenization_name(Tokenization t) {

@@ -40,8 +40,8 @@ std::string lower_utf8(std::string_view s);
 std::vector<std::string_view> split_lines(std::string_view text, const std::string& name);
 
 enum class Tokenization { Words, Chars };
-// "words" or "chars"; anything else is a DataError quoting the text (tools report it as
-// bad usage).
+// "words" or "chars"; anything else is a ChoiceError (a model file's reader re-throws it as
+// a DataError).
 Tokenization parse_tokenization(const std::string& text);
 const char* tokenization_name(Tokenization t);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
 
@@ -34,9 +35,10 @@ void check_max_n(int max_n) {
 }  // namespace
 
 Smoothing parse_smoothing(const std::string& text) {
-  if (text == "exp") return Smoothing::Exp;
-  if (text == "none") return Smoothing::None;
-  throw DataError("unknown smoothing '" + text + "' (exp or none)");
+  return parse_choice<Smoothing>("smoothing", text, {
+      {"exp", Smoothing::Exp},
+      {"none", Smoothing::None},
+  });
 }
 
 BleuStats::BleuStats(int n) : max_n(n), matches(static_cast<size_t>(n), 0), totals(static_cast<size_t>(n), 0) {}

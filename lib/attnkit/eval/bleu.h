@@ -33,7 +33,7 @@
 namespace attnkit::eval {
 
 enum class Smoothing { None, Exp };
-Smoothing parse_smoothing(const std::string& text);  // "none" or "exp"; DataError otherwise
+Smoothing parse_smoothing(const std::string& text);  // "none" or "exp"; ChoiceError otherwise
 
 // Sufficient statistics of BLEU: summed over sentences for corpus BLEU.
 struct BleuStats {

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "attnkit/core/blas.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/core/rng.h"
@@ -138,10 +139,11 @@ Tensor flip_bits(const Tensor& x, int64_t count, uint64_t seed) {
 // ---------------------------------------------------------------- storing
 
 Rule parse_rule(const std::string& name) {
-  if (name == "hebb") return Rule::Hebb;
-  if (name == "storkey") return Rule::Storkey;
-  if (name == "pseudo-inverse") return Rule::PseudoInverse;
-  throw UsageError("--rule: unknown rule '" + name + "' (hebb, storkey or pseudo-inverse)");
+  return parse_choice<Rule>("rule", name, {
+      {"hebb", Rule::Hebb},
+      {"storkey", Rule::Storkey},
+      {"pseudo-inverse", Rule::PseudoInverse},
+  });
 }
 
 std::string rule_name(Rule rule) {
@@ -273,15 +275,17 @@ Tensor energy(const Net& net, const Tensor& states) {
 // ---------------------------------------------------------------- recall
 
 Mode parse_mode(const std::string& name) {
-  if (name == "async") return Mode::Async;
-  if (name == "sync") return Mode::Sync;
-  throw UsageError("--mode: unknown mode '" + name + "' (async or sync)");
+  return parse_choice<Mode>("mode", name, {
+      {"async", Mode::Async},
+      {"sync", Mode::Sync},
+  });
 }
 
 Order parse_order(const std::string& name) {
-  if (name == "random") return Order::Random;
-  if (name == "sequential") return Order::Sequential;
-  throw UsageError("--order: unknown order '" + name + "' (random or sequential)");
+  return parse_choice<Order>("order", name, {
+      {"random", Order::Random},
+      {"sequential", Order::Sequential},
+  });
 }
 
 std::string outcome_name(Outcome o) {
@@ -369,7 +373,7 @@ RecallResult recall(const Net& net, const Tensor& probes, const RecallOptions& o
   if (n != net.n())
     throw ShapeError("probes have " + std::to_string(n) + " columns but the net has N = " +
                      std::to_string(net.n()) + " neurons");
-  if (opt.max_steps < 0) throw UsageError("--max-steps must be 0 or more");
+  if (opt.max_steps < 0) throw UsageError("max-steps must be 0 or more");
   Recaller rc(net, opt);
   rc.n = n;
   if (opt.patterns) {

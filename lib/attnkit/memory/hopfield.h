@@ -37,7 +37,7 @@ enum class Rule {
   Storkey,        // Storkey 1997: incremental and local; exact-recall capacity N / sqrt(2 ln N)
   PseudoInverse,  // projection (Personnaz et al. 1985): W = X+ X, diagonal then zeroed
 };
-// "hebb", "storkey", "pseudo-inverse"; anything else is a UsageError naming --rule.
+// "hebb", "storkey", "pseudo-inverse"; anything else is a ChoiceError.
 Rule parse_rule(const std::string& name);
 std::string rule_name(Rule rule);
 
@@ -69,8 +69,8 @@ Tensor energy(const Net& net, const Tensor& states);
 
 enum class Mode { Async, Sync };
 enum class Order { Random, Sequential };
-Mode parse_mode(const std::string& name);    // "async", "sync"; UsageError naming --mode
-Order parse_order(const std::string& name);  // "random", "sequential"; UsageError (--order)
+Mode parse_mode(const std::string& name);    // "async", "sync"; ChoiceError otherwise
+Order parse_order(const std::string& name);  // "random", "sequential"; ChoiceError
 
 enum class Outcome {
   Converged,  // reached a fixed point (steps = updates that changed the state)

@@ -27,13 +27,13 @@ ImageLayout parse_layout(const std::string& image_size, int64_t tiles_per_row) {
     auto number = [&](const std::string& t) {
       if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos ||
           std::stoll(t) == 0)
-        throw UsageError("--image-size: expected WIDTHxHEIGHT, e.g. 10x12, not '" + image_size + "'");
+        throw UsageError("image size: expected WIDTHxHEIGHT, e.g. 10x12, not '" + image_size + "'");
       return static_cast<int64_t>(std::stoll(t));
     };
     l.tile_w = number(w);
     l.tile_h = number(h);
   }
-  if (tiles_per_row < 0) throw UsageError("--tiles-per-row must be 1 or more");
+  if (tiles_per_row < 0) throw UsageError("tiles per row must be 1 or more");
   l.per_row = tiles_per_row;
   return l;
 }
@@ -81,11 +81,11 @@ void write_patterns(const std::string& path, const Tensor& patterns, const Image
     const auto r = static_cast<int64_t>(std::llround(std::sqrt(static_cast<double>(n))));
     if (r * r != n || n == 0)
       throw DataError("patterns of " + std::to_string(n) +
-                      " values are not square: give --image-size WxH for a PBM output");
+                      " values are not square: give an image size WxH for a PBM output");
     w = h = r;
   }
   if (w * h != n)
-    throw DataError("--image-size " + std::to_string(w) + "x" + std::to_string(h) + " holds " +
+    throw DataError("image size " + std::to_string(w) + "x" + std::to_string(h) + " holds " +
                     std::to_string(w * h) + " pixels but the patterns have " + std::to_string(n) +
                     " values");
   io::Bitmap im = io::patterns_to_bitmap(patterns, w, h, layout.per_row > 0 ? layout.per_row : 10);

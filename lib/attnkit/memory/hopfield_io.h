@@ -19,8 +19,8 @@ struct ImageLayout {
   bool from_pbm = false;  // set by read_patterns when the file was a PBM
 };
 
-// The layout asked for by --image-size WxH ("" = none) and --tiles-per-row C (0 = none);
-// UsageError naming the option on bad text.
+// The layout asked for by an image size WxH ("" = none) and tiles per row C (0 = none);
+// UsageError naming the field on bad text.
 ImageLayout parse_layout(const std::string& image_size, int64_t tiles_per_row);
 
 // Reads patterns ([rows, N]) from `path`. A PBM file is cut into tiles of layout->tile_w x

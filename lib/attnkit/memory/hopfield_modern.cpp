@@ -74,7 +74,7 @@ Tensor modern_weights(const Tensor& x, const Tensor& xi, float beta) {
 Tensor modern_update(const Tensor& x, const Tensor& xi, float beta, int steps,
                      Tensor* last_weights) {
   check(x, xi, beta);
-  if (steps < 1) throw UsageError("--steps must be 1 or more");
+  if (steps < 1) throw UsageError("steps must be 1 or more");
   const auto [p, d] = dims(x, "");
   const auto [n, dq] = dims(xi, "");
   (void)dq;

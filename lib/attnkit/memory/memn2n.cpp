@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::memory {
@@ -12,17 +13,20 @@ using ad::Tape;
 using ad::Var;
 
 Tying parse_tying(const std::string& text) {
-  if (text == "adjacent") return Tying::Adjacent;
-  if (text == "layerwise" || text == "layer-wise") return Tying::LayerWise;
-  throw DataError("unknown weight tying '" + text + "' (expected adjacent or layerwise)");
+  return parse_choice<Tying>("weight tying", text, {
+      {"adjacent", Tying::Adjacent},
+      {"layerwise", Tying::LayerWise},
+      {"layer-wise", Tying::LayerWise, true},
+  });
 }
 
 const char* tying_name(Tying t) { return t == Tying::Adjacent ? "adjacent" : "layerwise"; }
 
 PeForm parse_pe_form(const std::string& text) {
-  if (text == "paper") return PeForm::Paper;
-  if (text == "code") return PeForm::Code;
-  throw DataError("unknown position-encoding form '" + text + "' (expected paper or code)");
+  return parse_choice<PeForm>("position-encoding form", text, {
+      {"paper", PeForm::Paper},
+      {"code", PeForm::Code},
+  });
 }
 
 const char* pe_form_name(PeForm f) { return f == PeForm::Paper ? "paper" : "code"; }

@@ -40,10 +40,10 @@ namespace attnkit::memory {
 enum class Tying { Adjacent, LayerWise };
 // The position encoding's form (see the header comment).
 enum class PeForm { Paper, Code };
-// "paper" / "code"; DataError quoting anything else.
+// "paper" / "code"; ChoiceError otherwise.
 PeForm parse_pe_form(const std::string& text);
 const char* pe_form_name(PeForm f);
-// "adjacent" / "layerwise"; DataError quoting anything else.
+// "adjacent" / "layerwise" (or "layer-wise"); ChoiceError otherwise.
 Tying parse_tying(const std::string& text);
 const char* tying_name(Tying t);
 

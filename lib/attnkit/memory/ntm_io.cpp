@@ -118,7 +118,11 @@ std::string ntm_task_from_yaml(const std::string& yaml, const std::string& file,
   cli::StoredConfig c(yaml, file);
   const std::string task = c.get<std::string>("task", "");
   if (task.empty()) return task;
-  *opt = data::SeqTaskOptions::defaults(data::parse_seq_task(task));
+  try {
+    *opt = data::SeqTaskOptions::defaults(data::parse_seq_task(task));
+  } catch (const UsageError& e) {
+    throw DataError(std::string("stored configuration: ") + e.what(), file);
+  }
   // 0 stands for the task's default (ntm-train's keys).
   auto nonzero = [&](const char* key, int64_t fallback) {
     const int64_t v = c.get<int64_t>(key, 0);

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/data/vocab.h"
@@ -14,20 +15,21 @@
 namespace attnkit::models {
 
 ModelType parse_model_type(const std::string& s) {
-  if (s == "rnn") return ModelType::RNN;
-  if (s == "transformer") return ModelType::Transformer;
-  throw UsageError("unknown model type '" + s + "' (choose rnn or transformer)");
+  return parse_choice<ModelType>("model type", s, {
+      {"rnn", ModelType::RNN},
+      {"transformer", ModelType::Transformer},
+  });
 }
 const char* model_type_name(ModelType t) { return t == ModelType::RNN ? "rnn" : "transformer"; }
 
 AttentionKind parse_attention(const std::string& s) {
-  if (s == "none") return AttentionKind::None;
-  if (s == "bahdanau") return AttentionKind::Bahdanau;
-  if (s == "luong-dot") return AttentionKind::LuongDot;
-  if (s == "luong-general") return AttentionKind::LuongGeneral;
-  if (s == "luong-concat") return AttentionKind::LuongConcat;
-  throw UsageError("unknown attention '" + s +
-                   "' (choose none, bahdanau, luong-dot, luong-general or luong-concat)");
+  return parse_choice<AttentionKind>("attention", s, {
+      {"none", AttentionKind::None},
+      {"bahdanau", AttentionKind::Bahdanau},
+      {"luong-dot", AttentionKind::LuongDot},
+      {"luong-general", AttentionKind::LuongGeneral},
+      {"luong-concat", AttentionKind::LuongConcat},
+  });
 }
 const char* attention_name(AttentionKind a) {
   switch (a) {
@@ -138,16 +140,16 @@ void Seq2SeqConfig::validate() const {
   };
   need(src_vocab > data::Vocab::kReserved && tgt_vocab > data::Vocab::kReserved,
        "the vocabularies must hold more than the 4 reserved tokens");
-  need(dropout >= 0.0f && dropout < 1.0f, "--dropout must be in [0, 1)");
-  need(layers >= 1 && layers <= 64, "--layers must be in [1, 64]");
+  need(dropout >= 0.0f && dropout < 1.0f, "dropout must be in [0, 1)");
+  need(layers >= 1 && layers <= 64, "layers must be in [1, 64]");
   if (type == ModelType::RNN) {
-    need(embed >= 1 && hidden >= 1, "--embed and --hidden must be at least 1");
+    need(embed >= 1 && hidden >= 1, "embed and hidden must be at least 1");
   } else {
-    need(d_model >= 2 && d_model % 2 == 0, "--d-model must be even and at least 2");
+    need(d_model >= 2 && d_model % 2 == 0, "d-model must be even and at least 2");
     need(heads >= 1 && d_model % heads == 0,
-         "--heads (" + std::to_string(heads) + ") must divide --d-model (" +
+         "heads (" + std::to_string(heads) + ") must divide d-model (" +
              std::to_string(d_model) + ")");
-    need(d_ff >= 1, "--d-ff must be at least 1");
+    need(d_ff >= 1, "d-ff must be at least 1");
     need(!shared_embeddings || src_vocab == tgt_vocab,
          "shared embeddings need one vocabulary for source and target");
   }
@@ -209,8 +211,8 @@ double penalised(double log_prob, size_t len, double alpha) {
 }  // namespace
 
 Translation Seq2Seq::translate(const std::vector<int32_t>& source, const DecodeOptions& opt) const {
-  if (opt.beam < 1) throw UsageError("--beam must be at least 1");
-  if (opt.max_length < 1) throw UsageError("--max-length must be at least 1");
+  if (opt.beam < 1) throw UsageError("beam must be at least 1");
+  if (opt.max_length < 1) throw UsageError("max-length must be at least 1");
   if (source.empty()) throw DataError("empty source sentence");
   ad::Tape t(0);
   t.set_training(false);

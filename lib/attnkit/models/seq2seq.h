@@ -60,7 +60,7 @@ namespace attnkit::models {
 enum class ModelType { RNN, Transformer };
 enum class AttentionKind { None, Bahdanau, LuongDot, LuongGeneral, LuongConcat };
 
-ModelType parse_model_type(const std::string& s);          // "rnn", "transformer"; UsageError
+ModelType parse_model_type(const std::string& s);          // "rnn", "transformer"; ChoiceError
 const char* model_type_name(ModelType t);
 AttentionKind parse_attention(const std::string& s);       // none, bahdanau, luong-dot, ...
 const char* attention_name(AttentionKind a);

@@ -35,8 +35,12 @@ Seq2SeqBundle get_seq2seq(const nn::ModelFile& m) {
     }
     const auto& toks = m.string_list("seq2seq.tokens");
     if (toks.size() != 2) throw DataError("seq2seq.tokens must name two tokenisations");
-    b.source_tok = data::parse_tokenization(toks[0]);
-    b.target_tok = data::parse_tokenization(toks[1]);
+    try {
+      b.source_tok = data::parse_tokenization(toks[0]);
+      b.target_tok = data::parse_tokenization(toks[1]);
+    } catch (const UsageError& e) {
+      throw DataError(e.what());  // a bad file, not bad usage
+    }
     b.source_vocab = data::Vocab::parse(m.text("vocab.source"), m.file + " (source vocabulary)");
     b.target_vocab = data::Vocab::parse(m.text("vocab.target"), m.file + " (target vocabulary)");
     if (b.source_vocab.size() != c.src_vocab || b.target_vocab.size() != c.tgt_vocab)

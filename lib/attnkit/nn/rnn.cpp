@@ -3,15 +3,17 @@
 #include <cmath>
 #include <cstring>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::nn {
 
 CellKind parse_cell_kind(const std::string& name) {
-  if (name == "rnn") return CellKind::RNN;
-  if (name == "gru") return CellKind::GRU;
-  if (name == "lstm") return CellKind::LSTM;
-  throw UsageError("unknown cell '" + name + "' (choose rnn, gru or lstm)");
+  return parse_choice<CellKind>("cell", name, {
+      {"rnn", CellKind::RNN},
+      {"gru", CellKind::GRU},
+      {"lstm", CellKind::LSTM},
+  });
 }
 
 RecurrentCell::RecurrentCell(ParamStore& ps, const std::string& name, CellKind kind,

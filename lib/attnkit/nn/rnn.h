@@ -31,7 +31,7 @@
 namespace attnkit::nn {
 
 enum class CellKind { RNN, GRU, LSTM };
-CellKind parse_cell_kind(const std::string& name);  // "rnn", "gru", "lstm"; UsageError otherwise
+CellKind parse_cell_kind(const std::string& name);  // "rnn", "gru", "lstm"; ChoiceError otherwise
 
 struct State {
   Var h;  // [B, m]

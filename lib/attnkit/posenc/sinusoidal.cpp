@@ -3,14 +3,16 @@
 #include <cmath>
 #include <vector>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::posenc {
 
 Layout parse_layout(const std::string& name) {
-  if (name == "interleaved") return Layout::Interleaved;
-  if (name == "split") return Layout::Split;
-  throw UsageError("unknown layout '" + name + "' (expected interleaved or split)");
+  return parse_choice<Layout>("layout", name, {
+      {"interleaved", Layout::Interleaved},
+      {"split", Layout::Split},
+  });
 }
 
 const char* layout_name(Layout layout) {

@@ -22,7 +22,7 @@ namespace attnkit::posenc {
 
 enum class Layout { Interleaved, Split };
 
-// "interleaved" / "split"; anything else is a UsageError listing the choices.
+// "interleaved" / "split"; anything else is a ChoiceError (core/choice.h).
 Layout parse_layout(const std::string& name);
 const char* layout_name(Layout layout);
 
