@@ -248,6 +248,13 @@ TEST_CASE(".npy errors name the file and come before any allocation") {
   CHECK(contains(data_error([&] { parse_npy(good.substr(0, 40), "g.npy"); }).first, "truncated"));
   CHECK(contains(data_error([&] { parse_npy(good.substr(0, 8), "g.npy"); }).first, "not an .npy"));
   CHECK(contains(data_error([&] { parse_npy("hello world", "g.npy"); }).first, "not an .npy"));
+  // Zero elements: an empty tensor of the right shape (no copy from a null buffer: UBSan
+  // flagged memcpy(nullptr, ...) here), in every dtype path.
+  for (const char* descr : {"<f4", ">f4", "<f8", "<i4"}) {
+    const Tensor e = parse_npy(make_npy(1, std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (0, 4), }", ""), "e.npy");
+    CHECK(e.shape() == Shape{0, 4});
+    CHECK(e.size() == 0);
+  }
   // 10^12 elements promised by a tiny file: refused before anything is allocated (4 TB
   // would end in std::bad_alloc, not in a DataError saying the file is truncated).
   auto [msg, line] = data_error([&] {

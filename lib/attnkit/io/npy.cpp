@@ -191,6 +191,7 @@ void convert_all(const unsigned char* src, int size, bool big, float* out, int64
 }
 
 void convert(const unsigned char* src, const DType& t, float* out, int64_t n) {
+  if (n == 0) return;  // an empty array: out may be null (memcpy's arguments must not be)
   const int sz = t.size;
   const bool big = t.big_endian;
   switch (t.kind) {

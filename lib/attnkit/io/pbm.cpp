@@ -68,13 +68,18 @@ std::vector<Bitmap> parse_pbm(std::string_view bytes, const std::string& name) {
     im.width = r.number("width");
     im.height = r.number("height");
     if (im.width == 0 || im.height == 0) r.fail("empty image");
+    // The pixels must fit in the bytes left (P4: a bit each, rows padded to bytes; P1: at
+    // least a byte each) before anything is allocated: a header cannot make us allocate.
+    const int64_t stride = (im.width + 7) / 8;
+    // (raw: less the one whitespace byte after the header)
+    const int64_t left = static_cast<int64_t>(bytes.size() - std::min(bytes.size(), r.pos)) - (raw ? 1 : 0);
+    if (left < 0 || (raw ? im.height > left / stride : im.height > left / im.width))
+      r.fail("file cut short (" + std::to_string(im.width) + " x " + std::to_string(im.height) +
+             " pixels promised, " + std::to_string(std::max<int64_t>(left, 0)) + " bytes left)");
     im.bits.resize(static_cast<size_t>(im.width * im.height));
     if (raw) {
       if (r.pos >= bytes.size() || !is_space(bytes[r.pos])) r.fail("no whitespace after the header");
       ++r.pos;
-      const int64_t stride = (im.width + 7) / 8;
-      if (static_cast<int64_t>(bytes.size() - r.pos) < stride * im.height)
-        r.fail("file cut short (" + std::to_string(stride * im.height) + " bytes of pixels expected)");
       for (int64_t y = 0; y < im.height; ++y)
         for (int64_t x = 0; x < im.width; ++x) {
           const auto byte = static_cast<unsigned char>(bytes[r.pos + y * stride + x / 8]);

@@ -42,7 +42,9 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
   const int64_t mine = hi - lo;
   const auto& params = const_cast<Module&>(m).params().params();
 
-  // Forward passes of this rank's slices.
+  // Forward passes of this rank's slices, each on its own tape (made here, before the
+  // threads start: Tapes::get grows a vector).
+  if (mine > 0) tapes.get(static_cast<size_t>(mine - 1));
   std::vector<Slice> out(static_cast<size_t>(std::max<int64_t>(mine, 0)));
   parallel_for(mine, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {

@@ -101,7 +101,8 @@ struct StepOut {
   bool interrupted = false;  // some rank saw SIGINT/SIGTERM (see trainer.h)
 };
 
-// The tapes of one process, reused from step to step.
+// The tapes of one process, reused from step to step. get(i) makes tapes up to i: call it
+// for the largest i before threads use them.
 class Tapes {
  public:
   ad::Tape& get(size_t i);
