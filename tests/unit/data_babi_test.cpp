@@ -56,6 +56,19 @@ TEST_CASE("babi: statements, questions, stories, multi-word answers") {
   CHECK(ex[2].answer_words == std::vector<std::string>{"n", "w"});
   CHECK(ex[3].support.empty());
   CHECK(ex[3].story.size() == 1);
+  // The questions of a story share its statements (reading is linear in the story, not
+  // quadratic); another story does not.
+  CHECK(ex[0].story.is_prefix_of(ex[1].story));
+  CHECK(!ex[1].story.is_prefix_of(ex[2].story));
+  CHECK(ex[2].story.is_prefix_of(ex[3].story));
+  CHECK(ex[1].story[2] == std::vector<std::string>{"daniel", "went", "back", "to", "the", "hallway"});
+  // Appending to a shared prefix copies it: the others keep their own view.
+  data::StoryPrefix mine = ex[0].story;
+  mine.push_back({"extra"});
+  CHECK(mine.size() == 3);
+  CHECK(mine[2] == std::vector<std::string>{"extra"});
+  CHECK(ex[1].story[2] == std::vector<std::string>{"daniel", "went", "back", "to", "the", "hallway"});
+  CHECK(!mine.is_prefix_of(ex[1].story));
 }
 
 TEST_CASE("babi: malformed lines name the file and line") {

@@ -46,11 +46,24 @@ std::vector<std::string> babi_words(std::string_view text) {
   return out;
 }
 
+const std::vector<StoryPrefix::Sentence>& StoryPrefix::none() {
+  static const std::vector<Sentence> empty;
+  return empty;
+}
+
+void StoryPrefix::push_back(Sentence s) {
+  if (!all_ || all_.use_count() > 1 || all_->size() != n_)
+    all_ = std::make_shared<std::vector<Sentence>>(begin(), end());
+  all_->push_back(std::move(s));
+  ++n_;
+}
+
 std::vector<BabiExample> parse_babi(std::string_view text, const std::string& name, int task,
                                     bool unanswered_ok) {
   std::vector<BabiExample> out;
   const std::vector<std::string_view> lines = split_lines(text, name);
-  std::vector<std::vector<std::string>> story;  // statements of the current story
+  // The statements of the current story, shared by its questions (each sees a prefix).
+  auto story = std::make_shared<std::vector<StoryPrefix::Sentence>>();
   std::vector<int> story_ids;
   int prev_id = 0;
   for (size_t n = 0; n < lines.size(); ++n) {
@@ -64,7 +77,7 @@ std::vector<BabiExample> parse_babi(std::string_view text, const std::string& na
       fail("expected a line starting with its ID (a number), found " + quote(line));
     const int id = to_int(id_text);
     if (id == 1) {
-      story.clear();
+      story = std::make_shared<std::vector<StoryPrefix::Sentence>>();
       story_ids.clear();
     } else if (id != prev_id + 1) {
       fail("ID " + std::to_string(id) + " follows ID " + std::to_string(prev_id) +
@@ -82,7 +95,7 @@ std::vector<BabiExample> parse_babi(std::string_view text, const std::string& na
     if (tab == std::string_view::npos && !unanswered) {  // a statement
       std::vector<std::string> words = babi_words(rest);
       if (words.empty()) fail("statement " + std::to_string(id) + " has no words");
-      story.push_back(std::move(words));
+      story->push_back(std::move(words));
       story_ids.push_back(id);
       continue;
     }
@@ -103,7 +116,7 @@ std::vector<BabiExample> parse_babi(std::string_view text, const std::string& na
     if (ex.question.empty()) fail("question " + std::to_string(id) + " has no words");
     const std::vector<std::string> answer = babi_words(ans);
     if (unanswered) {
-      ex.story = story;
+      ex.story = StoryPrefix(story, story->size());
       ex.story_ids = story_ids;
       out.push_back(std::move(ex));
       continue;
@@ -129,7 +142,7 @@ std::vector<BabiExample> parse_babi(std::string_view text, const std::string& na
              " is not an earlier statement of the story");
       ex.support.push_back(static_cast<int>(it - story_ids.begin()));
     }
-    ex.story = story;
+    ex.story = StoryPrefix(story, story->size());
     ex.story_ids = story_ids;
     out.push_back(std::move(ex));
   }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,11 +25,34 @@ namespace attnkit::data {
 
 // One question with the story up to it (the statements before it, oldest first; questions
 // are not statements).
+// The statements of a story up to a question: a prefix of one vector that every question of
+// the story shares (a story of S statements and Q questions takes O(S + Q) memory and time to
+// read, not O(S Q)). Appending to a prefix that others share copies it first.
+class StoryPrefix {
+ public:
+  using Sentence = std::vector<std::string>;
+  StoryPrefix() = default;
+  StoryPrefix(std::shared_ptr<std::vector<Sentence>> all, size_t n) : all_(std::move(all)), n_(n) {}
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const Sentence& operator[](size_t i) const { return (*all_)[i]; }
+  std::vector<Sentence>::const_iterator begin() const { return all_ ? all_->cbegin() : none().cbegin(); }
+  std::vector<Sentence>::const_iterator end() const { return begin() + static_cast<std::ptrdiff_t>(n_); }
+  // Whether both are prefixes of the same story (this one at most as long as `longer`).
+  bool is_prefix_of(const StoryPrefix& longer) const { return all_ == longer.all_ && n_ <= longer.n_; }
+  void push_back(Sentence s);
+
+ private:
+  static const std::vector<Sentence>& none();
+  std::shared_ptr<std::vector<Sentence>> all_;
+  size_t n_ = 0;
+};
+
 struct BabiExample {
   int task = 0;                                   // 1..20 (from the file name), 0 unknown
   std::string file;                               // where it was read
   long line = 0;                                  // the question's line in that file
-  std::vector<std::vector<std::string>> story;    // the statements' words, oldest first
+  StoryPrefix story;                              // the statements' words, oldest first
   std::vector<int> story_ids;                     // their IDs in the file
   std::vector<std::string> question;              // the question's words
   std::string answer;                             // "bathroom", "n,w"

@@ -20,16 +20,17 @@ data::Vocab babi_vocab(const std::vector<data::BabiExample>& examples) {
   data::TokenCounts counts;
   // A story is repeated in every question of it: count each sentence once per story so that
   // counts (and so ids) do not depend on how many questions a story has.
-  const std::vector<std::vector<std::string>>* last_story = nullptr;
-  size_t counted = 0;
+  const data::StoryPrefix* last_story = nullptr;
   for (const data::BabiExample& e : examples) {
     size_t from = 0;
-    if (last_story && last_story->size() <= e.story.size() && counted <= e.story.size() &&
-        std::equal(last_story->begin(), last_story->end(), e.story.begin()))
-      from = counted;
+    if (last_story && last_story->is_prefix_of(e.story)) {
+      from = last_story->size();
+    } else if (last_story && last_story->size() <= e.story.size() &&
+               std::equal(last_story->begin(), last_story->end(), e.story.begin())) {
+      from = last_story->size();  // the same statements, read into another story object
+    }
     for (size_t i = from; i < e.story.size(); ++i) data::count_tokens(counts, e.story[i]);
     last_story = &e.story;
-    counted = e.story.size();
     data::count_tokens(counts, e.question);
     ++counts[e.answer];
   }
