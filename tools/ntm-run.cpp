@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
           bar.update(i + 1);
         }
       } else {
-        if (!in.empty()) throw UsageError("--eval takes a data set from seqtask-gen as -i");
+        if (!in.empty())  // a file that is not a data set: bad data, not bad usage
+          throw DataError("not a data set from seqtask-gen (an .npz with the arrays inputs and steps)", in);
         data::SeqTaskOptions topt;
         if (memory::ntm_task_from_yaml(m.file.config_yaml, model_path, &topt).empty())
           throw UsageError("the model was trained on a data file: give --eval -i DATA.npz");

@@ -195,4 +195,7 @@ expect 0 ntm-train $small --steps 3 --batch 2 --clip-norm 5 -q --dump-config
 grep -qx "batch-size: 2" "$T/out" || fail "--batch 2 not stored as batch-size: $(grep batch "$T/out")"
 grep -qx "clip: 5" "$T/out" || fail "--clip-norm 5 not stored as clip: $(grep clip "$T/out")"
 CHECKS=$((CHECKS + 2))
+: >empty.npz
+expect_err 1 "empty.npz: not a data set from seqtask-gen" ntm-run --model m.akm --eval -i empty.npz
+expect_err 1 "m.akm: not a data set from seqtask-gen" ntm-run --model m.akm --eval -i m.akm
 finish
