@@ -73,10 +73,13 @@ int main(int argc, char** argv) {
                                   "(head-major: slices do not concatenate)");
     }
     const attnkit::Tensor xq = attnkit::io::read_tensor(q_path);
+    attnkit::io::require_finite(xq, q_path);
     attnkit::Tensor xk, xv, m, lengths_t;
     if (app.given("key")) {
       xk = attnkit::io::read_tensor(k_path);
       xv = attnkit::io::read_tensor(v_path);
+      attnkit::io::require_finite(xk, k_path);
+      attnkit::io::require_finite(xv, v_path);
     } else {
       k_path = v_path = q_path;
     }

@@ -137,9 +137,14 @@ int main(int argc, char** argv) {
     if (takes_params) load_params(scorer, local, params);
     opt.local = &local;
     const attnkit::Tensor q = attnkit::io::read_tensor(q_path);
+    attnkit::io::require_finite(q, q_path);
     const attnkit::Tensor k = attnkit::io::read_tensor(k_path);
+    attnkit::io::require_finite(k, k_path);
     attnkit::Tensor v, m;
-    if (opt.output == at::Output::Context) v = attnkit::io::read_tensor(v_path);
+    if (opt.output == at::Output::Context) {
+      v = attnkit::io::read_tensor(v_path);
+      attnkit::io::require_finite(v, v_path);
+    }
     opt.causal = mask == "causal";
     if (app.given("mask") && !opt.causal) {
       m = attnkit::io::read_tensor(mask);

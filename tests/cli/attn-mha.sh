@@ -90,4 +90,10 @@ check_eq "$(cat old.txt)" "$(cat new.txt)" "old --output WHAT"
 expect_err 0 "note: --output-file FILE is now -o/--output FILE" \
   attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit weights --output-file old2.txt
 check_eq "$(cat old2.txt)" "$(cat new.txt)" "old --output-file"
+# Non-finite input is refused with the file and position.
+expect 0 tensor-convert -i "$G/X.npy" -o x.txt
+awk 'NR == 3 { $2 = "nan" } { print }' x.txt >xnan.txt
+expect_err 1 "attn-mha: xnan.txt: " attn-mha --query xnan.txt --params "$G/self.npz" --heads 2
+grep -q "is NaN: inputs must be finite" "$T/err" || fail "no NaN message: $(cat "$T/err")"
+CHECKS=$((CHECKS + 1))
 finish

@@ -122,4 +122,14 @@ expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" -o weights
 [ -s weights ] || fail "-o weights writes the file 'weights'"
 expect_err 2 "give --emit alone" attn-score --query "$G/Q.txt" --key "$G/K.txt" --output scores --emit scores
 expect_err 2 "two output files" attn-score --query "$G/Q.txt" --key "$G/K.txt" -o a.txt --output b.txt
+# Non-finite input is refused, naming the file, row and column (not turned into zero weights
+# or NaN); a fully masked row still gets zero weights.
+printf '1 2\nnan 3\n' >qnan.txt
+printf '1 2\n3 4\n' >k2.txt
+printf '1 2\n3 -inf\n' >kinf.txt
+expect_err 1 "attn-score: qnan.txt: row 2, column 1 is NaN" attn-score --query qnan.txt --key k2.txt
+expect_err 1 "attn-score: kinf.txt: row 2, column 2 is -inf" attn-score --query k2.txt --key kinf.txt
+expect_err 1 "attn-score: kinf.txt: row 2, column 2 is -inf" attn-score --query k2.txt --key k2.txt --value kinf.txt
+printf '0 0\n1 1\n' >m01.txt
+expect_out "$(printf '0 0\n8.3152804e-07 0.99999917')" attn-score --query k2.txt --key k2.txt --score dot --mask m01.txt
 finish

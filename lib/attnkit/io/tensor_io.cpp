@@ -1,6 +1,8 @@
 // Format detection, whole-file reading, tensor reading/writing by path, atomic files.
 #include "attnkit/io/tensor_io.h"
 
+#include <cmath>
+
 #include <atomic>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -32,6 +34,22 @@ std::string errno_text(const std::string& what, int err) {
 }
 
 }  // namespace
+
+void require_finite(const Tensor& t, const std::string& name) {
+  for (int64_t i = 0; i < t.size(); ++i) {
+    const float v = t[i];
+    if (std::isfinite(v)) continue;
+    const int64_t cols = t.rank() >= 1 ? t.dim(t.rank() - 1) : 1;
+    const int64_t rows = t.rank() >= 2 ? t.dim(t.rank() - 2) : 1;
+    const int64_t row = cols ? i / cols : 0;
+    std::string where = "row " + std::to_string(row % rows + 1);
+    if (t.rank() >= 3) where = "matrix " + std::to_string(row / rows + 1) + ", " + where;
+    throw DataError(where + ", column " + std::to_string(cols ? i % cols + 1 : 1) + " is " +
+                        (std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf") +
+                        ": inputs must be finite numbers",
+                    name);
+  }
+}
 
 void write_file(const std::string& path, std::string_view bytes) {
   AtomicFile out(path);

@@ -101,6 +101,11 @@ void write_npz(const std::string& path, const std::vector<std::pair<std::string,
 // A file written all at once or not at all: bytes go to a temporary file beside `path`,
 // commit() renames it into place; destruction without commit() removes it. "-" writes to
 // standard output; a non-regular file (device, FIFO) is written directly.
+// Throws DataError naming `name` and the first row (and matrix, for a batch) that holds a NaN
+// or an infinity. The attention tools refuse such input rather than let a NaN query become
+// zero weights or an infinity become NaN (the README's conventions).
+void require_finite(const Tensor& t, const std::string& name);
+
 class AtomicFile;
 // The whole of `bytes` as the file `path`, atomically (AtomicFile: written, then renamed).
 void write_file(const std::string& path, std::string_view bytes);
