@@ -1,5 +1,6 @@
 # Porcelain over CMake: the list of sources lives only in CMakeLists.txt.
-#   make deps | make | make test | make demo | make bench | make install PREFIX=... | make clean
+#   make deps | make | make test | make test-sanitize | make fuzz SECONDS=N | make demo | make bench
+#   | make install PREFIX=... | make clean
 BUILD    ?= build
 PREFIX   ?= /usr/local
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
@@ -8,11 +9,14 @@ PACKAGES := cmake g++ make pkg-config libopenblas-dev libboost-program-options-d
             libboost-serialization-dev libyaml-cpp-dev doctest-dev libzip-dev libpng-dev \
             python3-numpy groff-base mandoc help2man libopenmpi-dev openmpi-bin gnuplot-nox \
             parallel
-# What only the benchmarks need (their PyTorch peers).
+# What only the benchmarks need (their PyTorch peers), and the fuzzers (clang's libFuzzer).
 BENCH_PACKAGES := python3-torch
+FUZZ_PACKAGES := clang libclang-rt-dev
+# make fuzz: seconds per harness.
+SECONDS ?= 30
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps test demo bench install clean
+.PHONY: all build deps test test-sanitize fuzz demo bench install clean
 
 all: build
 
@@ -37,6 +41,22 @@ test: deps
 	$(MAKE) build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# The unit and command-line tests again, built with AddressSanitizer and
+# UndefinedBehaviorSanitizer (build-asan; the MPI test left out: Open MPI's own allocations
+# are not ours to judge).
+test-sanitize: deps
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNKIT_SANITIZE=ON -DATTNKIT_NATIVE=ON
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS) -E '^cli_mpi$$'
+
+# Every libFuzzer harness (tests/fuzz) for SECONDS seconds, from its seed corpus.
+fuzz:
+	$(MAKE) deps EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
+	CC=clang CXX=clang++ cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNKIT_FUZZ=ON -DATTNKIT_MPI=OFF
+	cmake --build $(BUILD)-fuzz -j $(JOBS)
+	bash tests/fuzz/run.sh $(BUILD)-fuzz $(SECONDS)
+
 demo: deps
 	$(MAKE) build
 	PATH="$(CURDIR)/$(BUILD)/bin:$$PATH" bash pipelines/demo.sh
@@ -50,4 +70,4 @@ install: build
 	cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz

@@ -37,4 +37,10 @@ for src in "$ATTNKIT_SRC"/tools/*.cpp; do
 done
 expect 0 seq2seq-train --help
 grep -qF -- "--valid-fraction F (=0.1)" "$T/out" || fail "seq2seq-train --help: $(grep -F -- --valid-fraction "$T/out")"
+# A value holding one of Boost's message placeholders ('%value%') made the error text loop
+# for ever (found by the YAML fuzzer): now a usage error at once, on the command line and in
+# a configuration file.
+expect_err 2 "attn-score: a bad value for '--threads'" timeout 20 attn-score --threads '1%value%x'
+printf 'hidden: 1%%value%%x\n' >pct.yaml
+expect_err 2 "pct.yaml:1: key 'hidden': a bad value" timeout 20 seq2seq-train --config pct.yaml -i x.tsv -o x.akm
 finish

@@ -229,7 +229,24 @@ std::string App::help_text(const po::options_description& common) const {
   return s.str();
 }
 
+namespace {
+// Boost.Program_options builds an error's text by replacing placeholders (%value%, %option%,
+// ...) until none is left, so a value that itself holds one ("--threads 1%value%") makes
+// what() loop for ever (found by the YAML fuzzer). Where any of the given text holds a '%',
+// the message names the option only.
+std::string po_message(const po::error& e, bool percent_given) {
+  if (!percent_given) return e.what();
+  if (const auto* n = dynamic_cast<const po::error_with_option_name*>(&e)) {
+    const std::string o = n->get_option_name();
+    return "a bad value for " + (o.empty() ? std::string("an option") : "'" + o + "'");
+  }
+  return "bad command-line or configuration usage";
+}
+}  // namespace
+
 void App::parse() {
+  bool percent = false;  // see po_message
+  for (int i = 1; i < argc_; ++i) percent |= std::strchr(argv_[i], '%') != nullptr;
   if (!config_.options().empty()) flags_ |= kConfig;
   const po::options_description common = common_group();
   po::options_description all;
@@ -294,9 +311,9 @@ void App::parse() {
       const std::string best = closest_option(name, listed);
       if (!best.empty()) throw UsageError(given + ": did you mean --" + best + "?");
     }
-    throw UsageError(e.what());
+    throw UsageError(po_message(e, percent));
   } catch (const po::error& e) {
-    throw UsageError(e.what());
+    throw UsageError(po_message(e, percent));
   }
   if (common_.dump_config) {
     std::cout << config_yaml();
@@ -412,7 +429,9 @@ void App::store_yaml(const std::string& text, const std::string& name, bool stri
     try {
       po::store(parsed, vm_);
     } catch (const po::error& e) {
-      fail("key '" + key + "': " + e.what(), line_of(v));
+      bool percent = false;
+      for (const std::string& x : values) percent |= x.find('%') != std::string::npos;
+      fail("key '" + key + "': " + po_message(e, percent), line_of(v));
     }
   }
 }
@@ -441,7 +460,7 @@ void App::apply_config_fallback(const std::string& yaml, const std::string& name
   try {
     po::notify(vm_);
   } catch (const po::error& e) {
-    throw DataError(e.what(), name);
+    throw DataError(po_message(e, yaml.find('%') != std::string::npos), name);
   }
 }
 
@@ -462,7 +481,12 @@ bool StoredConfig::has(const std::string& key) const {
 
 std::vector<std::string> StoredConfig::keys() const {
   std::vector<std::string> k;
-  for (const auto& kv : root_) k.push_back(kv.first.as<std::string>());
+  for (const auto& kv : root_) {
+    if (!kv.first.IsScalar())  // e.g. "[a, b]: 1": found by the YAML fuzzer
+      throw DataError("a configuration key must be a plain name", name_,
+                      kv.first.Mark().line >= 0 ? kv.first.Mark().line + 1 : 0);
+    k.push_back(kv.first.Scalar());
+  }
   return k;
 }
 

@@ -369,7 +369,8 @@ struct Recaller {
 RecallResult recall(const Net& net, const Tensor& probes, const RecallOptions& opt) {
   check_net(net);
   check_bipolar(probes);
-  auto [count, n] = rows_cols(probes, "probes");
+  const std::pair<int64_t, int64_t> shape = rows_cols(probes, "probes");
+  const int64_t count = shape.first, n = shape.second;  // (lambdas below capture them: not a structured binding)
   if (n != net.n())
     throw ShapeError("probes have " + std::to_string(n) + " columns but the net has N = " +
                      std::to_string(net.n()) + " neurons");
