@@ -114,8 +114,10 @@ train::TrainOptions resolve_training(App& app, TrainingFlags& f, const std::stri
                     "run with Ctrl-C, to get one)", cp);
     const nn::ModelFile ck = nn::load_model_file(found, kind);
     app.apply_config_fallback(ck.config_yaml, found);
+    // The base seed: a run of --runs K stores its own (base + run).
     if (!app.given("seed") && ck.numbers.count("train/seed"))
-      app.common().seed = static_cast<uint64_t>(ck.integer("train/seed"));
+      app.common().seed = static_cast<uint64_t>(ck.integer("train/seed") -
+                                                (ck.numbers.count("train/run") ? ck.integer("train/run") : 0));
   }
   if (f.batch_size < 1) throw UsageError("--batch-size must be at least 1");
   if (f.epochs < 0 || f.steps < 0) throw UsageError("--epochs and --steps must be 0 or more");

@@ -120,6 +120,7 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
   m.add_rngs(trainer);
   m.describe(trainer.base());
   trainer.base().numbers["train/seed"] = static_cast<double>(o.seed);
+  trainer.base().numbers["train/run"] = static_cast<double>(o.run);
   const std::vector<std::string> names = m.step_metrics();
   Window window;
   trainer.on_save([&](nn::ModelFile& f) {
@@ -232,6 +233,7 @@ RunResult best_of_runs(int runs, const TrainOptions& o,
   for (int k = 0; k < runs; ++k) {
     TrainOptions ok = o;
     ok.seed = o.seed + static_cast<uint64_t>(k);
+    ok.run = k;
     ok.model_path = o.model_path + ".run" + std::to_string(k + 1);
     ok.checkpoint_path = o.checkpoint_path.empty() ? "" : o.checkpoint_path + ".run" + std::to_string(k + 1);
     if (!o.log_path.empty() && o.log_path != "-") ok.log_path = o.log_path + ".run" + std::to_string(k + 1);

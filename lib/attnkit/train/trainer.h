@@ -37,6 +37,7 @@ struct TrainOptions {
   bool resume = false;
   double lr_override = 0;        // > 0: the optimiser's rate after a resume (a --lr given again)
   uint64_t seed = 1;             // the tapes' seeds (dropout, sampling) derive from it
+  int run = 0;                   // which of best_of_runs' runs (its seed is the base seed + run)
   void validate() const;         // UsageError naming the field
 };
 
