@@ -42,13 +42,13 @@ test: deps
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 # The unit and command-line tests again, built with AddressSanitizer and
-# UndefinedBehaviorSanitizer (build-asan; the MPI test left out: Open MPI's own allocations
-# are not ours to judge).
+# UndefinedBehaviorSanitizer (build-asan). Left out: the MPI test (Open MPI's own allocations
+# are not ours to judge) and the install test (its consumer project is not instrumented).
 test-sanitize: deps
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNKIT_SANITIZE=ON -DATTNKIT_NATIVE=ON
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS) -E '^cli_mpi$$'
+	  ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS) -E '^cli_(mpi|install)$$'
 
 # Every libFuzzer harness (tests/fuzz) for SECONDS seconds, from its seed corpus.
 fuzz:
