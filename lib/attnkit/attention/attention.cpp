@@ -1,4 +1,5 @@
 #include "attnkit/attention/attention.h"
+#include "attnkit/attention/part.h"
 
 #include <algorithm>
 #include <limits>
@@ -173,23 +174,12 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
   if (local == Local::Predictive && n_q > 0) local_positions(*opt.local, mat(q, 0), n_k);
 
   // The part of the result asked for (Options::part_begin/part_end): items or rows [p0, p1).
-  const int64_t whole = batched ? batch : n_q;
-  const int64_t p0 = opt.part_begin, p1 = opt.part_end < 0 ? whole : opt.part_end;
-  const bool part = opt.part_begin != 0 || opt.part_end >= 0;
-  if (p0 < 0 || p0 > p1 || p1 > whole)
-    throw UsageError("part " + std::to_string(p0) + ".." + std::to_string(p1) + " is not within " +
-                     std::to_string(whole) + (batched ? " batch items" : " query rows"));
+  const Part pt(opt.part_begin, opt.part_end, batched, batch, n_q);
+  const bool part = pt.part;
   if (part && opt.hard == Hard::Sample)
     throw UsageError("hard sampling cannot compute a part of the rows alone");
-  const int64_t b_lo = batched ? p0 : 0, b_hi = batched ? p1 : batch;
-  const int64_t r_lo = batched ? 0 : p0, r_hi = batched ? n_q : p1;
-  auto take_part = [&](Tensor full) {
-    if (!part) return full;
-    Shape sh = full.shape();
-    sh[0] = p1 - p0;
-    const int64_t per = full.dim(0) ? full.size() / full.dim(0) : 0;
-    return Tensor(sh, std::vector<float>(full.data() + p0 * per, full.data() + p1 * per));
-  };
+  const int64_t b_lo = pt.b_lo, b_hi = pt.b_hi, r_lo = pt.r_lo, r_hi = pt.r_hi;
+  auto take_part = [&](Tensor full) { return pt.take(std::move(full)); };
 
   auto key_mask = [&](int64_t b) {
     KeyMask km;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "attnkit/attention/fused.h"
+#include "attnkit/attention/part.h"
 #include "attnkit/attention/score.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/core/blas.h"
@@ -207,23 +208,12 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
   // The part asked for (MhaOptions::part_begin/part_end): items or rows [p0, p1). Everything
   // is blocked as for the whole problem (projections of every row; the attention of the
   // part's row blocks only), so the part's numbers are the whole result's.
-  const int64_t whole = batched ? B : n_q;
-  const int64_t p0 = opt.part_begin, p1 = opt.part_end < 0 ? whole : opt.part_end;
-  const bool part = opt.part_begin != 0 || opt.part_end >= 0;
-  if (p0 < 0 || p0 > p1 || p1 > whole)
-    throw UsageError("part " + std::to_string(p0) + ".." + std::to_string(p1) + " is not within " +
-                     std::to_string(whole) + (batched ? " batch items" : " query rows"));
+  const Part pt(opt.part_begin, opt.part_end, batched, B, n_q);
+  const bool part = pt.part;
   if (part && opt.output == MhaOutput::HeadWeights)
     throw UsageError("each head's weights are head-major: a part of the rows is not one block");
-  const int64_t b_lo = batched ? p0 : 0, b_hi = batched ? p1 : B;
-  const int64_t r_lo = batched ? 0 : p0, r_hi = batched ? n_q : p1;
-  auto take_part = [&](Tensor full) {
-    if (!part) return full;
-    Shape sh = full.shape();
-    sh[0] = p1 - p0;
-    const int64_t per = full.dim(0) ? full.size() / full.dim(0) : 0;
-    return Tensor(sh, std::vector<float>(full.data() + p0 * per, full.data() + p1 * per));
-  };
+  const int64_t b_lo = pt.b_lo, b_hi = pt.b_hi, r_lo = pt.r_lo, r_hi = pt.r_hi;
+  auto take_part = [&](Tensor full) { return pt.take(std::move(full)); };
 
   // Projections of every row of every batch item at once: Q', K', V' are column blocks of
   // one [B·N, 3E] matrix in self-attention (one gemm), separate matrices otherwise.
