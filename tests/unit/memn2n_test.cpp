@@ -381,7 +381,8 @@ TEST_CASE("memn2n: gradients clipped weight by weight, or all together") {
     memory::MemN2N model(cfg, 5);
     std::vector<Tensor> before;
     for (const auto* p : model.params().params()) before.push_back(p->value.clone());
-    memory::MemN2NTraining run(model, all, {}, opt);
+    const std::vector<memory::EncodedQA> no_validation;
+    memory::MemN2NTraining run(model, all, no_validation, opt);
     const auto out = run.step(0, 0);
     CHECK(out.grad_norm > 1.0);
     double total = 0.0;
@@ -425,7 +426,8 @@ TEST_CASE("memn2n: spectral clipping (the default): each word table with its tem
   }
   std::vector<Tensor> before;
   for (const auto* p : model.params().params()) before.push_back(p->value.clone());
-  memory::MemN2NTraining run(model, all, {}, opt);
+  const std::vector<memory::EncodedQA> no_validation;
+    memory::MemN2NTraining run(model, all, no_validation, opt);
   run.step(0, 0);
   // the step of each group, stacked, has spectral norm lr * clip; its L2 norm is larger
   const auto& ps = model.params().params();

@@ -124,6 +124,11 @@ class MemN2NTraining : public train::Module {
   static constexpr int64_t kBatchChunks = 4;
   MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
                  const std::vector<EncodedQA>& val, const TrainOptions& opt, Phase phase = {});
+  // The data is kept by reference: a temporary would dangle.
+  MemN2NTraining(MemN2N&, const std::vector<EncodedQA>&, std::vector<EncodedQA>&&,
+                 const TrainOptions&, Phase = {}) = delete;
+  MemN2NTraining(MemN2N&, std::vector<EncodedQA>&&, const std::vector<EncodedQA>&,
+                 const TrainOptions&, Phase = {}) = delete;
   int64_t batches() const { return batches_; }  // per epoch
   // Epochs of the run as far as known now (linear start counted at its maximum while on).
   int total_epochs() const;
