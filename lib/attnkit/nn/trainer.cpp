@@ -147,7 +147,7 @@ void Trainer::run(const std::function<StepResult(TrainState&)>& step,
       save_checkpoint();
   }
   if (opt_.checkpoint_every > 0 && last_good_ != state_.step) save_checkpoint();
-  save_model();
+  if (opt_.save_model) save_model();
 }
 
 std::vector<int64_t> epoch_order(uint64_t seed, int64_t epoch, int64_t n) {

@@ -69,6 +69,7 @@ struct TrainerOptions {
   int64_t checkpoint_every = 0; // 0 = no periodic checkpoints
   bool resume = false;          // resume() loads checkpoint_path
   bool writer = true;           // writes files (false on the ranks after the first)
+  bool save_model = true;       // run() ends by writing the model (train::run writes its own)
 };
 
 class Trainer {

@@ -110,6 +110,7 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
   to.checkpoint_every = o.checkpoint_every;
   to.resume = o.resume;
   to.writer = writer;
+  to.save_model = false;  // written once, below, with the run's results
   nn::Trainer trainer(to, m.params(), m.optimizer());
   // Every path is checked before any work: a typo must not cost a run.
   if (writer) {
