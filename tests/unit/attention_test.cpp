@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "attnkit/attention/attention.h"
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/io/tensor_io.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)

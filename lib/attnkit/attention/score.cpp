@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 
 namespace attnkit::attention {
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <sstream>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::attention {

@@ -3,13 +3,13 @@
 #include <cmath>
 #include <vector>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
 
 namespace attnkit::ad {
 
-namespace fm = attention::detail;
+namespace fm = fastmath;
 
 namespace {
 

@@ -6,13 +6,13 @@
 #include <limits>
 #include <memory>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/autodiff/detail.h"
 
 namespace attnkit::ad {
 
-namespace fm = attention::detail;
+namespace fm = fastmath;
 
 Var additive_attention(Var keys, Var q, Var v, Var memory, const Tensor* mask, Tensor* alpha) {
   Tape& t = detail::tape_of(keys, q);

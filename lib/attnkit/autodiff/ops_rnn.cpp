@@ -1,12 +1,12 @@
 // Fused pointwise steps of the LSTM and GRU cells: one node (and one pass over memory) where
 // separate ops would take eight or more.
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
 
 namespace attnkit::ad {
 
-namespace fm = attention::detail;
+namespace fm = fastmath;
 
 namespace {
 inline float sigm(float x) { return 1.0f / (1.0f + fm::fast_exp(-x)); }

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
@@ -15,7 +15,7 @@ namespace attnkit::ad {
 
 using detail::last_dim;
 using detail::lead_rows;
-namespace fm = attention::detail;
+namespace fm = fastmath;
 
 namespace {
 
@@ -346,7 +346,7 @@ Var additive_scores(Var keys, Var q, Var v) {
       float* ph = th->data() + (b * T + s) * A;
       float acc = 0.0f;
       for (int64_t a = 0; a < A; ++a) {
-        ph[a] = attention::detail::fast_tanh(pk[a] + pq[a]);
+        ph[a] = fastmath::fast_tanh(pk[a] + pq[a]);
         acc += W[a] * ph[a];
       }
       y[b * T + s] = acc;

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/attention/fused.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/choice.h"
@@ -78,7 +78,7 @@ Tensor rnn(const Tensor& x, const Tensor& w_x, const Tensor& w_h, const Tensor& 
   for (int64_t i = 0; i < n; ++i) {
     float* hi = h.data() + i * dh;
     if (i > 0) gemv(Trans::Yes, 1.0f, mat(w_h), hi - dh, dh, 1.0f, hi, dh);
-    for (int64_t c = 0; c < dh; ++c) hi[c] = attention::detail::fast_tanh(hi[c] + b[c]);
+    for (int64_t c = 0; c < dh; ++c) hi[c] = fastmath::fast_tanh(hi[c] + b[c]);
   }
   return h;
 }

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <memory>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit::nn {
@@ -36,7 +36,7 @@ Var cross_entropy(Var logits, const std::vector<int32_t>& targets, const CrossEn
     double mx = px[0];
     for (int64_t j = 1; j < V; ++j) mx = std::max(mx, static_cast<double>(px[j]));
     const float mxf = static_cast<float>(mx);
-    for (int64_t j = 0; j < V; ++j) pp[j] = attention::detail::fast_exp(px[j] - mxf);
+    for (int64_t j = 0; j < V; ++j) pp[j] = fastmath::fast_exp(px[j] - mxf);
     double s = 0.0, sx = 0.0;
     for (int64_t j = 0; j < V; ++j) {
       s += pp[j];

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attnkit/attention/fastmath.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
 #include "attnkit/nn/params.h"
 
@@ -209,7 +209,7 @@ void RMSProp::update(size_t k, double lr, int64_t, int64_t begin, int64_t end) {
 double grad_norm(const std::vector<ad::Parameter*>& params) {
   double s = 0.0;
   for (const ad::Parameter* p : params)
-    s += p->copies * attention::detail::lane_dot_double(p->grad.data(), p->grad.data(), p->grad.size());
+    s += p->copies * fastmath::lane_dot_double(p->grad.data(), p->grad.data(), p->grad.size());
   return std::sqrt(s);
 }
 

@@ -1,11 +1,12 @@
 // Branch-free exp and tanh that the compiler can vectorise (plain float arithmetic, no libm
-// calls), for the softmax and the additive score. Internal to lib/attnkit/attention.
+// calls), and lane-wise dot products: for the softmax, the additive score, the losses, the
+// recurrent cells and the optimisers. Internal to the library (not installed as an API).
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 
-namespace attnkit::attention::detail {
+namespace attnkit::fastmath {
 
 // The bits of a float. Range tests below compare bits as integers: a float comparison may
 // trap (-ftrapping-math, GCC's default), and that keeps GCC from vectorising a loop with one.
@@ -121,4 +122,9 @@ inline float lane_max(const float* x, int64_t n) {
   return acc[0];
 }
 
+}  // namespace attnkit::fastmath
+
+// The attention code's own name for them.
+namespace attnkit::attention::detail {
+using namespace attnkit::fastmath;
 }  // namespace attnkit::attention::detail
