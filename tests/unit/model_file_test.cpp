@@ -146,6 +146,54 @@ TEST_CASE("model file: a checksum-valid file with a lying tensor shape fails cle
   CHECK(contains(error_of(bad), "runs past the end"));
 }
 
+// The file `good` with `from` replaced by `to` inside its metadata archive, every length and
+// the checksum made right again: what a buggy or hostile writer could produce.
+std::string resigned(const std::string& good, const std::string& from, const std::string& to) {
+  const size_t kind_len = static_cast<unsigned char>(good[24]);  // < 256, little-endian
+  const size_t len_at = 24 + 4 + kind_len;
+  uint64_t text_len = 0;
+  for (int i = 0; i < 8; ++i)
+    text_len |= static_cast<uint64_t>(static_cast<unsigned char>(good[len_at + i])) << (8 * i);
+  std::string text = good.substr(len_at + 8, text_len);
+  const size_t at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), to);
+  std::string b = good.substr(0, len_at);
+  for (int i = 0; i < 8; ++i) b += static_cast<char>((text.size() >> (8 * i)) & 0xff);
+  b += text + good.substr(len_at + 8 + text_len);
+  const uint64_t len = b.size() - 24;
+  for (int i = 0; i < 8; ++i) b[16 + i] = static_cast<char>((len >> (8 * i)) & 0xff);
+  const uint32_t crc = nn::crc32(b.data() + 24, b.size() - 24);
+  for (int i = 0; i < 4; ++i) b[12 + i] = static_cast<char>((crc >> (8 * i)) & 0xff);
+  return b;
+}
+
+TEST_CASE("model file: counts and string lengths inside the metadata are checked before use") {
+  // Boost's own text archive reader trusts them (reserve(count), resize(length)): a file with
+  // a valid checksum made it allocate whatever the file claimed (issue 20, bug 2). The
+  // archive reader now refuses any count or length above the characters left.
+  nn::ModelFile m;
+  m.kind = "t";
+  m.config_yaml = "abc";
+  m.strings["v"] = {"pp", "qq", "rr"};
+  m.tensors["x"] = Tensor({2, 3}, 1.0f);
+  const std::string good = nn::format_model_file(m);
+  CHECK(nn::parse_model_file(resigned(good, " 3 abc", " 3 abc"), "x.akm").config_yaml == "abc");
+  // a string's length
+  CHECK(contains(error_of(resigned(good, " 3 abc", " 999999 abc")),
+                 "metadata: a string of 999999 bytes where"));
+  // a vector's count (the string list), and a tensor's shape's count
+  CHECK(contains(error_of(resigned(good, " 3 0 2 pp", " 999999 0 2 pp")),
+                 "metadata: a collection of 999999 items where"));
+  CHECK(contains(error_of(resigned(good, " 2 0 2 3", " 999999 0 2 3")),
+                 "metadata: a collection of 999999 items where"));
+  // 2^64 - 1 as a count
+  CHECK(contains(error_of(resigned(good, " 3 0 2 pp", " 18446744073709551615 0 2 pp")),
+                 "corrupted model file (metadata: a collection of 18446744073709551615 items"));
+  // a string that claims exactly the characters left still fails cleanly at the end
+  CHECK(contains(error_of(resigned(good, " 1 x 2 0 2 3", " 3 x")), "corrupted model file"));
+}
+
 TEST_CASE("model file: load errors from the file system and atomic save") {
   CHECK_THROWS_AS(nn::load_model_file("/nonexistent/dir/x.akm"), IoError);
   const std::string path = temp_path("atomic.akm");

@@ -1,12 +1,17 @@
 #include "attnkit/nn/model_file.h"
 
 #include <boost/archive/archive_exception.hpp>
+#include <boost/archive/impl/archive_serializer_map.ipp>
+#include <boost/archive/impl/basic_text_iarchive.ipp>
+#include <boost/archive/impl/text_iarchive_impl.ipp>
 #include <boost/archive/text_iarchive.hpp>
 #include <boost/archive/text_oarchive.hpp>
+#include <boost/serialization/collection_size_type.hpp>
 #include <boost/serialization/map.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 #include <boost/serialization/version.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -45,9 +50,62 @@ struct Body {
   }
 };
 
+// Boost's text archive, reading the same bytes, but with every collection count and string
+// length checked against the characters left in the archive before anything is allocated.
+// (Boost's own reader trusts them: `vector::reserve(count)`, `string::resize(size)`, so a
+// file with a valid checksum but a count of 10^9 made the reader allocate gigabytes. In a text
+// archive every element and every string byte takes at least one character, so a count or a
+// length above what is left cannot be right.)
+class BoundedTextIArchive : public boost::archive::text_iarchive_impl<BoundedTextIArchive> {
+ public:
+  explicit BoundedTextIArchive(std::istream& in)
+      : boost::archive::text_iarchive_impl<BoundedTextIArchive>(in, 0) {
+    init();  // the archive's header, as boost::archive::text_iarchive's constructor does
+  }
+
+ protected:
+  friend class boost::archive::detail::interface_iarchive<BoundedTextIArchive>;
+  friend class boost::archive::basic_text_iarchive<BoundedTextIArchive>;
+  friend class boost::archive::load_access;
+  using boost::archive::text_iarchive_impl<BoundedTextIArchive>::load;
+
+  void load(boost::serialization::collection_size_type& t) {
+    std::size_t count = 0;
+    text_iarchive_impl::load(count);
+    check(count, "a collection of ", " items");
+    t = boost::serialization::collection_size_type(count);
+  }
+  void load(std::string& s) {
+    std::size_t size = 0;
+    text_iarchive_impl::load(size);
+    check(size, "a string of ", " bytes");
+    is.get();  // the space before the bytes
+    s.resize(size);
+    if (size > 0 && !is.read(&s[0], static_cast<std::streamsize>(size)))
+      throw DataError("a string runs past the end");
+  }
+
+ private:
+  void check(std::size_t n, const char* what, const char* unit) {
+    const std::streamsize left = is.rdbuf()->in_avail();
+    if (left < 0 || n > static_cast<std::size_t>(left))
+      throw DataError(std::string(what) + std::to_string(n) + unit + " where " +
+                      std::to_string(std::max<std::streamsize>(left, 0)) +
+                      " characters are left");
+  }
+};
+
 }  // namespace archived
 
 }  // namespace attnkit::nn
+
+// The archive class's Boost templates are instantiated here (Boost's library has them for its
+// own text_iarchive only), as Boost's documentation shows for derived archives.
+namespace boost::archive {
+template class detail::archive_serializer_map<attnkit::nn::archived::BoundedTextIArchive>;
+template class basic_text_iarchive<attnkit::nn::archived::BoundedTextIArchive>;
+template class text_iarchive_impl<attnkit::nn::archived::BoundedTextIArchive>;
+}  // namespace boost::archive
 
 BOOST_CLASS_VERSION(attnkit::nn::archived::TensorRecord, 1)
 BOOST_CLASS_VERSION(attnkit::nn::archived::Body, 1)
@@ -252,7 +310,7 @@ ModelFile parse_model_file(const std::string& bytes, const std::string& name,
   archived::Body body;
   try {
     std::istringstream arch(bytes.substr(at, text_len));
-    boost::archive::text_iarchive ia(arch);
+    archived::BoundedTextIArchive ia(arch);
     ia >> body;
   } catch (const std::exception& e) {
     throw corrupt(std::string("metadata: ") + e.what());

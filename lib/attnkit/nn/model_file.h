@@ -33,8 +33,11 @@
 //
 // Errors are DataErrors naming the file: "not an attnkit model file (bad magic)",
 // "unsupported model format version N", "is a ntm model, expected seq2seq", "truncated
-// model file", "corrupted model file (checksum mismatch)". A damaged file never crashes
-// and never makes the reader allocate more than the file's own size.
+// model file", "corrupted model file (checksum mismatch)". A damaged file never crashes,
+// and never makes the reader allocate more than a small multiple of the file's own size: the
+// checksum is not trusted either, every count and string length inside the metadata archive
+// is checked against the characters left before anything is allocated (a Boost text archive
+// reader of our own, nn/model_file.cpp), and every tensor's size against the bytes left.
 #pragma once
 
 #include <cstdint>
