@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: pipeline
 # make demo's script runs and shows what it says it shows.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 expect 0 bash "$ATTNKIT_SRC/pipelines/demo.sh" --quick

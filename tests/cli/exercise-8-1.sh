@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: pipeline
 # pipelines/exercise-8-1.sh --quick: LSTM layers count 4m(n+m+1) parameters.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 expect 0 bash "$ATTNKIT_SRC/pipelines/exercise-8-1.sh" --quick

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: pipeline
 # pipelines/exercise-8-2.sh --quick: the TSV (variance of q.k ~ d_k, of the scaled score ~ 1,
 # softmax saturating without scaling), its self-check failing when scaling is broken, and
 # its usage errors.

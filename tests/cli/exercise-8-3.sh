@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: pipeline
 # pipelines/exercise-8-3.sh --quick: the TSV (times of attention, conv and rnn over N; path
 # lengths; counted operations), the operations' growth checked independently here (times
 # are not judged: they depend on the machine and its load), the self-check failing when a

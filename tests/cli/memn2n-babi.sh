@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: pipeline
 # pipelines/memn2n-babi.sh --quick: the table on the tiny fixtures, with its own claims.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 expect 0 "$ATTNKIT_SRC/pipelines/memn2n-babi.sh" --quick --seed 1

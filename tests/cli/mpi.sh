@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: mpi
 # Data parallelism over MPI ranks (mpirun -np 2 on localhost): N ranks x T threads give the
 # same model, byte for byte, as one process cutting each batch into the same N x T slices;
 # --resume under MPI continues exactly; a killed rank stops the whole job with a message

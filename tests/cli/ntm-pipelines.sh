@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: pipeline
 # The NTM pipelines in their --quick form: each trains a small model, checks its own claims
 # and draws the head traces.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"

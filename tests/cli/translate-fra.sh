@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: pipeline
 # pipelines/translate-fra.sh --quick: the fra recipe end to end on fra-small (both models
 # trained, every held-out line translated, BLEU scored).
 . "$ATTNKIT_SRC/tests/cli/lib.sh"

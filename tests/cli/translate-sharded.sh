@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: pipeline
 # pipelines/translate-sharded.sh --quick: a model trained, 100 sentences translated as 3
 # slices by GNU parallel (greedy and beam 4), merged and found equal to one whole run; then
 # the kept model reused with --model and other slice counts; its usage errors.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdio>
+#include <unistd.h>
 #include <map>
 #include <memory>
 #include <string>
@@ -518,7 +519,7 @@ TEST_CASE("nn: parameter registry — names, counts per layer, save and load") {
   CHECK(lc[1].second == 4 * 3 * (2 + 3 + 1));
   CHECK(ps.count("model") == ps.count());
   CHECK(ps.count("model.c") == 0);  // prefixes end at a '.'
-  const std::string path = "/tmp/attnkit-nn-test-params.npz";
+  const std::string path = "/tmp/attnkit-nn-test-params-" + std::to_string(getpid()) + ".npz";
   ps.save(path);
   nn::ParamStore ps2;
   Rng rng2(99);
