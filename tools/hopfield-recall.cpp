@@ -13,48 +13,7 @@
 #include "attnkit/memory/hopfield_io.h"
 #include "attnkit/memory/hopfield_modern.h"
 
-namespace {
-
 namespace mem = attnkit::memory;
-
-// The stderr report of a classic run: one line per probe with --patterns, then the totals.
-void report(const mem::RecallResult& r, const mem::RecallOptions& opt, bool named) {
-  const int64_t first = opt.probe0;
-  int64_t conv = 0, cyc = 0, lim = 0, steps = 0, exact = 0, mirror = 0;
-  char buf[320];
-  for (size_t k = 0; k < r.probes.size(); ++k) {
-    const auto& p = r.probes[k];
-    (p.outcome == mem::Outcome::Converged ? conv : p.outcome == mem::Outcome::Cycled ? cyc : lim)++;
-    steps += p.steps;
-    if (!named) continue;
-    if (p.overlap == 1.0f) ++exact;
-    if (p.overlap == -1.0f) ++mirror;
-    const char* what = p.outcome == mem::Outcome::Converged ? "converged after"
-                       : p.outcome == mem::Outcome::Cycled  ? "entered a 2-cycle after"
-                                                            : "still moving after";
-    std::snprintf(buf, sizeof buf, "probe %lld: %s %d step%s: pattern %lld (overlap %.4g%s)\n",
-                  static_cast<long long>(first + static_cast<int64_t>(k) + 1), what, p.steps, p.steps == 1 ? "" : "s", static_cast<long long>(p.best),
-                  static_cast<double>(p.overlap),
-                  p.overlap == 1.0f ? ", exact" : p.overlap == -1.0f ? ", its mirror image" : "");
-    std::cerr << "hopfield-recall: " << buf;
-  }
-  std::snprintf(buf, sizeof buf,
-                "%zu probes (%s%s): %lld converged, %lld cycled, %lld hit the limit of %d steps; "
-                "mean steps %.3g\n",
-                r.probes.size(), opt.mode == mem::Mode::Async ? "async" : "sync",
-                opt.mode == mem::Mode::Async
-                    ? (opt.order == mem::Order::Random ? ", random order" : ", sequential order")
-                    : "",
-                static_cast<long long>(conv), static_cast<long long>(cyc),
-                static_cast<long long>(lim), opt.max_steps,
-                r.probes.empty() ? 0.0 : static_cast<double>(steps) / r.probes.size());
-  std::cerr << "hopfield-recall: " << buf;
-  if (named)
-    std::cerr << "hopfield-recall: " << exact << " ended exactly on a stored pattern, " << mirror
-              << " on a mirror image\n";
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   return attnkit::cli::run("hopfield-recall", argc, argv, [](attnkit::cli::App& app) {
@@ -223,6 +182,8 @@ int main(int argc, char** argv) {
     else
       mem::write_patterns(out, r.states, layout, app.write_options());
     if (tf) tf->commit();
-    if (!app.common().quiet) report(r, opt, opt.patterns != nullptr);
+    if (!app.common().quiet)
+      for (const std::string& line : mem::recall_report(r, opt, opt.patterns != nullptr))
+        std::cerr << "hopfield-recall: " << line << "\n";
   });
 }

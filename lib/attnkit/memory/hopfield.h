@@ -136,5 +136,9 @@ RecallResult recall(const Net& net, const Tensor& probes, const RecallOptions& o
 // overlap, m1..mP. The flip trace: probe, step, flip, neuron, energy.
 std::string format_trace(const std::vector<TraceRow>& trace, int64_t patterns);
 std::string format_flip_trace(const std::vector<FlipRow>& trace);
+// The report of a classic run, a line each: with `named` (patterns given) one line per probe
+// (outcome, steps, the pattern it ended nearest to), then the totals.
+std::vector<std::string> recall_report(const RecallResult& r, const RecallOptions& opt,
+                                       bool named);
 
 }  // namespace attnkit::memory
