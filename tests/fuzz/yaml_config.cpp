@@ -3,12 +3,13 @@
 #include <vector>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
 #include "fuzz_common.h"
 
 ATTNKIT_FUZZ_TARGET({
   const std::string text(bytes);
-  attnkit::cli::StoredConfig stored(text, "fuzz.yaml");
+  attnkit::io::StoredConfig stored(text, "fuzz.yaml");
   for (const std::string& k : stored.keys()) {
     (void)stored.has(k);
     (void)stored.get<std::string>(k, "");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/io/config.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 
@@ -195,7 +196,7 @@ TEST_CASE("config: stored configuration reads back; fallback fills keys not give
   Harness h({"--hidden", "12", "--lr", "0.3", "--layers", "1", "2"});
   h.parse();
   const std::string yaml = h.app->config_yaml();
-  cli::StoredConfig s(yaml, "M.akm");
+  io::StoredConfig s(yaml, "M.akm");
   CHECK(s.get<int>("hidden") == 12);
   CHECK(s.get<double>("lr") == 0.3);
   CHECK(s.get<std::string>("cell") == "lstm");
@@ -203,7 +204,7 @@ TEST_CASE("config: stored configuration reads back; fallback fills keys not give
   CHECK(s.get<int>("missing", 7) == 7);
   CHECK_THROWS_AS(s.get<int>("missing"), DataError);
   CHECK_THROWS_AS(s.get<int>("cell"), DataError);
-  CHECK_THROWS_AS(cli::StoredConfig("[1, 2", "M.akm"), DataError);
+  CHECK_THROWS_AS(io::StoredConfig("[1, 2", "M.akm"), DataError);
 
   // resume: the command line keeps --lr, the stored configuration gives the rest
   Harness r({"--lr", "0.9"});

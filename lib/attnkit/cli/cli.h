@@ -20,7 +20,7 @@
 // a file is a UsageError naming the file, the line and the key. --dump-config prints the
 // effective configuration (every key, defaults included) as YAML and exits 0; feeding that
 // output back with --config gives the same configuration. app.config_yaml() is the same
-// YAML, to store in a model file; cli::StoredConfig reads such text back.
+// YAML, to store in a model file; io::StoredConfig (io/config.h) reads such text back.
 //
 //       int hidden; double lr;
 //       app.config_options().add_options()
@@ -202,37 +202,5 @@ auto parse_option(const std::string& option, F&& parse) -> decltype(parse()) {
 // Whether standard error is a terminal (progress bars) — for later tools.
 bool stderr_is_tty();
 
-// A configuration read back from YAML text (ModelFile::config_yaml, App::config_yaml()): a
-// tool that loads a model recovers the hyper-parameters it was trained with.
-//   cli::StoredConfig cfg(model.config_yaml, model_path);
-//   int hidden = cfg.get<int>("hidden");
-// Errors (bad YAML, a missing key, a value of the wrong type) are DataErrors naming `name`,
-// the line (when there is one) and the key.
-class StoredConfig {
- public:
-  StoredConfig(const std::string& yaml, std::string name);
-  bool has(const std::string& key) const;  // present with a non-null value
-  std::vector<std::string> keys() const;   // in file order
-  template <class T>
-  T get(const std::string& key) const {
-    const YAML::Node n = node(key);
-    try {
-      return n.as<T>();
-    } catch (const YAML::Exception&) {
-      throw DataError("configuration key '" + key + "' has a value of the wrong type ('" +
-                          (n.IsScalar() ? n.Scalar() : std::string("not a single value")) + "')",
-                      name_, n.Mark().line + 1);
-    }
-  }
-  template <class T>
-  T get(const std::string& key, T fallback) const {
-    return has(key) ? get<T>(key) : fallback;
-  }
-
- private:
-  YAML::Node node(const std::string& key) const;  // DataError when missing or null
-  YAML::Node root_;
-  std::string name_;
-};
 
 }  // namespace attnkit::cli

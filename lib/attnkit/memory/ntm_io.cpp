@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "attnkit/cli/cli.h"
+#include "attnkit/io/config.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
@@ -90,7 +90,7 @@ EpisodeResult run_episode(const Ntm& ntm, ad::Tape& t, const data::Episode& e,
 
 NtmConfig ntm_config_from_yaml(const std::string& yaml, const std::string& file, int64_t input,
                                int64_t output) {
-  cli::StoredConfig c(yaml, file);
+  io::StoredConfig c(yaml, file);
   NtmConfig cfg;
   cfg.input = input;
   cfg.output = output;
@@ -115,7 +115,7 @@ NtmConfig ntm_config_from_yaml(const std::string& yaml, const std::string& file,
 
 std::string ntm_task_from_yaml(const std::string& yaml, const std::string& file,
                                data::SeqTaskOptions* opt) {
-  cli::StoredConfig c(yaml, file);
+  io::StoredConfig c(yaml, file);
   const std::string task = c.get<std::string>("task", "");
   if (task.empty()) return task;
   try {

@@ -1,0 +1,47 @@
+// Hyper-parameters stored as YAML text (nn::ModelFile::config_yaml, written by the tools'
+// cli::App::config_yaml()), read back by the library and the tools alike.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "attnkit/core/error.h"
+
+namespace attnkit::io {
+
+// A configuration read back from YAML text (ModelFile::config_yaml, App::config_yaml()): a
+// tool that loads a model recovers the hyper-parameters it was trained with.
+//   io::StoredConfig cfg(model.config_yaml, model_path);
+//   int hidden = cfg.get<int>("hidden");
+// Errors (bad YAML, a missing key, a value of the wrong type) are DataErrors naming `name`,
+// the line (when there is one) and the key.
+class StoredConfig {
+ public:
+  StoredConfig(const std::string& yaml, std::string name);
+  bool has(const std::string& key) const;  // present with a non-null value
+  std::vector<std::string> keys() const;   // in file order
+  template <class T>
+  T get(const std::string& key) const {
+    const YAML::Node n = node(key);
+    try {
+      return n.as<T>();
+    } catch (const YAML::Exception&) {
+      throw DataError("configuration key '" + key + "' has a value of the wrong type ('" +
+                          (n.IsScalar() ? n.Scalar() : std::string("not a single value")) + "')",
+                      name_, n.Mark().line + 1);
+    }
+  }
+  template <class T>
+  T get(const std::string& key, T fallback) const {
+    return has(key) ? get<T>(key) : fallback;
+  }
+
+ private:
+  YAML::Node node(const std::string& key) const;  // DataError when missing or null
+  YAML::Node root_;
+  std::string name_;
+};
+
+}  // namespace attnkit::io
