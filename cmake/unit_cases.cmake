@@ -3,7 +3,8 @@
 #   cmake -D EXE=<unit_tests> -D OUT=<file> -P unit_cases.cmake
 # Each test runs the executable with --test-case=<name>, commas escaped (doctest splits its
 # filters at unescaped commas), and passes only when doctest reports exactly one case run and
-# passed: a filter that matched nothing, or more than one case, cannot pass unnoticed.
+# passed: a filter that matched nothing, or more than one case, cannot pass unnoticed. A case
+# that prints "SKIPPED: <why>" (test::skip, when data is absent) is reported as skipped.
 execute_process(COMMAND "${EXE}" --list-test-cases --no-intro=true
                 OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -23,7 +24,8 @@ foreach(name IN LISTS lines)
   string(APPEND script
     "add_test([==[unit: ${name}]==] [==[${EXE}]==] --no-intro=true [==[--test-case=${filter}]==])\n"
     "set_tests_properties([==[unit: ${name}]==] PROPERTIES LABELS unit\n"
-    "  PASS_REGULAR_EXPRESSION [==[test cases: +1 \\| +1 passed \\| +0 failed]==])\n")
+    "  PASS_REGULAR_EXPRESSION [==[test cases: +1 \\| +1 passed \\| +0 failed]==]\n"
+    "  SKIP_REGULAR_EXPRESSION [==[SKIPPED: ]==])\n")
   math(EXPR count "${count} + 1")
 endforeach()
 if(count EQUAL 0)

@@ -129,7 +129,7 @@ TEST_CASE("babi: task files in a directory; the fixtures") {
 TEST_CASE("babi: the real data set (skipped when ../shared/data/babi is absent)") {
   const std::string root = std::string(ATTNKIT_SHARED_DATA_DIR) + "/babi";
   if (!std::filesystem::is_directory(root + "/en")) {
-    MESSAGE("skipped: no bAbI data in " << root);
+    test::skip("no bAbI data in " + root + " (pipelines/fetch-babi.sh fetches it)");
     return;
   }
   for (int task : {1, 3, 8, 19}) {

@@ -207,7 +207,7 @@ TEST_CASE("batches: each pair once per epoch, padding, lengths sorted, seeded or
 TEST_CASE("fra.txt: the shared corpus reads cleanly; d2l's vocabulary sizes on its first 640 pairs") {
   std::ifstream probe(shared_fra());
   if (!probe) {
-    MESSAGE("skipped: " << shared_fra() << " is absent");
+    test::skip(shared_fra() + " is absent");
     return;
   }
   const auto c = read_tsv(shared_fra());
