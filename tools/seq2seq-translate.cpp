@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     int beam = 1;
     double alpha = 0.0;
     int64_t max_length = 50;
-    bool tokenize_only = false;
+    bool tokenize_only = false, no_kv_cache = false;
     app.describe("Translate sentences with a model trained by seq2seq-train.",
                  "--model MODEL [OPTIONS] [-i SOURCES] [-o OUT]");
     app.options().add_options()
@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
          "each sentence's attention matrix: arrays s0, s1, ... [target tokens, source tokens]")
         ("alignment-tokens", po::value(&align_tokens)->value_name("DIR"),
          "with --alignments: DIR/<i>.rows (target tokens) and DIR/<i>.cols (source tokens), one a line")
+        ("no-kv-cache", po::bool_switch(&no_kv_cache),
+         "Transformer: recompute every earlier position at each step instead of caching the "
+         "decoder's keys and values (the same translations, slower; for comparisons)")
         ("tokenize-only", po::bool_switch(&tokenize_only),
          "print each line as the model's target tokens would read (references for bleu); no translation");
     app.enable(cli::kQuiet);
@@ -82,6 +85,7 @@ int main(int argc, char** argv) {
     d.beam = beam;
     d.length_penalty = alpha;
     d.max_length = max_length;
+    d.kv_cache = !no_kv_cache;
     std::vector<models::Translation> tr;
     tr.reserve(sources.size());
     cli::Progress bar(app.name(), static_cast<int64_t>(sources.size()), app.common().quiet);

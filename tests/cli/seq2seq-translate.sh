@@ -69,6 +69,19 @@ expect_err 2 "the model has no attention" seq2seq-translate -m none.akm -i s3.tx
 no_file o.txt
 no_file n.npz
 expect 1 seq2seq-translate -m m.akm -i s3.txt -o /dev/full
+# A Transformer decodes with its keys and values cached (the default) or recomputing the
+# prefix every step (--no-kv-cache): the same translations, greedy and beam 4.
+expect 0 seq2seq-train -i dates.tsv --type transformer --tokens chars --d-model 32 --heads 2 \
+  --d-ff 64 --layers 2 --lr 0.003 --steps 300 --seed 1 --threads 1 -q -o tm.akm
+for k in 1 4; do
+  expect 0 seq2seq-translate -m tm.akm -i src.txt -q -k $k -o cached$k.txt
+  expect 0 seq2seq-translate -m tm.akm -i src.txt -q -k $k --no-kv-cache -o full$k.txt
+  CHECKS=$((CHECKS + 1))
+  cmp -s cached$k.txt full$k.txt || fail "beam $k: cached and recomputed decoding differ: $(diff cached$k.txt full$k.txt | head -4)"
+done
+rt=$(paste ref.txt cached1.txt | awk -F'\t' '$1 == $2' | wc -l)
+CHECKS=$((CHECKS + 1))
+[ "$rt" -ge 50 ] || fail "the small Transformer got only $rt of 100 dates right (a weak check)"
 # --shard K/N: slices of the input lines, greedy and beam; alignments keep the lines' numbers.
 shard_ok seq2seq-translate -q -m m.akm -i src.txt
 shard_ok seq2seq-translate -q -m m.akm -i src.txt --beam 3

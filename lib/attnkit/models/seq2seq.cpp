@@ -222,6 +222,7 @@ Translation Seq2Seq::translate(const std::vector<int32_t>& source, const DecodeO
   t.clear();
   State s;
   start(t, mem, s);
+  s.kv_cache = opt.kv_cache;
   t.clear();
   const int64_t S = mem.length;
   const size_t K = static_cast<size_t>(opt.beam);

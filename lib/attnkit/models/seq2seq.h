@@ -94,6 +94,11 @@ struct DecodeOptions {
   double length_penalty = 0.0;  // α of Wu et al.'s lp
   int64_t max_length = 50;      // target tokens emitted, <eos> included
   int64_t min_length = 0;       // <eos> is not emitted before this many tokens (benchmarks)
+  // Transformer: keep each decoder layer's self-attention keys and values from step to step
+  // and the cross-attention's keys and values of the source (computed once a sentence), so
+  // a step costs the same at every position. false recomputes the whole prefix every step
+  // (the same translations; the tests compare them).
+  bool kv_cache = true;
 };
 
 struct Translation {
@@ -147,6 +152,7 @@ struct Seq2Seq::State {
   std::vector<Tensor> v;         // model-specific per-row tensors, first dimension = rows
   std::vector<int32_t> prefix;   // rows × steps so far (Transformer: the tokens read)
   int64_t rows = 1, steps = 0;
+  bool kv_cache = true;          // DecodeOptions::kv_cache (Transformer: v holds the caches)
 };
 
 // Rows `rows` of t (first dimension), in that order.

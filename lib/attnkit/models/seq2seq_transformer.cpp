@@ -37,6 +37,11 @@ class TransformerSeq2Seq final : public Seq2Seq {
   Var decode_batch(Tape& t, const std::vector<int32_t>& tin, int64_t B, int64_t T, Var memory,
                    const std::vector<int64_t>& lengths, bool padded, Tensor* cross) const;
   Var logits(Tape& t, Var h) const;
+  // One step of the decoder for the rows' newest tokens only, with the per-layer key and
+  // value caches in s.v (self-attention K, V per layer) and the source's cross-attention
+  // keys and values in mem.v (computed by encode()). y [K, d] → the last layer's output.
+  Var step_cached(Tape& t, const Memory& mem, State& s, const std::vector<int32_t>& prev,
+                  Tensor* cross) const;
 
   int64_t D;
   std::unique_ptr<nn::Embedding> src_emb, tgt_emb;  // tgt_emb is null when shared
@@ -135,7 +140,13 @@ void TransformerSeq2Seq::encode(Tape& t, const std::vector<int32_t>& source, Mem
   const int64_t S = static_cast<int64_t>(source.size());
   mem.length = S;
   mem.v.clear();
-  mem.v.push_back(encode_batch(t, source, 1, S, {S}, false).value().clone());
+  Var memory = encode_batch(t, source, 1, S, {S}, false);
+  mem.v.push_back(memory.value().clone());
+  // Each decoder layer's cross-attention keys and values of the source, once a sentence.
+  for (const auto& l : dec) {
+    mem.v.push_back(l->cross_attn.wk(t, memory).value().clone());
+    mem.v.push_back(l->cross_attn.wv(t, memory).value().clone());
+  }
 }
 
 void TransformerSeq2Seq::start(Tape&, const Memory&, State& s) const {
@@ -157,12 +168,24 @@ void TransformerSeq2Seq::step(Tape& t, const Memory& mem, State& s, const std::v
   }
   s.prefix = std::move(p);
   s.steps = T;
+  const int64_t Hd = cfg_.heads;
+  if (s.kv_cache) {
+    Tensor cross;
+    Var h = step_cached(t, mem, s, prev, &cross);
+    log_probs = ad::log_softmax(logits(t, h)).value().clone();
+    attention = Tensor({K, S});
+    for (int64_t r = 0; r < K; ++r)
+      for (int64_t hd = 0; hd < Hd; ++hd) {
+        const float* row = cross.data() + (r * Hd + hd) * S;
+        for (int64_t j = 0; j < S; ++j) attention.at(r, j) += row[j] / static_cast<float>(Hd);
+      }
+    return;
+  }
   Var memory = t.constant(K == 1 ? mem.v[0].clone() : take_rows(mem.v[0], std::vector<int64_t>(static_cast<size_t>(K), 0)));
   Tensor cross;
   Var h = decode_batch(t, s.prefix, K, T, memory, {}, false, &cross);
   h = ad::reshape(ad::slice(h, 1, T - 1, T), {K, D});
   log_probs = ad::log_softmax(logits(t, h)).value().clone();
-  const int64_t Hd = cfg_.heads;
   attention = Tensor({K, S});
   for (int64_t r = 0; r < K; ++r)
     for (int64_t hd = 0; hd < Hd; ++hd) {
@@ -171,7 +194,62 @@ void TransformerSeq2Seq::step(Tape& t, const Memory& mem, State& s, const std::v
     }
 }
 
+namespace {
+// [K, T-1, d] and [K, 1, d] → [K, T, d] (a = empty when T = 1).
+Tensor append_time(const Tensor& a, const Tensor& b) {
+  if (a.empty()) return b.clone();
+  const int64_t K = b.dim(0), Ta = a.dim(1), d = b.dim(2);
+  Tensor out({K, Ta + 1, d});
+  for (int64_t r = 0; r < K; ++r) {
+    std::copy(a.data() + r * Ta * d, a.data() + (r + 1) * Ta * d, out.data() + r * (Ta + 1) * d);
+    std::copy(b.data() + r * d, b.data() + (r + 1) * d, out.data() + (r * (Ta + 1) + Ta) * d);
+  }
+  return out;
+}
+}  // namespace
+
+Var TransformerSeq2Seq::step_cached(Tape& t, const Memory& mem, State& s,
+                                    const std::vector<int32_t>& prev, Tensor* cross) const {
+  const int64_t K = static_cast<int64_t>(prev.size()), T = s.steps, nl = static_cast<int64_t>(dec.size());
+  if (static_cast<int64_t>(mem.v.size()) != 1 + 2 * nl)
+    throw Error("seq2seq step: the source was encoded without the decoder's key-value cache");
+  if (s.v.empty()) s.v.resize(static_cast<size_t>(2 * nl));
+  // The newest token of each row, embedded at position T - 1 (as embed() does for a prefix).
+  const nn::Embedding& table = tgt_emb ? *tgt_emb : *src_emb;
+  Var y = ad::mul(table(t, prev, {K, 1}), std::sqrt(static_cast<float>(D)));
+  const Tensor pe = posenc::sinusoidal(T, D);
+  Tensor last({1, D});
+  std::copy(pe.data() + (T - 1) * D, pe.data() + T * D, last.data());
+  y = ad::add(y, t.constant(std::move(last)));
+  const std::vector<int64_t> same(static_cast<size_t>(K), 0);
+  for (int64_t i = 0; i < nl; ++i) {
+    // nn::TransformerDecoderLayer's post-norm forward for one query position.
+    const nn::TransformerDecoderLayer& L = *dec[static_cast<size_t>(i)];
+    const nn::MultiHeadAttention& sa = L.self_attn;
+    const nn::MultiHeadAttention& ca = L.cross_attn;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(D / sa.heads));
+    Tensor& kc = s.v[static_cast<size_t>(2 * i)];
+    Tensor& vc = s.v[static_cast<size_t>(2 * i + 1)];
+    kc = append_time(kc, sa.wk(t, y).value());
+    vc = append_time(vc, sa.wv(t, y).value());
+    // The newest query sees every cached position: the causal mask's last row.
+    Var a = ad::multi_head_attention(sa.wq(t, y), t.constant(kc.clone()), t.constant(vc.clone()),
+                                     sa.heads, scale);
+    y = L.norm1(t, y + sa.wo(t, a));
+    const Tensor& km = mem.v[static_cast<size_t>(1 + 2 * i)];
+    const Tensor& vm = mem.v[static_cast<size_t>(2 + 2 * i)];
+    Var c = ad::multi_head_attention(ca.wq(t, y), t.constant(K == 1 ? km.clone() : take_rows(km, same)),
+                                     t.constant(K == 1 ? vm.clone() : take_rows(vm, same)), ca.heads,
+                                     scale, nullptr, false, i + 1 == nl ? cross : nullptr);
+    y = L.norm2(t, y + ca.wo(t, c));
+    y = L.norm3(t, y + L.ff(t, y));
+  }
+  return ad::reshape(y, {K, D});
+}
+
 void TransformerSeq2Seq::reorder(State& s, const std::vector<int64_t>& rows) const {
+  for (Tensor& c : s.v)
+    if (!c.empty()) c = take_rows(c, rows);
   const int64_t T = s.steps;
   std::vector<int32_t> p;
   p.reserve(rows.size() * static_cast<size_t>(T));
