@@ -7,6 +7,8 @@
 //       attnkit's BLAS boundary; the PyTorch model does the same products)
 //   bench-seq2seq decode rnn|transformer BEAM SENTENCES THREADS
 //     → TSV: impl task model threads sentences sec sentences_per_s beam
+//     (environment: DECODE_LEN=L tokens a sentence, default 20; KV_CACHE=0 recomputes the
+//     Transformer's prefix every step instead of caching keys and values)
 // Models: LSTM encoder-decoder with additive (Bahdanau) attention, vocabulary 1000,
 // embeddings 64, hidden 128; Transformer, 2+2 layers, d_model 128, 4 heads, d_ff 512.
 // Batches of 64 pairs of length 20 (source: 19 tokens + <eos>; target: <bos> + 19 tokens +
@@ -135,9 +137,16 @@ int main(int argc, char** argv) {
     src.push_back(sentence(data, T - 1));
     src.back().push_back(2);
   }
+  // DECODE_LEN=L (environment): emit L tokens a sentence instead of T (bench/decode-length.sh);
+  // KV_CACHE=0: recompute the Transformer's prefix every step (models::DecodeOptions::kv_cache).
+  const char* dl = std::getenv("DECODE_LEN");
+  const int L = dl && *dl ? std::atoi(dl) : static_cast<int>(T);
+  if (L < 1) { std::fprintf(stderr, "bench-seq2seq: DECODE_LEN must be >= 1\n"); return 2; }
+  const char* kv = std::getenv("KV_CACHE");
   models::DecodeOptions o;
   o.beam = beam;
-  o.max_length = o.min_length = T;
+  o.max_length = o.min_length = L;
+  o.kv_cache = !(kv && std::strcmp(kv, "0") == 0);
   std::vector<size_t> lens(static_cast<size_t>(n));
   model->translate(src[0], o);  // warm-up
   const auto t0 = std::chrono::steady_clock::now();
@@ -146,7 +155,7 @@ int main(int argc, char** argv) {
   }, threads);
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (size_t l : lens)
-    if (l != static_cast<size_t>(T)) { std::fprintf(stderr, "bench-seq2seq: a translation of %zu tokens\n", l); return 1; }
+    if (l != static_cast<size_t>(L)) { std::fprintf(stderr, "bench-seq2seq: a translation of %zu tokens\n", l); return 1; }
   std::printf("attnkit\tdecode\t%s\t%d\t%d\t%.4f\t%.1f\t%d\n", type.c_str(), threads, n, sec, n / sec, beam);
   return 0;
 }

@@ -27,6 +27,8 @@ V, E, H, B, T = 1000, 64, 128, 64, 20
 D, HEADS, FF = 128, 4, 512
 P = float(os.environ.get("DROPOUT", "0"))
 task, kind = sys.argv[1], sys.argv[2]
+# Tokens a decoded sentence emits (bench/decode-length.sh varies it; default T).
+DECODE_LEN = int(os.environ.get("DECODE_LEN", "0")) or T
 torch.manual_seed(1)
 
 
@@ -117,7 +119,7 @@ def decode(m, src, beam):
             mem = m.encode(src.unsqueeze(0))
         scores = torch.zeros(1)
         prefix = torch.ones(1, 1, dtype=torch.long)
-        for _ in range(T):
+        for _ in range(DECODE_LEN):
             k = prefix.shape[0]
             if kind == "rnn":
                 f, state = m.step(prefix[:, -1], hs.expand(k, -1, -1), keys.expand(k, -1, -1), state)
@@ -202,6 +204,6 @@ if __name__ == "__main__":  # (the DDP workers import this file again)
         decode(m, srcs[0], beam)
         t0 = time.perf_counter()
         for i in range(n):
-            assert decode(m, srcs[i], beam).shape[0] == T
+            assert decode(m, srcs[i], beam).shape[0] == DECODE_LEN
         sec = time.perf_counter() - t0
         print(f"pytorch\tdecode\t{kind}\t{threads}\t{n}\t{sec:.4f}\t{n / sec:.1f}\t{beam}")
