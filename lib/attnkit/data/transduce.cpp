@@ -1,0 +1,102 @@
+#include "attnkit/data/transduce.h"
+
+#include <algorithm>
+
+#include "attnkit/core/choice.h"
+#include "attnkit/core/error.h"
+
+namespace attnkit::data {
+
+TransduceTask parse_transduce_task(const std::string& name) {
+  return parse_choice<TransduceTask>(
+      "task", name,
+      {{"copy", TransduceTask::Copy}, {"reverse", TransduceTask::Reverse},
+       {"bigram-flip", TransduceTask::BigramFlip}, {"anbn", TransduceTask::AnBn},
+       {"anbncn", TransduceTask::AnBnCn}, {"anbncndn", TransduceTask::AnBnCnDn},
+       {"anb2n", TransduceTask::AnB2n}, {"anbmcnm", TransduceTask::AnBmCnm}});
+}
+
+const std::vector<std::string>& transduce_task_names() {
+  static const std::vector<std::string> names = {"copy", "reverse", "bigram-flip", "anbn",
+                                                 "anbncn", "anbncndn", "anb2n", "anbmcnm"};
+  return names;
+}
+
+std::string transduce_task_name(TransduceTask t) {
+  return transduce_task_names()[static_cast<size_t>(t)];
+}
+
+void TransduceOptions::validate() const {
+  if (len_min < 1 || len_max < len_min)
+    throw UsageError("len-min must be >= 1 and len-max >= len-min");
+  if (len_max > 100000) throw UsageError("len-max must be at most 100000");
+  if (task == TransduceTask::BigramFlip && len_max < 2)
+    throw UsageError("bigram-flip needs len-max >= 2 (its lengths are even)");
+  if (symbols < 2 || symbols > 1000000) throw UsageError("symbols must be from 2 to 1000000");
+}
+
+std::vector<TransducePair> make_transduce(const TransduceOptions& o, int64_t count, Rng& rng) {
+  o.validate();
+  if (count < 0) throw UsageError("count must be >= 0");
+  auto uniform = [&](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(rng.below(static_cast<uint64_t>(hi - lo + 1)));
+  };
+  auto repeat = [](std::vector<std::string>& v, const char* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) v.emplace_back(s);
+  };
+  std::vector<TransducePair> out(static_cast<size_t>(count));
+  for (TransducePair& p : out) {
+    switch (o.task) {
+      case TransduceTask::Copy:
+      case TransduceTask::Reverse:
+      case TransduceTask::BigramFlip: {
+        int64_t n = uniform(o.len_min, o.len_max);
+        if (o.task == TransduceTask::BigramFlip) {
+          // An even length in the range (the nearest even one above an odd draw, or below it
+          // at the top of the range).
+          if (n % 2) n = n + 1 <= o.len_max ? n + 1 : n - 1;
+          if (n < 2) n = 2;
+        }
+        for (int64_t i = 0; i < n; ++i)
+          p.source.push_back(std::to_string(1 + rng.below(static_cast<uint64_t>(o.symbols))));
+        p.target = p.source;
+        if (o.task == TransduceTask::Reverse) std::reverse(p.target.begin(), p.target.end());
+        if (o.task == TransduceTask::BigramFlip)
+          for (size_t i = 0; i + 1 < p.target.size(); i += 2) std::swap(p.target[i], p.target[i + 1]);
+        break;
+      }
+      case TransduceTask::AnBmCnm: {
+        const int64_t n = uniform(o.len_min, o.len_max), m = uniform(o.len_min, o.len_max);
+        repeat(p.source, "a", n);
+        repeat(p.source, "b", m);
+        repeat(p.target, "c", n + m);
+        break;
+      }
+      default: {
+        const int64_t n = uniform(o.len_min, o.len_max);
+        repeat(p.source, "a", n);
+        if (o.task == TransduceTask::AnB2n) {
+          repeat(p.target, "b", 2 * n);
+          break;
+        }
+        repeat(p.target, "b", n);
+        if (o.task != TransduceTask::AnBn) repeat(p.target, "c", n);
+        if (o.task == TransduceTask::AnBnCnDn) repeat(p.target, "d", n);
+      }
+    }
+  }
+  return out;
+}
+
+std::string format_transduce(const std::vector<TransducePair>& pairs) {
+  std::string s;
+  for (const TransducePair& p : pairs) {
+    for (size_t i = 0; i < p.source.size(); ++i) s += (i ? " " : "") + p.source[i];
+    s += '\t';
+    for (size_t i = 0; i < p.target.size(); ++i) s += (i ? " " : "") + p.target[i];
+    s += '\n';
+  }
+  return s;
+}
+
+}  // namespace attnkit::data

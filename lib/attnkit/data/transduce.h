@@ -1,0 +1,47 @@
+// The synthetic transduction tasks of exercise 8-4's papers, seeded, as SOURCE<TAB>TARGET
+// lines of space-separated symbols (what transduce-gen writes and stackmem-train reads).
+//
+// Grefenstette et al. 2015, Section 4.1: sequences of symbols drawn uniformly from
+// `symbols` (128 in the paper, named 1..symbols), source lengths uniform in [len_min, len_max]
+// (the paper trains on 8..64 and tests on 65..128):
+//   copy          the target is the source;
+//   reverse       the source backwards;
+//   bigram-flip   each pair of neighbours swapped (a b c d → b a d c); lengths are even.
+// Joulin & Mikolov 2015, Table 2, as transductions of the counting part: the source is
+// where the string is free, the target what it then must be (n uniform in [len_min, len_max]):
+//   anbn          a^n → b^n            anbncn     a^n → b^n c^n
+//   anbncndn      a^n → b^n c^n d^n    anb2n      a^n → b^2n
+//   anbmcnm       a^n b^m → c^(n+m) (m also uniform in [len_min, len_max])
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attnkit/core/rng.h"
+
+namespace attnkit::data {
+
+enum class TransduceTask { Copy, Reverse, BigramFlip, AnBn, AnBnCn, AnBnCnDn, AnB2n, AnBmCnm };
+TransduceTask parse_transduce_task(const std::string& name);
+std::string transduce_task_name(TransduceTask t);
+const std::vector<std::string>& transduce_task_names();
+
+struct TransduceOptions {
+  TransduceTask task = TransduceTask::Copy;
+  int64_t len_min = 8, len_max = 64;
+  int64_t symbols = 128;  // Grefenstette's tasks
+  void validate() const;  // UsageError naming the field
+};
+
+struct TransducePair {
+  std::vector<std::string> source, target;
+};
+
+// `count` pairs drawn with rng.
+std::vector<TransducePair> make_transduce(const TransduceOptions& o, int64_t count, Rng& rng);
+// "SOURCE<TAB>TARGET\n" lines.
+std::string format_transduce(const std::vector<TransducePair>& pairs);
+
+}  // namespace attnkit::data
