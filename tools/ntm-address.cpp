@@ -13,31 +13,6 @@
 using namespace attnkit;
 namespace po = boost::program_options;
 
-namespace {
-
-// A vector given inline ("0.1,0.8,0.1" or "0.1 0.8 0.1") or as a tensor file (any shape; its
-// values in row-major order).
-std::vector<double> read_vector(const std::string& arg, const std::string& option) {
-  std::vector<double> v;
-  bool inline_numbers = !arg.empty();
-  const char* p = arg.c_str();
-  while (inline_numbers && *p) {
-    while (*p == ',' || *p == ' ') ++p;
-    if (!*p) break;
-    char* end = nullptr;
-    const double x = std::strtod(p, &end);
-    if (end == p || (*end && *end != ',' && *end != ' ')) inline_numbers = false;
-    else v.push_back(x), p = end;
-  }
-  if (inline_numbers && !v.empty()) return v;
-  v.clear();
-  Tensor t = io::read_tensor(arg);
-  if (t.size() == 0) throw DataError(option + ": " + arg + " holds no values");
-  for (int64_t i = 0; i < t.size(); ++i) v.push_back(t[i]);
-  return v;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   return cli::run("ntm-address", argc, argv, [](cli::App& app) {
@@ -75,10 +50,10 @@ int main(int argc, char** argv) {
       throw ShapeError("memory must be an N x M matrix, got " + shape_str(mem.shape()), memory);
     const int64_t n = mem.dim(0), m = mem.dim(1);
     const std::vector<double> mv(mem.values().begin(), mem.values().end());
-    const std::vector<double> kv = read_vector(key, "--key");
-    const std::vector<double> sv = read_vector(shift, "--shift");
+    const std::vector<double> kv = cli::read_vector(key, "--key");
+    const std::vector<double> sv = cli::read_vector(shift, "--shift");
     const std::vector<double> pv = prev.empty() ? std::vector<double>(static_cast<size_t>(n), 1.0 / n)
-                                                : read_vector(prev, "--prev");
+                                                : cli::read_vector(prev, "--prev");
     auto sized = [&](const std::vector<double>& v, int64_t want, const char* opt) {
       if (static_cast<int64_t>(v.size()) != want)
         throw UsageError(std::string(opt) + " has " + std::to_string(v.size()) + " values, the " +

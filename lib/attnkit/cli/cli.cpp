@@ -679,4 +679,24 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
   return status;
 }
 
+std::vector<double> read_vector(const std::string& arg, const std::string& option) {
+  std::vector<double> v;
+  bool inline_numbers = !arg.empty();
+  const char* p = arg.c_str();
+  while (inline_numbers && *p) {
+    while (*p == ',' || *p == ' ') ++p;
+    if (!*p) break;
+    char* end = nullptr;
+    const double x = std::strtod(p, &end);
+    if (end == p || (*end && *end != ',' && *end != ' ')) inline_numbers = false;
+    else v.push_back(x), p = end;
+  }
+  if (inline_numbers && !v.empty()) return v;
+  v.clear();
+  Tensor t = io::read_tensor(arg);
+  if (t.size() == 0) throw DataError(option + ": " + arg + " holds no values");
+  for (int64_t i = 0; i < t.size(); ++i) v.push_back(t[i]);
+  return v;
+}
+
 }  // namespace attnkit::cli

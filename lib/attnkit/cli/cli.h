@@ -199,6 +199,10 @@ auto parse_option(const std::string& option, F&& parse) -> decltype(parse()) {
   }
 }
 
+// A vector given inline ("0.1,0.8,0.1" or "0.1 0.8 0.1") or as a tensor file (any shape; its
+// values in row-major order); a file without values is a DataError naming `option`.
+std::vector<double> read_vector(const std::string& arg, const std::string& option);
+
 // Whether standard error is a terminal (progress bars) — for later tools.
 bool stderr_is_tty();
 

@@ -27,8 +27,8 @@ std::string transduce_task_name(TransduceTask t) {
 }
 
 void TransduceOptions::validate() const {
-  if (len_min < 1 || len_max < len_min)
-    throw UsageError("len-min must be >= 1 and len-max >= len-min");
+  if (len_min < 1) throw UsageError("len-min must be >= 1");
+  if (len_max < len_min) throw UsageError("len-max must be >= len-min");
   if (len_max > 100000) throw UsageError("len-max must be at most 100000");
   if (task == TransduceTask::BigramFlip && len_max < 2)
     throw UsageError("bigram-flip needs len-max >= 2 (its lengths are even)");

@@ -1,0 +1,379 @@
+#include "attnkit/memory/stack_lstm.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "attnkit/autodiff/ops.h"
+#include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
+#include "attnkit/io/config.h"
+#include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/loss.h"
+#include "attnkit/nn/trainer.h"
+
+namespace attnkit::memory {
+
+using ad::Var;
+
+void StackLstmConfig::validate() const {
+  if (memory != "none") parse_stack_kind(memory);
+  if (vocab < 5) throw UsageError("the vocabulary needs at least one symbol besides the reserved ones");
+  if (embed < 1 || hidden < 1 || width < 1) throw UsageError("embed, hidden and width must be >= 1");
+}
+
+void StackTrainOptions::validate() const {
+  if (batch < 1) throw UsageError("batch-size must be >= 1");
+  if (!(lr > 0)) throw UsageError("lr must be > 0");
+}
+
+namespace {
+int64_t read_size(const StackLstmConfig& c) {
+  if (!c.has_memory()) return 0;
+  return (c.memory == "deque" ? 2 : 1) * c.width;
+}
+}  // namespace
+
+StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
+    : c_((c.validate(), c)),
+      emb_(ps, "embedding", c.vocab, c.embed, rng),
+      cell_(ps, "controller", nn::CellKind::LSTM, c.embed + read_size(c), c.hidden, rng),
+      out_(ps, "output", c.hidden + read_size(c), c.hidden, rng),
+      proj_(ps, "projection", c.hidden, c.vocab, rng) {
+  if (c_.has_memory()) {
+    kind_ = parse_stack_kind(c_.memory);
+    ends_ = kind_ == StackKind::Deque ? 2 : 1;
+    ctrl_ = std::make_unique<nn::Linear>(ps, "memory_control", c.hidden,
+                                         2 * ends_ + ends_ * c.width, rng);
+    // The pop strengths' bias starts at −1 (Grefenstette et al., Appendix B).
+    for (int64_t k = 0; k < ends_; ++k) ctrl_->b->value[ends_ + k] = -1.0f;
+  }
+}
+
+struct StackLstm::Step {
+  nn::State s;
+  StackState mem;
+  Var read;  // [B, R] (absent without memory)
+};
+
+namespace {
+
+// One step: the controller reads x [B, E] and the previous read; the memory is updated; the
+// logits [B, V] come back. trace (B = 1) receives the step's values.
+Var advance(ad::Tape& t, const nn::RecurrentCell& cell, const nn::Linear* ctrl,
+            const nn::Linear& out, const nn::Linear& proj, StackKind kind, int64_t ends,
+            int64_t width, bool memory, Var x, nn::State& s, StackState& mem, Var& read,
+            StackTrace* trace) {
+  const int64_t b = x.dim(0);
+  Var in = memory ? ad::concat({x, read}, 1) : x;
+  s = cell(t, in, s);
+  Var feat = s.h;
+  if (memory) {
+    Var c = (*ctrl)(t, s.h);
+    Var d = ad::sigmoid(ad::slice(c, 1, 0, ends));
+    Var u = ad::sigmoid(ad::slice(c, 1, ends, 2 * ends));
+    Var v = ad::tanh(ad::slice(c, 1, 2 * ends, 2 * ends + ends * width));
+    StackUpdate up = stack_update(t, kind, mem, d, u, v);
+    mem = up.state;
+    read = up.read;
+    feat = ad::concat({s.h, read}, 1);
+    if (trace) {
+      trace->push.emplace_back(d.value().data(), d.value().data() + ends);
+      trace->pop.emplace_back(u.value().data(), u.value().data() + ends);
+      const Tensor& st = mem.strengths.value();
+      trace->strengths.emplace_back(st.data(), st.data() + st.size());
+      trace->read.emplace_back(read.value().data(), read.value().data() + read.size());
+    }
+  }
+  (void)b;
+  return proj(t, ad::tanh(out(t, feat)));
+}
+
+}  // namespace
+
+Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& items,
+                    int64_t* tokens) const {
+  const int64_t B = static_cast<int64_t>(items.size());
+  int64_t L = 0;
+  for (const TransduceExample* e : items)
+    L = std::max<int64_t>(L, static_cast<int64_t>(e->source.size() + 1 + e->target.size()));
+  nn::State s = cell_.zero_state(t, B);
+  StackState mem;
+  const int64_t R = read_size(c_);
+  Var read = R ? t.constant(Tensor({B, R}, 0.0f)) : Var();
+  Var total;
+  int64_t count = 0;
+  std::vector<int32_t> ids(static_cast<size_t>(B)), targets(static_cast<size_t>(B));
+  for (int64_t step = 0; step < L; ++step) {
+    int64_t n = 0;
+    for (int64_t b = 0; b < B; ++b) {
+      const TransduceExample& e = *items[static_cast<size_t>(b)];
+      const int64_t S = static_cast<int64_t>(e.source.size()), T = static_cast<int64_t>(e.target.size());
+      int32_t id = data::Vocab::kPad;
+      if (step < S) id = e.source[static_cast<size_t>(step)];
+      else if (step == S) id = data::Vocab::kBos;
+      else if (step <= S + T) id = e.target[static_cast<size_t>(step - S - 1)];
+      ids[static_cast<size_t>(b)] = id;
+      int32_t y = -1;
+      if (step >= S && step < S + T) y = e.target[static_cast<size_t>(step - S)];
+      else if (step == S + T) y = data::Vocab::kEos;
+      targets[static_cast<size_t>(b)] = y;
+      n += y >= 0;
+    }
+    Var logits = advance(t, cell_, ctrl_.get(), out_, proj_, kind_, ends_, c_.width,
+                         c_.has_memory(), emb_(t, ids, {B}), s, mem, read, nullptr);
+    if (n == 0) continue;
+    Var l = ad::mul(nn::cross_entropy(logits, targets), static_cast<float>(n));
+    total = total.valid() ? ad::add(total, l) : l;
+    count += n;
+  }
+  if (tokens) *tokens = count;
+  return total.valid() ? total : t.constant(Tensor({}, 0.0f));
+}
+
+std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64_t max_len,
+                                       StackTrace* trace) const {
+  ad::Tape t(0);
+  t.set_training(false);
+  t.set_recording(false);
+  nn::State s = cell_.zero_state(t, 1);
+  StackState mem;
+  const int64_t R = read_size(c_);
+  Var read = R ? t.constant(Tensor({1, R}, 0.0f)) : Var();
+  std::vector<int32_t> out;
+  auto feed = [&](int32_t id) {
+    return advance(t, cell_, ctrl_.get(), out_, proj_, kind_, ends_, c_.width, c_.has_memory(),
+                   emb_(t, {id}, {1}), s, mem, read, trace);
+  };
+  for (int32_t id : source) feed(id);
+  Var logits = feed(data::Vocab::kBos);
+  while (static_cast<int64_t>(out.size()) < max_len) {
+    const Tensor& l = logits.value();
+    int32_t best = data::Vocab::kEos;
+    for (int32_t v = 0; v < l.size(); ++v)
+      if (v != data::Vocab::kPad && v != data::Vocab::kBos && v != data::Vocab::kUnk &&
+          l[v] > l[best])
+        best = v;
+    if (best == data::Vocab::kEos) break;
+    out.push_back(best);
+    logits = feed(best);
+  }
+  return out;
+}
+
+// ---- data
+
+namespace {
+std::vector<std::string> split_spaces(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream is(s);
+  std::string w;
+  while (is >> w) out.push_back(w);
+  return out;
+}
+
+template <class F>
+void for_lines(const std::string& path, F f) {
+  const std::string text = io::read_all(path);
+  size_t at = 0;
+  int64_t line = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string l = text.substr(at, end - at);
+    ++line;
+    at = end + 1;
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    if (l.empty()) continue;
+    const size_t tab = l.find('\t');
+    if (tab == std::string::npos) throw DataError("no tab between source and target", path, line);
+    std::vector<std::string> src = split_spaces(l.substr(0, tab)), tgt = split_spaces(l.substr(tab + 1));
+    if (src.empty() || tgt.empty()) throw DataError("an empty source or target", path, line);
+    f(src, tgt);
+  }
+}
+}  // namespace
+
+data::Vocab transduce_vocab(const std::string& path) {
+  data::TokenCounts counts;
+  int64_t n = 0;
+  for_lines(path, [&](const std::vector<std::string>& s, const std::vector<std::string>& t) {
+    data::count_tokens(counts, s);
+    data::count_tokens(counts, t);
+    ++n;
+  });
+  if (n == 0) throw DataError("no pairs", path);
+  return data::Vocab::build(counts, 1);
+}
+
+std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab) {
+  std::vector<TransduceExample> out;
+  for_lines(path, [&](const std::vector<std::string>& s, const std::vector<std::string>& t) {
+    TransduceExample e;
+    for (const auto& w : s) e.source.push_back(vocab.id(w));
+    for (const auto& w : t) e.target.push_back(vocab.id(w));
+    out.push_back(std::move(e));
+  });
+  if (out.empty()) throw DataError("no pairs", path);
+  return out;
+}
+
+std::map<int64_t, Accuracy> evaluate_transduce(const StackLstm& m,
+                                               const std::vector<TransduceExample>& data,
+                                               int64_t bucket, int threads) {
+  if (bucket < 1) throw UsageError("bucket must be >= 1");
+  std::vector<double> coarse(data.size()), fine(data.size());
+  parallel_for(static_cast<int64_t>(data.size()), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const TransduceExample& x = data[static_cast<size_t>(i)];
+      const auto y = m.decode(x.source, 2 * static_cast<int64_t>(x.target.size()) + 10);
+      size_t right = 0;
+      while (right < x.target.size() && right < y.size() && y[right] == x.target[right]) ++right;
+      coarse[static_cast<size_t>(i)] = y == x.target ? 1.0 : 0.0;
+      fine[static_cast<size_t>(i)] = static_cast<double>(right) / static_cast<double>(x.target.size());
+    }
+  }, threads);
+  std::map<int64_t, Accuracy> out;
+  for (size_t i = 0; i < data.size(); ++i) {
+    const int64_t len = static_cast<int64_t>(data[i].target.size());
+    for (int64_t key : {(len - 1) / bucket, int64_t{-1}}) {
+      Accuracy& a = out[key];
+      a.coarse += coarse[i];
+      a.fine += fine[i];
+      ++a.sequences;
+    }
+  }
+  for (auto& [k, a] : out) a.coarse /= a.sequences, a.fine /= a.sequences;
+  return out;
+}
+
+std::string accuracy_tsv(const std::map<int64_t, Accuracy>& a, int64_t bucket) {
+  std::string s = "lengths\tsequences\tcoarse\tfine\n";
+  char buf[128];
+  for (const auto& [k, x] : a) {
+    if (k < 0) continue;
+    std::snprintf(buf, sizeof buf, "%lld-%lld\t%lld\t%.4f\t%.4f\n",
+                  static_cast<long long>(k * bucket + 1), static_cast<long long>((k + 1) * bucket),
+                  static_cast<long long>(x.sequences), x.coarse, x.fine);
+    s += buf;
+  }
+  const auto it = a.find(-1);
+  if (it != a.end()) {
+    std::snprintf(buf, sizeof buf, "all\t%lld\t%.4f\t%.4f\n",
+                  static_cast<long long>(it->second.sequences), it->second.coarse, it->second.fine);
+    s += buf;
+  }
+  return s;
+}
+
+// ---- training
+
+StackTraining::StackTraining(StackLstmConfig config, StackTrainOptions o, data::Vocab vocab,
+                             std::vector<TransduceExample> train,
+                             std::vector<TransduceExample> valid, int64_t steps_or_0,
+                             int64_t epochs, uint64_t seed, std::string config_yaml)
+    : cfg_(std::move(config)),
+      o_(o),
+      vocab_(std::move(vocab)),
+      train_(std::move(train)),
+      valid_(std::move(valid)),
+      seed_(seed),
+      config_yaml_(std::move(config_yaml)) {
+  cfg_.vocab = vocab_.size();
+  cfg_.validate();
+  o_.validate();
+  if (train_.empty()) throw DataError("no training pairs");
+  steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
+  if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
+  Rng init(seed);
+  model_ = std::make_unique<StackLstm>(ps_, cfg_, init);
+  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr);
+}
+
+int64_t StackTraining::batches_per_epoch() const {
+  return (static_cast<int64_t>(train_.size()) + o_.batch - 1) / o_.batch;
+}
+
+void StackTraining::describe(nn::ModelFile& f) const {
+  f.config_yaml = config_yaml_;
+  f.texts["vocab"] = vocab_.format();
+}
+
+void StackTraining::check_resume(const nn::ModelFile& ck) const {
+  if (ck.text("vocab") != vocab_.format())
+    throw DataError("the checkpoint was trained on data with another vocabulary", ck.file);
+}
+
+int64_t StackTraining::begin_batch(const nn::TrainState& s) {
+  const int64_t n = static_cast<int64_t>(train_.size());
+  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
+  batch_.clear();
+  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
+    batch_.push_back(&train_[static_cast<size_t>(order_[static_cast<size_t>(i)])]);
+  return static_cast<int64_t>(batch_.size());
+}
+
+train::Slice StackTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
+  std::vector<const TransduceExample*> items(batch_.begin() + begin, batch_.begin() + end);
+  int64_t tokens = 0;
+  Var sum = model_->loss(t, items, &tokens);
+  train::Slice s;
+  s.weight = static_cast<double>(std::max<int64_t>(tokens, 1));
+  s.loss = ad::mul(sum, 1.0f / static_cast<float>(s.weight));
+  return s;
+}
+
+std::vector<std::string> StackTraining::eval_metrics() const {
+  if (valid_.empty()) return {};
+  return {"valid_coarse", "valid_fine"};
+}
+
+train::Metrics StackTraining::evaluate() {
+  if (valid_.empty()) return {};
+  const auto a = evaluate_transduce(*model_, valid_, 1000000, 0).at(-1);
+  last_coarse_ = a.coarse, last_fine_ = a.fine, evaluated_ = true;
+  return {{"valid_coarse", a.coarse}, {"valid_fine", a.fine}};
+}
+
+double StackTraining::score() {
+  if (valid_.empty()) return 0.0;
+  if (!evaluated_) evaluate();
+  return -(last_coarse_ + 1e-3 * last_fine_);
+}
+
+void StackTraining::finish(nn::ModelFile& f) {
+  if (valid_.empty()) return;
+  if (!evaluated_) evaluate();
+  f.numbers["result/valid_coarse"] = last_coarse_;
+  f.numbers["result/valid_fine"] = last_fine_;
+}
+
+LoadedStackLstm load_stack_lstm(const std::string& path) {
+  LoadedStackLstm m;
+  m.file = nn::load_model_file(path, "stack-lstm");
+  try {
+    m.vocab = data::Vocab::parse(m.file.text("vocab"), path + " (vocabulary)");
+    io::StoredConfig c(m.file.config_yaml, path);
+    m.config.memory = c.get<std::string>("memory");
+    m.config.embed = c.get<int64_t>("embed");
+    m.config.hidden = c.get<int64_t>("hidden");
+    m.config.width = c.get<int64_t>("width");
+    m.config.vocab = m.vocab.size();
+    try {
+      m.config.validate();
+    } catch (const UsageError& e) {
+      throw DataError(std::string("stored configuration: ") + e.what());
+    }
+    m.params = std::make_unique<nn::ParamStore>();
+    Rng init(0);
+    m.model = std::make_unique<StackLstm>(*m.params, m.config, init);
+    nn::get_params(m.file, *m.params);
+  } catch (Error& e) {
+    e.locate(path);
+    throw;
+  }
+  return m;
+}
+
+}  // namespace attnkit::memory

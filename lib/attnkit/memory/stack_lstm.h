@@ -1,0 +1,147 @@
+// The Stack-, Queue- and DeQue-LSTM of Grefenstette et al. 2015 (Section 3.4), and the plain
+// LSTM baseline: an LSTM controller that reads the input symbol and the memory's previous
+// read, and at each step sets a push strength d = σ(·), a pop strength u = σ(·) (its bias
+// starts at −1: Appendix B, without it success depends on the seed) and a value v = tanh(·)
+// for a continuous stack, queue or deque (memory/stackmem.h). The prediction is
+// softmax(W_y tanh(W_o [h_t; r_t])).
+//
+// A transduction reads the source, then a separator (<bos>), then (teacher-forced in
+// training) the target; the outputs from the separator on predict the target and <eos>.
+// Decoding is greedy after the separator. The papers' metrics: coarse accuracy (the whole
+// target right) and fine accuracy (the share of the target right before the first error).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnkit/data/vocab.h"
+#include "attnkit/memory/stackmem.h"
+#include "attnkit/nn/layers.h"
+#include "attnkit/nn/model_file.h"
+#include "attnkit/nn/optim.h"
+#include "attnkit/nn/rnn.h"
+#include "attnkit/train/module.h"
+
+namespace attnkit::memory {
+
+struct StackLstmConfig {
+  std::string memory = "stack";  // stack, queue, deque or none (the plain LSTM)
+  int64_t vocab = 0;             // from the training data
+  int64_t embed = 32, hidden = 64, width = 32;  // width: the memory's value size
+  void validate() const;
+  bool has_memory() const { return memory != "none"; }
+};
+
+// A pair as ids (no specials).
+struct TransduceExample {
+  std::vector<int32_t> source, target;
+};
+
+// The per-step values of one decoded sequence (stackmem-run --trace).
+struct StackTrace {
+  std::vector<std::vector<float>> push, pop;  // per step: 1 (deque: top, bottom)
+  std::vector<std::vector<float>> strengths;  // per step: the memory's strengths, bottom first
+  std::vector<std::vector<float>> read;       // per step: the read vector
+};
+
+class StackLstm {
+ public:
+  StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng);
+  const StackLstmConfig& config() const { return c_; }
+  // The summed cross-entropy over the targets (and their <eos>) of the items, and how many.
+  ad::Var loss(ad::Tape& t, const std::vector<const TransduceExample*>& items,
+               int64_t* tokens) const;
+  // Greedy decoding (at most max_len symbols before <eos>).
+  std::vector<int32_t> decode(const std::vector<int32_t>& source, int64_t max_len,
+                              StackTrace* trace = nullptr) const;
+
+ private:
+  struct Step;
+  StackLstmConfig c_;
+  StackKind kind_ = StackKind::Stack;
+  int64_t ends_ = 1;
+  nn::Embedding emb_;
+  nn::RecurrentCell cell_;
+  std::unique_ptr<nn::Linear> ctrl_;  // → [d, u, v] (deque: each twice)
+  nn::Linear out_, proj_;
+};
+
+// Lines "SOURCE<TAB>TARGET" of space-separated symbols (transduce-gen's), as ids of `vocab`;
+// DataError naming the file and line for a line without a tab or an empty side.
+std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab);
+// The vocabulary of a file's symbols (both sides), reserved tokens first.
+data::Vocab transduce_vocab(const std::string& path);
+
+struct Accuracy {
+  int64_t sequences = 0;
+  double coarse = 0.0, fine = 0.0;  // means over the sequences
+};
+// Coarse and fine accuracy by target length bucket ([lo, hi], buckets of `bucket` lengths)
+// and over all ("all" = key -1).
+std::map<int64_t, Accuracy> evaluate_transduce(const StackLstm& m,
+                                               const std::vector<TransduceExample>& data,
+                                               int64_t bucket, int threads);
+std::string accuracy_tsv(const std::map<int64_t, Accuracy>& a, int64_t bucket);
+
+struct StackTrainOptions {
+  int64_t batch = 16;
+  double lr = 1e-3;
+  void validate() const;
+};
+
+// Training as a module of the training layer: shuffled epochs of batches, 4 slices (fixed:
+// the same model for any --threads), the loss a mean per target token; evaluation: coarse and
+// fine accuracy on the validation data (when given).
+class StackTraining : public train::Module {
+ public:
+  StackTraining(StackLstmConfig config, StackTrainOptions o, data::Vocab vocab,
+                std::vector<TransduceExample> train, std::vector<TransduceExample> valid,
+                int64_t steps_or_0, int64_t epochs, uint64_t seed, std::string config_yaml);
+  const StackLstm& model() const { return *model_; }
+  std::string kind() const override { return "stack-lstm"; }
+  nn::ParamStore& params() override { return ps_; }
+  nn::Optimizer& optimizer() override { return *opt_; }
+  int64_t total_steps() const override { return steps_; }
+  int64_t batches_per_epoch() const override;
+  void describe(nn::ModelFile& f) const override;
+  void check_resume(const nn::ModelFile& ck) const override;
+  int slices() const override { return 4; }
+  int64_t begin_batch(const nn::TrainState& s) override;
+  train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
+  train::Metrics evaluate() override;
+  std::vector<std::string> eval_metrics() const override;
+  bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
+  double score() override;
+  void finish(nn::ModelFile& f) override;
+
+ private:
+  StackLstmConfig cfg_;
+  StackTrainOptions o_;
+  data::Vocab vocab_;
+  std::vector<TransduceExample> train_, valid_;
+  int64_t steps_;
+  uint64_t seed_;
+  std::string config_yaml_;
+  nn::ParamStore ps_;
+  std::unique_ptr<StackLstm> model_;
+  std::unique_ptr<nn::Optimizer> opt_;
+  std::vector<const TransduceExample*> batch_;
+  std::vector<int64_t> order_;
+  int64_t order_epoch_ = -1;
+  double last_coarse_ = 0.0, last_fine_ = 0.0;
+  bool evaluated_ = false;
+};
+
+struct LoadedStackLstm {
+  nn::ModelFile file;
+  StackLstmConfig config;
+  data::Vocab vocab;
+  std::unique_ptr<nn::ParamStore> params;
+  std::unique_ptr<StackLstm> model;
+};
+LoadedStackLstm load_stack_lstm(const std::string& path);
+
+}  // namespace attnkit::memory

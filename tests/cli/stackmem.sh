@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Exercise 8-4's tools: stackmem-step against the independent NumPy golden cases,
+# transduce-gen's tasks, stackmem-train (threads, resume, learning a small reversal) and
+# stackmem-run (outputs, --eval table, --trace arrays), and the documented errors.
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+cases="$ATTNKIT_TESTDATA/stackmem/cases.txt"
+
+# stackmem-step on every golden case: the same numbers to 1e-12.
+n=0
+while read -r word kind m size; do
+  [ "$word" = case ] || continue
+  read -r _ strengths; read -r _ values; read -r _ push; read -r _ value
+  bottom=()
+  set -- $push
+  args=(--memory "$kind" --value "${value// /,}" --push "$1" --pop "$2")
+  if [ "$kind" = deque ]; then
+    read -r _ vb
+    args+=(--push-bottom "$3" --pop-bottom "$4" --value-bottom "${vb// /,}")
+  fi
+  [ "$size" -gt 0 ] && args+=(--strengths "${strengths// /,}" --values "${values// /,}")
+  read -r _ want_s; read -r _ want_v; read -r _ want_r
+  n=$((n + 1))
+  run stackmem-step "${args[@]}"
+  [ "$RC" = 0 ] || { fail "case $n ($kind): exit $RC: $(cat "$T/err")"; continue; }
+  got_s=$(sed -n 's/^strengths //p' "$T/out"); got_r=$(sed -n 's/^read //p' "$T/out")
+  got_v=$(sed -n 's/^value [0-9]* //p' "$T/out" | tr '\n' ' ')
+  CHECKS=$((CHECKS + 1))
+  awk -v a="$got_s $got_v $got_r" -v b="$want_s $want_v $want_r" 'BEGIN {
+    na = split(a, x, " "); nb = split(b, y, " ")
+    if (na != nb) exit 1
+    for (i = 1; i <= na; i++) { d = x[i] - y[i]; if (d < 0) d = -d; if (d > 1e-12) exit 1 }
+  }' || fail "case $n ($kind): stackmem-step differs from NumPy: $got_s | $got_r"
+done < "$cases"
+check_eq "$n" 21 "golden cases run"
+expect_err 1 "stackmem-step: the push strength must be in [0, 1]" stackmem-step --value 1 --push 1.5
+expect_err 2 "stackmem-step: a deque needs --value-bottom" stackmem-step --memory deque --value 1
+expect_err 2 "stackmem-step: --strengths and --values go together" stackmem-step --value 1 --strengths 0.5
+expect_err 2 "stackmem-step: unknown memory 'tree' (choose stack, queue or deque)" stackmem-step --memory tree --value 1
+expect_err 1 "stackmem-step: the memory has 3 numbers" stackmem-step --strengths 0.5,0.5 --values 1,2,3 --value 1,2
+
+# transduce-gen: seeded; reversal reverses, bigram flip swaps pairs of an even length.
+expect 0 transduce-gen --task reverse --len-min 3 --len-max 6 --symbols 9 --count 50 --seed 4 -o r.tsv
+expect 0 transduce-gen --task reverse --len-min 3 --len-max 6 --symbols 9 --count 50 --seed 4 -o r2.tsv
+CHECKS=$((CHECKS + 1)); cmp -s r.tsv r2.tsv || fail "the same seed gave other pairs"
+check_eq "$(awk -F'\t' '{ n = split($1, s, " "); split($2, t, " "); for (i = 1; i <= n; i++) if (s[i] != t[n + 1 - i]) bad++ } END { print bad + 0 }' r.tsv)" 0 "reversal"
+check_eq "$(awk -F'\t' '{ n = split($1, s, " "); if (n < 3 || n > 6) bad++; for (i = 1; i <= n; i++) if (s[i] < 1 || s[i] > 9) bad++ } END { print bad + 0 }' r.tsv)" 0 "lengths and symbols in range"
+expect 0 transduce-gen --task bigram-flip --len-min 3 --len-max 7 --count 50 --seed 5 -o b.tsv
+check_eq "$(awk -F'\t' '{ n = split($1, s, " "); split($2, t, " "); if (n % 2) bad++; for (i = 1; i < n; i += 2) if (s[i] != t[i + 1] || s[i + 1] != t[i]) bad++ } END { print bad + 0 }' b.tsv)" 0 "bigram flip"
+expect 0 transduce-gen --task anbmcnm --len-min 1 --len-max 9 --count 30 --seed 3 -o abc.tsv
+check_eq "$(awk -F'\t' '{ a = gsub(/a/, "", $1); b = gsub(/b/, "", $1); c = gsub(/c/, "", $2); if (c != a + b || a < 1 || b < 1 || a > 9 || b > 9) bad++ } END { print bad + 0 }' abc.tsv)" 0 "a^n b^m -> c^(n+m)"
+expect_err 2 "transduce-gen: unknown task 'sort' (choose copy, reverse, bigram-flip," transduce-gen --task sort
+expect_err 2 "transduce-gen: --len-max must be >= len-min" transduce-gen --task copy --len-min 5 --len-max 4
+
+# Training: a small reversal is learned; threads do not change the model; an exact resume.
+expect 0 transduce-gen --task reverse --len-min 2 --len-max 5 --symbols 6 --count 600 --seed 1 -o train.tsv
+expect 0 transduce-gen --task reverse --len-min 2 --len-max 5 --symbols 6 --count 60 --seed 2 -o valid.tsv
+small="--train train.tsv --valid valid.tsv --embed 8 --hidden 24 --width 8 --lr 0.01 --seed 3 -q"
+expect 0 stackmem-train $small --epochs 12 --threads 1 -o s1.akm --log s1.tsv
+expect 0 stackmem-train $small --epochs 12 --threads 2 -o s2.akm
+CHECKS=$((CHECKS + 1)); cmp -s s1.akm s2.akm || fail "the model depends on --threads"
+expect 0 stackmem-train $small --epochs 6 --threads 1 -o r.akm --log r.tsv --checkpoint-every 20
+expect 0 stackmem-train --train train.tsv --valid valid.tsv --epochs 12 --threads 1 -q -o r.akm --log r.tsv --resume
+CHECKS=$((CHECKS + 1)); cmp -s s1.akm r.akm || fail "resumed model differs"
+check_eq "$(cat r.tsv)" "$(cat s1.tsv)" "resumed log"
+expect 0 stackmem-run --model s1.akm -i valid.tsv --eval
+coarse=$(awk -F'\t' '$1 == "all" { print $3 }' "$T/out")
+CHECKS=$((CHECKS + 1))
+awk -v c="$coarse" 'BEGIN { exit !(c >= 0.8) }' || fail "reversal of length 2-5 learned only to coarse $coarse"
+expect 0 stackmem-run --model s1.akm -i valid.tsv -o out.txt --trace tr.npz
+check_eq "$(wc -l < out.txt)" 60 "one output a pair"
+expect 0 tensor-info tr.npz:strengths
+expect 0 tensor-info tr.npz:push
+# Errors.
+printf 'a b c\n' > bad.tsv
+expect_err 1 "stackmem-train: bad.tsv:1: no tab between source and target" stackmem-train --train bad.tsv -o x.akm
+no_file x.akm
+expect 0 stackmem-train $small --memory none --epochs 1 -o none.akm
+expect_err 2 "stackmem-run: --trace: the plain LSTM has no memory to trace" stackmem-run --model none.akm -i valid.tsv --trace t.npz
+expect_err 2 "stackmem-train: unknown memory 'tree' (choose stack, queue or deque)" stackmem-train $small --memory tree --epochs 1 -o x.akm
+finish
