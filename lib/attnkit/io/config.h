@@ -44,4 +44,16 @@ class StoredConfig {
   std::string name_;
 };
 
+// Runs `check` (e.g. a configuration's validate()) on values read from a stored
+// configuration: a UsageError it throws becomes a DataError ("stored configuration: ...")
+// naming `file`, since the file is wrong, not the command line.
+template <class F>
+void check_stored(F check, const std::string& file) {
+  try {
+    check();
+  } catch (const UsageError& e) {
+    throw DataError(std::string("stored configuration: ") + e.what(), file);
+  }
+}
+
 }  // namespace attnkit::io

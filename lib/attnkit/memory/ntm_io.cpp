@@ -105,11 +105,7 @@ NtmConfig ntm_config_from_yaml(const std::string& yaml, const std::string& file,
   cfg.memory_init = c.get<std::string>("memory-init");
   cfg.weight_init = c.get<std::string>("weight-init");
   cfg.add_activation = c.get<std::string>("add-activation");
-  try {
-    cfg.validate();
-  } catch (const UsageError& e) {
-    throw DataError(std::string("stored configuration: ") + e.what(), file);
-  }
+  io::check_stored([&] { cfg.validate(); }, file);
   return cfg;
 }
 
@@ -118,11 +114,8 @@ std::string ntm_task_from_yaml(const std::string& yaml, const std::string& file,
   io::StoredConfig c(yaml, file);
   const std::string task = c.get<std::string>("task", "");
   if (task.empty()) return task;
-  try {
-    *opt = data::SeqTaskOptions::defaults(data::parse_seq_task(task));
-  } catch (const UsageError& e) {
-    throw DataError(std::string("stored configuration: ") + e.what(), file);
-  }
+  io::check_stored([&] { *opt = data::SeqTaskOptions::defaults(data::parse_seq_task(task)); },
+                   file);
   // 0 stands for the task's default (ntm-train's keys).
   auto nonzero = [&](const char* key, int64_t fallback) {
     const int64_t v = c.get<int64_t>(key, 0);

@@ -360,11 +360,7 @@ LoadedStackLstm load_stack_lstm(const std::string& path) {
     m.config.hidden = c.get<int64_t>("hidden");
     m.config.width = c.get<int64_t>("width");
     m.config.vocab = m.vocab.size();
-    try {
-      m.config.validate();
-    } catch (const UsageError& e) {
-      throw DataError(std::string("stored configuration: ") + e.what());
-    }
+    io::check_stored([&] { m.config.validate(); }, path);
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);
     m.model = std::make_unique<StackLstm>(*m.params, m.config, init);

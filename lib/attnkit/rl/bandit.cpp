@@ -350,11 +350,7 @@ BanditConfig bandit_config_from_yaml(const std::string& yaml, const std::string&
   cfg.filters = c.get<int64_t>("filters");
   cfg.key = c.get<int64_t>("key-size");
   cfg.value = c.get<int64_t>("value-size");
-  try {
-    cfg.validate();
-  } catch (const UsageError& e) {
-    throw DataError(std::string("stored configuration: ") + e.what(), file);
-  }
+  io::check_stored([&] { cfg.validate(); }, file);
   return cfg;
 }
 
