@@ -337,13 +337,17 @@ Var additive_scores(Var keys, Var q, Var v) {
                      shape_str(Q.shape()) + " and v " + shape_str(W.shape()) +
                      " are not [B, T, a], [B, a], [a]");
   const int64_t B = K.dim(0), T = K.dim(1), A = K.dim(2);
-  Tensor* th = t.scratch(K.shape());
+  // The tanh values are kept for the backward pass only when there will be one: decoding
+  // (no recording) would otherwise keep a [B, T, a] buffer a step for the tape's life.
+  const bool keep = t.recording() && (t.requires_grad(keys) || t.requires_grad(q) || t.requires_grad(v));
+  Tensor* th = keep ? t.scratch(K.shape()) : nullptr;
+  std::vector<float> row(keep ? 0 : static_cast<size_t>(A));
   Tensor y = t.alloc({B, T});
   for (int64_t b = 0; b < B; ++b)
     for (int64_t s = 0; s < T; ++s) {
       const float* pk = K.data() + (b * T + s) * A;
       const float* pq = Q.data() + b * A;
-      float* ph = th->data() + (b * T + s) * A;
+      float* ph = keep ? th->data() + (b * T + s) * A : row.data();
       float acc = 0.0f;
       for (int64_t a = 0; a < A; ++a) {
         ph[a] = fastmath::fast_tanh(pk[a] + pq[a]);

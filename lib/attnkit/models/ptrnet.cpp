@@ -175,11 +175,22 @@ void log_softmax_row(const float* s, const std::vector<uint8_t>& ok, std::vector
 }
 }  // namespace
 
-std::vector<std::vector<int32_t>> PtrNet::greedy(const std::vector<const PtrProblem*>& ps,
-                                                 std::vector<Tensor>* attention) const {
-  ad::Tape t(0);
+namespace {
+// Decoding's tape, one a thread, cleared (its buffers kept) at each call: a fresh tape a
+// problem would allocate, zero and unmap every step's tensors again (half the time of
+// decoding small problems).
+ad::Tape& decode_tape() {
+  thread_local ad::Tape t(0);
+  t.clear();
   t.set_training(false);
   t.set_recording(false);
+  return t;
+}
+}  // namespace
+
+std::vector<std::vector<int32_t>> PtrNet::greedy(const std::vector<const PtrProblem*>& ps,
+                                                 std::vector<Tensor>* attention) const {
+  ad::Tape& t = decode_tape();
   Encoded e = encode(t, ps);
   const int64_t P = e.T + 1;
   std::vector<std::vector<int32_t>> out(static_cast<size_t>(e.B));
@@ -232,9 +243,7 @@ std::vector<std::vector<int32_t>> PtrNet::greedy(const std::vector<const PtrProb
 
 std::vector<int32_t> PtrNet::beam(const PtrProblem& p, int k, Tensor* attention) const {
   if (k < 1) throw UsageError("beam must be >= 1");
-  ad::Tape t(0);
-  t.set_training(false);
-  t.set_recording(false);
+  ad::Tape& t = decode_tape();
   Encoded e = encode(t, {&p});
   const int64_t n = p.n(), P = n + 1;
   struct Hyp {
