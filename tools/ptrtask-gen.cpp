@@ -1,5 +1,6 @@
 // ptrtask-gen: seeded pointer-network problems (sorting, convex hulls, travelling salesman)
 // with their exact answers.
+#include <algorithm>
 #include <iostream>
 #include <string>
 
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
         ("count", po::value(&count)->value_name("C")->default_value(count), "problems")
         ("solver", po::value(&o.solver)->value_name("S")->default_value(o.solver),
          "tsp: exact (Held-Karp, at most 20 points), nn (nearest neighbour) or 2opt (2-opt from it)")
-        ("output,o", po::value(&out)->value_name("FILE")->default_value(out), "the problems (- is standard output)");
+        ("output,o", po::value(&out)->value_name("FILE")->default_value(out), "the problems (- is standard output; FILE.npz: arrays points and answers)");
     app.enable(cli::kSeed | cli::kQuiet);
     app.epilog(
         "One problem a line, the paper's format: the coordinates (one a number for sort, x y\n"
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
         "one whose second point has the lower index.\n"
         "Held-Karp takes O(2^n n^2) time and O(2^n n) memory: on one core about 0.1 ms a\n"
         "problem at n = 10, 1 ms at 12, 15 ms at 15 and 0.6 s (100 MB) at 20.\n"
+        "-o FILE.npz (one size only) writes arrays points [count, n, coordinates] and answers\n"
+        "[count, longest answer] (1-based indices, 0 after a shorter hull's end), float32:\n"
+        "coordinates keep about 7 digits there (the text keeps all 9 decimals).\n"
         "Problems are drawn in order from --seed, then solved on --threads threads: the same\n"
         "file for any thread count.");
     app.parse();
@@ -60,6 +64,8 @@ int main(int argc, char** argv) {
       throw UsageError(std::string("--") + e.what());
     }
     if (count < 0) throw UsageError("--count must be >= 0");
+    const bool npz = out.size() > 4 && out.compare(out.size() - 4, 4, ".npz") == 0;
+    if (npz && o.n_min != o.n_max) throw UsageError("-o .npz: the problems must have one size (--n); write text for mixed sizes");
     if (out != "-") train::check_writable(out);
     Rng rng(app.common().seed);
     std::vector<data::PtrProblem> ps(static_cast<size_t>(count));
@@ -75,6 +81,24 @@ int main(int argc, char** argv) {
       bar.update(end);
     }
     bar.finish();
+    if (npz) {
+      // points [C, n, dim] and answers [C, L] (1-based; 0 pads a shorter hull), float32.
+      int64_t L = 0;
+      for (const auto& p : ps) L = std::max<int64_t>(L, static_cast<int64_t>(p.answer.size()));
+      const int dim = data::ptr_task_dim(o.task);
+      Tensor pts({count, o.n_min, dim}), ans({count, L}, 0.0f);
+      for (int64_t i = 0; i < count; ++i) {
+        const auto& p = ps[static_cast<size_t>(i)];
+        for (int64_t k = 0; k < o.n_min * dim; ++k)
+          pts[i * o.n_min * dim + k] = static_cast<float>(static_cast<double>(p.q[static_cast<size_t>(k)]) / data::kCoordScale);
+        for (size_t k = 0; k < p.answer.size(); ++k) ans[i * L + static_cast<int64_t>(k)] = static_cast<float>(p.answer[k]);
+      }
+      std::vector<std::pair<std::string, Tensor>> arrays;
+      arrays.emplace_back("points", std::move(pts));
+      arrays.emplace_back("answers", std::move(ans));
+      io::write_npz(out, arrays);
+      return;
+    }
     std::string text;
     for (const auto& p : ps) text += data::format_ptr_problem(p);
     if (out == "-") std::cout << text;

@@ -25,6 +25,12 @@ check_eq "$(awk '{ for (i = 1; $i != "output"; i++); if ($(i + 1) != 1 || $NF !=
 expect 0 ptrtask-gen --task hull --n-min 4 --n-max 12 --count 100 --seed 3 -o h.txt
 check_eq "$(awk '{ for (i = 1; $i != "output"; i++); if ($(i + 1) != $NF || NF - i < 4) bad++ } END { print bad + 0 }' h.txt)" 0 "hulls closed, at least a triangle"
 
+# .npz for NumPy: one size only.
+expect 0 ptrtask-gen --task hull --n 6 --count 3 --seed 3 -o h.npz
+expect 0 tensor-info h.npz:points
+check_eq "$(awk -F'\t' 'NR == 2 { print $4 }' "$T/out")" 3x6x2 "points [count, n, 2]"
+expect_err 2 "ptrtask-gen: -o .npz: the problems must have one size (--n); write text for mixed sizes" ptrtask-gen --task hull --n-min 3 --n-max 6 -o m.npz
+
 # Errors.
 expect_err 2 "ptrtask-gen: --n-max 21 is beyond the exact tour's limit (Held-Karp, 20 points): choose the solver nn or 2opt" ptrtask-gen --task tsp --n 21
 expect_err 2 "ptrtask-gen: --solver: only tsp has heuristic solvers" ptrtask-gen --task hull --solver 2opt
