@@ -61,13 +61,7 @@ int main(int argc, char** argv) {
     if (eval) {
       text = models::ptr_score_tsv(task, models::evaluate_ptr(*m.model, ps, beam, app.common().threads, &outputs));
     } else {
-      outputs.resize(ps.size());
-      parallel_for(static_cast<int64_t>(ps.size()), [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          outputs[static_cast<size_t>(i)] = beam == 1 ? m.model->greedy({&ps[static_cast<size_t>(i)]})[0]
-                                                      : m.model->beam(ps[static_cast<size_t>(i)], beam);
-        }
-      }, app.common().threads);
+      outputs = models::decode_ptr(*m.model, ps, beam, app.common().threads);
       for (const auto& y : outputs) {
         for (size_t i = 0; i < y.size(); ++i) text += (i ? " " : "") + std::to_string(y[i]);
         text += "\n";

@@ -331,10 +331,9 @@ std::vector<int32_t> PtrNet::beam(const PtrProblem& p, int k, Tensor* attention)
 
 // ---- evaluation
 
-std::map<int64_t, PtrScore> evaluate_ptr(const PtrNet& m, const std::vector<PtrProblem>& ps, int beam,
-                                         int threads, std::vector<std::vector<int32_t>>* outputs) {
+std::vector<std::vector<int32_t>> decode_ptr(const PtrNet& m, const std::vector<PtrProblem>& ps,
+                                             int beam, int threads) {
   if (beam < 1) throw UsageError("beam must be >= 1");
-  const PtrTask task = m.config().kind();
   const int64_t N = static_cast<int64_t>(ps.size());
   std::vector<std::vector<int32_t>> out(static_cast<size_t>(N));
   constexpr int64_t kGroup = 64;  // greedy decodes this many at once
@@ -352,6 +351,14 @@ std::map<int64_t, PtrScore> evaluate_ptr(const PtrNet& m, const std::vector<PtrP
       }
     }
   }, threads);
+  return out;
+}
+
+std::map<int64_t, PtrScore> evaluate_ptr(const PtrNet& m, const std::vector<PtrProblem>& ps, int beam,
+                                         int threads, std::vector<std::vector<int32_t>>* outputs) {
+  const PtrTask task = m.config().kind();
+  const int64_t N = static_cast<int64_t>(ps.size());
+  std::vector<std::vector<int32_t>> out = decode_ptr(m, ps, beam, threads);
   std::map<int64_t, PtrScore> s;
   for (int64_t i = 0; i < N; ++i) {
     const PtrProblem& p = ps[static_cast<size_t>(i)];

@@ -82,6 +82,10 @@ struct PtrScore {
   double length = 0, optimum = 0, nn = 0;  // tsp: mean tour lengths (prediction, answer, nearest neighbour)
   double coverage = 0;                  // hull: mean area of the prediction / the answer's
 };
+// Decodes every problem: greedy in batches of 64, or beam search (beam > 1) one at a time,
+// on `threads` threads (0: all); the outputs without the end.
+std::vector<std::vector<int32_t>> decode_ptr(const PtrNet& m, const std::vector<data::PtrProblem>& ps,
+                                             int beam, int threads);
 // Decodes (greedy, or beam k > 1) every problem (with answers) and scores it, by n and
 // over all (key -1).
 std::map<int64_t, PtrScore> evaluate_ptr(const PtrNet& m, const std::vector<data::PtrProblem>& ps,
