@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
     bool no_mask = false;
     cli::TrainingFlags tf;
     tf.batch_size = 128, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 2.0, tf.log_every = 50;
-    tf.offered = cli::kAllTraining & ~(cli::kSchedule | cli::kRuns);
+    tf.offered = cli::kAllTraining & ~cli::kRuns;
     tf.batch_help = "problems per step, in 4 slices (the same model for any --threads)";
     models::PtrNetConfig c;
     models::PtrTrainOptions o;
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     auto train = data::read_ptr_problems(train_path, dim);
     std::vector<data::PtrProblem> valid;
     if (!valid_path.empty()) valid = data::read_ptr_problems(valid_path, dim);
-    o.batch = tf.batch_size, o.lr = tf.lr;
+    o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
     models::PtrTraining module(c, o, std::move(train), std::move(valid), tf.steps, tf.epochs,
                                app.common().seed, app.config_yaml());
     cli::train(app, module, topt);

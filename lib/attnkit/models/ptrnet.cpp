@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "attnkit/autodiff/ops.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
@@ -30,6 +31,9 @@ void PtrNetConfig::validate() const {
 void PtrTrainOptions::validate() const {
   if (batch < 1) throw UsageError("batch-size must be >= 1");
   if (!(lr > 0)) throw UsageError("lr must be > 0");
+  if (schedule != "constant" && schedule != "inverse-sqrt")
+    throw ChoiceError("schedule", schedule, {"constant", "inverse-sqrt"});
+  if (warmup < 0) throw UsageError("warmup must be >= 0");
 }
 
 std::vector<uint8_t> ptr_allowed(PtrTask task, bool mask, int64_t n, const std::vector<int32_t>& seq) {
@@ -465,7 +469,10 @@ PtrTraining::PtrTraining(PtrNetConfig config, PtrTrainOptions o, std::vector<Ptr
   if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
   Rng init(seed);
   model_ = std::make_unique<PtrNet>(ps_, cfg_, init);
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr);
+  nn::Schedule sched;
+  sched.warmup = o_.warmup;
+  sched.kind = o_.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt : nn::Schedule::Kind::Constant;
+  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0, sched);
 }
 
 int64_t PtrTraining::batches_per_epoch() const {

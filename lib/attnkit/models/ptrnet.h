@@ -96,6 +96,8 @@ std::string ptr_score_tsv(data::PtrTask task, const std::map<int64_t, PtrScore>&
 struct PtrTrainOptions {
   int64_t batch = 128;
   double lr = 1e-3;
+  std::string schedule = "constant";  // or inverse-sqrt (after `warmup` steps)
+  int64_t warmup = 0;
   void validate() const;
 };
 
