@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Pointer networks on the travelling salesman (Vinyals, Fortunato & Jaitly 2015, Table 2): one
 # model trained on tours of 5 to 10 points uniform in the unit square with exact labels
-# (ptrtask-gen: Held-Karp; ptr-train: 150,000 problems, EPOCHS epochs, 128 units, masking),
+# (ptrtask-gen: Held-Karp; ptr-train: 150,000 problems, 8 epochs, 128 units, masking),
 # tested on fresh problems of 5 and 10 points (1,000 each), 15 (200) and 20 (100), greedy
 # and beam 4 (ptr-run --eval: the mean tour against the optimum of the same problems and the
 # nearest-neighbour heuristic's). Draws 8 tours of 10 points against the optimal ones
@@ -13,7 +13,9 @@
 # 2.87 at n = 10): greedy tours within 0.5% of the optimum at n = 5 and 2.8% at n = 10, and
 # below the nearest-neighbour heuristic at n = 10; every output a tour. n = 15 and 20 are
 # reported without a bar.
-# Measured: MEASURED
+# Measured (seed 1): 11 min 23 s on the 2-core machine with another training beside it;
+# greedy gaps to the optimum 0.23% (n = 5), 1.49% (10; nearest neighbour 10.7%), 4.16% (15),
+# 7.56% (20); beam 4: 0.23%, 1.27%, 3.95%, 7.18%.
 # With --quick (a smoke run: 2,000 problems, 1 epoch, 32 units) only the tables' shapes are
 # checked.
 #   pipelines/ptrnet-tsp.sh [--quick] [--seed S] [--keep DIR]
