@@ -128,14 +128,14 @@ int main(int argc, char** argv) {
       for (int i = 0; i < 3; ++i) best[i] = std::min(best[i], t[i]);
     }
     const double half = 2.0 * static_cast<double>(n) * n * d, total = best[0] + best[1] + best[2];
-    std::printf("profile\t%ld\t1\t%ld\tblocks %ldx%ld, 1 thread, softmax path %s: QK^T %.4f s "
-                "(%.0f GFLOP/s), softmax %.4f s (%.2f ns/score, %.0f%%), PV %.4f s (%.0f GFLOP/s); "
-                "%.0f GFLOP/s overall\n",
-                static_cast<long>(n), static_cast<long>(d), static_cast<long>(blocks.rows),
-                static_cast<long>(blocks.keys),
-                attention::detail::have_avx512() ? "avx512" : "portable", best[0],
-                half / best[0] / 1e9, best[1], best[1] / (double(n) * n) * 1e9,
-                100.0 * best[1] / total, best[2], half / best[2] / 1e9, 2 * half / total / 1e9);
+    std::printf(
+        "profile\t%ld\t1\t%ld\tblocks %ldx%ld, 1 thread, softmax path %s: QK^T %.4f s "
+        "(%.0f GFLOP/s), softmax %.4f s (%.2f ns/score, %.0f%%), PV %.4f s (%.0f GFLOP/s); "
+        "%.0f GFLOP/s overall\n",
+        static_cast<long>(n), static_cast<long>(d), static_cast<long>(blocks.rows),
+        static_cast<long>(blocks.keys), attention::detail::have_avx512() ? "avx512" : "portable",
+        best[0], half / best[0] / 1e9, best[1], best[1] / (double(n) * n) * 1e9,
+        100.0 * best[1] / total, best[2], half / best[2] / 1e9, 2 * half / total / 1e9);
     return 0;
   }
   if (impl == "mha") {
@@ -156,7 +156,8 @@ int main(int argc, char** argv) {
     fill(x, 7);
     attention::MhaOptions o;
     o.heads = heads;
-    const double t = best_of(reps, [&] { Tensor y = attention::multi_head_attention(p, x, x, x, o); });
+    const double t =
+        best_of(reps, [&] { Tensor y = attention::multi_head_attention(p, x, x, x, o); });
     std::printf("attnkit-mha\t%ld\t%ld\t%ld\t%.4f\t-\t%.0f\t%d\n", static_cast<long>(n),
                 static_cast<long>(heads), static_cast<long>(E), t, peak_rss_mb(), threads);
     return 0;

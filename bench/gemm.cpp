@@ -16,8 +16,8 @@ int main(int argc, char** argv) {
     std::vector<int> sizes;
     double min_seconds = 0.5;
     app.describe("Measure sgemm GFLOP/s through attnkit's BLAS boundary.", "[--size N]...");
-    app.options().add_options()(
-        "size", po::value(&sizes)->value_name("N")->multitoken(), "matrix sizes (default 256 512 1024 2048)")(
+    app.options().add_options()("size", po::value(&sizes)->value_name("N")->multitoken(),
+                                "matrix sizes (default 256 512 1024 2048)")(
         "min-seconds", po::value(&min_seconds)->value_name("S")->default_value(0.5),
         "time each size for at least S seconds");
     app.parse();
@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
       const auto t0 = clock::now();
       double secs = 0;
       do {
-        attnkit::gemm(attnkit::Trans::No, attnkit::Trans::No, 1, attnkit::mat(a),
-                      attnkit::mat(b), 0, attnkit::mat(c));
+        attnkit::gemm(attnkit::Trans::No, attnkit::Trans::No, 1, attnkit::mat(a), attnkit::mat(b),
+                      0, attnkit::mat(c));
         ++reps;
         secs = std::chrono::duration<double>(clock::now() - t0).count();
       } while (secs < min_seconds);

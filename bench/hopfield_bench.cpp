@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
     opt.seed = 1;
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = memory::recall(net, noisy, opt);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     int64_t bad = 0, exact = 0;
     for (int64_t k = 0; k < probes; ++k) {
       int64_t b = 0;
@@ -55,9 +56,10 @@ int main(int argc, char** argv) {
       bad += b;
       exact += b == 0;
     }
-    std::printf("%s\t%lld\t%.4f\t%.4f\t%.6f\t%.4f\n", mode == memory::Mode::Async ? "async" : "sync",
-                static_cast<long long>(probes), secs, 1e3 * secs / probes,
-                static_cast<double>(bad) / (probes * n), static_cast<double>(exact) / probes);
+    std::printf("%s\t%lld\t%.4f\t%.4f\t%.6f\t%.4f\n",
+                mode == memory::Mode::Async ? "async" : "sync", static_cast<long long>(probes),
+                secs, 1e3 * secs / probes, static_cast<double>(bad) / (probes * n),
+                static_cast<double>(exact) / probes);
   }
   std::fprintf(stderr, "bench-hopfield_bench: OpenBLAS core %s, %d threads\n", blas_core().c_str(),
                blas_threads());

@@ -3,14 +3,15 @@
 // 11 words, queries of up to 6, PE + TE, batch 32, SGD 0.01 with clipping at 40. Synthetic
 // batches (random words, sentence lengths 4-11); the PyTorch peer is bench/memn2n_torch.py.
 //   bench-memn2n [STEPS] [THREADS] → impl threads steps sec_per_step examples_per_s loss
+#include "attnkit/memory/memn2n.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include "attnkit/core/parallel.h"
 #include "attnkit/core/blas.h"
-#include "attnkit/memory/memn2n.h"
+#include "attnkit/core/parallel.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/optim.h"
 
@@ -43,12 +44,14 @@ int main(int argc, char** argv) {
     b.story.assign(static_cast<size_t>(B * M * J), 0);
     for (int64_t s = 0; s < B * M; ++s) {
       const int64_t len = 4 + static_cast<int64_t>(rng.below(8));
-      for (int64_t j = 0; j < len; ++j) b.story[static_cast<size_t>(s * J + j)] = 4 + static_cast<int32_t>(rng.below(V - 4));
+      for (int64_t j = 0; j < len; ++j)
+        b.story[static_cast<size_t>(s * J + j)] = 4 + static_cast<int32_t>(rng.below(V - 4));
     }
     for (int64_t s = 0; s < B * M; ++s) b.time.push_back(static_cast<int32_t>(s % M));
     b.mask = Tensor({B, M}, 1.0f);
     b.query.assign(static_cast<size_t>(B * Jq), 0);
-    for (int64_t i = 0; i < B * Jq; ++i) b.query[static_cast<size_t>(i)] = 4 + static_cast<int32_t>(rng.below(V - 4));
+    for (int64_t i = 0; i < B * Jq; ++i)
+      b.query[static_cast<size_t>(i)] = 4 + static_cast<int32_t>(rng.below(V - 4));
     for (int64_t i = 0; i < B; ++i) b.answer.push_back(4 + static_cast<int32_t>(rng.below(V - 4)));
   }
   ad::Tape t;
@@ -56,7 +59,8 @@ int main(int argc, char** argv) {
   auto step = [&](int i) {
     const memory::MemBatch& b = batches[static_cast<size_t>(i % 8)];
     t.clear();
-    ad::Var l = ad::mul(nn::cross_entropy(model.forward(t, b, true), b.answer), static_cast<float>(B));
+    ad::Var l =
+        ad::mul(nn::cross_entropy(model.forward(t, b, true), b.answer), static_cast<float>(B));
     t.backward(l);
     if (spectral)
       for (const auto& group : model.weight_groups()) nn::clip_grad_spectral(group, 40.0);
@@ -70,6 +74,6 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < steps; ++i) step(i);
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("%s\t%d\t%d\t%.6f\t%.1f\t%.4f\n", spectral ? "attnkit-spectral" : "attnkit", threads, steps,
-              sec / steps, static_cast<double>(steps * B) / sec, loss);
+  std::printf("%s\t%d\t%d\t%.6f\t%.1f\t%.4f\n", spectral ? "attnkit-spectral" : "attnkit", threads,
+              steps, sec / steps, static_cast<double>(steps * B) / sec, loss);
 }

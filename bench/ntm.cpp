@@ -9,8 +9,8 @@
 #include <cstdlib>
 
 #include "attnkit/core/blas.h"
-#include "attnkit/data/seqtask.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/data/seqtask.h"
 #include "attnkit/memory/ntm_train.h"
 
 using namespace attnkit;
@@ -46,6 +46,5 @@ int main(int argc, char** argv) {
   }
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("attnkit\t%d\t%lld\t%.3f\t%.2f\t%.3f\n", threads, static_cast<long long>(n), sec,
-              static_cast<double>(n) / sec,
-              counted ? wrong / static_cast<double>(counted) : 0.0);
+              static_cast<double>(n) / sec, counted ? wrong / static_cast<double>(counted) : 0.0);
 }

@@ -7,6 +7,8 @@
 //                                          → problems/s
 // Model: embed 128, hidden 128 (ptr-train's defaults), masking on. Prints one TSV line:
 // impl, task, model, threads, n, sec (a step, or all problems), rate, extra.
+#include "attnkit/models/ptrnet.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -15,7 +17,6 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
-#include "attnkit/models/ptrnet.h"
 #include "attnkit/train/module.h"
 
 using namespace attnkit;
@@ -37,8 +38,9 @@ std::vector<data::PtrProblem> problems(int64_t n, int64_t count, uint64_t seed) 
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: bench-ptrnet train N STEPS THREADS\n"
-                         "       bench-ptrnet decode N PROBLEMS BEAM THREADS\n");
+    std::fprintf(stderr,
+                 "usage: bench-ptrnet train N STEPS THREADS\n"
+                 "       bench-ptrnet decode N PROBLEMS BEAM THREADS\n");
     return 2;
   }
   const std::string task = argv[1];
@@ -61,9 +63,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 3; ++i) step();
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i) step();
-    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
-    std::printf("attnkit\ttrain\ttsp%lld\t%d\t%d\t%.5f\t%.1f\t%.4f\n", static_cast<long long>(n), threads, steps,
-                sec, B / sec, last);
+    const double sec =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+    std::printf("attnkit\ttrain\ttsp%lld\t%d\t%d\t%.5f\t%.1f\t%.4f\n", static_cast<long long>(n),
+                threads, steps, sec, B / sec, last);
     return 0;
   }
   if (argc < 6) return 2;
@@ -83,7 +86,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench-ptrnet: a masked output that is not a tour\n");
     return 1;
   }
-  std::printf("attnkit\tdecode\ttsp%lld\t%d\t%lld\t%.4f\t%.1f\t%d\n", static_cast<long long>(n), threads,
-              static_cast<long long>(count), sec, count / sec, beam);
+  std::printf("attnkit\tdecode\ttsp%lld\t%d\t%lld\t%.4f\t%.1f\t%d\n", static_cast<long long>(n),
+              threads, static_cast<long long>(count), sec, count / sec, beam);
   return 0;
 }

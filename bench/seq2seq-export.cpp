@@ -51,7 +51,8 @@ void write_text(const std::string& path, const std::string& text) {
 
 void write_params(const std::string& path, const nn::ParamStore& ps, bool grads) {
   std::vector<std::pair<std::string, const Tensor*>> arrays;
-  for (const ad::Parameter* p : ps.params()) arrays.emplace_back(p->name, grads ? &p->grad : &p->value);
+  for (const ad::Parameter* p : ps.params())
+    arrays.emplace_back(p->name, grads ? &p->grad : &p->value);
   io::write_npz(path, arrays);
 }
 }  // namespace
@@ -61,23 +62,31 @@ int main(int argc_all, char** argv_all) {
   double lr = 1e-3;
   nn::Schedule schedule;
   int first = 1;
-  for (; first + 1 < argc_all && std::string(argv_all[first]).compare(0, 2, "--") == 0; first += 2) {
+  for (; first + 1 < argc_all && std::string(argv_all[first]).compare(0, 2, "--") == 0;
+       first += 2) {
     const std::string opt = argv_all[first], val = argv_all[first + 1];
-    if (opt == "--label-smoothing") smoothing = std::strtof(val.c_str(), nullptr);
-    else if (opt == "--lr") lr = std::strtod(val.c_str(), nullptr);
-    else if (opt == "--warmup") schedule.warmup = std::strtol(val.c_str(), nullptr, 10);
+    if (opt == "--label-smoothing")
+      smoothing = std::strtof(val.c_str(), nullptr);
+    else if (opt == "--lr")
+      lr = std::strtod(val.c_str(), nullptr);
+    else if (opt == "--warmup")
+      schedule.warmup = std::strtol(val.c_str(), nullptr, 10);
     else if (opt == "--schedule" && (val == "constant" || val == "inverse-sqrt"))
-      schedule.kind = val == "constant" ? nn::Schedule::Kind::Constant : nn::Schedule::Kind::InverseSqrt;
+      schedule.kind =
+          val == "constant" ? nn::Schedule::Kind::Constant : nn::Schedule::Kind::InverseSqrt;
     else {
-      std::fprintf(stderr, "bench-seq2seq-export: unknown option %s %s\n", opt.c_str(), val.c_str());
+      std::fprintf(stderr, "bench-seq2seq-export: unknown option %s %s\n", opt.c_str(),
+                   val.c_str());
       return 2;
     }
   }
   const int argc = argc_all - first + 1;
   char** argv = argv_all + first - 1;  // argv[1] is MODEL
   if (argc < 3 || argc > 8 || argc == 6) {
-    std::fprintf(stderr, "usage: bench-seq2seq-export [--label-smoothing E] [--lr X] [--warmup N] "
-                         "[--schedule constant|inverse-sqrt] MODEL OUT.npz [PAIRS.tsv [GRAD.npz [STEPS AFTER.npz [COPIES]]]]\n");
+    std::fprintf(stderr,
+                 "usage: bench-seq2seq-export [--label-smoothing E] [--lr X] [--warmup N] "
+                 "[--schedule constant|inverse-sqrt] MODEL OUT.npz [PAIRS.tsv [GRAD.npz [STEPS "
+                 "AFTER.npz [COPIES]]]]\n");
     return 2;
   }
   try {
@@ -86,7 +95,8 @@ int main(int argc_all, char** argv_all) {
     nn::ParamStore& ps = b.model->params();
     write_params(out, ps, false);
     const std::string stem = out.size() > 4 && out.compare(out.size() - 4, 4, ".npz") == 0
-                                 ? out.substr(0, out.size() - 4) : out;
+                                 ? out.substr(0, out.size() - 4)
+                                 : out;
     write_text(stem + ".src.vocab", b.source_vocab.format());
     write_text(stem + ".tgt.vocab", b.target_vocab.format());
     std::fprintf(stderr, "seq2seq-export: %zu parameters (%lld values) → %s\n", ps.params().size(),
@@ -96,7 +106,8 @@ int main(int argc_all, char** argv_all) {
     data::EncodeOptions eo;
     eo.source_tok = b.source_tok;
     eo.target_tok = b.target_tok;
-    const std::vector<data::EncodedPair> enc = data::encode(pairs, b.source_vocab, b.target_vocab, eo);
+    const std::vector<data::EncodedPair> enc =
+        data::encode(pairs, b.source_vocab, b.target_vocab, eo);
     data::BatchOptions bo;
     bo.batch_size = 64;
     bo.shuffle = false;
@@ -119,7 +130,8 @@ int main(int argc_all, char** argv_all) {
     if (argc < 5) return 0;
     auto rows_at = [&](size_t first) {
       std::vector<size_t> rows;
-      for (size_t i = 0; i < std::min<size_t>(64, enc.size()); ++i) rows.push_back((first + i) % enc.size());
+      for (size_t i = 0; i < std::min<size_t>(64, enc.size()); ++i)
+        rows.push_back((first + i) % enc.size());
       return rows;
     };
     {

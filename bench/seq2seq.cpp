@@ -19,6 +19,8 @@
 // translates sentences in parallel (one tape per thread); training with THREADS > 1 splits
 // each batch into THREADS slices on their own tapes, as seq2seq-train does (the training
 // layer's train::step).
+#include "attnkit/models/seq2seq.h"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -29,10 +31,9 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
-#include "attnkit/models/seq2seq.h"
 #include "attnkit/models/seq2seq_train.h"
-#include "attnkit/train/dist.h"
 #include "attnkit/nn/optim.h"
+#include "attnkit/train/dist.h"
 
 using namespace attnkit;
 
@@ -69,8 +70,9 @@ std::vector<int32_t> sentence(Rng& r, int64_t n) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: bench-seq2seq train rnn|transformer STEPS THREADS\n"
-                         "       bench-seq2seq decode rnn|transformer BEAM SENTENCES THREADS\n");
+    std::fprintf(stderr,
+                 "usage: bench-seq2seq train rnn|transformer STEPS THREADS\n"
+                 "       bench-seq2seq decode rnn|transformer BEAM SENTENCES THREADS\n");
     return 2;
   }
   const std::string task = argv[1], type = argv[2];
@@ -121,7 +123,8 @@ int main(int argc, char** argv) {
     blas_count_flops(false);
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i) step();
-    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+    const double sec =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
     // Under mpirun (bench/ddp.sh) every rank runs its slices of the same global batch of B
     // pairs; rank 0 reports, the threads column counting ranks x threads.
     if (train::dist::rank() == 0)
@@ -129,7 +132,8 @@ int main(int argc, char** argv) {
                   threads * train::dist::ranks(), steps, sec, B * T / sec, last, gflop);
     return 0;
   }
-  const int beam = std::atoi(argv[3]), n = std::atoi(argv[4]), threads = argc > 5 ? std::atoi(argv[5]) : 1;
+  const int beam = std::atoi(argv[3]), n = std::atoi(argv[4]),
+            threads = argc > 5 ? std::atoi(argv[5]) : 1;
   blas_set_threads(threads);
   set_max_threads(threads);
   std::vector<std::vector<int32_t>> src;
@@ -141,7 +145,10 @@ int main(int argc, char** argv) {
   // KV_CACHE=0: recompute the Transformer's prefix every step (models::DecodeOptions::kv_cache).
   const char* dl = std::getenv("DECODE_LEN");
   const int L = dl && *dl ? std::atoi(dl) : static_cast<int>(T);
-  if (L < 1) { std::fprintf(stderr, "bench-seq2seq: DECODE_LEN must be >= 1\n"); return 2; }
+  if (L < 1) {
+    std::fprintf(stderr, "bench-seq2seq: DECODE_LEN must be >= 1\n");
+    return 2;
+  }
   const char* kv = std::getenv("KV_CACHE");
   models::DecodeOptions o;
   o.beam = beam;
@@ -150,12 +157,21 @@ int main(int argc, char** argv) {
   std::vector<size_t> lens(static_cast<size_t>(n));
   model->translate(src[0], o);  // warm-up
   const auto t0 = std::chrono::steady_clock::now();
-  parallel_for(n, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) lens[static_cast<size_t>(i)] = model->translate(src[static_cast<size_t>(i)], o).tokens.size();
-  }, threads);
+  parallel_for(
+      n,
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          lens[static_cast<size_t>(i)] =
+              model->translate(src[static_cast<size_t>(i)], o).tokens.size();
+      },
+      threads);
   const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (size_t l : lens)
-    if (l != static_cast<size_t>(L)) { std::fprintf(stderr, "bench-seq2seq: a translation of %zu tokens\n", l); return 1; }
-  std::printf("attnkit\tdecode\t%s\t%d\t%d\t%.4f\t%.1f\t%d\n", type.c_str(), threads, n, sec, n / sec, beam);
+    if (l != static_cast<size_t>(L)) {
+      std::fprintf(stderr, "bench-seq2seq: a translation of %zu tokens\n", l);
+      return 1;
+    }
+  std::printf("attnkit\tdecode\t%s\t%d\t%d\t%.4f\t%.1f\t%d\n", type.c_str(), threads, n, sec,
+              n / sec, beam);
   return 0;
 }

@@ -34,13 +34,14 @@ struct Model {
   Var loss(Tape& t, const std::vector<int32_t>& src, const std::vector<int32_t>& tgt_in,
            const std::vector<int32_t>& tgt_out) {
     auto e = enc(t, src_emb(t, src, {B, T}), std::vector<int64_t>(B, T));
-    Var Hs = e.outputs;               // [B, T, H]
-    Var keys = att_k(t, Hs);          // [B, T, H], once per sequence
+    Var Hs = e.outputs;                  // [B, T, H]
+    Var keys = att_k(t, Hs);             // [B, T, H], once per sequence
     Var Y = tgt_emb(t, tgt_in, {T, B});  // time-major target embeddings
     nn::State s = e.final[0];
     std::vector<Var> feats(T);
     for (int64_t k = 0; k < T; ++k) {
-      Var scores = ad::reshape(ad::additive_scores(keys, att_q(t, s.h), t.param(*att_v.W)), {B, 1, T});
+      Var scores =
+          ad::reshape(ad::additive_scores(keys, att_q(t, s.h), t.param(*att_v.W)), {B, 1, T});
       Var alpha = ad::softmax(scores);
       Var ctx = ad::reshape(ad::matmul(alpha, Hs), {B, H});
       s = dec(t, ad::concat({ad::index(Y, k), ctx}, -1), s);
@@ -82,7 +83,8 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 3; ++i) step();  // warm-up: buffers reach their steady state
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < steps; ++i) step();
-  const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+  const double sec =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
   std::printf("attnkit\t%d\t%d\t%.5f\t%.0f\t%.4f\n", threads, steps, sec, B * T / sec, last);
   return 0;
 }

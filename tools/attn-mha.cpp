@@ -18,28 +18,27 @@ int main(int argc, char** argv) {
     int64_t heads = 0;
     app.describe("Multi-head attention (self or cross) with PyTorch's parameters.",
                  "[OPTIONS] --query X [--key K --value V] --params P.npz --heads H");
-    app.options().add_options()
-        ("query", po::value(&q_path)->value_name("X")->required(),
-         "queries: N_q x E (or a batch, B x N_q x E)")
-        ("key", po::value(&k_path)->value_name("K"),
-         "keys: N_k x kdim (cross-attention; default: X, self-attention)")
-        ("value", po::value(&v_path)->value_name("V"), "values: N_k x vdim (with --key)")
-        ("params", po::value(&params)->value_name("P.npz")->required(),
-         "nn.MultiheadAttention state_dict: in_proj_weight, in_proj_bias, out_proj.weight, "
-         "out_proj.bias (or q_proj_weight, k_proj_weight, v_proj_weight)")
-        ("heads", po::value(&heads)->value_name("H")->required(),
-         "number of heads (divides E)")
-        ("mask", po::value(&mask)->value_name("causal|FILE"),
-         "'causal' (query i sees keys j <= i) or a 0/1 N_q x N_k matrix (0 = masked)")
-        ("key-padding", po::value(&padding)->value_name("LENGTHS"),
-         "file of one valid key length per batch item (later keys get zero weight)")
-        ("emit", po::value(&output)->value_name("WHAT")->default_value(output),
-         "context, weights (averaged over heads) or head-weights");
+    app.options().add_options()("query", po::value(&q_path)->value_name("X")->required(),
+                                "queries: N_q x E (or a batch, B x N_q x E)")(
+        "key", po::value(&k_path)->value_name("K"),
+        "keys: N_k x kdim (cross-attention; default: X, self-attention)")(
+        "value", po::value(&v_path)->value_name("V"), "values: N_k x vdim (with --key)")(
+        "params", po::value(&params)->value_name("P.npz")->required(),
+        "nn.MultiheadAttention state_dict: in_proj_weight, in_proj_bias, out_proj.weight, "
+        "out_proj.bias (or q_proj_weight, k_proj_weight, v_proj_weight)")(
+        "heads", po::value(&heads)->value_name("H")->required(), "number of heads (divides E)")(
+        "mask", po::value(&mask)->value_name("causal|FILE"),
+        "'causal' (query i sees keys j <= i) or a 0/1 N_q x N_k matrix (0 = masked)")(
+        "key-padding", po::value(&padding)->value_name("LENGTHS"),
+        "file of one valid key length per batch item (later keys get zero weight)")(
+        "emit", po::value(&output)->value_name("WHAT")->default_value(output),
+        "context, weights (averaged over heads) or head-weights");
     attnkit::cli::add_output_option(
         app, "FILE", "where to write (.npy, .npz or text by the extension; - is standard output)");
     app.enable(attnkit::cli::kOutput);
-    app.shard_items("batch items (3-D inputs), else the query rows (text output of context "
-                    "or weights)");
+    app.shard_items(
+        "batch items (3-D inputs), else the query rows (text output of context "
+        "or weights)");
     app.epilog(
         "Computes what torch.nn.MultiheadAttention(E, H, batch_first=True) computes for\n"
         "mha(X, K, V): per-head scaled-dot attention of the projected inputs, then the\n"
@@ -69,8 +68,9 @@ int main(int argc, char** argv) {
     if (shard.given) {
       attnkit::cli::check_shard_text_output(app, out);
       if (opt.output == at::MhaOutput::HeadWeights)
-        throw attnkit::UsageError("--shard applies to context and weights, not head-weights "
-                                  "(head-major: slices do not concatenate)");
+        throw attnkit::UsageError(
+            "--shard applies to context and weights, not head-weights "
+            "(head-major: slices do not concatenate)");
     }
     const attnkit::Tensor xq = attnkit::io::read_tensor(q_path);
     attnkit::io::require_finite(xq, q_path);
@@ -110,7 +110,8 @@ int main(int argc, char** argv) {
       opt.part_end = shard.end(xq.dim(0));
     }
     const at::OperandFiles files{q_path, k_path, v_path, opt.mask ? mask : "", params};
-    const attnkit::Tensor result = at::locating_operands(files, [&] { return at::multi_head_attention(p, xq, K, V, opt); });
+    const attnkit::Tensor result =
+        at::locating_operands(files, [&] { return at::multi_head_attention(p, xq, K, V, opt); });
     attnkit::cli::write_shard_tensor(app, out, result, first);
   });
 }

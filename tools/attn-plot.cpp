@@ -34,17 +34,17 @@ int main(int argc, char** argv) {
     std::string in = "-", rows, cols, title, format, out;
     app.describe("Heatmap of attention weights as PNG or SVG.",
                  "[OPTIONS] -i WEIGHTS -o OUT.png|OUT.svg");
-    app.options().add_options()
-        ("input,i", po::value(&in)->value_name("WEIGHTS")->default_value(in),
-         "weights: n_q x n_k, or B x n_q x n_k (a panel per item), or B x H x n_q x n_k")
-        ("rows", po::value(&rows)->value_name("TOKENS"),
-         "row (query) labels: a file of one token a line, UTF-8")
-        ("cols", po::value(&cols)->value_name("TOKENS"), "column (key) labels, likewise")
-        ("title", po::value(&title)->value_name("T"), "title above the panels")
-        ("format", po::value(&format)->value_name("FMT"),
-         "png or svg (default: by the extension of OUT, else png)")
-        ("output,o", po::value(&out)->value_name("OUT")->required(),
-         "the image file (- is standard output)");
+    app.options().add_options()(
+        "input,i", po::value(&in)->value_name("WEIGHTS")->default_value(in),
+        "weights: n_q x n_k, or B x n_q x n_k (a panel per item), or B x H x n_q x n_k")(
+        "rows", po::value(&rows)->value_name("TOKENS"),
+        "row (query) labels: a file of one token a line, UTF-8")(
+        "cols", po::value(&cols)->value_name("TOKENS"), "column (key) labels, likewise")(
+        "title", po::value(&title)->value_name("T"), "title above the panels")(
+        "format", po::value(&format)->value_name("FMT"),
+        "png or svg (default: by the extension of OUT, else png)")(
+        "output,o", po::value(&out)->value_name("OUT")->required(),
+        "the image file (- is standard output)");
     app.epilog(
         "Colours: viridis from min(0, smallest value) to the largest value; non-finite\n"
         "values (masked scores, -inf) are grey. PNG labels use a 5x7 ASCII bitmap font\n"
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     }
     const std::string bytes =
         svg ? attnkit::plot::heatmap_svg(w, spec, layout)
-                        : attnkit::plot::encode_png(attnkit::plot::render_heatmap(w, spec, layout));
+            : attnkit::plot::encode_png(attnkit::plot::render_heatmap(w, spec, layout));
     attnkit::io::write_file(out, bytes);
   });
 }

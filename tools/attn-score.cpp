@@ -26,8 +26,13 @@ void load_params(at::Scorer& s, at::LocalSpec& local, const std::string& path) {
       auto it = arrays.find(n);
       if (it == arrays.end())
         throw attnkit::DataError("no array '" + n + "' (" + who + " need " + list + ")", path);
-      attnkit::Tensor& dst = n == "W" ? s.W : n == "Wk" ? s.Wk : n == "Wq" ? s.Wq
-                           : n == "v" ? s.v : n == "Wa" ? s.Wa : n == "Wp" ? local.Wp : local.vp;
+      attnkit::Tensor& dst = n == "W"    ? s.W
+                             : n == "Wk" ? s.Wk
+                             : n == "Wq" ? s.Wq
+                             : n == "v"  ? s.v
+                             : n == "Wa" ? s.Wa
+                             : n == "Wp" ? local.Wp
+                                         : local.vp;
       dst = std::move(it->second);
     }
   };
@@ -46,35 +51,34 @@ int main(int argc, char** argv) {
     float beta = 1.0f;
     app.describe("Attention scores, weights or contexts of queries against keys.",
                  "[OPTIONS] --query Q --key K [--value V]");
-    app.options().add_options()
-        ("query", po::value(&q_path)->value_name("Q")->required(),
-         "queries, one per row: n_q x d_q (or a batch, B x n_q x d_q)")
-        ("key", po::value(&k_path)->value_name("K")->required(), "keys: n_k x d_k")
-        ("value", po::value(&v_path)->value_name("V"), "values: n_k x d_v")
-        ("score", po::value(&score)->value_name("KIND")->default_value(score),
-         "dot, scaled-dot, bilinear (general), additive (concat), cosine or location")
-        ("params", po::value(&params)->value_name("P.npz"),
-         "parameters: W (bilinear), Wk, Wq, v (additive), Wa (location), Wp, vp (--local p)")
-        ("beta", po::value(&beta)->value_name("B")->default_value(1.0f, "1"),
-         "sharpness of the cosine score")
-        ("mask", po::value(&mask)->value_name("causal|FILE"),
-         "'causal' (query i sees keys j <= i) or a 0/1 n_q x n_k matrix (0 = masked)")
-        ("key-padding", po::value(&padding)->value_name("LENGTHS"),
-         "file of one valid key length per batch item (later keys get zero weight)")
-        ("local", po::value(&local_kind)->value_name("m|p"),
-         "local attention (Luong): m = monotonic (p_i = i), p = predicted p_i")
-        ("window", po::value(&window)->value_name("D"),
-         "half-width of the local window: keys with |j - p_i| <= D")
-        ("emit", po::value(&output)->value_name("WHAT"),
-         "scores, weights or context (default: context with --value, else weights)")
-        ("hard", po::value(&hard)->value_name("MODE"),
-         "hard attention: argmax or sample (one-hot weights)")
-        ;
+    app.options().add_options()("query", po::value(&q_path)->value_name("Q")->required(),
+                                "queries, one per row: n_q x d_q (or a batch, B x n_q x d_q)")(
+        "key", po::value(&k_path)->value_name("K")->required(), "keys: n_k x d_k")(
+        "value", po::value(&v_path)->value_name("V"), "values: n_k x d_v")(
+        "score", po::value(&score)->value_name("KIND")->default_value(score),
+        "dot, scaled-dot, bilinear (general), additive (concat), cosine or location")(
+        "params", po::value(&params)->value_name("P.npz"),
+        "parameters: W (bilinear), Wk, Wq, v (additive), Wa (location), Wp, vp (--local p)")(
+        "beta", po::value(&beta)->value_name("B")->default_value(1.0f, "1"),
+        "sharpness of the cosine score")(
+        "mask", po::value(&mask)->value_name("causal|FILE"),
+        "'causal' (query i sees keys j <= i) or a 0/1 n_q x n_k matrix (0 = masked)")(
+        "key-padding", po::value(&padding)->value_name("LENGTHS"),
+        "file of one valid key length per batch item (later keys get zero weight)")(
+        "local", po::value(&local_kind)->value_name("m|p"),
+        "local attention (Luong): m = monotonic (p_i = i), p = predicted p_i")(
+        "window", po::value(&window)->value_name("D"),
+        "half-width of the local window: keys with |j - p_i| <= D")(
+        "emit", po::value(&output)->value_name("WHAT"),
+        "scores, weights or context (default: context with --value, else weights)")(
+        "hard", po::value(&hard)->value_name("MODE"),
+        "hard attention: argmax or sample (one-hot weights)");
     attnkit::cli::add_output_option(
         app, "FILE", "where to write (.npy, .npz or text by the extension; - is standard output)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput);
-    app.shard_items("batch items (when an operand is 3-D), else the query rows (text "
-                    "output; not with --hard sample)");
+    app.shard_items(
+        "batch items (when an operand is 3-D), else the query rows (text "
+        "output; not with --hard sample)");
     app.epilog(
         "Scores: dot q.k; scaled-dot q.k/sqrt(d_k); bilinear k'Wq with W d_k x d_q;\n"
         "additive v'tanh(Wk k + Wq q) with Wk d_a x d_k, Wq d_a x d_q, v d_a; cosine\n"
@@ -90,11 +94,13 @@ int main(int argc, char** argv) {
     out = attnkit::cli::resolve_output(app, {"scores", "weights", "context"}, &output);
 
     at::Scorer scorer;
-    scorer.kind = attnkit::cli::parse_option("--score", [&] { return at::parse_score_kind(score); });
+    scorer.kind =
+        attnkit::cli::parse_option("--score", [&] { return at::parse_score_kind(score); });
     scorer.beta = beta;
     at::LocalSpec local;
     if (app.given("local")) {
-      local.kind = attnkit::cli::parse_option("--local", [&] { return at::parse_local(local_kind); });
+      local.kind =
+          attnkit::cli::parse_option("--local", [&] { return at::parse_local(local_kind); });
       if (!app.given("window")) throw attnkit::UsageError("--local needs --window D");
       local.window = window;
       const int64_t least = local.kind == at::Local::Predictive ? 1 : 0;
@@ -107,8 +113,10 @@ int main(int argc, char** argv) {
     const bool score_params = !at::score_param_names(scorer.kind).empty();
     const bool takes_params = score_params || local.kind == at::Local::Predictive;
     if (app.given("params") && !takes_params)
-      throw attnkit::UsageError("--params is for the bilinear, additive and location scores "
-                                "and --local p, not " + score);
+      throw attnkit::UsageError(
+          "--params is for the bilinear, additive and location scores "
+          "and --local p, not " +
+          score);
     if (!app.given("params") && takes_params)
       throw attnkit::UsageError(score_params ? "--score " + score + " needs --params FILE.npz"
                                              : "--local p needs --params FILE.npz (Wp, vp)");
@@ -131,8 +139,9 @@ int main(int argc, char** argv) {
     if (shard.given) {
       attnkit::cli::check_shard_text_output(app, out);
       if (opt.hard == at::Hard::Sample)
-        throw attnkit::UsageError("--shard does not apply to --hard sample (one generator draws "
-                                  "for every row in order)");
+        throw attnkit::UsageError(
+            "--shard does not apply to --hard sample (one generator draws "
+            "for every row in order)");
     }
     if (takes_params) load_params(scorer, local, params);
     opt.local = &local;
@@ -170,7 +179,8 @@ int main(int argc, char** argv) {
     int64_t first = 0;
     if (shard.given) {
       int64_t items = q.rank() == 2 ? q.dim(0) : 0;
-      for (const attnkit::Tensor* t : {&q, &k, static_cast<const attnkit::Tensor*>(&v), static_cast<const attnkit::Tensor*>(&m)})
+      for (const attnkit::Tensor* t : {&q, &k, static_cast<const attnkit::Tensor*>(&v),
+                                       static_cast<const attnkit::Tensor*>(&m)})
         if (t->rank() == 3) {
           items = t->dim(0);
           break;
@@ -179,7 +189,9 @@ int main(int argc, char** argv) {
       opt.part_end = shard.end(items);
     }
     const at::OperandFiles files{q_path, k_path, v_path, opt.mask ? mask : "", params};
-    const attnkit::Tensor result = at::locating_operands(files, [&] { return at::attend(scorer, q, k, opt.output == at::Output::Context ? &v : nullptr, opt); });
+    const attnkit::Tensor result = at::locating_operands(files, [&] {
+      return at::attend(scorer, q, k, opt.output == at::Output::Context ? &v : nullptr, opt);
+    });
     attnkit::cli::write_shard_tensor(app, out, result, first);
   });
 }

@@ -1,11 +1,12 @@
 // bleu: BLEU of hypotheses against references, over the corpus or per sentence.
+#include "attnkit/eval/bleu.h"
+
 #include <cstdio>
 #include <string>
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
-#include "attnkit/eval/bleu.h"
 #include "attnkit/io/tensor_io.h"
 
 using namespace attnkit;
@@ -28,30 +29,28 @@ int main(int argc, char** argv) {
     std::string ref, hyp = "-", smooth = "exp", out = "-";
     int max_n = 4, decimals = -1;
     bool sentence = false, textbook = false, fraction = false, details = false;
-    app.describe("BLEU of tokenised hypotheses against references.",
-                 "--ref REF [OPTIONS] [HYP]");
-    app.options().add_options()
-        ("ref,r", po::value(&ref)->value_name("REF"),
-         "references, one sentence per line (required)")
-        ("hyp", po::value(&hyp)->value_name("HYP")->default_value("-"),
-         "hypotheses, one per line, aligned with REF (also the positional argument; "
-         "- is standard input)")
-        ("max-n,n", po::value(&max_n)->value_name("N")->default_value(4),
-         "largest n-gram order (1 to 100)")
-        ("sentence,s", po::bool_switch(&sentence), "one score per sentence instead of the corpus score")
-        ("textbook", po::bool_switch(&textbook),
-         "per sentence, the textbook's score exp(min(0, 1 - r/c)) prod p_n^(1/2^n) (implies "
-         "--sentence)")
-        ("smooth", po::value(&smooth)->value_name("M")->default_value("exp"),
-         "zero precisions: exp (sacreBLEU's default) or none (any zero precision gives 0)")
-        ("fraction", po::bool_switch(&fraction), "scores in [0, 1] instead of 0 to 100")
-        ("decimals", po::value(&decimals)->value_name("D"),
-         "digits after the point (default 2, or 4 with --fraction)")
-        ("details", po::bool_switch(&details),
-         "corpus score with its parts: a header line, then score, p1..pN, BP, ratio, "
-         "hyp_len, ref_len (tab-separated)")
-        ("output,o", po::value(&out)->value_name("OUT")->default_value("-"),
-         "where to write (- is standard output)");
+    app.describe("BLEU of tokenised hypotheses against references.", "--ref REF [OPTIONS] [HYP]");
+    app.options().add_options()("ref,r", po::value(&ref)->value_name("REF"),
+                                "references, one sentence per line (required)")(
+        "hyp", po::value(&hyp)->value_name("HYP")->default_value("-"),
+        "hypotheses, one per line, aligned with REF (also the positional argument; "
+        "- is standard input)")("max-n,n", po::value(&max_n)->value_name("N")->default_value(4),
+                                "largest n-gram order (1 to 100)")(
+        "sentence,s", po::bool_switch(&sentence),
+        "one score per sentence instead of the corpus score")(
+        "textbook", po::bool_switch(&textbook),
+        "per sentence, the textbook's score exp(min(0, 1 - r/c)) prod p_n^(1/2^n) (implies "
+        "--sentence)")(
+        "smooth", po::value(&smooth)->value_name("M")->default_value("exp"),
+        "zero precisions: exp (sacreBLEU's default) or none (any zero precision gives 0)")(
+        "fraction", po::bool_switch(&fraction), "scores in [0, 1] instead of 0 to 100")(
+        "decimals", po::value(&decimals)->value_name("D"),
+        "digits after the point (default 2, or 4 with --fraction)")(
+        "details", po::bool_switch(&details),
+        "corpus score with its parts: a header line, then score, p1..pN, BP, ratio, "
+        "hyp_len, ref_len (tab-separated)")("output,o",
+                                            po::value(&out)->value_name("OUT")->default_value("-"),
+                                            "where to write (- is standard output)");
     std::vector<std::string> extra;
     app.hidden_options().add_options()("extra-file", po::value(&extra));
     app.positional().add("hyp", 1).add("extra-file", -1);
@@ -98,7 +97,8 @@ int main(int argc, char** argv) {
     } else {
       eval::BleuStats stats(max_n);
       for (size_t i = 0; i < refs.size(); ++i)
-        stats += eval::bleu_stats(data::split_whitespace(hyps[i]), data::split_whitespace(refs[i]), max_n);
+        stats += eval::bleu_stats(data::split_whitespace(hyps[i]), data::split_whitespace(refs[i]),
+                                  max_n);
       const eval::BleuScore s = eval::bleu_score(stats, smoothing);
       if (details) {
         text += "bleu";
@@ -106,7 +106,8 @@ int main(int argc, char** argv) {
         text += "\tbp\tratio\thyp_len\tref_len\n";
         text += fixed(s.score * scale, decimals);
         for (double p : s.precisions) text += "\t" + fixed(p * scale, decimals);
-        const double ratio = s.ref_len ? static_cast<double>(s.hyp_len) / static_cast<double>(s.ref_len) : 0.0;
+        const double ratio =
+            s.ref_len ? static_cast<double>(s.hyp_len) / static_cast<double>(s.ref_len) : 0.0;
         text += "\t" + fixed(s.brevity_penalty, 4) + "\t" + fixed(ratio, 4) + "\t" +
                 std::to_string(s.hyp_len) + "\t" + std::to_string(s.ref_len) + "\n";
       } else {

@@ -19,18 +19,18 @@ int main(int argc, char** argv) {
     app.describe("The energy of each state (one per row) under a Hopfield net.",
                  "[OPTIONS] --net NET.npz -i STATES\n"
                  "   or: hopfield-energy [OPTIONS] --modern --patterns X --beta B -i STATES");
-    app.options().add_options()
-        ("net", po::value(&net_path)->value_name("NET.npz"), "classic net: W (N x N) and b (N)")
-        ("input,i", po::value(&in)->value_name("STATES")->default_value("-"),
-         "states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input")
-        ("output,o", po::value(&out)->value_name("FILE")->default_value("-"),
-         "energies, one per line (.npy or text by the extension; - is standard output)")
-        ("modern", po::bool_switch(&modern), "modern Hopfield energy (Ramsauer et al. 2020)")
-        ("patterns", po::value(&patterns)->value_name("X"),
-         "modern: the stored patterns, P x d, one per row")
-        ("beta", po::value(&beta)->value_name("B"), "modern: inverse temperature (> 0)")
-        ("image-size", po::value(&image_size)->value_name("WxH"),
-         "PBM tiles of W x H pixels, one state each");
+    app.options().add_options()("net", po::value(&net_path)->value_name("NET.npz"),
+                                "classic net: W (N x N) and b (N)")(
+        "input,i", po::value(&in)->value_name("STATES")->default_value("-"),
+        "states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input")(
+        "output,o", po::value(&out)->value_name("FILE")->default_value("-"),
+        "energies, one per line (.npy or text by the extension; - is standard output)")(
+        "modern", po::bool_switch(&modern), "modern Hopfield energy (Ramsauer et al. 2020)")(
+        "patterns", po::value(&patterns)->value_name("X"),
+        "modern: the stored patterns, P x d, one per row")(
+        "beta", po::value(&beta)->value_name("B"), "modern: inverse temperature (> 0)")(
+        "image-size", po::value(&image_size)->value_name("WxH"),
+        "PBM tiles of W x H pixels, one state each");
     app.enable(attnkit::cli::kOutput);
     app.epilog(
         "Classic: E = -1/2 s'Ws - b's. Modern: E = -lse(beta, X xi) + 1/2 xi'xi\n"

@@ -1,8 +1,8 @@
 // hopfield-recall: run Hopfield dynamics from probe states (classic), or the modern update.
 #include <algorithm>
 #include <cstdio>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "attnkit/cli/cli.h"
@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
     using attnkit::Tensor;
     using attnkit::UsageError;
     std::string net_path, in = "-", out = "-", mode = "async", order = "random", patterns, trace,
-                image_size, what = "states";
+                          image_size, what = "states";
     int max_steps = 100, steps = 1;
     int64_t per_row = 0, pixel = 1;
     float beta = 1.0f;
@@ -29,40 +29,39 @@ int main(int argc, char** argv) {
     app.describe("Recall stored patterns from probes with Hopfield dynamics (classic or modern).",
                  "[OPTIONS] --net NET.npz -i PROBES -o OUT\n"
                  "   or: hopfield-recall [OPTIONS] --modern --patterns X --beta B -i PROBES");
-    app.options().add_options()
-        ("net", po::value(&net_path)->value_name("NET.npz"),
-         "classic net from hopfield-store: W (N x N) and b (N)")
-        ("input,i", po::value(&in)->value_name("PROBES")->default_value("-"),
-         "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input");
+    app.options().add_options()("net", po::value(&net_path)->value_name("NET.npz"),
+                                "classic net from hopfield-store: W (N x N) and b (N)")(
+        "input,i", po::value(&in)->value_name("PROBES")->default_value("-"),
+        "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input");
     attnkit::cli::add_output_option(
-        app, "OUT", "final states (.pbm, .npy, .npz or text by the extension; - is standard output)");
-    app.options().add_options()
-        ("mode", po::value(&mode)->value_name("MODE")->default_value(mode),
-         "async (one neuron at a time) or sync (all at once)")
-        ("order", po::value(&order)->value_name("ORDER")->default_value(order),
-         "async visiting order: random (a fresh seeded permutation per sweep) or sequential")
-        ("max-steps", po::value(&max_steps)->value_name("K")->default_value(max_steps),
-         "stop after K steps (async: sweeps over all N neurons); 1 = one-step dynamics")
-        ("patterns", po::value(&patterns)->value_name("P"),
-         "stored patterns: overlaps in the trace and the retrieved pattern per probe; "
-         "with --modern, the memory X (P x d)")
-        ("trace", po::value(&trace)->value_name("TRACE.tsv"),
-         "TSV per probe and step: energy, flips (and best pattern, overlaps)")
-        ("trace-flips", po::bool_switch(&trace_flips),
-         "async: the trace gets one row per flip instead, with the energy recomputed from "
-         "its definition (O(N^2) per flip: small nets)")
-        ("modern", po::bool_switch(&modern),
-         "modern Hopfield update xi <- softmax(beta xi X') X (Ramsauer et al. 2020)")
-        ("beta", po::value(&beta)->value_name("B"), "modern: inverse temperature (> 0)")
-        ("steps", po::value(&steps)->value_name("K")->default_value(steps), "modern: updates")
-        ("emit", po::value(&what)->value_name("WHAT")->default_value(what),
-         "modern: states, or weights (the softmax over stored patterns of the last update)")
-        ("image-size", po::value(&image_size)->value_name("WxH"),
-         "PBM tiles of W x H pixels, one pattern each, for input and output")
-        ("tiles-per-row", po::value(&per_row)->value_name("C"),
-         "tiles per row of a PBM output sheet (default: as the input, else 10)")
-        ("pixel-size", po::value(&pixel)->value_name("K")->default_value(pixel),
-         "a PBM output sheet draws each value as K x K pixels (to look at; 1 to 64)");
+        app, "OUT",
+        "final states (.pbm, .npy, .npz or text by the extension; - is standard output)");
+    app.options().add_options()("mode", po::value(&mode)->value_name("MODE")->default_value(mode),
+                                "async (one neuron at a time) or sync (all at once)")(
+        "order", po::value(&order)->value_name("ORDER")->default_value(order),
+        "async visiting order: random (a fresh seeded permutation per sweep) or sequential")(
+        "max-steps", po::value(&max_steps)->value_name("K")->default_value(max_steps),
+        "stop after K steps (async: sweeps over all N neurons); 1 = one-step dynamics")(
+        "patterns", po::value(&patterns)->value_name("P"),
+        "stored patterns: overlaps in the trace and the retrieved pattern per probe; "
+        "with --modern, the memory X (P x d)")(
+        "trace", po::value(&trace)->value_name("TRACE.tsv"),
+        "TSV per probe and step: energy, flips (and best pattern, overlaps)")(
+        "trace-flips", po::bool_switch(&trace_flips),
+        "async: the trace gets one row per flip instead, with the energy recomputed from "
+        "its definition (O(N^2) per flip: small nets)")(
+        "modern", po::bool_switch(&modern),
+        "modern Hopfield update xi <- softmax(beta xi X') X (Ramsauer et al. 2020)")(
+        "beta", po::value(&beta)->value_name("B"), "modern: inverse temperature (> 0)")(
+        "steps", po::value(&steps)->value_name("K")->default_value(steps), "modern: updates")(
+        "emit", po::value(&what)->value_name("WHAT")->default_value(what),
+        "modern: states, or weights (the softmax over stored patterns of the last update)")(
+        "image-size", po::value(&image_size)->value_name("WxH"),
+        "PBM tiles of W x H pixels, one pattern each, for input and output")(
+        "tiles-per-row", po::value(&per_row)->value_name("C"),
+        "tiles per row of a PBM output sheet (default: as the input, else 10)")(
+        "pixel-size", po::value(&pixel)->value_name("K")->default_value(pixel),
+        "a PBM output sheet draws each value as K x K pixels (to look at; 1 to 64)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput | attnkit::cli::kQuiet);
     app.shard_items("probes (rows of -i; classic nets, text output, not with --trace)");
     app.epilog(
@@ -83,7 +82,8 @@ int main(int argc, char** argv) {
     if (shard.given) {
       if (modern) throw UsageError("--shard is for classic nets, not --modern");
       if (app.given("trace")) throw UsageError("--shard does not apply to --trace");
-      if (app.given("image-size") || (out.size() >= 4 && out.compare(out.size() - 4, 4, ".pbm") == 0))
+      if (app.given("image-size") ||
+          (out.size() >= 4 && out.compare(out.size() - 4, 4, ".pbm") == 0))
         throw UsageError("--shard writes text, not PBM sheets");
       attnkit::cli::check_shard_text_output(app, out);
     }
@@ -96,7 +96,8 @@ int main(int argc, char** argv) {
       if (!(beta > 0.0f)) throw UsageError("--beta must be a number above 0");
       if (steps < 1) throw UsageError("--steps must be 1 or more");
       const bool emit_weights = attnkit::cli::parse_option("--emit", [&] {
-        return attnkit::parse_choice<bool>("output kind", what, {{"states", false}, {"weights", true}});
+        return attnkit::parse_choice<bool>("output kind", what,
+                                           {{"states", false}, {"weights", true}});
       });
       const Tensor x = mem::read_patterns(patterns, &layout, false);
       const Tensor xi = mem::read_patterns(in, &layout, false);

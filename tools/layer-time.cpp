@@ -18,19 +18,19 @@ int main(int argc, char** argv) {
     bool header = false, dilated = false;
     app.describe("Time one self-attention, convolution or RNN layer on a random sequence.",
                  "[OPTIONS] --layer attention|conv|rnn --length N --dim D");
-    app.options().add_options()
-      ("layer", po::value(&layer)->value_name("NAME")->required(),
-       "attention (softmax(X X^T / sqrt D) X), conv (1-D, D channels in and out, K taps, "
-       "zero padding) or rnn (tanh Elman recurrence, D hidden units)")
-      ("length,n", po::value(&length)->value_name("N")->required(), "sequence length (rows of X)")
-      ("dim,d", po::value(&dim)->value_name("D")->required(), "width of each position")
-      ("kernel,k", po::value(&kernel)->value_name("K")->default_value(3),
-       "convolution taps (the path length of conv uses it too)")
-      ("dilated", po::bool_switch(&dilated),
-       "report the path length of a stack of dilated convolutions (dilation K^l at layer l)")
-      ("repeat,r", po::value(&repeat)->value_name("R")->default_value(3),
-       "forward passes; the best time is reported")
-      ("header", po::bool_switch(&header), "print a header line first");
+    app.options().add_options()(
+        "layer", po::value(&layer)->value_name("NAME")->required(),
+        "attention (softmax(X X^T / sqrt D) X), conv (1-D, D channels in and out, K taps, "
+        "zero padding) or rnn (tanh Elman recurrence, D hidden units)")(
+        "length,n", po::value(&length)->value_name("N")->required(), "sequence length (rows of X)")(
+        "dim,d", po::value(&dim)->value_name("D")->required(), "width of each position")(
+        "kernel,k", po::value(&kernel)->value_name("K")->default_value(3),
+        "convolution taps (the path length of conv uses it too)")(
+        "dilated", po::bool_switch(&dilated),
+        "report the path length of a stack of dilated convolutions (dilation K^l at layer l)")(
+        "repeat,r", po::value(&repeat)->value_name("R")->default_value(3),
+        "forward passes; the best time is reported")("header", po::bool_switch(&header),
+                                                     "print a header line first");
     app.enable(attnkit::cli::kSeed);
     app.epilog(
         "Output: one tab-separated line\n"
@@ -43,7 +43,8 @@ int main(int argc, char** argv) {
         "Cost: attention O(N^2 D), conv O(K N D^2), rnn O(N D^2) of which N steps are\n"
         "sequential. The attention is the attention proper, without the D x D projections.");
     app.parse();
-    const cx::SeqLayer l = attnkit::cli::parse_option("--layer", [&] { return cx::parse_seq_layer(layer); });
+    const cx::SeqLayer l =
+        attnkit::cli::parse_option("--layer", [&] { return cx::parse_seq_layer(layer); });
     if (length < 1) throw attnkit::UsageError("--length must be at least 1");
     if (dim < 1) throw attnkit::UsageError("--dim must be at least 1");
     if (kernel < 1) throw attnkit::UsageError("--kernel must be at least 1");
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
       throw attnkit::UsageError("--kernel 1 never connects two positions: use 2 or more");
     const int64_t path = cx::max_path_length(l, length, kernel, dilated);
     uint64_t flops = 0;
-    const double seconds = cx::time_layer(l, length, dim, kernel, repeat, app.common().seed, nullptr, &flops);
+    const double seconds =
+        cx::time_layer(l, length, dim, kernel, repeat, app.common().seed, nullptr, &flops);
     if (header) std::printf("layer\tN\tD\tK\tseconds\tmax_path\tflops\n");
     const std::string k = l == cx::SeqLayer::Conv ? std::to_string(kernel) : "-";
     std::printf("%s\t%lld\t%lld\t%s\t%.6g\t%lld\t%llu\n", cx::seq_layer_name(l).c_str(),

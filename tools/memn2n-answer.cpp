@@ -11,8 +11,8 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/babi.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/memn2n_train.h"
 #include "attnkit/memory/memn2n_io.h"
+#include "attnkit/memory/memn2n_train.h"
 
 namespace {
 
@@ -31,18 +31,17 @@ int main(int argc, char** argv) {
     std::string model_path, in = "-", out = "-", att_path, labels;
     app.describe("Answer the questions of a bAbI-format file with a trained memory network.",
                  "[OPTIONS] --model MODEL [-i STORIES] [--attention ATT.npz]");
-    app.options().add_options()
-        ("model", po::value(&model_path)->value_name("MODEL")->required(),
-         "a model from memn2n-train")
-        ("input,i", po::value(&in)->value_name("STORIES")->default_value(in),
-         "stories and questions in the bAbI format (- is standard input)")
-        ("output,o", po::value(&out)->value_name("FILE")->default_value(out),
-         "the answers (- is standard output)")
-        ("attention", po::value(&att_path)->value_name("ATT.npz"),
-         "each question's hop weights: array qLINE, memory sentences (oldest first) x hops")
-        ("labels", po::value(&labels)->value_name("DIR"),
-         "write DIR/qLINE.txt, the memory sentences of each question one a line (row labels "
-         "for attn-plot)");
+    app.options().add_options()("model", po::value(&model_path)->value_name("MODEL")->required(),
+                                "a model from memn2n-train")(
+        "input,i", po::value(&in)->value_name("STORIES")->default_value(in),
+        "stories and questions in the bAbI format (- is standard input)")(
+        "output,o", po::value(&out)->value_name("FILE")->default_value(out),
+        "the answers (- is standard output)")(
+        "attention", po::value(&att_path)->value_name("ATT.npz"),
+        "each question's hop weights: array qLINE, memory sentences (oldest first) x hops")(
+        "labels", po::value(&labels)->value_name("DIR"),
+        "write DIR/qLINE.txt, the memory sentences of each question one a line (row labels "
+        "for attn-plot)");
     app.enable(attnkit::cli::kQuiet);
     app.shard_items("questions (in file order; the header row comes with the first slice)");
     app.epilog(
@@ -57,9 +56,10 @@ int main(int argc, char** argv) {
     const mem::LoadedMemN2N m = mem::load_memn2n(model_path);
     auto ex = attnkit::data::read_babi(in, true);
     if (ex.empty())
-      throw attnkit::DataError("no questions (a question is a line ending in '?', or with a tab "
-                               "before its answer)",
-                               in);
+      throw attnkit::DataError(
+          "no questions (a question is a line ending in '?', or with a tab "
+          "before its answer)",
+          in);
     // --shard: the slice's questions, answered in the whole run's batches (a batch's padding
     // and its matrix products depend on every question in it): the batches that hold the
     // slice are answered whole, and the questions outside the slice dropped after.
@@ -121,8 +121,8 @@ int main(int argc, char** argv) {
       const int64_t answered = static_cast<int64_t>(ex.size()) - unanswered;
       if (unanswered == 0)
         std::snprintf(b, sizeof b, "%zu questions, %lld answered wrong (%.1f%%)", ex.size(),
-                      static_cast<long long>(wrong), 100.0 * static_cast<double>(wrong) /
-                                                         static_cast<double>(ex.size()));
+                      static_cast<long long>(wrong),
+                      100.0 * static_cast<double>(wrong) / static_cast<double>(ex.size()));
       else if (answered == 0)
         std::snprintf(b, sizeof b, "%zu questions, none with an answer to check", ex.size());
       else

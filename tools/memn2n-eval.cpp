@@ -10,8 +10,8 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/babi.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/memn2n_train.h"
 #include "attnkit/memory/memn2n_io.h"
+#include "attnkit/memory/memn2n_train.h"
 
 int main(int argc, char** argv) {
   return attnkit::cli::run("memn2n-eval", argc, argv, [](attnkit::cli::App& app) {
@@ -20,22 +20,22 @@ int main(int argc, char** argv) {
     namespace data = attnkit::data;
     std::string model_path, dir, task, out = "-", split = "test";
     double pass = 5.0;
-    app.describe("Per-task test error of a memory network on bAbI, with the mean and the "
-                 "failed-task count.",
-                 "[OPTIONS] --model MODEL --data DIR");
-    app.options().add_options()
-        ("model", po::value(&model_path)->value_name("MODEL")->required(),
-         "a model from memn2n-train")
-        ("data", po::value(&dir)->value_name("DIR")->required(),
-         "a bAbI directory holding qaN_*_test.txt files")
-        ("task", po::value(&task)->value_name("LIST"),
-         "tasks to evaluate: N, all, or a list such as 1,2,4-20 (default: the model's)")
-        ("split", po::value(&split)->value_name("S")->default_value(split),
-         "test, or train (the files qaN_*_<S>.txt)")
-        ("pass", po::value(&pass)->value_name("PCT")->default_value(pass),
-         "a task passes when its error is at most PCT percent")
-        ("output,o", po::value(&out)->value_name("FILE")->default_value(out),
-         "the table (- is standard output)");
+    app.describe(
+        "Per-task test error of a memory network on bAbI, with the mean and the "
+        "failed-task count.",
+        "[OPTIONS] --model MODEL --data DIR");
+    app.options().add_options()("model", po::value(&model_path)->value_name("MODEL")->required(),
+                                "a model from memn2n-train")(
+        "data", po::value(&dir)->value_name("DIR")->required(),
+        "a bAbI directory holding qaN_*_test.txt files")(
+        "task", po::value(&task)->value_name("LIST"),
+        "tasks to evaluate: N, all, or a list such as 1,2,4-20 (default: the model's)")(
+        "split", po::value(&split)->value_name("S")->default_value(split),
+        "test, or train (the files qaN_*_<S>.txt)")(
+        "pass", po::value(&pass)->value_name("PCT")->default_value(pass),
+        "a task passes when its error is at most PCT percent")(
+        "output,o", po::value(&out)->value_name("FILE")->default_value(out),
+        "the table (- is standard output)");
     app.enable(attnkit::cli::kQuiet);
     app.epilog(
         "Output (TSV): a header 'task error pass', one row per task (error in percent with\n"

@@ -13,29 +13,29 @@
 using namespace attnkit;
 namespace po = boost::program_options;
 
-
 int main(int argc, char** argv) {
   return cli::run("ntm-address", argc, argv, [](cli::App& app) {
     std::string memory, key, shift = "0,1,0", prev, out = "-";
     double beta = 1.0, gate = 1.0, gamma = 1.0;
-    app.describe("One Neural Turing Machine addressing step: content, interpolation, shift, sharpening.",
-                 "--memory M --key K [--beta B] [--gate G] [--shift S] [--gamma Y] [--prev W] [-o OUT]");
-    app.options().add_options()
-        ("memory,m", po::value(&memory)->value_name("M")->required(),
-         "memory, an N x M matrix (text, .npy, FILE.npz:NAME; - is standard input)")
-        ("key,k", po::value(&key)->value_name("K")->required(),
-         "key, M values: inline (0.5,-1,0.3) or a file")
-        ("beta", po::value(&beta)->value_name("B")->default_value(beta), "key strength (>= 0)")
-        ("gate", po::value(&gate)->value_name("G")->default_value(gate),
-         "interpolation gate in [0, 1] (1: content only, 0: previous weighting only)")
-        ("shift", po::value(&shift)->value_name("S")->default_value(shift),
-         "shift weighting over shifts -R..+R, 2R+1 values: inline or a file")
-        ("gamma", po::value(&gamma)->value_name("Y")->default_value(gamma), "sharpening (>= 1)")
-        ("prev", po::value(&prev)->value_name("W"),
-         "previous weighting, N values: inline or a file (default: uniform 1/N)")
-        ("output,o", po::value(&out)->value_name("OUT")->default_value("-"),
-         "OUT.npz: arrays wc, wg, wshift, w; otherwise a 4 x N matrix, one stage per row "
-         "(text, or .npy by the name; - is standard output)");
+    app.describe(
+        "One Neural Turing Machine addressing step: content, interpolation, shift, sharpening.",
+        "--memory M --key K [--beta B] [--gate G] [--shift S] [--gamma Y] [--prev W] [-o OUT]");
+    app.options().add_options()(
+        "memory,m", po::value(&memory)->value_name("M")->required(),
+        "memory, an N x M matrix (text, .npy, FILE.npz:NAME; - is standard input)")(
+        "key,k", po::value(&key)->value_name("K")->required(),
+        "key, M values: inline (0.5,-1,0.3) or a file")(
+        "beta", po::value(&beta)->value_name("B")->default_value(beta), "key strength (>= 0)")(
+        "gate", po::value(&gate)->value_name("G")->default_value(gate),
+        "interpolation gate in [0, 1] (1: content only, 0: previous weighting only)")(
+        "shift", po::value(&shift)->value_name("S")->default_value(shift),
+        "shift weighting over shifts -R..+R, 2R+1 values: inline or a file")(
+        "gamma", po::value(&gamma)->value_name("Y")->default_value(gamma), "sharpening (>= 1)")(
+        "prev", po::value(&prev)->value_name("W"),
+        "previous weighting, N values: inline or a file (default: uniform 1/N)")(
+        "output,o", po::value(&out)->value_name("OUT")->default_value("-"),
+        "OUT.npz: arrays wc, wg, wshift, w; otherwise a 4 x N matrix, one stage per row "
+        "(text, or .npy by the name; - is standard output)");
     app.enable(cli::kOutput);
     app.epilog(
         "Stages, one row each in this order:\n"
@@ -52,8 +52,9 @@ int main(int argc, char** argv) {
     const std::vector<double> mv(mem.values().begin(), mem.values().end());
     const std::vector<double> kv = cli::read_vector(key, "--key");
     const std::vector<double> sv = cli::read_vector(shift, "--shift");
-    const std::vector<double> pv = prev.empty() ? std::vector<double>(static_cast<size_t>(n), 1.0 / n)
-                                                : cli::read_vector(prev, "--prev");
+    const std::vector<double> pv = prev.empty()
+                                       ? std::vector<double>(static_cast<size_t>(n), 1.0 / n)
+                                       : cli::read_vector(prev, "--prev");
     auto sized = [&](const std::vector<double>& v, int64_t want, const char* opt) {
       if (static_cast<int64_t>(v.size()) != want)
         throw UsageError(std::string(opt) + " has " + std::to_string(v.size()) + " values, the " +
@@ -73,8 +74,7 @@ int main(int argc, char** argv) {
     auto row = [n](const std::vector<double>& v) {
       return Tensor({n}, std::vector<float>(v.begin(), v.end()));
     };
-    if (io::split_member(out).first.size() >= 4 &&
-        out.compare(out.size() - 4, 4, ".npz") == 0) {
+    if (io::split_member(out).first.size() >= 4 && out.compare(out.size() - 4, 4, ".npz") == 0) {
       Tensor a = row(s.wc), b = row(s.wg), c = row(s.wshift), d = row(s.w);
       io::write_npz(out, {{"wc", &a}, {"wg", &b}, {"wshift", &c}, {"w", &d}});
       return;

@@ -20,28 +20,28 @@ int main(int argc, char** argv) {
     app.describe("Run a trained Neural Turing Machine: outputs, head traces, bits per sequence.",
                  "--model MODEL -i INPUT [-o OUT] [--trace TRACE.npz]\n"
                  "   or: ntm-run --model MODEL --eval [-i DATA.npz | --lengths L,...] [--count N]");
-    app.options().add_options()
-        ("model,m", po::value(&model_path)->value_name("MODEL")->required(), "a model from ntm-train")
-        ("input,i", po::value(&in)->value_name("INPUT"),
-         "one sequence, a steps x inputs matrix (text, .npy, FILE.npz:NAME; - is standard "
-         "input), or a seqtask-gen data set DATA.npz")
-        ("output,o", po::value(&out)->value_name("OUT")->default_value("-"),
-         "outputs σ(y), steps x outputs ([episodes, steps, outputs] for a data set); with "
-         "--eval the TSV report")
-        ("trace", po::value(&trace_path)->value_name("TRACE.npz"),
-         "per step (of the first sequence): read<k>/write<k> weightings [T, N], erase<k>, "
-         "add<k> [T, M], reads<k> [T, M], memory [T, N, M], inputs, outputs")
-        ("eval", po::bool_switch(&eval),
-         "report bits per sequence by length: on DATA.npz, or on fresh episodes of the "
-         "model's task")
-        ("lengths", po::value(&lengths_text)->value_name("L,..."),
-         "--eval: lengths (items for associative recall) of fresh episodes (default: the "
-         "training range)")
-        ("count,n", po::value(&count)->value_name("N")->default_value(count),
-         "--eval: fresh episodes per length");
+    app.options().add_options()("model,m", po::value(&model_path)->value_name("MODEL")->required(),
+                                "a model from ntm-train")(
+        "input,i", po::value(&in)->value_name("INPUT"),
+        "one sequence, a steps x inputs matrix (text, .npy, FILE.npz:NAME; - is standard "
+        "input), or a seqtask-gen data set DATA.npz")(
+        "output,o", po::value(&out)->value_name("OUT")->default_value("-"),
+        "outputs σ(y), steps x outputs ([episodes, steps, outputs] for a data set); with "
+        "--eval the TSV report")(
+        "trace", po::value(&trace_path)->value_name("TRACE.npz"),
+        "per step (of the first sequence): read<k>/write<k> weightings [T, N], erase<k>, "
+        "add<k> [T, M], reads<k> [T, M], memory [T, N, M], inputs, outputs")(
+        "eval", po::bool_switch(&eval),
+        "report bits per sequence by length: on DATA.npz, or on fresh episodes of the "
+        "model's task")(
+        "lengths", po::value(&lengths_text)->value_name("L,..."),
+        "--eval: lengths (items for associative recall) of fresh episodes (default: the "
+        "training range)")("count,n", po::value(&count)->value_name("N")->default_value(count),
+                           "--eval: fresh episodes per length");
     app.enable(cli::kSeed | cli::kQuiet | cli::kOutput);
-    app.shard_items("episodes of a data set -i DATA.npz (outputs as text; not with --eval or "
-                    "--trace)");
+    app.shard_items(
+        "episodes of a data set -i DATA.npz (outputs as text; not with --eval or "
+        "--trace)");
     app.epilog(
         "--eval prints TSV: length, sequences, bits_per_seq (wrong bits after thresholding at\n"
         "0.5, per sequence), wrong_fraction (of the scored bits), and a last row 'all'.");
@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
       throw UsageError("--lengths is for fresh episodes, not with -i");
 
     if (app.shard().given) {
-      if (eval) throw UsageError("--shard does not apply to --eval (its report sums over every episode)");
+      if (eval)
+        throw UsageError("--shard does not apply to --eval (its report sums over every episode)");
       if (!trace_path.empty()) throw UsageError("--shard does not apply to --trace");
       cli::check_shard_text_output(app, out);
     }
@@ -86,7 +87,8 @@ int main(int argc, char** argv) {
         }
       } else {
         if (!in.empty())  // a file that is not a data set: bad data, not bad usage
-          throw DataError("not a data set from seqtask-gen (an .npz with the arrays inputs and steps)", in);
+          throw DataError(
+              "not a data set from seqtask-gen (an .npz with the arrays inputs and steps)", in);
         data::SeqTaskOptions topt;
         if (memory::ntm_task_from_yaml(m.file.config_yaml, model_path, &topt).empty())
           throw UsageError("the model was trained on a data file: give --eval -i DATA.npz");
@@ -100,7 +102,8 @@ int main(int argc, char** argv) {
         for (int64_t l : lengths)
           if (l < lo) throw UsageError("--lengths: associative recall needs at least 2 items");
         Rng rng(app.common().seed);
-        cli::Progress bar(app.name(), static_cast<int64_t>(lengths.size()) * count, app.common().quiet);
+        cli::Progress bar(app.name(), static_cast<int64_t>(lengths.size()) * count,
+                          app.common().quiet);
         int64_t done = 0;
         for (int64_t l : lengths)
           for (int64_t k = 0; k < count; ++k) {
@@ -126,7 +129,8 @@ int main(int argc, char** argv) {
       for (int64_t i = first; i < last; ++i) {
         data::Episode e = ds.episode(i);
         const bool tr = i == 0 && !trace_path.empty();
-        Tensor p = memory::output_probabilities(ntm.forward(tape, e.input, tr ? &trace : nullptr).value());
+        Tensor p =
+            memory::output_probabilities(ntm.forward(tape, e.input, tr ? &trace : nullptr).value());
         if (tr) first_in = e.input.clone(), first_out = p.clone();
         std::copy(p.values().begin(), p.values().end(), result.data() + (i - first) * tm * no);
         tape.clear();
@@ -135,15 +139,17 @@ int main(int argc, char** argv) {
       Tensor x = io::read_tensor(in);
       if (x.rank() == 1) x.reshape({1, x.dim(0)});
       if (x.rank() != 2 || x.dim(1) != ni)
-        throw DataError("input is " + shape_str(x.shape()) + ", the model takes steps x " +
-                            std::to_string(ni),
-                        io::split_member(in).first);
-      result = memory::output_probabilities(ntm.forward(tape, x, trace_path.empty() ? nullptr : &trace).value());
+        throw DataError(
+            "input is " + shape_str(x.shape()) + ", the model takes steps x " + std::to_string(ni),
+            io::split_member(in).first);
+      result = memory::output_probabilities(
+          ntm.forward(tape, x, trace_path.empty() ? nullptr : &trace).value());
       first_in = x.clone();
       first_out = result.clone();
     }
     if (!trace_path.empty()) {
-      io::write_npz(trace_path, memory::trace_arrays(trace, cfg, std::move(first_in), std::move(first_out)));
+      io::write_npz(trace_path,
+                    memory::trace_arrays(trace, cfg, std::move(first_in), std::move(first_out)));
     }
     cli::write_shard_tensor(app, out, result, first);
   });

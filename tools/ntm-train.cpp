@@ -31,42 +31,69 @@ int main(int argc, char** argv) {
     app.describe("Train a Neural Turing Machine on copy, repeat-copy or associative recall.",
                  "(--task TASK | --data DATA.npz) [--config ntm.yaml] [--steps N] [--batch-size B] "
                  "[--seed S] -o MODEL [--log LOG.tsv] [--checkpoint-every N] [--resume]");
-    app.options().add_options()
-        ("data", po::value(&data_path)->value_name("DATA.npz"),
-         "train on a seqtask-gen data set (in epochs, shuffled) instead of fresh episodes")
-        ("output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)")
-        ("clip-norm", po::value<std::string>()->value_name("C"), "old spelling of --clip (kept for one release)");
+    app.options().add_options()(
+        "data", po::value(&data_path)->value_name("DATA.npz"),
+        "train on a seqtask-gen data set (in epochs, shuffled) instead of fresh episodes")(
+        "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)")(
+        "clip-norm", po::value<std::string>()->value_name("C"),
+        "old spelling of --clip (kept for one release)");
     app.alias("clip-norm", "clip");
     cli::add_training_options(app, tf);
-    app.config_options().add_options()
-        ("task", po::value(&task)->value_name("TASK"),
-         "copy, repeat-copy or associative-recall (fresh episodes every step)")
-        ("width", po::value(&width)->value_name("N")->default_value(width), "task: bits per vector (0: the task's, 8 or 6)")
-        ("min-len", po::value(&min_len)->value_name("N")->default_value(min_len), "task: shortest length or fewest items (0: the task's)")
-        ("max-len", po::value(&max_len)->value_name("N")->default_value(max_len), "task: longest length or most items (0: the task's, 20, 10 or 6)")
-        ("min-repeats", po::value(&min_rep)->value_name("N")->default_value(min_rep), "repeat-copy: fewest repeats")
-        ("max-repeats", po::value(&max_rep)->value_name("N")->default_value(max_rep), "repeat-copy: most repeats")
-        ("item-len", po::value(&item_len)->value_name("N")->default_value(item_len), "associative recall: vectors per item")
-        ("controller", po::value(&m.controller)->value_name("KIND")->default_value(m.controller), "lstm or feedforward")
-        ("controller-size", po::value(&m.controller_size)->value_name("N")->default_value(m.controller_size), "controller units")
-        ("controller-layers", po::value(&m.controller_layers)->value_name("N")->default_value(m.controller_layers), "controller layers")
-        ("read-heads", po::value(&m.read_heads)->value_name("N")->default_value(m.read_heads), "read heads")
-        ("write-heads", po::value(&m.write_heads)->value_name("N")->default_value(m.write_heads), "write heads")
-        ("memory-rows", po::value(&m.memory_rows)->value_name("N")->default_value(m.memory_rows), "memory locations N")
-        ("memory-cols", po::value(&m.memory_cols)->value_name("N")->default_value(m.memory_cols), "memory width M")
-        ("shift-range", po::value(&m.shift_range)->value_name("R")->default_value(m.shift_range), "shifts -R..+R")
-        ("memory-init", po::value(&m.memory_init)->value_name("KIND")->default_value(m.memory_init), "constant (1e-6), random or learned")
-        ("weight-init", po::value(&m.weight_init)->value_name("KIND")->default_value(m.weight_init), "initial weightings: learned or uniform")
-        ("add-activation", po::value(&m.add_activation)->value_name("KIND")->default_value(m.add_activation), "tanh or linear")
-        ("optimizer", po::value(&o.optimizer)->value_name("KIND")->default_value(o.optimizer), "rmsprop (Graves' centred form) or adam")
-        ("momentum", po::value(&o.momentum)->value_name("M")->default_value(o.momentum, "0.9"), "rmsprop: momentum")
-        ("decay", po::value(&o.decay)->value_name("D")->default_value(o.decay, "0.95"), "rmsprop: decay of the averages")
-        ("eps", po::value(&o.eps)->value_name("E")->default_value(o.eps, "1e-4"), "rmsprop: epsilon inside the square root; adam: outside")
-        ("clip-value", po::value(&o.clip_value)->value_name("V")->default_value(o.clip_value), "clamp gradients to [-V, V] (0: off)")
-        ("write-penalty", po::value(&o.write_penalty)->value_name("L")->default_value(o.write_penalty),
-         "add this times the writes' change of stored values (sum over cells of |M| |dM|, "
-         "smoothed) to the cost: filling empty memory is free, wearing down what is stored "
-         "costs (0: off)");
+    app.config_options().add_options()(
+        "task", po::value(&task)->value_name("TASK"),
+        "copy, repeat-copy or associative-recall (fresh episodes every step)")(
+        "width", po::value(&width)->value_name("N")->default_value(width),
+        "task: bits per vector (0: the task's, 8 or 6)")(
+        "min-len", po::value(&min_len)->value_name("N")->default_value(min_len),
+        "task: shortest length or fewest items (0: the task's)")(
+        "max-len", po::value(&max_len)->value_name("N")->default_value(max_len),
+        "task: longest length or most items (0: the task's, 20, 10 or 6)")(
+        "min-repeats", po::value(&min_rep)->value_name("N")->default_value(min_rep),
+        "repeat-copy: fewest repeats")("max-repeats",
+                                       po::value(&max_rep)->value_name("N")->default_value(max_rep),
+                                       "repeat-copy: most repeats")(
+        "item-len", po::value(&item_len)->value_name("N")->default_value(item_len),
+        "associative recall: vectors per item")(
+        "controller", po::value(&m.controller)->value_name("KIND")->default_value(m.controller),
+        "lstm or feedforward")(
+        "controller-size",
+        po::value(&m.controller_size)->value_name("N")->default_value(m.controller_size),
+        "controller units")(
+        "controller-layers",
+        po::value(&m.controller_layers)->value_name("N")->default_value(m.controller_layers),
+        "controller layers")("read-heads",
+                             po::value(&m.read_heads)->value_name("N")->default_value(m.read_heads),
+                             "read heads")(
+        "write-heads", po::value(&m.write_heads)->value_name("N")->default_value(m.write_heads),
+        "write heads")("memory-rows",
+                       po::value(&m.memory_rows)->value_name("N")->default_value(m.memory_rows),
+                       "memory locations N")(
+        "memory-cols", po::value(&m.memory_cols)->value_name("N")->default_value(m.memory_cols),
+        "memory width M")("shift-range",
+                          po::value(&m.shift_range)->value_name("R")->default_value(m.shift_range),
+                          "shifts -R..+R")(
+        "memory-init", po::value(&m.memory_init)->value_name("KIND")->default_value(m.memory_init),
+        "constant (1e-6), random or learned")(
+        "weight-init", po::value(&m.weight_init)->value_name("KIND")->default_value(m.weight_init),
+        "initial weightings: learned or uniform")(
+        "add-activation",
+        po::value(&m.add_activation)->value_name("KIND")->default_value(m.add_activation),
+        "tanh or linear")("optimizer",
+                          po::value(&o.optimizer)->value_name("KIND")->default_value(o.optimizer),
+                          "rmsprop (Graves' centred form) or adam")(
+        "momentum", po::value(&o.momentum)->value_name("M")->default_value(o.momentum, "0.9"),
+        "rmsprop: momentum")("decay",
+                             po::value(&o.decay)->value_name("D")->default_value(o.decay, "0.95"),
+                             "rmsprop: decay of the averages")(
+        "eps", po::value(&o.eps)->value_name("E")->default_value(o.eps, "1e-4"),
+        "rmsprop: epsilon inside the square root; adam: outside")(
+        "clip-value", po::value(&o.clip_value)->value_name("V")->default_value(o.clip_value),
+        "clamp gradients to [-V, V] (0: off)")(
+        "write-penalty",
+        po::value(&o.write_penalty)->value_name("L")->default_value(o.write_penalty),
+        "add this times the writes' change of stored values (sum over cells of |M| |dM|, "
+        "smoothed) to the cost: filling empty memory is free, wearing down what is stored "
+        "costs (0: off)");
     app.epilog(
         "Defaults: the recipe of pipelines/ntm-copy.sh, which learns the copy task in about\n"
         "30,000 sequences (Graves' centred RMSProp at 3e-4, one sequence a step, an LSTM\n"
@@ -92,7 +119,8 @@ int main(int argc, char** argv) {
       src.data = memory::read_ntm_dataset(data_path);
     }
     o.batch = tf.batch_size, o.lr = tf.lr, o.clip_norm = tf.clip;
-    memory::NtmTraining module(m, o, std::move(src), tf.steps, app.common().seed, app.config_yaml());
+    memory::NtmTraining module(m, o, std::move(src), tf.steps, app.common().seed,
+                               app.config_yaml());
     cli::train(app, module, topt);
   });
 }

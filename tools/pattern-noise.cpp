@@ -16,20 +16,20 @@ int main(int argc, char** argv) {
     int64_t count = 0, per_row = 0, pixel = 1;
     app.describe("Flip exactly K randomly chosen bits of every bipolar pattern.",
                  "[OPTIONS] -i PATTERNS (--flip FRACTION | --flip-count K)");
-    app.options().add_options()
-        ("input,i", po::value(&in)->value_name("PATTERNS")->default_value("-"),
-         "patterns, one per row of -1/+1 (text, .npy, or PBM images); - is standard input")
-        ("output,o", po::value(&out)->value_name("FILE")->default_value("-"),
-         "where to write (.pbm, .npy, .npz or text by the extension; - is standard output)")
-        ("flip", po::value(&fraction)->value_name("FRACTION"),
-         "flip round(FRACTION x N) bits of each pattern (0 to 1)")
-        ("flip-count", po::value(&count)->value_name("K"), "flip K bits of each pattern")
-        ("image-size", po::value(&image_size)->value_name("WxH"),
-         "PBM tiles of W x H pixels, one pattern each, for input and output")
-        ("tiles-per-row", po::value(&per_row)->value_name("C"),
-         "tiles per row of a PBM output sheet (default: as the input, else 10)")
-        ("pixel-size", po::value(&pixel)->value_name("K")->default_value(pixel),
-         "a PBM output sheet draws each value as K x K pixels (to look at; 1 to 64)");
+    app.options().add_options()(
+        "input,i", po::value(&in)->value_name("PATTERNS")->default_value("-"),
+        "patterns, one per row of -1/+1 (text, .npy, or PBM images); - is standard input")(
+        "output,o", po::value(&out)->value_name("FILE")->default_value("-"),
+        "where to write (.pbm, .npy, .npz or text by the extension; - is standard output)")(
+        "flip", po::value(&fraction)->value_name("FRACTION"),
+        "flip round(FRACTION x N) bits of each pattern (0 to 1)")(
+        "flip-count", po::value(&count)->value_name("K"), "flip K bits of each pattern")(
+        "image-size", po::value(&image_size)->value_name("WxH"),
+        "PBM tiles of W x H pixels, one pattern each, for input and output")(
+        "tiles-per-row", po::value(&per_row)->value_name("C"),
+        "tiles per row of a PBM output sheet (default: as the input, else 10)")(
+        "pixel-size", po::value(&pixel)->value_name("K")->default_value(pixel),
+        "a PBM output sheet draws each value as K x K pixels (to look at; 1 to 64)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput | attnkit::cli::kQuiet);
     app.epilog(
         "Each pattern gets exactly K distinct flipped positions, drawn by a partial\n"
@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     }
     mem::write_patterns(out, noisy, layout, app.write_options());
     if (!app.common().quiet)
-      std::cerr << "pattern-noise: flipped " << k << " of " << n << " bits in each of "
-                << p.dim(0) << " patterns\n";
+      std::cerr << "pattern-noise: flipped " << k << " of " << n << " bits in each of " << p.dim(0)
+                << " patterns\n";
   });
 }

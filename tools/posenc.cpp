@@ -16,20 +16,20 @@ int main(int argc, char** argv) {
     posenc::SinusoidalOptions opt;
     app.describe("Write the sinusoidal positional encoding (L x D), or add it to a matrix.",
                  "[OPTIONS] --length L --dim D\n   or: posenc [OPTIONS] --add FILE");
-    app.options().add_options()
-      ("length,l", po::value(&length)->value_name("L"), "number of positions (rows)")
-      ("dim,d", po::value(&dim)->value_name("D"), "encoding dimension (columns)")
-      ("base", po::value(&opt.base)->value_name("B")->default_value(10000.0, "10000"),
-       "wavelength base: column pair i has angle p / B^(2i/D)")
-      ("offset", po::value(&opt.offset)->value_name("P")->default_value(0),
-       "position of the first row (rows are P .. P+L-1)")
-      ("layout", po::value(&layout)->value_name("NAME")->default_value("interleaved"),
-       "interleaved (sin, cos, sin, cos, ...) or split (all sines, then all cosines)")
-      ("add", po::value(&add)->value_name("FILE"),
-       "add the encoding to the rows of FILE (L x D, or a batch B x L x D where each item "
-       "gets it); L and D default to FILE's")
-      ("output,o", po::value(&out)->value_name("FILE")->default_value("-"),
-       "where to write (.npy by name, else text; - standard output)");
+    app.options().add_options()("length,l", po::value(&length)->value_name("L"),
+                                "number of positions (rows)")(
+        "dim,d", po::value(&dim)->value_name("D"), "encoding dimension (columns)")(
+        "base", po::value(&opt.base)->value_name("B")->default_value(10000.0, "10000"),
+        "wavelength base: column pair i has angle p / B^(2i/D)")(
+        "offset", po::value(&opt.offset)->value_name("P")->default_value(0),
+        "position of the first row (rows are P .. P+L-1)")(
+        "layout", po::value(&layout)->value_name("NAME")->default_value("interleaved"),
+        "interleaved (sin, cos, sin, cos, ...) or split (all sines, then all cosines)")(
+        "add", po::value(&add)->value_name("FILE"),
+        "add the encoding to the rows of FILE (L x D, or a batch B x L x D where each item "
+        "gets it); L and D default to FILE's")(
+        "output,o", po::value(&out)->value_name("FILE")->default_value("-"),
+        "where to write (.npy by name, else text; - standard output)");
     app.enable(cli::kOutput);
     app.epilog(
         "Encoding: column pair i (0 <= i < ceil(D/2)) at position p has the angle\n"
@@ -39,7 +39,8 @@ int main(int argc, char** argv) {
         "\n"
         "FILE is .npy or text (detected by content); the output format follows -o's name.");
     app.parse();
-    opt.layout = attnkit::cli::parse_option("--layout", [&] { return posenc::parse_layout(layout); });
+    opt.layout =
+        attnkit::cli::parse_option("--layout", [&] { return posenc::parse_layout(layout); });
     Tensor result;
     if (app.given("add")) {
       result = io::read_tensor(add);

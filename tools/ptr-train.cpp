@@ -19,19 +19,26 @@ int main(int argc, char** argv) {
     tf.batch_help = "problems per step, in 4 slices (the same model for any --threads)";
     models::PtrNetConfig c;
     models::PtrTrainOptions o;
-    app.describe("Train a pointer network (an LSTM encoder-decoder whose additive attention "
-                 "points at its input) on sorting, convex-hull or travelling-salesman problems.",
-                 "--task sort|hull|tsp --train PROBLEMS [--valid PROBLEMS] -o MODEL [--log LOG.tsv]");
-    app.options().add_options()
-        ("train", po::value(&train_path)->value_name("PROBLEMS")->required(), "training problems with answers (ptrtask-gen's lines, or the paper's files)")
-        ("valid", po::value(&valid_path)->value_name("PROBLEMS"), "validation problems: greedy decoding scored after every epoch; the best epoch is kept")
-        ("output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
+    app.describe(
+        "Train a pointer network (an LSTM encoder-decoder whose additive attention "
+        "points at its input) on sorting, convex-hull or travelling-salesman problems.",
+        "--task sort|hull|tsp --train PROBLEMS [--valid PROBLEMS] -o MODEL [--log LOG.tsv]");
+    app.options().add_options()(
+        "train", po::value(&train_path)->value_name("PROBLEMS")->required(),
+        "training problems with answers (ptrtask-gen's lines, or the paper's files)")(
+        "valid", po::value(&valid_path)->value_name("PROBLEMS"),
+        "validation problems: greedy decoding scored after every epoch; the best epoch is kept")(
+        "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
-    app.config_options().add_options()
-        ("task", po::value(&c.task)->value_name("TASK")->default_value(c.task), "sort, hull or tsp: how the files' lines read, and what the mask allows")
-        ("embed", po::value(&c.embed)->value_name("N")->default_value(c.embed), "the points' embedding size")
-        ("hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden), "LSTM units of the encoder and the decoder, and the attention's size")
-        ("no-mask", po::bool_switch(&no_mask), "let the decoder choose a point again (the paper's model)");
+    app.config_options().add_options()(
+        "task", po::value(&c.task)->value_name("TASK")->default_value(c.task),
+        "sort, hull or tsp: how the files' lines read, and what the mask allows")(
+        "embed", po::value(&c.embed)->value_name("N")->default_value(c.embed),
+        "the points' embedding size")(
+        "hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
+        "LSTM units of the encoder and the decoder, and the attention's size")(
+        "no-mask", po::bool_switch(&no_mask),
+        "let the decoder choose a point again (the paper's model)");
     app.epilog(
         "The loss is the cross-entropy of each answer index and of the end, per output step\n"
         "(the log's loss). By default already-chosen points are masked (probability 0): every\n"
@@ -42,7 +49,8 @@ int main(int argc, char** argv) {
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "ptrnet", out);
     c.mask = !no_mask;
-    const data::PtrTask task = cli::parse_option("--task", [&] { return data::parse_ptr_task(c.task); });
+    const data::PtrTask task =
+        cli::parse_option("--task", [&] { return data::parse_ptr_task(c.task); });
     const int dim = data::ptr_task_dim(task);
     auto train = data::read_ptr_problems(train_path, dim);
     std::vector<data::PtrProblem> valid;

@@ -22,18 +22,23 @@ int main(int argc, char** argv) {
     std::string task, out = "-";
     int64_t count = 1000, n = 0;
     data::PtrGenOptions o;
-    app.describe("Seeded problems of the pointer networks' tasks (Vinyals et al. 2015) with exact "
-                 "answers: sort numbers, the convex hull of points, the shortest closed tour.",
-                 "--task sort|hull|tsp (--n N | --n-min A --n-max B) [--count C] [--solver S] [--seed S] [-o FILE]");
-    app.options().add_options()
-        ("task", po::value(&task)->value_name("TASK")->required(), "sort, hull or tsp")
-        ("n", po::value(&n)->value_name("N"), "points a problem (sets --n-min and --n-max)")
-        ("n-min", po::value(&o.n_min)->value_name("A")->default_value(o.n_min), "fewest points a problem")
-        ("n-max", po::value(&o.n_max)->value_name("B")->default_value(o.n_max), "most points a problem (uniform in [A, B])")
-        ("count", po::value(&count)->value_name("C")->default_value(count), "problems")
-        ("solver", po::value(&o.solver)->value_name("S")->default_value(o.solver),
-         "tsp: exact (Held-Karp, at most 20 points), nn (nearest neighbour) or 2opt (2-opt from it)")
-        ("output,o", po::value(&out)->value_name("FILE")->default_value(out), "the problems (- is standard output; FILE.npz: arrays points and answers)");
+    app.describe(
+        "Seeded problems of the pointer networks' tasks (Vinyals et al. 2015) with exact "
+        "answers: sort numbers, the convex hull of points, the shortest closed tour.",
+        "--task sort|hull|tsp (--n N | --n-min A --n-max B) [--count C] [--solver S] [--seed S] "
+        "[-o FILE]");
+    app.options().add_options()("task", po::value(&task)->value_name("TASK")->required(),
+                                "sort, hull or tsp")("n", po::value(&n)->value_name("N"),
+                                                     "points a problem (sets --n-min and --n-max)")(
+        "n-min", po::value(&o.n_min)->value_name("A")->default_value(o.n_min),
+        "fewest points a problem")("n-max",
+                                   po::value(&o.n_max)->value_name("B")->default_value(o.n_max),
+                                   "most points a problem (uniform in [A, B])")(
+        "count", po::value(&count)->value_name("C")->default_value(count), "problems")(
+        "solver", po::value(&o.solver)->value_name("S")->default_value(o.solver),
+        "tsp: exact (Held-Karp, at most 20 points), nn (nearest neighbour) or 2opt (2-opt from "
+        "it)")("output,o", po::value(&out)->value_name("FILE")->default_value(out),
+               "the problems (- is standard output; FILE.npz: arrays points and answers)");
     app.enable(cli::kSeed | cli::kQuiet);
     app.epilog(
         "One problem a line, the paper's format: the coordinates (one a number for sort, x y\n"
@@ -53,7 +58,8 @@ int main(int argc, char** argv) {
     app.parse();
     o.task = cli::parse_option("--task", [&] { return data::parse_ptr_task(task); });
     if (app.given("n")) {
-      if (app.given("n-min") || app.given("n-max")) throw UsageError("--n and --n-min/--n-max: give one");
+      if (app.given("n-min") || app.given("n-max"))
+        throw UsageError("--n and --n-min/--n-max: give one");
       o.n_min = o.n_max = n;
     }
     try {
@@ -65,19 +71,25 @@ int main(int argc, char** argv) {
     }
     if (count < 0) throw UsageError("--count must be >= 0");
     const bool npz = out.size() > 4 && out.compare(out.size() - 4, 4, ".npz") == 0;
-    if (npz && o.n_min != o.n_max) throw UsageError("-o .npz: the problems must have one size (--n); write text for mixed sizes");
+    if (npz && o.n_min != o.n_max)
+      throw UsageError(
+          "-o .npz: the problems must have one size (--n); write text for mixed sizes");
     if (out != "-") train::check_writable(out);
     Rng rng(app.common().seed);
     std::vector<data::PtrProblem> ps(static_cast<size_t>(count));
     for (auto& p : ps) p = data::make_ptr_problem(o, rng);
-    cli::Progress bar(app.name(), count, app.common().quiet || o.task != data::PtrTask::Tsp);  // only tours take long
+    cli::Progress bar(app.name(), count,
+                      app.common().quiet || o.task != data::PtrTask::Tsp);  // only tours take long
     constexpr int64_t kChunk = 256;
     for (int64_t at = 0; at < count; at += kChunk * 8) {
       const int64_t end = std::min(count, at + kChunk * 8);
-      parallel_for(end - at, [&](int64_t b, int64_t e) {
-        for (int64_t i = at + b; i < at + e; ++i)
-          ps[static_cast<size_t>(i)].answer = data::ptr_answer(o, ps[static_cast<size_t>(i)]);
-      }, app.common().threads);
+      parallel_for(
+          end - at,
+          [&](int64_t b, int64_t e) {
+            for (int64_t i = at + b; i < at + e; ++i)
+              ps[static_cast<size_t>(i)].answer = data::ptr_answer(o, ps[static_cast<size_t>(i)]);
+          },
+          app.common().threads);
       bar.update(end);
     }
     bar.finish();
@@ -90,8 +102,10 @@ int main(int argc, char** argv) {
       for (int64_t i = 0; i < count; ++i) {
         const auto& p = ps[static_cast<size_t>(i)];
         for (int64_t k = 0; k < o.n_min * dim; ++k)
-          pts[i * o.n_min * dim + k] = static_cast<float>(static_cast<double>(p.q[static_cast<size_t>(k)]) / data::kCoordScale);
-        for (size_t k = 0; k < p.answer.size(); ++k) ans[i * L + static_cast<int64_t>(k)] = static_cast<float>(p.answer[k]);
+          pts[i * o.n_min * dim + k] = static_cast<float>(
+              static_cast<double>(p.q[static_cast<size_t>(k)]) / data::kCoordScale);
+        for (size_t k = 0; k < p.answer.size(); ++k)
+          ans[i * L + static_cast<int64_t>(k)] = static_cast<float>(p.answer[k]);
       }
       std::vector<std::pair<std::string, Tensor>> arrays;
       arrays.emplace_back("points", std::move(pts));
@@ -101,7 +115,9 @@ int main(int argc, char** argv) {
     }
     std::string text;
     for (const auto& p : ps) text += data::format_ptr_problem(p);
-    if (out == "-") std::cout << text;
-    else io::write_file(out, text);
+    if (out == "-")
+      std::cout << text;
+    else
+      io::write_file(out, text);
   });
 }

@@ -24,41 +24,49 @@ int main(int argc, char** argv) {
     bool tokenize_only = false, no_kv_cache = false;
     app.describe("Translate sentences with a model trained by seq2seq-train.",
                  "--model MODEL [OPTIONS] [-i SOURCES] [-o OUT]");
-    app.options().add_options()
-        ("model,m", po::value(&model_path)->value_name("MODEL")->required(), "model file from seq2seq-train")
-        ("input,i", po::value(&in)->value_name("SOURCES")->default_value(in), "source sentences, one a line")
-        ("output,o", po::value(&out)->value_name("OUT")->default_value(out), "translations, one a line")
-        ("beam,k", po::value(&beam)->value_name("K")->default_value(beam), "beam width (1: greedy)")
-        ("length-penalty", po::value(&alpha)->value_name("A")->default_value(alpha),
-         "alpha of Wu et al.'s ((5+|y|)/6)^alpha; 0 ranks by log-probability")
-        ("max-length", po::value(&max_length)->value_name("L")->default_value(max_length),
-         "most target tokens per sentence, <eos> included")
-        ("alignments", po::value(&align)->value_name("FILE.npz"),
-         "each sentence's attention matrix: arrays s0, s1, ... [target tokens, source tokens]")
-        ("alignment-tokens", po::value(&align_tokens)->value_name("DIR"),
-         "with --alignments: DIR/<i>.rows (target tokens) and DIR/<i>.cols (source tokens), one a line")
-        ("no-kv-cache", po::bool_switch(&no_kv_cache),
-         "Transformer: recompute every earlier position at each step instead of caching the "
-         "decoder's keys and values (the same translations, slower; for comparisons)")
-        ("tokenize-only", po::bool_switch(&tokenize_only),
-         "print each line as the model's target tokens would read (references for bleu); no translation");
+    app.options().add_options()("model,m", po::value(&model_path)->value_name("MODEL")->required(),
+                                "model file from seq2seq-train")(
+        "input,i", po::value(&in)->value_name("SOURCES")->default_value(in),
+        "source sentences, one a line")("output,o",
+                                        po::value(&out)->value_name("OUT")->default_value(out),
+                                        "translations, one a line")(
+        "beam,k", po::value(&beam)->value_name("K")->default_value(beam), "beam width (1: greedy)")(
+        "length-penalty", po::value(&alpha)->value_name("A")->default_value(alpha),
+        "alpha of Wu et al.'s ((5+|y|)/6)^alpha; 0 ranks by log-probability")(
+        "max-length", po::value(&max_length)->value_name("L")->default_value(max_length),
+        "most target tokens per sentence, <eos> included")(
+        "alignments", po::value(&align)->value_name("FILE.npz"),
+        "each sentence's attention matrix: arrays s0, s1, ... [target tokens, source tokens]")(
+        "alignment-tokens", po::value(&align_tokens)->value_name("DIR"),
+        "with --alignments: DIR/<i>.rows (target tokens) and DIR/<i>.cols (source tokens), one a "
+        "line")("no-kv-cache", po::bool_switch(&no_kv_cache),
+                "Transformer: recompute every earlier position at each step instead of caching the "
+                "decoder's keys and values (the same translations, slower; for comparisons)")(
+        "tokenize-only", po::bool_switch(&tokenize_only),
+        "print each line as the model's target tokens would read (references for bleu); no "
+        "translation");
     app.enable(cli::kQuiet);
-    app.shard_items("input lines (alignment s<i> and DIR/<i> keep the line's number in the whole input)");
+    app.shard_items(
+        "input lines (alignment s<i> and DIR/<i> keep the line's number in the whole input)");
     app.epilog(
         "Output: the translation of each line, words joined by single spaces (a words model)\n"
         "or characters concatenated (a chars model), in the model's lower case. Alignment s<i>\n"
         "belongs to input line i+1: one row per emitted target token (<eos> included, so rows\n"
         "sum to 1), one column per source token (its final <eos> included); the rows and cols\n"
-        "files label them, for attn-plot -i FILE.npz:s<i> --rows DIR/<i>.rows --cols DIR/<i>.cols.\n"
-        "The Transformer's matrix is its last decoder layer's cross-attention averaged over heads.\n"
+        "files label them, for attn-plot -i FILE.npz:s<i> --rows DIR/<i>.rows --cols "
+        "DIR/<i>.cols.\n"
+        "The Transformer's matrix is its last decoder layer's cross-attention averaged over "
+        "heads.\n"
         "Unknown source tokens read as <unk>. --threads N translates N sentences at a time; the\n"
         "output does not depend on it.");
     app.parse();
     if (beam < 1) throw UsageError("--beam must be at least 1");
     if (max_length < 1) throw UsageError("--max-length must be at least 1");
     if (!(alpha >= 0 && alpha <= 10)) throw UsageError("--length-penalty must be in [0, 10]");
-    if (!align_tokens.empty() && align.empty()) throw UsageError("--alignment-tokens needs --alignments");
-    if (!align.empty() && tokenize_only) throw UsageError("--alignments does not apply to --tokenize-only");
+    if (!align_tokens.empty() && align.empty())
+      throw UsageError("--alignment-tokens needs --alignments");
+    if (!align.empty() && tokenize_only)
+      throw UsageError("--alignments does not apply to --tokenize-only");
 
     models::Seq2SeqBundle b = models::load_seq2seq(model_path);
     if (!align.empty() && b.model->config().type == models::ModelType::RNN &&
@@ -75,7 +83,8 @@ int main(int argc, char** argv) {
     io::AtomicFile file(out);
     if (tokenize_only) {
       std::vector<std::string> toks;
-      for (std::string_view l : lines) file.write(models::detokenize(data::tokenize(l, b.target_tok), b.target_tok) + "\n");
+      for (std::string_view l : lines)
+        file.write(models::detokenize(data::tokenize(l, b.target_tok), b.target_tok) + "\n");
       file.commit();
       return;
     }
@@ -91,9 +100,11 @@ int main(int argc, char** argv) {
     cli::Progress bar(app.name(), static_cast<int64_t>(sources.size()), app.common().quiet);
     const size_t block = 64;
     for (size_t s = 0; s < sources.size(); s += block) {
-      std::vector<std::vector<int32_t>> part(sources.begin() + static_cast<long>(s),
-                                             sources.begin() + static_cast<long>(std::min(sources.size(), s + block)));
-      for (auto& t : models::translate_all(*b.model, part, d, app.common().threads)) tr.push_back(std::move(t));
+      std::vector<std::vector<int32_t>> part(
+          sources.begin() + static_cast<long>(s),
+          sources.begin() + static_cast<long>(std::min(sources.size(), s + block)));
+      for (auto& t : models::translate_all(*b.model, part, d, app.common().threads))
+        tr.push_back(std::move(t));
       bar.update(static_cast<int64_t>(tr.size()));
     }
     bar.finish();

@@ -16,12 +16,11 @@ int main(int argc, char** argv) {
     long long count = 0;
     app.describe("Write a synthetic sequence-to-sequence corpus.",
                  "--task dates --count N [--seed S] [-o OUT]");
-    app.options().add_options()
-        ("task", po::value(&task)->value_name("TASK")->required(),
-         "the task: dates (human-written dates to ISO YYYY-MM-DD)")
-        ("count,n", po::value(&count)->value_name("N")->required(), "number of pairs (>= 0)")
-        ("output,o", po::value(&out)->value_name("OUT")->default_value("-"),
-         "where to write (- is standard output)");
+    app.options().add_options()("task", po::value(&task)->value_name("TASK")->required(),
+                                "the task: dates (human-written dates to ISO YYYY-MM-DD)")(
+        "count,n", po::value(&count)->value_name("N")->required(), "number of pairs (>= 0)")(
+        "output,o", po::value(&out)->value_name("OUT")->default_value("-"),
+        "where to write (- is standard output)");
     app.enable(cli::kSeed);
     app.epilog(
         "Output: one pair per line, SOURCE<TAB>TARGET, as seq2seq tools and vocab-build read\n"
@@ -29,8 +28,9 @@ int main(int argc, char** argv) {
         "repeat-copy, associative-recall) are seqtask-gen's.");
     app.parse();
     if (task == "copy" || task == "repeat-copy" || task == "associative-recall")
-      throw UsageError("--task " + task + " is a task of the Neural Turing Machine: seqtask-gen --task " +
-                       task + " writes its episodes");
+      throw UsageError("--task " + task +
+                       " is a task of the Neural Turing Machine: seqtask-gen --task " + task +
+                       " writes its episodes");
     cli::parse_option("--task", [&] { return parse_choice<int>("task", task, {{"dates", 0}}); });
     if (count < 0) throw UsageError("--count must be >= 0");
     std::string text;

@@ -17,25 +17,25 @@ int main(int argc, char** argv) {
     std::string task_name, out;
     long long count = 0;
     int64_t min_len = 0, max_len = 0, width = 0, min_rep = 1, max_rep = 10, item_len = 3;
-    app.describe("Write episodes of the NTM paper's copy, repeat-copy or associative-recall task.",
-                 "--task TASK --count N [--min-len L] [--max-len L] [--width W] [--seed S] -o DATA.npz");
-    app.options().add_options()
-        ("task", po::value(&task_name)->value_name("TASK")->required(),
-         "copy, repeat-copy or associative-recall")
-        ("count,n", po::value(&count)->value_name("N")->required(), "number of episodes (>= 1)")
-        ("min-len", po::value(&min_len)->value_name("L"),
-         "shortest sequence (associative recall: fewest items); default 1 (recall: 2)")
-        ("max-len", po::value(&max_len)->value_name("L"),
-         "longest sequence (recall: most items); default copy 20, repeat-copy 10, recall 6")
-        ("width", po::value(&width)->value_name("W"),
-         "bits per vector; default 8 (associative recall: 6)")
-        ("min-repeats", po::value(&min_rep)->value_name("K")->default_value(min_rep),
-         "repeat-copy: fewest repeats")
-        ("max-repeats", po::value(&max_rep)->value_name("K")->default_value(max_rep),
-         "repeat-copy: most repeats (the count is given to the network as K / max-repeats)")
-        ("item-len", po::value(&item_len)->value_name("V")->default_value(item_len),
-         "associative recall: vectors per item")
-        ("output,o", po::value(&out)->value_name("DATA.npz")->required(), "the data set (.npz)");
+    app.describe(
+        "Write episodes of the NTM paper's copy, repeat-copy or associative-recall task.",
+        "--task TASK --count N [--min-len L] [--max-len L] [--width W] [--seed S] -o DATA.npz");
+    app.options().add_options()("task", po::value(&task_name)->value_name("TASK")->required(),
+                                "copy, repeat-copy or associative-recall")(
+        "count,n", po::value(&count)->value_name("N")->required(), "number of episodes (>= 1)")(
+        "min-len", po::value(&min_len)->value_name("L"),
+        "shortest sequence (associative recall: fewest items); default 1 (recall: 2)")(
+        "max-len", po::value(&max_len)->value_name("L"),
+        "longest sequence (recall: most items); default copy 20, repeat-copy 10, recall 6")(
+        "width", po::value(&width)->value_name("W"),
+        "bits per vector; default 8 (associative recall: 6)")(
+        "min-repeats", po::value(&min_rep)->value_name("K")->default_value(min_rep),
+        "repeat-copy: fewest repeats")(
+        "max-repeats", po::value(&max_rep)->value_name("K")->default_value(max_rep),
+        "repeat-copy: most repeats (the count is given to the network as K / max-repeats)")(
+        "item-len", po::value(&item_len)->value_name("V")->default_value(item_len),
+        "associative recall: vectors per item")(
+        "output,o", po::value(&out)->value_name("DATA.npz")->required(), "the data set (.npz)");
     app.enable(cli::kSeed);
     app.epilog(
         "DATA.npz holds, for C episodes padded with zeros to the longest T steps:\n"
@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
       tmax = std::max(tmax, eps.back().input.dim(0));
     }
     const int64_t c = count, in = opt.input_width(), ow = opt.output_width();
-    Tensor inputs({c, tmax, in}), targets({c, tmax, ow}), mask({c, tmax}), steps({c}),
-        lengths({c}), repeats({c});
+    Tensor inputs({c, tmax, in}), targets({c, tmax, ow}), mask({c, tmax}), steps({c}), lengths({c}),
+        repeats({c});
     for (int64_t i = 0; i < c; ++i) {
       const data::Episode& e = eps[static_cast<size_t>(i)];
       const int64_t t = e.input.dim(0);
@@ -77,7 +77,11 @@ int main(int argc, char** argv) {
       lengths[i] = static_cast<float>(e.len);
       repeats[i] = static_cast<float>(e.repeats);
     }
-    io::write_npz(out, {{"inputs", &inputs}, {"targets", &targets}, {"mask", &mask},
-                        {"steps", &steps}, {"lengths", &lengths}, {"repeats", &repeats}});
+    io::write_npz(out, {{"inputs", &inputs},
+                        {"targets", &targets},
+                        {"mask", &mask},
+                        {"steps", &steps},
+                        {"lengths", &lengths},
+                        {"repeats", &repeats}});
   });
 }

@@ -14,16 +14,21 @@ int main(int argc, char** argv) {
   return cli::run("snail-run", argc, argv, [](cli::App& app) {
     std::string model, out = "-", trace;
     int64_t episodes = 1000, arms = 5, pulls = 10;
-    app.describe("Play fresh Bernoulli bandits with a policy from snail-train and compare it "
-                 "with random, greedy, UCB1, Thompson sampling and the oracle on the same bandits.",
-                 "[--model MODEL] [--episodes N] [--seed S] [-o TABLE.tsv] [--trace PULLS.tsv]");
-    app.options().add_options()
-        ("model", po::value(&model)->value_name("MODEL"), "a model from snail-train (without it: the baselines only)")
-        ("episodes", po::value(&episodes)->value_name("N")->default_value(episodes), "bandits to play")
-        ("arms", po::value(&arms)->value_name("K")->default_value(arms), "arms, without --model (else the model's)")
-        ("pulls", po::value(&pulls)->value_name("N")->default_value(pulls), "pulls, without --model (else the model's)")
-        ("output,o", po::value(&out)->value_name("FILE")->default_value(out), "the table (- is standard output)")
-        ("trace", po::value(&trace)->value_name("FILE"), "every pull of the policy (or, without --model, of Thompson sampling) as TSV");
+    app.describe(
+        "Play fresh Bernoulli bandits with a policy from snail-train and compare it "
+        "with random, greedy, UCB1, Thompson sampling and the oracle on the same bandits.",
+        "[--model MODEL] [--episodes N] [--seed S] [-o TABLE.tsv] [--trace PULLS.tsv]");
+    app.options().add_options()("model", po::value(&model)->value_name("MODEL"),
+                                "a model from snail-train (without it: the baselines only)")(
+        "episodes", po::value(&episodes)->value_name("N")->default_value(episodes),
+        "bandits to play")("arms", po::value(&arms)->value_name("K")->default_value(arms),
+                           "arms, without --model (else the model's)")(
+        "pulls", po::value(&pulls)->value_name("N")->default_value(pulls),
+        "pulls, without --model (else the model's)")(
+        "output,o", po::value(&out)->value_name("FILE")->default_value(out),
+        "the table (- is standard output)")(
+        "trace", po::value(&trace)->value_name("FILE"),
+        "every pull of the policy (or, without --model, of Thompson sampling) as TSV");
     app.enable(cli::kSeed);
     app.epilog(
         "Output (TSV): agent, mean_return, se, episodes; one row each for snail (the policy\n"
@@ -44,8 +49,8 @@ int main(int argc, char** argv) {
       c.validate();
     }
     rl::BanditBatch bandits;
-    const auto scores = rl::compare_agents(m.policy.get(), arms, pulls, episodes,
-                                           app.common().seed, &bandits);
+    const auto scores =
+        rl::compare_agents(m.policy.get(), arms, pulls, episodes, app.common().seed, &bandits);
     const std::string table = rl::agents_tsv(scores);
     if (!trace.empty()) {
       const std::string who = m.policy ? "snail" : "thompson";

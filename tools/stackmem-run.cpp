@@ -15,16 +15,22 @@ int main(int argc, char** argv) {
     std::string model, input, out = "-", trace;
     bool eval = false;
     int64_t bucket = 8;
-    app.describe("Decode SOURCE<TAB>TARGET pairs greedily with a Stack-, Queue- or DeQue-LSTM; "
-                 "with --eval, coarse and fine accuracy by target length.",
-                 "--model MODEL -i PAIRS.tsv [--eval [--bucket N]] [--trace TRACE.npz] [-o OUT]");
-    app.options().add_options()
-        ("model", po::value(&model)->value_name("MODEL")->required(), "a model from stackmem-train")
-        ("input,i", po::value(&input)->value_name("PAIRS.tsv")->required(), "pairs (transduce-gen's lines; the targets are used by --eval)")
-        ("eval", po::bool_switch(&eval), "print coarse and fine accuracy per bucket of target lengths instead of the outputs")
-        ("bucket", po::value(&bucket)->value_name("N")->default_value(bucket), "--eval: target lengths per bucket")
-        ("trace", po::value(&trace)->value_name("TRACE.npz"), "the first pair's per-step push, pop, strengths and reads (for attn-plot)")
-        ("output,o", po::value(&out)->value_name("FILE")->default_value(out), "outputs or the table (- is standard output)");
+    app.describe(
+        "Decode SOURCE<TAB>TARGET pairs greedily with a Stack-, Queue- or DeQue-LSTM; "
+        "with --eval, coarse and fine accuracy by target length.",
+        "--model MODEL -i PAIRS.tsv [--eval [--bucket N]] [--trace TRACE.npz] [-o OUT]");
+    app.options().add_options()("model", po::value(&model)->value_name("MODEL")->required(),
+                                "a model from stackmem-train")(
+        "input,i", po::value(&input)->value_name("PAIRS.tsv")->required(),
+        "pairs (transduce-gen's lines; the targets are used by --eval)")(
+        "eval", po::bool_switch(&eval),
+        "print coarse and fine accuracy per bucket of target lengths instead of the outputs")(
+        "bucket", po::value(&bucket)->value_name("N")->default_value(bucket),
+        "--eval: target lengths per bucket")(
+        "trace", po::value(&trace)->value_name("TRACE.npz"),
+        "the first pair's per-step push, pop, strengths and reads (for attn-plot)")(
+        "output,o", po::value(&out)->value_name("FILE")->default_value(out),
+        "outputs or the table (- is standard output)");
     app.epilog(
         "Coarse accuracy: the share of pairs whose whole target is right; fine accuracy: the\n"
         "mean share of each target right before its first error (Grefenstette et al. 2015).\n"
@@ -37,7 +43,8 @@ int main(int argc, char** argv) {
     const auto data = memory::read_transduce(input, m.vocab);
     std::string text;
     if (eval) {
-      text = memory::accuracy_tsv(memory::evaluate_transduce(*m.model, data, bucket, app.common().threads), bucket);
+      text = memory::accuracy_tsv(
+          memory::evaluate_transduce(*m.model, data, bucket, app.common().threads), bucket);
     } else {
       for (const auto& e : data) {
         const auto y = m.model->decode(e.source, 2 * static_cast<int64_t>(e.source.size()) + 10);
@@ -46,7 +53,8 @@ int main(int argc, char** argv) {
       }
     }
     if (!trace.empty()) {
-      if (!m.config.has_memory()) throw UsageError("--trace: the plain LSTM has no memory to trace");
+      if (!m.config.has_memory())
+        throw UsageError("--trace: the plain LSTM has no memory to trace");
       memory::StackTrace tr;
       m.model->decode(data[0].source, 2 * static_cast<int64_t>(data[0].source.size()) + 10, &tr);
       auto matrix = [](const std::vector<std::vector<float>>& rows) {
@@ -57,10 +65,13 @@ int main(int argc, char** argv) {
           std::copy(rows[i].begin(), rows[i].end(), t.data() + i * w);
         return t;
       };
-      Tensor push = matrix(tr.push), pop = matrix(tr.pop), st = matrix(tr.strengths), rd = matrix(tr.read);
+      Tensor push = matrix(tr.push), pop = matrix(tr.pop), st = matrix(tr.strengths),
+             rd = matrix(tr.read);
       io::write_npz(trace, {{"push", &push}, {"pop", &pop}, {"strengths", &st}, {"read", &rd}});
     }
-    if (out == "-") std::cout << text;
-    else io::write_file(out, text);
+    if (out == "-")
+      std::cout << text;
+    else
+      io::write_file(out, text);
   });
 }

@@ -15,19 +15,28 @@ int main(int argc, char** argv) {
   return cli::run("stackmem-step", argc, argv, [](cli::App& app) {
     std::string kind = "stack", strengths, values, value, value_bottom;
     double push = 0, pop = 0, push_bottom = 0, pop_bottom = 0;
-    app.describe("One update of a continuous stack, queue or deque: the new strengths, values "
-                 "and read vector, in double precision.",
-                 "[--memory stack|queue|deque] [--strengths S --values V] --value v [--push D] [--pop U]");
-    app.options().add_options()
-        ("memory", po::value(&kind)->value_name("KIND")->default_value(kind), "stack, queue or deque")
-        ("strengths", po::value(&strengths)->value_name("S"), "the n strengths, bottom first (inline \"0.5,1\" or a tensor file; none: an empty memory)")
-        ("values", po::value(&values)->value_name("V"), "the n values of width m, bottom first (n x m numbers, inline or a tensor file)")
-        ("value", po::value(&value)->value_name("v")->required(), "the pushed value (m numbers; the deque's top value)")
-        ("push", po::value(&push)->value_name("D")->default_value(push), "push strength d in [0, 1] (the deque's top end)")
-        ("pop", po::value(&pop)->value_name("U")->default_value(pop), "pop strength u in [0, 1] (the deque's top end)")
-        ("value-bottom", po::value(&value_bottom)->value_name("v"), "deque: the value pushed at the bottom")
-        ("push-bottom", po::value(&push_bottom)->value_name("D")->default_value(push_bottom), "deque: push strength at the bottom")
-        ("pop-bottom", po::value(&pop_bottom)->value_name("U")->default_value(pop_bottom), "deque: pop strength at the bottom");
+    app.describe(
+        "One update of a continuous stack, queue or deque: the new strengths, values "
+        "and read vector, in double precision.",
+        "[--memory stack|queue|deque] [--strengths S --values V] --value v [--push D] [--pop U]");
+    app.options().add_options()("memory", po::value(&kind)->value_name("KIND")->default_value(kind),
+                                "stack, queue or deque")(
+        "strengths", po::value(&strengths)->value_name("S"),
+        "the n strengths, bottom first (inline \"0.5,1\" or a tensor file; none: an empty memory)")(
+        "values", po::value(&values)->value_name("V"),
+        "the n values of width m, bottom first (n x m numbers, inline or a tensor file)")(
+        "value", po::value(&value)->value_name("v")->required(),
+        "the pushed value (m numbers; the deque's top value)")(
+        "push", po::value(&push)->value_name("D")->default_value(push),
+        "push strength d in [0, 1] (the deque's top end)")(
+        "pop", po::value(&pop)->value_name("U")->default_value(pop),
+        "pop strength u in [0, 1] (the deque's top end)")("value-bottom",
+                                                          po::value(&value_bottom)->value_name("v"),
+                                                          "deque: the value pushed at the bottom")(
+        "push-bottom", po::value(&push_bottom)->value_name("D")->default_value(push_bottom),
+        "deque: push strength at the bottom")(
+        "pop-bottom", po::value(&pop_bottom)->value_name("U")->default_value(pop_bottom),
+        "deque: pop strength at the bottom");
     app.epilog(
         "Output: a line 'strengths' with the n + 1 new strengths (deque: n + 2, the new bottom\n"
         "first), a line 'value K' for each row of the new memory, and a line 'read' with the read\n"

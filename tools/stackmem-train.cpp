@@ -18,19 +18,26 @@ int main(int argc, char** argv) {
     tf.batch_help = "pairs per step, in 4 slices (the same model for any --threads)";
     memory::StackLstmConfig c;
     memory::StackTrainOptions o;
-    app.describe("Train an LSTM with a continuous stack, queue or deque (Grefenstette et al. "
-                 "2015), or the plain LSTM, on SOURCE<TAB>TARGET transductions.",
-                 "--train PAIRS.tsv [--valid PAIRS.tsv] [--memory KIND] -o MODEL [--log LOG.tsv]");
-    app.options().add_options()
-        ("train", po::value(&train_path)->value_name("PAIRS.tsv")->required(), "training pairs (transduce-gen's lines)")
-        ("valid", po::value(&valid_path)->value_name("PAIRS.tsv"), "validation pairs: coarse and fine accuracy after every epoch")
-        ("output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
+    app.describe(
+        "Train an LSTM with a continuous stack, queue or deque (Grefenstette et al. "
+        "2015), or the plain LSTM, on SOURCE<TAB>TARGET transductions.",
+        "--train PAIRS.tsv [--valid PAIRS.tsv] [--memory KIND] -o MODEL [--log LOG.tsv]");
+    app.options().add_options()("train",
+                                po::value(&train_path)->value_name("PAIRS.tsv")->required(),
+                                "training pairs (transduce-gen's lines)")(
+        "valid", po::value(&valid_path)->value_name("PAIRS.tsv"),
+        "validation pairs: coarse and fine accuracy after every epoch")(
+        "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
-    app.config_options().add_options()
-        ("memory", po::value(&c.memory)->value_name("KIND")->default_value(c.memory), "stack, queue, deque or none (the plain LSTM)")
-        ("embed", po::value(&c.embed)->value_name("N")->default_value(c.embed), "symbol embedding size")
-        ("hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden), "controller LSTM units")
-        ("width", po::value(&c.width)->value_name("N")->default_value(c.width), "the memory's value size");
+    app.config_options().add_options()(
+        "memory", po::value(&c.memory)->value_name("KIND")->default_value(c.memory),
+        "stack, queue, deque or none (the plain LSTM)")(
+        "embed", po::value(&c.embed)->value_name("N")->default_value(c.embed),
+        "symbol embedding size")("hidden",
+                                 po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
+                                 "controller LSTM units")(
+        "width", po::value(&c.width)->value_name("N")->default_value(c.width),
+        "the memory's value size");
     app.epilog(
         "The model reads the source, a separator and (teacher-forced) the target, and is\n"
         "trained on the cross-entropy of the target symbols and <eos>; the log's loss is per\n"

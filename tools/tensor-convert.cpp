@@ -10,16 +10,16 @@ int main(int argc, char** argv) {
     std::string out = "-", reshape;
     bool f64 = false;
     app.describe("Convert a tensor between text, .npy and .npz.", "[OPTIONS] [[-i] IN [[-o] OUT]]");
-    app.options().add_options()
-        ("input,i", cli::po::value(&ins)->value_name("IN")->composing(),
-         "input: text, .npy or .npz (detected by content); FILE.npz:NAME picks a member; "
-         "- is standard input (the default)")
-        ("output,o", cli::po::value(&out)->value_name("OUT")->default_value("-"),
-         "output: FILE.npy, FILE.npz[:NAME] (member NAME, default arr_0), any other name "
-         "text, - standard output (text unless --npy)")
-        ("f64", cli::po::bool_switch(&f64), "write .npy/.npz values as float64 (<f8)")
-        ("reshape", cli::po::value(&reshape)->value_name("DIMS"),
-         "give the values a new shape with the same element count, e.g. 2,3,4");
+    app.options().add_options()(
+        "input,i", cli::po::value(&ins)->value_name("IN")->composing(),
+        "input: text, .npy or .npz (detected by content); FILE.npz:NAME picks a member; "
+        "- is standard input (the default)")(
+        "output,o", cli::po::value(&out)->value_name("OUT")->default_value("-"),
+        "output: FILE.npy, FILE.npz[:NAME] (member NAME, default arr_0), any other name "
+        "text, - standard output (text unless --npy)")("f64", cli::po::bool_switch(&f64),
+                                                       "write .npy/.npz values as float64 (<f8)")(
+        "reshape", cli::po::value(&reshape)->value_name("DIMS"),
+        "give the values a new shape with the same element count, e.g. 2,3,4");
     app.positional().add("input", 2);
     app.enable(cli::kOutput);
     app.epilog(
@@ -28,8 +28,10 @@ int main(int argc, char** argv) {
         "to 3; a rank-4 tensor needs .npy or .npz output.");
     app.parse();
     // "-i IN OUT", "IN OUT", "IN -o OUT": a second input word is the output.
-    if (ins.size() == 2 && !app.given("output")) out = ins[1];
-    else if (ins.size() > 1) throw UsageError("more than one input (and one output) given");
+    if (ins.size() == 2 && !app.given("output"))
+      out = ins[1];
+    else if (ins.size() > 1)
+      throw UsageError("more than one input (and one output) given");
     const std::string in = ins.empty() ? "-" : ins[0];
     const Shape shape = app.given("reshape") ? cli::parse_shape(reshape, "--reshape") : Shape{};
     Tensor t = io::read_tensor(in);

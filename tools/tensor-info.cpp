@@ -34,11 +34,13 @@ int main(int argc, char** argv) {
   return cli::run("tensor-info", argc, argv, [](cli::App& app) {
     std::vector<std::string> inputs{"-"};
     bool no_header = false;
-    app.describe("Print the format, dtype, shape and statistics of tensors.", "[OPTIONS] [FILE...]");
-    app.options().add_options()
-        ("input,i", cli::po::value(&inputs)->value_name("FILE")->multitoken()->default_value({"-"}, "-"),
-         "inputs (also as arguments): text, .npy, .npz or FILE.npz:NAME; - is standard input")
-        ("no-header", cli::po::bool_switch(&no_header), "leave out the line of column names");
+    app.describe("Print the format, dtype, shape and statistics of tensors.",
+                 "[OPTIONS] [FILE...]");
+    app.options().add_options()(
+        "input,i",
+        cli::po::value(&inputs)->value_name("FILE")->multitoken()->default_value({"-"}, "-"),
+        "inputs (also as arguments): text, .npy, .npz or FILE.npz:NAME; - is standard input")(
+        "no-header", cli::po::bool_switch(&no_header), "leave out the line of column names");
     app.positional().add("input", -1);
     app.epilog(
         "Output: one line per tensor (per member of an .npz given without :NAME),\n"

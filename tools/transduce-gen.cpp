@@ -16,18 +16,23 @@ int main(int argc, char** argv) {
     std::string task, out = "-";
     int64_t count = 1000;
     data::TransduceOptions o;
-    app.describe("Seeded pairs of the transduction tasks of Grefenstette et al. 2015 (copy, "
-                 "reverse, bigram flip) and Joulin & Mikolov 2015 (a^n b^n and kin) as "
-                 "SOURCE<TAB>TARGET lines.",
-                 "--task TASK [--len-min A] [--len-max B] [--count C] [--seed S] [-o FILE]");
-    app.options().add_options()
-        ("task", po::value(&task)->value_name("TASK")->required(),
-         "copy, reverse, bigram-flip, anbn, anbncn, anbncndn, anb2n or anbmcnm")
-        ("len-min", po::value(&o.len_min)->value_name("A")->default_value(o.len_min), "shortest source (n for the counting tasks)")
-        ("len-max", po::value(&o.len_max)->value_name("B")->default_value(o.len_max), "longest source (n for the counting tasks)")
-        ("symbols", po::value(&o.symbols)->value_name("N")->default_value(o.symbols), "copy, reverse, bigram-flip: the alphabet, symbols 1..N")
-        ("count", po::value(&count)->value_name("C")->default_value(count), "pairs")
-        ("output,o", po::value(&out)->value_name("FILE")->default_value(out), "the pairs (- is standard output)");
+    app.describe(
+        "Seeded pairs of the transduction tasks of Grefenstette et al. 2015 (copy, "
+        "reverse, bigram flip) and Joulin & Mikolov 2015 (a^n b^n and kin) as "
+        "SOURCE<TAB>TARGET lines.",
+        "--task TASK [--len-min A] [--len-max B] [--count C] [--seed S] [-o FILE]");
+    app.options().add_options()(
+        "task", po::value(&task)->value_name("TASK")->required(),
+        "copy, reverse, bigram-flip, anbn, anbncn, anbncndn, anb2n or anbmcnm")(
+        "len-min", po::value(&o.len_min)->value_name("A")->default_value(o.len_min),
+        "shortest source (n for the counting tasks)")(
+        "len-max", po::value(&o.len_max)->value_name("B")->default_value(o.len_max),
+        "longest source (n for the counting tasks)")(
+        "symbols", po::value(&o.symbols)->value_name("N")->default_value(o.symbols),
+        "copy, reverse, bigram-flip: the alphabet, symbols 1..N")(
+        "count", po::value(&count)->value_name("C")->default_value(count), "pairs")(
+        "output,o", po::value(&out)->value_name("FILE")->default_value(out),
+        "the pairs (- is standard output)");
     app.enable(cli::kSeed);
     app.epilog(
         "Grefenstette et al. train on lengths 8-64 and test on 65-128 with 128 symbols (the\n"
@@ -40,7 +45,9 @@ int main(int argc, char** argv) {
     if (count < 0) throw UsageError("--count must be >= 0");
     Rng rng(app.common().seed);
     const std::string text = data::format_transduce(data::make_transduce(o, count, rng));
-    if (out == "-") std::cout << text;
-    else io::write_file(out, text);
+    if (out == "-")
+      std::cout << text;
+    else
+      io::write_file(out, text);
   });
 }

@@ -17,22 +17,21 @@ int main(int argc, char** argv) {
     bool plain = false;
     app.describe("Build the vocabulary of one side of a parallel corpus.",
                  "[-i CORPUS] [--side source|target] [--tokens words|chars] [OPTIONS] [-o VOCAB]");
-    app.options().add_options()
-        ("input,i", po::value(&in)->value_name("CORPUS")->default_value("-"),
-         "SOURCE<TAB>TARGET lines (- is standard input)")
-        ("side", po::value(&side)->value_name("SIDE")->default_value("source"),
-         "which column: source or target")
-        ("plain", po::bool_switch(&plain),
-         "the input is one sentence per line (one file of an aligned pair), not TSV")
-        ("tokens", po::value(&tok)->value_name("KIND")->default_value("words"),
-         "words (d2l: lower case, punctuation split off) or chars (one per code point), as "
-         "seq2seq-train --tokens")
-        ("min-freq", po::value(&min_freq)->value_name("K")->default_value(1),
-         "leave out tokens seen fewer than K times (they become <unk>)")
-        ("max-size", po::value(&max_size)->value_name("N")->default_value(0),
-         "keep at most N tokens, the reserved four included (0: no limit)")
-        ("output,o", po::value(&out)->value_name("VOCAB")->default_value("-"),
-         "where to write (- is standard output)");
+    app.options().add_options()("input,i", po::value(&in)->value_name("CORPUS")->default_value("-"),
+                                "SOURCE<TAB>TARGET lines (- is standard input)")(
+        "side", po::value(&side)->value_name("SIDE")->default_value("source"),
+        "which column: source or target")(
+        "plain", po::bool_switch(&plain),
+        "the input is one sentence per line (one file of an aligned pair), not TSV")(
+        "tokens", po::value(&tok)->value_name("KIND")->default_value("words"),
+        "words (d2l: lower case, punctuation split off) or chars (one per code point), as "
+        "seq2seq-train --tokens")("min-freq",
+                                  po::value(&min_freq)->value_name("K")->default_value(1),
+                                  "leave out tokens seen fewer than K times (they become <unk>)")(
+        "max-size", po::value(&max_size)->value_name("N")->default_value(0),
+        "keep at most N tokens, the reserved four included (0: no limit)")(
+        "output,o", po::value(&out)->value_name("VOCAB")->default_value("-"),
+        "where to write (- is standard output)");
     app.epilog(
         "Output: TOKEN<TAB>COUNT lines in id order: <pad> <bos> <eos> <unk> (ids 0-3, count\n"
         "0), then the tokens by descending count, ties in byte order.\n"
@@ -42,13 +41,15 @@ int main(int argc, char** argv) {
     app.parse();
     if (app.given("tokenize")) {
       if (app.given("tokens") && tok_alias != tok)
-        throw UsageError("--tokens " + tok + " and --tokenize " + tok_alias + " disagree (one is an "
+        throw UsageError("--tokens " + tok + " and --tokenize " + tok_alias +
+                         " disagree (one is an "
                          "alias of the other)");
       tok = tok_alias;
     }
     data::Tokenization tokenization;
     data::Side which;
-    tokenization = cli::parse_option(app.given("tokenize") ? "--tokenize" : "--tokens", [&] { return data::parse_tokenization(tok); });
+    tokenization = cli::parse_option(app.given("tokenize") ? "--tokenize" : "--tokens",
+                                     [&] { return data::parse_tokenization(tok); });
     which = cli::parse_option("--side", [&] { return data::parse_side(side); });
     if (plain && app.given("side")) throw UsageError("--side does not apply to --plain input");
     if (min_freq < 1) throw UsageError("--min-freq must be at least 1");
@@ -57,7 +58,8 @@ int main(int argc, char** argv) {
     data::TokenCounts counts;
     const std::string text = io::read_all(in);
     if (plain) {
-      for (auto line : data::split_lines(text, in)) data::count_tokens(counts, data::tokenize(line, tokenization));
+      for (auto line : data::split_lines(text, in))
+        data::count_tokens(counts, data::tokenize(line, tokenization));
     } else {
       counts = data::count_side(data::parse_tsv(text, in), which, tokenization);
     }

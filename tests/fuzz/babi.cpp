@@ -1,5 +1,6 @@
 // bAbI story files, with and without unanswered questions, then their encoding for memn2n.
 #include "attnkit/data/babi.h"
+
 #include "attnkit/memory/memn2n_train.h"
 #include "fuzz_common.h"
 ATTNKIT_FUZZ_TARGET({

@@ -1,5 +1,6 @@
 // Parallel corpora: SOURCE<TAB>TARGET lines, and two aligned files (the bytes cut in two).
 #include "attnkit/data/corpus.h"
+
 #include "fuzz_common.h"
 ATTNKIT_FUZZ_TARGET({
   attnkit::data::parse_tsv(bytes, "fuzz.tsv");

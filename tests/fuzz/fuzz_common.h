@@ -10,12 +10,12 @@
 
 #include "attnkit/core/error.h"
 
-#define ATTNKIT_FUZZ_TARGET(...)                                                    \
-  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {         \
-    const std::string_view bytes(reinterpret_cast<const char*>(data), size);        \
-    try {                                                                           \
-      __VA_ARGS__;                                                                  \
-    } catch (const attnkit::Error&) {                                               \
-    }                                                                               \
-    return 0;                                                                       \
+#define ATTNKIT_FUZZ_TARGET(...)                                             \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {  \
+    const std::string_view bytes(reinterpret_cast<const char*>(data), size); \
+    try {                                                                    \
+      __VA_ARGS__;                                                           \
+    } catch (const attnkit::Error&) {                                        \
+    }                                                                        \
+    return 0;                                                                \
   }

@@ -4,6 +4,7 @@
 // records behind it. (That second parse found, within 2,644 runs, that Boost's archive reader
 // trusted its counts and string lengths: fixed by nn's bounded archive reader, issue 20 bug 2.)
 #include "attnkit/nn/model_file.h"
+
 #include "fuzz_common.h"
 
 namespace {

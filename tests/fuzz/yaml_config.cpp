@@ -25,11 +25,11 @@ ATTNKIT_FUZZ_TARGET({
   double lr = 1e-3;
   std::string name;
   std::vector<int> list;
-  app.config_options().add_options()
-      ("hidden", boost::program_options::value(&hidden)->default_value(8), "")
-      ("lr", boost::program_options::value(&lr)->default_value(1e-3), "")
-      ("name", boost::program_options::value(&name), "")
-      ("list", boost::program_options::value(&list)->multitoken(), "");
+  app.config_options().add_options()("hidden",
+                                     boost::program_options::value(&hidden)->default_value(8), "")(
+      "lr", boost::program_options::value(&lr)->default_value(1e-3), "")(
+      "name", boost::program_options::value(&name), "")(
+      "list", boost::program_options::value(&list)->multitoken(), "");
   app.parse();
   (void)app.config_yaml();
 })

@@ -1,13 +1,14 @@
 // lib/attnkit/attention: against the NumPy goldens in testdata/attention (made by
 // testdata/make_attention_golden.py) and against the theory.
+#include "attnkit/attention/attention.h"
+
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
 
-#include "attnkit/attention/attention.h"
-#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
@@ -26,7 +27,9 @@ Tensor random_matrix(int64_t r, int64_t c, uint64_t seed, double scale = 1.0) {
   return t;
 }
 
-Tensor golden(const std::string& name) { return io::read_tensor(test::testdata("attention/" + name)); }
+Tensor golden(const std::string& name) {
+  return io::read_tensor(test::testdata("attention/" + name));
+}
 
 // Like check_close, but -inf must match -inf exactly (inf - inf is NaN).
 void check_close_inf(const Tensor& a, const Tensor& b, double atol) {
@@ -96,8 +99,7 @@ TEST_CASE("attention goldens: every score, scores / weights / context") {
     test::check_close(attend(c.scorer, *c.q, K, nullptr, o), golden(c.name + "_scores.txt"), 1e-5);
     test::check_close(score(c.scorer, *c.q, K), golden(c.name + "_scores.txt"), 1e-5);
     o.output = Output::Weights;
-    test::check_close(attend(c.scorer, *c.q, K, nullptr, o), golden(c.name + "_weights.txt"),
-                      1e-5);
+    test::check_close(attend(c.scorer, *c.q, K, nullptr, o), golden(c.name + "_weights.txt"), 1e-5);
     o.output = Output::Context;
     test::check_close(attend(c.scorer, *c.q, K, &V, o), golden(c.name + "_context.txt"), 1e-5);
   }
@@ -134,8 +136,8 @@ TEST_CASE("attention goldens: hard argmax takes the first index on ties") {
   Options o;
   o.output = Output::Weights;
   o.hard = Hard::Argmax;
-  test::check_close(attend(scorer_of(ScoreKind::Dot), tq, tk, nullptr, o),
-                    golden("tie_argmax.txt"), 0.0);
+  test::check_close(attend(scorer_of(ScoreKind::Dot), tq, tk, nullptr, o), golden("tie_argmax.txt"),
+                    0.0);
   o.causal = true;
   test::check_close(attend(scorer_of(ScoreKind::Dot), tq, tk, nullptr, o),
                     golden("tie_argmax_causal.txt"), 0.0);
@@ -152,9 +154,9 @@ TEST_CASE("attention goldens: a batch with a shared V") {
   test::check_close(attend(scorer_of(ScoreKind::ScaledDot), Qb, Kb, &V, o),
                     golden("batch_context.txt"), 1e-5);
   o.causal = true;
-  test::check_close(attend(with_params(ScoreKind::Additive, "additive.npz"), golden("Qxb.npy"),
-                           Kb, &V, o),
-                    golden("batch_additive_causal_context.txt"), 1e-5);
+  test::check_close(
+      attend(with_params(ScoreKind::Additive, "additive.npz"), golden("Qxb.npy"), Kb, &V, o),
+      golden("batch_additive_causal_context.txt"), 1e-5);
 }
 
 // ---------------------------------------------------------------- theory
@@ -234,7 +236,8 @@ TEST_CASE("bilinear with W = I is dot; additive matches a direct sum") {
       double want = 0.0;
       for (int64_t c = 0; c < 6; ++c) {
         double x = 0.0;
-        for (int64_t t = 0; t < 4; ++t) x += double(a.Wk.at(c, t)) * k.at(j, t) + double(a.Wq.at(c, t)) * q.at(i, t);
+        for (int64_t t = 0; t < 4; ++t)
+          x += double(a.Wk.at(c, t)) * k.at(j, t) + double(a.Wq.at(c, t)) * q.at(i, t);
         want += a.v[c] * std::tanh(x);
       }
       CHECK(s.at(i, j) == doctest::Approx(want).epsilon(1e-5));
@@ -272,7 +275,8 @@ TEST_CASE("masks: -inf scores, zero weights, an all-masked row gives zeros, neve
     CHECK(s2.at(0, j) == doctest::Approx(0.25));
   }
   // the zero row also gives a zero context; the argmax of it is all zero too
-  const Tensor q = random_matrix(3, 2, 15), k = random_matrix(4, 2, 16), v = random_matrix(4, 3, 17);
+  const Tensor q = random_matrix(3, 2, 15), k = random_matrix(4, 2, 16),
+               v = random_matrix(4, 3, 17);
   Options o;
   o.mask = &m;
   const Tensor c = attend(scorer_of(ScoreKind::Dot), q, k, &v, o);

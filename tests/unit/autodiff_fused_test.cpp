@@ -55,7 +55,8 @@ void same(const std::vector<Tensor>& inputs, const std::function<Var(Tape&, cons
     for (Var x : xs) grads[k].push_back(x.grad().clone());
   }
   test::check_close(values[0], values[1], atol, rtol);
-  for (size_t i = 0; i < inputs.size(); ++i) test::check_close(grads[0][i], grads[1][i], atol, rtol);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    test::check_close(grads[0][i], grads[1][i], atol, rtol);
 }
 
 template <class... Ts>
@@ -76,12 +77,15 @@ Tensor mask_of(int64_t B, int64_t S, const std::vector<int64_t>& lengths) {
 
 TEST_CASE("autodiff fused: additive_attention equals scores + masked softmax + context") {
   const int64_t B = 3, S = 5, A = 4, H = 6;
-  const std::vector<Tensor> in = tensors(rnd({B, S, A}, 1), rnd({B, A}, 2), rnd({A}, 3), rnd({B, S, H}, 4));
+  const std::vector<Tensor> in =
+      tensors(rnd({B, S, A}, 1), rnd({B, A}, 2), rnd({A}, 3), rnd({B, S, H}, 4));
   for (const bool masked : {false, true}) {
     CAPTURE(masked);
     const Tensor mask = mask_of(B, S, {5, 2, 4});
     const Tensor* mp = masked ? &mask : nullptr;
-    auto fused = [mp](Tape&, const VS& x) { return ad::additive_attention(x[0], x[1], x[2], x[3], mp); };
+    auto fused = [mp](Tape&, const VS& x) {
+      return ad::additive_attention(x[0], x[1], x[2], x[3], mp);
+    };
     auto plain = [mp, B, S, H](Tape&, const VS& x) {
       Var sc = ad::additive_scores(x[0], x[1], x[2]);
       Var a = mp ? ad::masked_softmax(sc, *mp) : ad::softmax(sc);
@@ -94,8 +98,8 @@ TEST_CASE("autodiff fused: additive_attention equals scores + masked softmax + c
 
 TEST_CASE("autodiff fused: additive_attention weights, fully masked rows, shapes") {
   Tape t;
-  Var K = t.constant(rnd({2, 3, 2}, 1)), Q = t.constant(rnd({2, 2}, 2)), V = t.constant(rnd({2}, 3)),
-      M = t.constant(rnd({2, 3, 4}, 4));
+  Var K = t.constant(rnd({2, 3, 2}, 1)), Q = t.constant(rnd({2, 2}, 2)),
+      V = t.constant(rnd({2}, 3)), M = t.constant(rnd({2, 3, 4}, 4));
   const Tensor mask = mask_of(2, 3, {2, 0});
   Tensor alpha;
   Var c = ad::additive_attention(K, Q, V, M, &mask, &alpha);
@@ -115,7 +119,9 @@ TEST_CASE("autodiff fused: linear_cross_entropy equals linear + cross_entropy") 
     for (const auto* tg : {&full, &padded}) {
       CAPTURE(eps);
       CAPTURE(tg == &padded);
-      auto fused = [tg, eps](Tape&, const VS& x) { return ad::linear_cross_entropy(x[0], x[1], x[2], *tg, 0, eps); };
+      auto fused = [tg, eps](Tape&, const VS& x) {
+        return ad::linear_cross_entropy(x[0], x[1], x[2], *tg, 0, eps);
+      };
       auto plain = [tg, eps](Tape&, const VS& x) {
         nn::CrossEntropyOptions o;
         o.ignore_index = 0;
@@ -128,12 +134,13 @@ TEST_CASE("autodiff fused: linear_cross_entropy equals linear + cross_entropy") 
   // Without a bias, and with leading dimensions [T, B, F].
   const std::vector<Tensor> in3 = tensors(rnd({2, 3, F}, 4), rnd({V, F}, 5));
   const std::vector<int32_t> t6 = {1, 2, 0, 4, 5, 6};
-  same(in3, [&](Tape&, const VS& x) { return ad::linear_cross_entropy(x[0], x[1], Var(), t6); },
-       [&](Tape&, const VS& x) {
-         nn::CrossEntropyOptions o;
-         o.ignore_index = 0;
-         return nn::cross_entropy(ad::linear(x[0], x[1]), t6, o);
-       });
+  same(
+      in3, [&](Tape&, const VS& x) { return ad::linear_cross_entropy(x[0], x[1], Var(), t6); },
+      [&](Tape&, const VS& x) {
+        nn::CrossEntropyOptions o;
+        o.ignore_index = 0;
+        return nn::cross_entropy(ad::linear(x[0], x[1]), t6, o);
+      });
   Tape t;
   Var x = t.constant(rnd({2, F}, 1)), w = t.constant(rnd({V, F}, 2));
   CHECK(ad::linear_cross_entropy(x, w, Var(), {0, 0}).value()[0] == 0.0f);  // nothing counted
@@ -145,7 +152,8 @@ namespace {
 
 // multi_head_attention by the composed ops: heads split by reshape/permute, batched matmuls,
 // masked_softmax over [B·H, n_q, n_k], dropout on the weights.
-Var mha_composed(const VS& x, int64_t H, float scale, const Tensor* mask, bool causal, float p = 0.0f) {
+Var mha_composed(const VS& x, int64_t H, float scale, const Tensor* mask, bool causal,
+                 float p = 0.0f) {
   const int64_t B = x[0].dim(0), nq = x[0].dim(1), nk = x[1].dim(1), dv = x[2].dim(2);
   auto heads_of = [&](Var v, int64_t n) {
     const int64_t w = v.dim(2) / H;
@@ -181,21 +189,29 @@ TEST_CASE("autodiff fused: multi_head_attention equals the composed heads, and i
     const Tensor* mask;
     bool causal;
   };
-  for (const Case& c : {Case{"no mask", nullptr, false}, Case{"shared mask", &shared, false},
-                        Case{"causal", nullptr, true}, Case{"per-item mask + causal", &per_item, true}}) {
+  for (const Case& c :
+       {Case{"no mask", nullptr, false}, Case{"shared mask", &shared, false},
+        Case{"causal", nullptr, true}, Case{"per-item mask + causal", &per_item, true}}) {
     INFO(c.name);
     // cross-attention shapes: n_q != n_k, d_v != d
-    const std::vector<Tensor> in = tensors(rnd({B, nq, 4}, 11), rnd({B, nk, 4}, 12), rnd({B, nk, 6}, 13));
-    auto fused = [&](Tape&, const VS& x) { return ad::multi_head_attention(x[0], x[1], x[2], H, scale, c.mask, c.causal); };
+    const std::vector<Tensor> in =
+        tensors(rnd({B, nq, 4}, 11), rnd({B, nk, 4}, 12), rnd({B, nk, 6}, 13));
+    auto fused = [&](Tape&, const VS& x) {
+      return ad::multi_head_attention(x[0], x[1], x[2], H, scale, c.mask, c.causal);
+    };
     auto composed = [&](Tape&, const VS& x) { return mha_composed(x, H, scale, c.mask, c.causal); };
     same(in, fused, composed);
     grad_ok(std::string("multi_head_attention ") + c.name, in, fused);
   }
   // self-attention shapes, one head and four
   for (const int64_t heads : {1, 4}) {
-    const std::vector<Tensor> in = tensors(rnd({B, 5, 8}, 21), rnd({B, 5, 8}, 22), rnd({B, 5, 8}, 23));
-    auto fused = [&](Tape&, const VS& x) { return ad::multi_head_attention(x[0], x[1], x[2], heads, 0.5f, nullptr, true); };
-    same(in, fused, [&](Tape&, const VS& x) { return mha_composed(x, heads, 0.5f, nullptr, true); });
+    const std::vector<Tensor> in =
+        tensors(rnd({B, 5, 8}, 21), rnd({B, 5, 8}, 22), rnd({B, 5, 8}, 23));
+    auto fused = [&](Tape&, const VS& x) {
+      return ad::multi_head_attention(x[0], x[1], x[2], heads, 0.5f, nullptr, true);
+    };
+    same(in, fused,
+         [&](Tape&, const VS& x) { return mha_composed(x, heads, 0.5f, nullptr, true); });
     grad_ok("multi_head_attention self, heads " + std::to_string(heads), in, fused);
   }
 }
@@ -204,12 +220,15 @@ TEST_CASE("autodiff fused: multi_head_attention with dropout on the weights") {
   const int64_t B = 2, nq = 3, nk = 5, H = 2;
   Tensor mask({B, nq, nk}, 1.0f);
   mask.at(0, 1, 4) = 0.0f;
-  const std::vector<Tensor> in = tensors(rnd({B, nq, 4}, 31), rnd({B, nk, 4}, 32), rnd({B, nk, 6}, 33));
+  const std::vector<Tensor> in =
+      tensors(rnd({B, nq, 4}, 31), rnd({B, nk, 4}, 32), rnd({B, nk, 6}, 33));
   for (const float p : {0.3f, 0.6f}) {
     CAPTURE(p);
     // The same draws as ad::dropout over the weights (both tapes seeded alike), so the same
     // outputs and gradients as the composed ops.
-    auto fused = [&](Tape&, const VS& x) { return ad::multi_head_attention(x[0], x[1], x[2], H, 0.8f, &mask, true, nullptr, p); };
+    auto fused = [&](Tape&, const VS& x) {
+      return ad::multi_head_attention(x[0], x[1], x[2], H, 0.8f, &mask, true, nullptr, p);
+    };
     same(in, fused, [&](Tape&, const VS& x) { return mha_composed(x, H, 0.8f, &mask, true, p); });
     grad_ok("multi_head_attention with dropout", in, fused);
   }
@@ -220,24 +239,31 @@ TEST_CASE("autodiff fused: multi_head_attention with dropout on the weights") {
     for (int k = 0; k < 2; ++k) {
       Tape t(5);
       t.set_training(training);
-      y[k] = ad::multi_head_attention(t.input(in[0].clone()), t.input(in[1].clone()), t.input(in[2].clone()), H,
-                                      0.8f, nullptr, false, nullptr, k == 0 ? 0.0f : 0.5f).value().clone();
+      y[k] = ad::multi_head_attention(t.input(in[0].clone()), t.input(in[1].clone()),
+                                      t.input(in[2].clone()), H, 0.8f, nullptr, false, nullptr,
+                                      k == 0 ? 0.0f : 0.5f)
+                 .value()
+                 .clone();
     }
     double diff = 0.0;
     for (int64_t i = 0; i < y[0].size(); ++i) diff += std::fabs(y[0][i] - y[1][i]);
-    if (training) CHECK(diff > 0.1);
-    else CHECK(diff == 0.0);
+    if (training)
+      CHECK(diff > 0.1);
+    else
+      CHECK(diff == 0.0);
   }
   Tape t;
   Var q = t.input(in[0].clone()), k = t.input(in[1].clone()), v = t.input(in[2].clone());
   CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, H, 1.0f, nullptr, false, nullptr, 1.0f), Error);
-  CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, H, 1.0f, nullptr, false, nullptr, -0.1f), Error);
+  CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, H, 1.0f, nullptr, false, nullptr, -0.1f),
+                  Error);
 }
 
 TEST_CASE("autodiff fused: multi_head_attention weights, masked rows, shapes") {
   const int64_t B = 2, n = 3, H = 2;
   Tape t;
-  Var q = t.input(rnd({B, n, 4}, 1)), k = t.input(rnd({B, n, 4}, 2)), v = t.input(rnd({B, n, 4}, 3));
+  Var q = t.input(rnd({B, n, 4}, 1)), k = t.input(rnd({B, n, 4}, 2)),
+      v = t.input(rnd({B, n, 4}, 3));
   Tensor mask({B, n, n}, 1.0f);
   for (int64_t j = 0; j < n; ++j) mask.at(1, 0, j) = 0.0f;
   Tensor w;
@@ -254,10 +280,10 @@ TEST_CASE("autodiff fused: multi_head_attention weights, masked rows, shapes") {
         }
         CHECK(s == doctest::Approx(b == 1 && i == 0 ? 0.0 : 1.0).epsilon(1e-6));
       }
-  for (int64_t j = 0; j < 4; ++j) CHECK(y.value().at(1, 0, j) == 0.0f);  // fully masked row: 0
-  CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, 3, 1.0f), ShapeError);       // 3 ∤ 4
+  for (int64_t j = 0; j < 4; ++j) CHECK(y.value().at(1, 0, j) == 0.0f);     // fully masked row: 0
+  CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, 3, 1.0f), ShapeError);  // 3 ∤ 4
   Tensor bad({n, n + 1}, 1.0f);
   CHECK_THROWS_AS(ad::multi_head_attention(q, k, v, H, 1.0f, &bad), ShapeError);
   Var k2 = t.input(rnd({B, n, 6}, 4));
-  CHECK_THROWS_AS(ad::multi_head_attention(q, k2, v, H, 1.0f), ShapeError);      // d of q, k differ
+  CHECK_THROWS_AS(ad::multi_head_attention(q, k2, v, H, 1.0f), ShapeError);  // d of q, k differ
 }

@@ -34,7 +34,8 @@ Tensor rnd(Shape s, uint64_t seed, double scale = 1.0, double shift = 0.0, doubl
 Tensor positive(Shape s, uint64_t seed, double lo = 0.2, double hi = 2.0) {
   Rng rng(seed);
   Tensor t(std::move(s));
-  for (int64_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(lo + (hi - lo) * rng.uniform_double());
+  for (int64_t i = 0; i < t.size(); ++i)
+    t[i] = static_cast<float>(lo + (hi - lo) * rng.uniform_double());
   return t;
 }
 
@@ -67,10 +68,12 @@ TEST_CASE("autodiff: matmul gradients, every transpose and batch layout") {
       Tensor b3 = rnd(tb ? Shape{2, 5, 4} : Shape{2, 4, 5}, 4);
       grad_ok("matmul 3d", ts({&a3, &b3}),
               [=](Tape&, const VS& v) { return ad::matmul(v[0], v[1], ta, tb); });
-      Tensor a2 = rnd(ta ? Shape{4, 3} : Shape{3, 4}, 5), b3s = rnd(tb ? Shape{2, 5, 4} : Shape{2, 4, 5}, 6);
+      Tensor a2 = rnd(ta ? Shape{4, 3} : Shape{3, 4}, 5),
+             b3s = rnd(tb ? Shape{2, 5, 4} : Shape{2, 4, 5}, 6);
       grad_ok("matmul shared a", ts({&a2, &b3s}),
               [=](Tape&, const VS& v) { return ad::matmul(v[0], v[1], ta, tb); });
-      Tensor a3s = rnd(ta ? Shape{2, 4, 3} : Shape{2, 3, 4}, 7), b2 = rnd(tb ? Shape{5, 4} : Shape{4, 5}, 8);
+      Tensor a3s = rnd(ta ? Shape{2, 4, 3} : Shape{2, 3, 4}, 7),
+             b2 = rnd(tb ? Shape{5, 4} : Shape{4, 5}, 8);
       grad_ok("matmul shared b", ts({&a3s, &b2}),
               [=](Tape&, const VS& v) { return ad::matmul(v[0], v[1], ta, tb); });
     }
@@ -95,7 +98,8 @@ TEST_CASE("autodiff: addmm and linear gradients") {
   grad_ok("linear rank 3 with bias", ts({&x, &w, &bias}),
           [](Tape&, const VS& v) { return ad::linear(v[0], v[1], v[2]); });
   Tensor x2 = rnd({3, 4}, 7), w2 = rnd({2, 4}, 8);
-  grad_ok("linear no bias", ts({&x2, &w2}), [](Tape&, const VS& v) { return ad::linear(v[0], v[1]); });
+  grad_ok("linear no bias", ts({&x2, &w2}),
+          [](Tape&, const VS& v) { return ad::linear(v[0], v[1]); });
   Tape t;
   Var y = ad::linear(t.constant(Tensor({1, 2}, {1, 2})), t.constant(Tensor({2, 2}, {1, 1, 0, 1})),
                      t.constant(Tensor({2}, {10, 20})));
@@ -121,9 +125,12 @@ TEST_CASE("autodiff: broadcasting binary ops") {
     }
   Tape t;
   Var a = t.constant(Tensor({2, 2}, {1, 2, 3, 4}));
-  test::check_close((a + t.constant(Tensor({2}, {10, 20}))).value(), Tensor({2, 2}, {11, 22, 13, 24}));
-  test::check_close((a * t.constant(Tensor({2, 1}, {2, 3}))).value(), Tensor({2, 2}, {2, 4, 9, 12}));
-  CHECK_THROWS_WITH_AS(a + t.constant(Tensor({3})), doctest::Contains("[2, 2] and [3]"), ShapeError);
+  test::check_close((a + t.constant(Tensor({2}, {10, 20}))).value(),
+                    Tensor({2, 2}, {11, 22, 13, 24}));
+  test::check_close((a * t.constant(Tensor({2, 1}, {2, 3}))).value(),
+                    Tensor({2, 2}, {2, 4, 9, 12}));
+  CHECK_THROWS_WITH_AS(a + t.constant(Tensor({3})), doctest::Contains("[2, 2] and [3]"),
+                       ShapeError);
 }
 
 TEST_CASE("autodiff: pow (NTM sharpening) with a per-row exponent") {
@@ -197,7 +204,8 @@ TEST_CASE("autodiff: cosine similarity, 2-D and batched") {
   Tensor a3 = rnd({2, 1, 4}, 3), b3 = rnd({2, 6, 4}, 4);
   grad_ok("cosine 3d", ts({&a3, &b3}), [](Tape&, const VS& v) { return ad::cosine(v[0], v[1]); });
   Tape t;
-  Var c = ad::cosine(t.constant(Tensor({2, 2}, {1, 0, 0, 0})), t.constant(Tensor({2, 2}, {2, 0, 0, 3})));
+  Var c = ad::cosine(t.constant(Tensor({2, 2}, {1, 0, 0, 0})),
+                     t.constant(Tensor({2, 2}, {2, 0, 0, 3})));
   CHECK(c.value().at(0, 0) == doctest::Approx(1.0));
   CHECK(c.value().at(0, 1) == doctest::Approx(0.0));
   CHECK(c.value().at(1, 0) == 0.0f);  // zero row
@@ -237,9 +245,11 @@ TEST_CASE("autodiff: fused additive scores equal the unfused ops") {
   grad_ok("additive_scores", ts({&k, &q, &v}),
           [](Tape&, const VS& x) { return ad::additive_scores(x[0], x[1], x[2]); });
   Tape t;
-  Var K = t.constant(rnd({2, 5, 3}, 1)), Q = t.constant(rnd({2, 3}, 2)), W = t.constant(rnd({1, 3}, 3));
+  Var K = t.constant(rnd({2, 5, 3}, 1)), Q = t.constant(rnd({2, 3}, 2)),
+      W = t.constant(rnd({1, 3}, 3));
   Var ref = ad::reshape(ad::linear(ad::tanh(K + ad::reshape(Q, {2, 1, 3})), W), {2, 5});
-  test::check_close(ad::additive_scores(K, Q, t.constant(rnd({3}, 3))).value(), ref.value(), 1e-6, 1e-5);
+  test::check_close(ad::additive_scores(K, Q, t.constant(rnd({3}, 3))).value(), ref.value(), 1e-6,
+                    1e-5);
 }
 
 TEST_CASE("autodiff: reductions") {
@@ -267,9 +277,13 @@ TEST_CASE("autodiff: embedding, concat, stack, slice, index, reshape, transpose,
     return ad::embedding(v[0], {4, 0, 4, 2, 1, 4}, {2, 3});
   });
   for (int axis : {0, 1, -1}) {
-    Tensor a = rnd({2, 3, 4}, 2), b = rnd(axis == 0 ? Shape{1, 3, 4} : axis == 1 ? Shape{2, 2, 4} : Shape{2, 3, 2}, 3);
-    grad_ok("concat axis " + std::to_string(axis), ts({&a, &b}),
-            [axis](Tape&, const VS& v) { return ad::concat({v[0], v[1], v[0]}, axis); });
+    Tensor a = rnd({2, 3, 4}, 2), b = rnd(axis == 0   ? Shape{1, 3, 4}
+                                          : axis == 1 ? Shape{2, 2, 4}
+                                                      : Shape{2, 3, 2},
+                                          3);
+    grad_ok("concat axis " + std::to_string(axis), ts({&a, &b}), [axis](Tape&, const VS& v) {
+      return ad::concat({v[0], v[1], v[0]}, axis);
+    });
   }
   Tensor s1 = rnd({2, 3}, 4), s2 = rnd({2, 3}, 5);
   grad_ok("stack", ts({&s1, &s2}), [](Tape&, const VS& v) { return ad::stack({v[0], v[1]}, 1); });
@@ -278,7 +292,8 @@ TEST_CASE("autodiff: embedding, concat, stack, slice, index, reshape, transpose,
   Tensor sl2 = rnd({3, 4, 5}, 7);
   grad_ok("slice last", ts({&sl2}), [](Tape&, const VS& v) { return ad::slice(v[0], -1, 2, 5); });
   Tensor ix = rnd({3, 2, 2}, 8);
-  grad_ok("index", ts({&ix}), [](Tape&, const VS& v) { return ad::index(v[0], 1) * ad::index(v[0], 2); });
+  grad_ok("index", ts({&ix}),
+          [](Tape&, const VS& v) { return ad::index(v[0], 1) * ad::index(v[0], 2); });
   Tensor rs = rnd({2, 6}, 9);
   grad_ok("reshape", ts({&rs}), [](Tape&, const VS& v) {
     return ad::matmul(ad::reshape(v[0], {3, 4}), ad::reshape(v[0], {4, 3}));
@@ -294,8 +309,10 @@ TEST_CASE("autodiff: embedding, concat, stack, slice, index, reshape, transpose,
   CHECK_THROWS_WITH_AS(ad::embedding(tb, {3}), doctest::Contains("id 3"), DataError);
   Var m = t.constant(Tensor({2, 3}, {1, 2, 3, 4, 5, 6}));
   test::check_close(ad::transpose(m).value(), Tensor({3, 2}, {1, 4, 2, 5, 3, 6}));
-  test::check_close(ad::concat({m, m}, 0).value(), Tensor({4, 3}, {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}));
-  test::check_close(ad::concat({m, m}, -1).value(), Tensor({2, 6}, {1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
+  test::check_close(ad::concat({m, m}, 0).value(),
+                    Tensor({4, 3}, {1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}));
+  test::check_close(ad::concat({m, m}, -1).value(),
+                    Tensor({2, 6}, {1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6}));
   test::check_close(ad::slice(m, 1, 1, 2).value(), Tensor({2, 1}, {2, 5}));
   test::check_close(ad::index(m, 1).value(), Tensor({3}, {4, 5, 6}));
   Var p = ad::permute(t.constant(rnd({2, 3, 4}, 12)), {1, 2, 0});
@@ -309,7 +326,8 @@ TEST_CASE("autodiff: embedding, concat, stack, slice, index, reshape, transpose,
 TEST_CASE("autodiff: select_rows and mask_rows") {
   const std::vector<uint8_t> keep = {1, 0, 1};
   Tensor a = rnd({3, 4}, 1), b = rnd({3, 4}, 2);
-  grad_ok("select_rows", ts({&a, &b}), [&](Tape&, const VS& v) { return ad::select_rows(keep, v[0], v[1]); });
+  grad_ok("select_rows", ts({&a, &b}),
+          [&](Tape&, const VS& v) { return ad::select_rows(keep, v[0], v[1]); });
   Tensor c = rnd({3, 4}, 3);
   grad_ok("mask_rows", ts({&c}), [&](Tape&, const VS& v) { return ad::mask_rows(v[0], keep); });
   Tape t;
@@ -321,11 +339,14 @@ TEST_CASE("autodiff: fused LSTM and GRU steps") {
   Tensor g = rnd({2, 12}, 1), c = rnd({2, 3}, 2), g0 = g.clone();
   grad_ok("lstm_gates", ts({&g0}), [](Tape&, const VS& v) { return ad::lstm_gates(v[0]); });
   Tensor a = positive({2, 12}, 3, 0.1, 0.9), c2 = rnd({2, 3}, 4);
-  grad_ok("lstm_cell_c", ts({&a, &c2}), [](Tape&, const VS& v) { return ad::lstm_cell_c(v[0], v[1]); });
+  grad_ok("lstm_cell_c", ts({&a, &c2}),
+          [](Tape&, const VS& v) { return ad::lstm_cell_c(v[0], v[1]); });
   Tensor a2 = positive({2, 12}, 5, 0.1, 0.9), c3 = rnd({2, 3}, 6);
-  grad_ok("lstm_cell_h", ts({&a2, &c3}), [](Tape&, const VS& v) { return ad::lstm_cell_h(v[0], v[1]); });
+  grad_ok("lstm_cell_h", ts({&a2, &c3}),
+          [](Tape&, const VS& v) { return ad::lstm_cell_h(v[0], v[1]); });
   Tensor xp = rnd({2, 9}, 7), hp = rnd({2, 9}, 8), h = rnd({2, 3}, 9);
-  grad_ok("gru_cell", ts({&xp, &hp, &h}), [](Tape&, const VS& v) { return ad::gru_cell(v[0], v[1], v[2]); });
+  grad_ok("gru_cell", ts({&xp, &hp, &h}),
+          [](Tape&, const VS& v) { return ad::gru_cell(v[0], v[1], v[2]); });
   // The fused LSTM step equals the same equations written with separate ops.
   Tape t;
   Var G = t.constant(g.clone()), C = t.constant(c.clone());
@@ -360,7 +381,8 @@ TEST_CASE("autodiff: dropout (seeded, inverted scaling, identity at eval)") {
   std::vector<uint32_t> bits(999);
   Rng(7).fill_u32(bits.data(), 999);  // the tape's Rng is seeded like Rng(seed)
   int64_t agree = 0;
-  for (size_t i = 0; i < bits.size(); ++i) agree += (z[static_cast<int64_t>(i)] == 0.0f) == (bits[i] < 1073741824u);
+  for (size_t i = 0; i < bits.size(); ++i)
+    agree += (z[static_cast<int64_t>(i)] == 0.0f) == (bits[i] < 1073741824u);
   CHECK(agree == 999);
   t.set_training(false);
   Var e = ad::dropout(ones, 0.25f);
@@ -512,7 +534,8 @@ TEST_CASE("autodiff: local parameter gradients stay on the tape") {
   for (float v : w.grad.values()) CHECK(v == 0.0f);  // the parameter's own grad untouched
   t.clear();
   t.set_local_param_grads(false);
-  ad::Var y2 = ad::sum(ad::linear(t.constant(Tensor({1, 3}, std::vector<float>{1, -1, 2})), t.param(w)));
+  ad::Var y2 =
+      ad::sum(ad::linear(t.constant(Tensor({1, 3}, std::vector<float>{1, -1, 2})), t.param(w)));
   t.backward(y2);
   CHECK(t.local_grad(w) == nullptr);
   CHECK(w.grad[0] == 1.0f);

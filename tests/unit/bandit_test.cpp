@@ -1,12 +1,13 @@
 // Bandits for meta-RL (rl/bandit.h): the strategies' expected returns from theory, the
 // policy's inputs, and that a short meta-training run improves on random play.
+#include "attnkit/rl/bandit.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <memory>
 
 #include "attnkit/core/error.h"
-#include "attnkit/rl/bandit.h"
 #include "attnkit/train/module.h"
 #include "test_util.h"
 
@@ -40,9 +41,9 @@ TEST_CASE("bandit: the policy reads the previous arm, the previous reward and t 
   r.rewards = {1, 0, 1, 0};
   const Tensor x = rl::policy_inputs(r, 3, 3);  // [1, 3, 5]
   REQUIRE(x.shape() == Shape{1, 3, 5});
-  const float want[15] = {0, 0, 0, 0, 0.0f,    // t = 0: nothing yet
-                          0, 0, 1, 1, 0.25f,   // t = 1: arm 2 paid 1
-                          1, 0, 0, 0, 0.5f};   // t = 2: arm 0 paid 0
+  const float want[15] = {0, 0, 0, 0, 0.0f,   // t = 0: nothing yet
+                          0, 0, 1, 1, 0.25f,  // t = 1: arm 2 paid 1
+                          1, 0, 0, 0, 0.5f};  // t = 2: arm 0 paid 0
   for (int i = 0; i < 15; ++i) CHECK(x[i] == want[i]);
 }
 
@@ -61,8 +62,8 @@ TEST_CASE("bandit: a short meta-training run beats random play, the same for any
     ++s.step;
   }
   const double after = m.evaluate()[0].second;
-  MESSAGE("2-armed bandits of 6 pulls: mean return " << before << " before, " << after
-                                                     << " after 1000 steps (random 3.0, oracle 4.0)");
+  MESSAGE("2-armed bandits of 6 pulls: mean return "
+          << before << " before, " << after << " after 1000 steps (random 3.0, oracle 4.0)");
   CHECK(after > before + 0.3);
   CHECK(after > 3.3);
 }

@@ -1,10 +1,11 @@
 // BLEU: hand-worked values of the textbook's score, sentence and corpus BLEU.
+#include "attnkit/eval/bleu.h"
+
 #include <cmath>
 
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
-#include "attnkit/eval/bleu.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -16,12 +17,14 @@ TEST_CASE("textbook BLEU: 'il est riche .' against 'il est calme .', k = 2") {
   // Score = (3/4)^(1/2) (1/3)^(1/4) = 0.8660254 x 0.7598357 = 0.6580370.
   const double want = std::sqrt(0.75) * std::pow(1.0 / 3.0, 0.25);
   CHECK(want == doctest::Approx(0.6580370).epsilon(1e-6));
-  CHECK(textbook_bleu("il est riche .", "il est calme .", 2) == doctest::Approx(want).epsilon(1e-12));
+  CHECK(textbook_bleu("il est riche .", "il est calme .", 2) ==
+        doctest::Approx(want).epsilon(1e-12));
   // d2l's other examples: 'go .' vs 'va !' = 0; identical sentences = 1.
   CHECK(textbook_bleu("va !", "va !", 2) == doctest::Approx(1.0));
   CHECK(textbook_bleu("il est riche .", "il est riche .", 4) == doctest::Approx(1.0));
   // A short hypothesis: 'il est' vs 'il est calme .': exp(1 - 4/2) · 1 · 1 = e^-1.
-  CHECK(textbook_bleu("il est", "il est calme .", 2) == doctest::Approx(std::exp(-1.0)).epsilon(1e-12));
+  CHECK(textbook_bleu("il est", "il est calme .", 2) ==
+        doctest::Approx(std::exp(-1.0)).epsilon(1e-12));
   // k beyond the hypothesis length: orders stop at len_hyp. 'a' vs 'a b': exp(1-2) · 1^(1/2).
   CHECK(textbook_bleu("a", "a b", 4) == doctest::Approx(std::exp(-1.0)).epsilon(1e-12));
   // Clipping: 'the the the' vs 'the cat': p1 = 1/3, bigrams 'the the' x2 match 0 → 0.
@@ -51,7 +54,8 @@ TEST_CASE("corpus BLEU on a two-sentence corpus, by hand") {
   // smoothing the first zero order counts as 1/(2 · 3).
   CHECK(corpus_bleu(hyp, ref, 4, Smoothing::None).score == 0.0);
   auto s4 = corpus_bleu(hyp, ref, 4, Smoothing::Exp);
-  CHECK(s4.score == doctest::Approx(bp * std::pow(7.0 / 8 * 4.0 / 6 * 1.0 / 4 * 1.0 / 6, 0.25)).epsilon(1e-12));
+  CHECK(s4.score ==
+        doctest::Approx(bp * std::pow(7.0 / 8 * 4.0 / 6 * 1.0 / 4 * 1.0 / 6, 0.25)).epsilon(1e-12));
   CHECK(s4.score == doctest::Approx(0.3484493).epsilon(1e-6));
   REQUIRE(s4.precisions.size() == 4);
   CHECK(s4.precisions[0] == doctest::Approx(7.0 / 8));

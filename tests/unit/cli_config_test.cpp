@@ -1,21 +1,20 @@
 // YAML configuration in the command-line layer (cli/cli.h): precedence, strict keys, types,
 // --dump-config and stored configurations.
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
-#include <memory>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "attnkit/cli/cli.h"
-#include "attnkit/io/config.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
+#include "attnkit/io/config.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;
@@ -49,12 +48,12 @@ struct Harness {
     argv.push_back(nullptr);
     app = std::make_unique<cli::App>("tool", static_cast<int>(args.size()), argv.data());
     app->options().add_options()("output,o", po::value(&c.out)->default_value("m"), "model");
-    app->config_options().add_options()
-        ("hidden", po::value(&c.hidden)->default_value(8), "hidden units")
-        ("lr", po::value(&c.lr)->default_value(0.001), "learning rate")
-        ("cell", po::value(&c.cell)->default_value("lstm"), "cell type")
-        ("tied", po::bool_switch(&c.tied), "tie embeddings")
-        ("layers", po::value(&c.layers)->multitoken(), "layer sizes");
+    app->config_options().add_options()("hidden", po::value(&c.hidden)->default_value(8),
+                                        "hidden units")(
+        "lr", po::value(&c.lr)->default_value(0.001), "learning rate")(
+        "cell", po::value(&c.cell)->default_value("lstm"), "cell type")(
+        "tied", po::bool_switch(&c.tied), "tie embeddings")(
+        "layers", po::value(&c.layers)->multitoken(), "layer sizes");
   }
   void parse() { app->parse(); }
 };
@@ -230,7 +229,8 @@ TEST_CASE("config: --help lists the configuration keys") {
 
 TEST_CASE("training flags: one vocabulary, configuration keys, the old --batch") {
   const std::string f = write_temp("tr.yaml", "checkpoint-every: 50\nlr: 0.5\n");
-  std::vector<std::string> args = {"tool", "--config", f, "--log", "m.tsv", "--batch", "7", "-o", "m.akm"};
+  std::vector<std::string> args = {"tool",    "--config", f,    "--log", "m.tsv",
+                                   "--batch", "7",        "-o", "m.akm"};
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   cli::App app("tool", static_cast<int>(argv.size()), argv.data());

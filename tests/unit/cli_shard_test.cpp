@@ -117,6 +117,7 @@ TEST_CASE("choices: one parser, one error type listing the valid values, aliases
                        "or location)",
                        ChoiceError);
   CHECK(attention::parse_score_kind("general") == attention::ScoreKind::Bilinear);
-  CHECK_THROWS_WITH_AS(cli::parse_option("--score", [] { return attention::parse_score_kind("x"); }),
-                       doctest::Contains("--score: unknown score 'x'"), UsageError);
+  CHECK_THROWS_WITH_AS(
+      cli::parse_option("--score", [] { return attention::parse_score_kind("x"); }),
+      doctest::Contains("--score: unknown score 'x'"), UsageError);
 }

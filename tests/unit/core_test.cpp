@@ -171,7 +171,7 @@ TEST_CASE("rng fill_u32: the halves of next(), low first") {
     CHECK(u[static_cast<size_t>(2 * i + 1)] == static_cast<uint32_t>(r >> 32));
   }
   CHECK(u[6] == static_cast<uint32_t>(b.next()));  // odd n: the last high half unused
-  CHECK(a.next() == b.next());                      // both streams at the same place
+  CHECK(a.next() == b.next());                     // both streams at the same place
 }
 
 TEST_CASE("BLAS core preference") {
@@ -204,10 +204,21 @@ TEST_CASE("parallel_for covers every index once, restores BLAS threads, rethrows
   CHECK(blas_inside.load() == 1);  // one pool at a time
   CHECK(blas_threads() == 2);
   CHECK_THROWS_AS(parallel_for(
-                      10, [](int64_t b, int64_t) { if (b > 0) throw std::runtime_error("x"); }, 2),
+                      10,
+                      [](int64_t b, int64_t) {
+                        if (b > 0) throw std::runtime_error("x");
+                      },
+                      2),
                   std::runtime_error);
   CHECK(blas_threads() == 2);
   int calls = 0;
-  parallel_for(5, [&](int64_t b, int64_t e) { calls++; CHECK(b == 0); CHECK(e == 5); }, 1);
+  parallel_for(
+      5,
+      [&](int64_t b, int64_t e) {
+        calls++;
+        CHECK(b == 0);
+        CHECK(e == 5);
+      },
+      1);
   CHECK(calls == 1);
 }

@@ -61,20 +61,21 @@ TEST_CASE("babi: statements, questions, stories, multi-word answers") {
   CHECK(ex[0].story.is_prefix_of(ex[1].story));
   CHECK(!ex[1].story.is_prefix_of(ex[2].story));
   CHECK(ex[2].story.is_prefix_of(ex[3].story));
-  CHECK(ex[1].story[2] == std::vector<std::string>{"daniel", "went", "back", "to", "the", "hallway"});
+  CHECK(ex[1].story[2] ==
+        std::vector<std::string>{"daniel", "went", "back", "to", "the", "hallway"});
   // Appending to a shared prefix copies it: the others keep their own view.
   data::StoryPrefix mine = ex[0].story;
   mine.push_back({"extra"});
   CHECK(mine.size() == 3);
   CHECK(mine[2] == std::vector<std::string>{"extra"});
-  CHECK(ex[1].story[2] == std::vector<std::string>{"daniel", "went", "back", "to", "the", "hallway"});
+  CHECK(ex[1].story[2] ==
+        std::vector<std::string>{"daniel", "went", "back", "to", "the", "hallway"});
   CHECK(!mine.is_prefix_of(ex[1].story));
 }
 
 TEST_CASE("babi: malformed lines name the file and line") {
   long line = 0;
-  CHECK(parse_error("Mary went home.\n", &line).find("starting with its ID") !=
-        std::string::npos);
+  CHECK(parse_error("Mary went home.\n", &line).find("starting with its ID") != std::string::npos);
   CHECK(line == 1);
   CHECK(parse_error("1 a b.\n3 c d.\n", &line).find("ID 3 follows ID 1") != std::string::npos);
   CHECK(line == 2);
@@ -153,7 +154,8 @@ TEST_CASE("babi: the real data set (skipped when ../shared/data/babi is absent)"
 }
 
 TEST_CASE("parse_babi: a line ending in '?' without a tab is a question without an answer") {
-  const std::string text = "1 Mary went home.\n2 Where is Mary? \n3 John left.\n4 Where is John?\tleft\t3\n";
+  const std::string text =
+      "1 Mary went home.\n2 Where is Mary? \n3 John left.\n4 Where is John?\tleft\t3\n";
   CHECK_THROWS_WITH_AS(data::parse_babi(text, "q.txt"),
                        doctest::Contains("question 2 has no answer"), DataError);
   const auto ex = data::parse_babi(text, "q.txt", 0, true);

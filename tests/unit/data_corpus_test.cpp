@@ -41,7 +41,8 @@ std::string shared_fra() { return std::string(ATTNKIT_SHARED_DATA_DIR) + "/trans
 }  // namespace
 
 TEST_CASE("corpus: SOURCE<TAB>TARGET lines, extra columns ignored, CRLF accepted") {
-  const auto c = parse_tsv("Go.\tVa !\r\nHi.\tSalut !\tCC-BY 2.0 (France) Attribution: tatoeba.org #2877272\n", "c.tsv");
+  const auto c = parse_tsv(
+      "Go.\tVa !\r\nHi.\tSalut !\tCC-BY 2.0 (France) Attribution: tatoeba.org #2877272\n", "c.tsv");
   REQUIRE(c.size() == 2);
   CHECK(c.pairs[0].source == "Go.");
   CHECK(c.pairs[0].target == "Va !");
@@ -160,9 +161,13 @@ TEST_CASE("batches: each pair once per epoch, padding, lengths sorted, seeded or
       ++seen[b.index[static_cast<size_t>(i)]];
       CHECK(b.source_len[static_cast<size_t>(i)] == static_cast<int32_t>(p.source.size()));
       for (int64_t j = 0; j < b.source.cols; ++j)
-        CHECK(b.source.at(i, j) == (j < b.source_len[static_cast<size_t>(i)] ? p.source[static_cast<size_t>(j)] : Vocab::kPad));
+        CHECK(b.source.at(i, j) == (j < b.source_len[static_cast<size_t>(i)]
+                                        ? p.source[static_cast<size_t>(j)]
+                                        : Vocab::kPad));
       for (int64_t j = 0; j < b.target.cols; ++j)
-        CHECK(b.target.at(i, j) == (j < b.target_len[static_cast<size_t>(i)] ? p.target[static_cast<size_t>(j)] : Vocab::kPad));
+        CHECK(b.target.at(i, j) == (j < b.target_len[static_cast<size_t>(i)]
+                                        ? p.target[static_cast<size_t>(j)]
+                                        : Vocab::kPad));
     }
   }
   CHECK(short_batches == 1);
@@ -204,7 +209,8 @@ TEST_CASE("batches: each pair once per epoch, padding, lengths sorted, seeded or
   CHECK_THROWS_AS(make_batches(data, opt), DataError);
 }
 
-TEST_CASE("fra.txt: the shared corpus reads cleanly; d2l's vocabulary sizes on its first 640 pairs") {
+TEST_CASE(
+    "fra.txt: the shared corpus reads cleanly; d2l's vocabulary sizes on its first 640 pairs") {
   std::ifstream probe(shared_fra());
   if (!probe) {
     test::skip(shared_fra() + " is absent");

@@ -12,8 +12,9 @@ using namespace attnkit::data;
 
 namespace {
 
-const char* const kMonth[12] = {"january", "february", "march",     "april",   "may",      "june",
-                                "july",    "august",   "september", "october", "november", "december"};
+const char* const kMonth[12] = {"january",   "february", "march",    "april",
+                                "may",       "june",     "july",     "august",
+                                "september", "october",  "november", "december"};
 
 // An independent reader of the sources: finds day, month and year from the words and
 // numbers of a formatted date, using the documented conventions (slashes are US month/day,
@@ -32,7 +33,8 @@ bool read_back(const std::string& s, Date* d) {
   auto year2 = [](int y) { return y >= 50 ? 1900 + y : 2000 + y; };
   const bool slash = s.find('/') != std::string::npos, dot = s.find('.') != std::string::npos;
   if (words.size() == 1 && words[0].size() == 8) {
-    *d = {std::stoi(words[0].substr(0, 4)), std::stoi(words[0].substr(4, 2)), std::stoi(words[0].substr(6, 2))};
+    *d = {std::stoi(words[0].substr(0, 4)), std::stoi(words[0].substr(4, 2)),
+          std::stoi(words[0].substr(6, 2))};
     return true;
   }
   if (slash && words.size() == 3) {
@@ -51,13 +53,17 @@ bool read_back(const std::string& s, Date* d) {
   int month = 0, day = 0, year = 0;
   for (const auto& w : words) {
     for (int m = 0; m < 12; ++m)
-      if (w == kMonth[m] || (w.size() == 3 && std::string(kMonth[m]).compare(0, 3, w) == 0)) month = m + 1;
+      if (w == kMonth[m] || (w.size() == 3 && std::string(kMonth[m]).compare(0, 3, w) == 0))
+        month = m + 1;
     if (std::isdigit(static_cast<unsigned char>(w[0]))) {
       const int v = std::stoi(w);
       const bool suffixed = !std::isdigit(static_cast<unsigned char>(w.back()));
-      if (w.size() == 4 && !suffixed) year = v;
-      else if (day == 0 || suffixed) day = v;
-      else year = year2(v);
+      if (w.size() == 4 && !suffixed)
+        year = v;
+      else if (day == 0 || suffixed)
+        day = v;
+      else
+        year = year2(v);
     }
   }
   *d = {year, month, day};
@@ -116,7 +122,10 @@ TEST_CASE("dates: every generated pair is a valid ISO date matching its source")
     for (int w = 0; w < 7; ++w)
       if (e.source.compare(0, 3, days[w]) == 0) CHECK_MESSAGE(weekday(want) == w, e.source);
     std::string shape;
-    for (char c : e.source) shape += std::isdigit(static_cast<unsigned char>(c)) ? '9' : std::isalpha(static_cast<unsigned char>(c)) ? 'a' : c;
+    for (char c : e.source)
+      shape += std::isdigit(static_cast<unsigned char>(c))   ? '9'
+               : std::isalpha(static_cast<unsigned char>(c)) ? 'a'
+                                                             : c;
     ++shapes[shape];
   }
   CHECK(shapes.size() >= 15);

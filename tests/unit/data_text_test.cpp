@@ -11,13 +11,14 @@ using Toks = std::vector<std::string>;
 
 TEST_CASE("utf8: valid text, and the offset of each kind of invalid sequence") {
   CHECK(utf8_invalid_at("plain ascii") == std::string_view::npos);
-  CHECK(utf8_invalid_at("\xC3\xA9t\xC3\xA9 \xE2\x80\xAF \xF0\x9F\x98\x80") == std::string_view::npos);
-  CHECK(utf8_invalid_at("ab\xC3") == 2);                 // truncated
-  CHECK(utf8_invalid_at("a\x80") == 1);                  // lone continuation
-  CHECK(utf8_invalid_at("\xC0\xAF") == 0);               // overlong '/'
-  CHECK(utf8_invalid_at("x\xE0\x80\xAF") == 1);          // overlong 3-byte
-  CHECK(utf8_invalid_at("\xED\xA0\x80") == 0);           // surrogate U+D800
-  CHECK(utf8_invalid_at("\xF4\x90\x80\x80") == 0);       // above U+10FFFF
+  CHECK(utf8_invalid_at("\xC3\xA9t\xC3\xA9 \xE2\x80\xAF \xF0\x9F\x98\x80") ==
+        std::string_view::npos);
+  CHECK(utf8_invalid_at("ab\xC3") == 2);            // truncated
+  CHECK(utf8_invalid_at("a\x80") == 1);             // lone continuation
+  CHECK(utf8_invalid_at("\xC0\xAF") == 0);          // overlong '/'
+  CHECK(utf8_invalid_at("x\xE0\x80\xAF") == 1);     // overlong 3-byte
+  CHECK(utf8_invalid_at("\xED\xA0\x80") == 0);      // surrogate U+D800
+  CHECK(utf8_invalid_at("\xF4\x90\x80\x80") == 0);  // above U+10FFFF
   CHECK(utf8_invalid_at("ok \xFF") == 3);
   const auto cps = utf8_decode("a\xC3\xA9\xE2\x80\xAF\xF0\x9F\x98\x80");
   REQUIRE(cps.size() == 4);
@@ -33,8 +34,8 @@ TEST_CASE("utf8: valid text, and the offset of each kind of invalid sequence") {
 TEST_CASE("lower-casing: ASCII, Latin-1, Latin Extended-A, Greek, Cyrillic") {
   CHECK(lower_utf8("HeLLo WORLD 42") == "hello world 42");
   CHECK(lower_utf8("ÉTÉ À ÇA ÖÜÄ ÀÞ") == "été à ça öüä àþ");
-  CHECK(lower_utf8("×") == "×");            // U+00D7 is not a letter
-  CHECK(lower_utf8("ß") == "ß");            // no upper/lower pair handled
+  CHECK(lower_utf8("×") == "×");  // U+00D7 is not a letter
+  CHECK(lower_utf8("ß") == "ß");  // no upper/lower pair handled
   CHECK(lower_utf8("ŒUVRE ŁÓDŹ ŠŽ Ÿ") == "œuvre łódź šž ÿ");
   CHECK(lower_utf8("ΑΒΓ Ω") == "αβγ ω");
   CHECK(lower_utf8("МОСКВА Ё") == "москва ё");
@@ -74,7 +75,7 @@ TEST_CASE("word tokens: d2l's _preprocess and _tokenize") {
   // give no empty tokens; '?!' is split like d2l (each mark after a non-space).
   CHECK(preprocess("Wow?!") == "wow ? !");
   CHECK(tokenize_words("  a   b . ") == Toks{"a", "b", "."});
-  CHECK(tokenize_words("3.5") == Toks{"3", ".5"});   // d2l's rule, digits included
+  CHECK(tokenize_words("3.5") == Toks{"3", ".5"});  // d2l's rule, digits included
   CHECK(tokenize_words("").empty());
   CHECK(tokenize_words(" ").empty());
 }

@@ -1,10 +1,10 @@
 // Vocabulary: reserved ids, order, min_freq, encode/decode, the file format and its errors.
+#include <unistd.h>
+
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
 #include "attnkit/data/vocab.h"
 #include "test_util.h"
-
-#include <unistd.h>
 
 using namespace attnkit;
 using namespace attnkit::data;
@@ -36,7 +36,7 @@ TEST_CASE("vocab: reserved ids, then descending count, ties by bytes") {
   CHECK(v.token(1) == "<bos>");
   CHECK(v.token(2) == "<eos>");
   CHECK(v.token(3) == "<unk>");
-  CHECK(v.token(4) == ".");   // count 3; "." < "le"
+  CHECK(v.token(4) == ".");  // count 3; "." < "le"
   CHECK(v.token(5) == "le");
   CHECK(v.token(6) == "chat");  // count 2: chat < est < là
   CHECK(v.token(7) == "est");
@@ -109,7 +109,8 @@ TEST_CASE("vocab: every malformed file is an error naming the line") {
   expect_error(head + "a\t-1\n", 5, "bad count '-1' (a whole number >= 0)");
   expect_error(head + "a\t\n", 5, "bad count '' (a whole number >= 0)");
   expect_error(head + "a\t3\nb\t1\na\t1\n", 7, "token 'a' repeated (first on line 5)");
-  expect_error("<pad>\t0\n<unk>\t0\n", 2, "expected the reserved token <bos> (id 1), found '<unk>'");
+  expect_error("<pad>\t0\n<unk>\t0\n", 2,
+               "expected the reserved token <bos> (id 1), found '<unk>'");
   expect_error("<pad>\t0\n<bos>\t0\n", 2, "the vocabulary ends before the four reserved tokens");
   expect_error(head + "\xC3\n", 5, "invalid UTF-8 at byte 1 of the line");
   try {

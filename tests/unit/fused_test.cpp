@@ -1,11 +1,12 @@
 // lib/attnkit/attention/fused.h: the streaming kernel against the naive reference (whole
 // weight matrices), on random sizes with ragged tail blocks, masks that empty rows, batches
 // of problems, strided views and any thread count.
+#include "attnkit/attention/fused.h"
+
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "attnkit/attention/fused.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
@@ -36,8 +37,8 @@ struct Case {
 };
 
 // Runs both paths over `items` problems of one shape (each with its own inputs).
-void compare(const Case& c, int items, uint64_t seed, FusedBlocks blocks, int threads,
-             float scale, Tensor* mask_store = nullptr) {
+void compare(const Case& c, int items, uint64_t seed, FusedBlocks blocks, int threads, float scale,
+             Tensor* mask_store = nullptr) {
   Tensor q = randn({items, c.n_q, c.d}, seed, 2.0), k = randn({items, c.n_k, c.d}, seed + 1, 2.0),
          v = randn({items, c.n_k, c.d_v}, seed + 2);
   Tensor a({items, c.n_q, c.d_v}, -7.0f), b({items, c.n_q, c.d_v}, 7.0f);
@@ -65,9 +66,15 @@ TEST_CASE("fused = naive on random sizes, ragged tail blocks, all masks, 1 and 2
     c.d = 1 + static_cast<int64_t>(sizes.uniform() * 20);
     c.d_v = 1 + static_cast<int64_t>(sizes.uniform() * 9);
     switch (trial % 4) {
-      case 1: c.mask.causal = true; break;
-      case 2: c.mask.key_len = static_cast<int64_t>(sizes.uniform() * (c.n_k + 1)); break;
-      case 3: c.mask.window = static_cast<int64_t>(sizes.uniform() * 5); break;
+      case 1:
+        c.mask.causal = true;
+        break;
+      case 2:
+        c.mask.key_len = static_cast<int64_t>(sizes.uniform() * (c.n_k + 1));
+        break;
+      case 3:
+        c.mask.window = static_cast<int64_t>(sizes.uniform() * 5);
+        break;
     }
     CAPTURE(trial);
     CAPTURE(c.n_q);
@@ -144,7 +151,9 @@ TEST_CASE("fused_context: shape errors") {
   CHECK_THROWS_AS(fused_context({{mat(q), mat(k2), mat(v2), mat(o), {}}}, 1.0f), ShapeError);
 }
 
-TEST_CASE("fused: default blocks (AVX-512 path where the CPU has it) = naive; 1, 2, 3 threads give identical bits") {
+TEST_CASE(
+    "fused: default blocks (AVX-512 path where the CPU has it) = naive; 1, 2, 3 threads give "
+    "identical bits") {
   // Sizes past one 256 x 256 block with ragged tails, a causal head and a padded one.
   const int64_t n = 700, d = 64, H = 3;
   Tensor q = randn({H, n, d}, 21, 1.5), k = randn({H, n, d}, 22, 1.5), v = randn({H, n, d}, 23);

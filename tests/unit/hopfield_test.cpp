@@ -2,6 +2,8 @@
 // the dynamics against naive implementations, and the theory: energy descent, capacity
 // statistics at N = 1000 (Amit-Gutfreund-Sompolinsky), the checkerboard's one-step recovery
 // and 2-cycle, the modern update as softmax attention.
+#include "attnkit/memory/hopfield.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -11,7 +13,6 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/core/tensor_random.h"
-#include "attnkit/memory/hopfield.h"
 #include "attnkit/memory/hopfield_modern.h"
 #include "test_util.h"
 
@@ -127,13 +128,15 @@ TEST_CASE("storkey: the incremental rule with h_ij = sum_{k != i,j} w_ik p_k, co
     for (int64_t i = 0; i < n; ++i)
       for (int64_t j = 0; j < n; ++j)
         if (i != j)
-          nw[i * n + j] = w[i * n + j] + (p.at(mu, i) * p.at(mu, j) - p.at(mu, i) * h(j, i) -
-                                          h(i, j) * p.at(mu, j)) / n;
+          nw[i * n + j] =
+              w[i * n + j] +
+              (p.at(mu, i) * p.at(mu, j) - p.at(mu, i) * h(j, i) - h(i, j) * p.at(mu, j)) / n;
     w = nw;
   }
   const Net net = store(p, Rule::Storkey);
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) CHECK(net.W.at(i, j) == doctest::Approx(w[i * n + j]).epsilon(1e-5));
+    for (int64_t j = 0; j < n; ++j)
+      CHECK(net.W.at(i, j) == doctest::Approx(w[i * n + j]).epsilon(1e-5));
 }
 
 TEST_CASE("pseudo-inverse: projection onto the patterns' span, diagonal zeroed") {
@@ -204,10 +207,18 @@ TEST_CASE("async energy never increases, at every flip, over random nets and pro
     const int64_t n = 20 + static_cast<int64_t>(seed % 5) * 9;
     Net net;
     switch (seed % 4) {
-      case 0: net = random_net(n, seed); break;
-      case 1: net = store(signs(n / 5, n, seed), Rule::Hebb); break;
-      case 2: net = store(signs(n / 4, n, seed), Rule::Storkey); break;
-      default: net = store(signs(n / 3, n, seed), Rule::PseudoInverse); break;
+      case 0:
+        net = random_net(n, seed);
+        break;
+      case 1:
+        net = store(signs(n / 5, n, seed), Rule::Hebb);
+        break;
+      case 2:
+        net = store(signs(n / 4, n, seed), Rule::Storkey);
+        break;
+      default:
+        net = store(signs(n / 3, n, seed), Rule::PseudoInverse);
+        break;
     }
     RecallOptions opt;
     opt.seed = seed;
@@ -319,7 +330,8 @@ TEST_CASE("capacity at N = 1000 (Amit-Gutfreund-Sompolinsky), fixed seed") {
   }
 }
 
-TEST_CASE("4x4 checkerboard: 5 flipped bits recovered in one sync step; 8 give the 2-cycle s -> -s") {
+TEST_CASE(
+    "4x4 checkerboard: 5 flipped bits recovered in one sync step; 8 give the 2-cycle s -> -s") {
   const Tensor c = checkerboard();
   const Net net = store(c, Rule::Hebb);
   RecallOptions one;
@@ -396,7 +408,8 @@ TEST_CASE("modern: one update retrieves a stored pattern at beta = 1; energy bou
   probes = flip_bits(probes, 6, 1);
   const Tensor upd = modern_update(x, probes, 1.0f, 1);
   for (int64_t k = 0; k < 10; ++k)
-    for (int64_t j = 0; j < d; ++j) CHECK(upd.at(k, j) == doctest::Approx(x.at(k, j)).epsilon(1e-4));
+    for (int64_t j = 0; j < d; ++j)
+      CHECK(upd.at(k, j) == doctest::Approx(x.at(k, j)).epsilon(1e-4));
   // Energy: 0 <= E <= 2 M^2, and it does not increase along updates (Ramsauer et al. Thm 1).
   const Tensor q = normals(5, d, 9, 2.0);
   Tensor cur = q.clone();

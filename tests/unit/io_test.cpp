@@ -23,8 +23,7 @@ namespace {
 
 // A .npy file by hand: magic, version, header length (u16 for 1.0, u32 otherwise), the
 // dict padded to a multiple of 64 with '\n' last, then the data bytes.
-std::string make_npy(int major, const std::string& dict, const std::string& data,
-                     bool pad = true) {
+std::string make_npy(int major, const std::string& dict, const std::string& data, bool pad = true) {
   const size_t pre = major == 1 ? 10 : 12;
   std::string h = dict;
   if (pad) {
@@ -35,7 +34,8 @@ std::string make_npy(int major, const std::string& dict, const std::string& data
   out += static_cast<char>(major);
   out += '\0';
   const size_t n = h.size();
-  for (size_t i = 0; i < (major == 1 ? 2u : 4u); ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
+  for (size_t i = 0; i < (major == 1 ? 2u : 4u); ++i)
+    out += static_cast<char>((n >> (8 * i)) & 0xff);
   return out + h + data;
 }
 
@@ -108,15 +108,15 @@ TEST_CASE("detect_format by content") {
 }
 
 TEST_CASE(".npy round trips of rank 0 to 4, f32 and f64") {
-  for (const Shape& shape : {Shape{}, Shape{5}, Shape{0}, Shape{2, 3}, Shape{2, 3, 4},
-                             Shape{2, 1, 3, 2}, Shape{0, 3}}) {
+  for (const Shape& shape :
+       {Shape{}, Shape{5}, Shape{0}, Shape{2, 3}, Shape{2, 3, 4}, Shape{2, 1, 3, 2}, Shape{0, 3}}) {
     const Tensor t = iota(shape);
     for (bool f64 : {false, true}) {
       const std::string bytes = format_npy(t, f64);
       CHECK(bytes.size() % (f64 ? 8 : 4) == 0);
       // The header ends in '\n' and the data starts at a multiple of 64.
-      const size_t hlen = static_cast<unsigned char>(bytes[8]) |
-                          (static_cast<unsigned char>(bytes[9]) << 8);
+      const size_t hlen =
+          static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
       CHECK((10 + hlen) % 64 == 0);
       CHECK(bytes[9 + hlen] == '\n');
       CHECK(bytes.size() == 10 + hlen + static_cast<size_t>(t.size()) * (f64 ? 8 : 4));
@@ -144,29 +144,34 @@ TEST_CASE(".npy versions 1.0, 2.0 and 3.0 by hand") {
     CHECK(t.values() == v);
   }
   // Header variations: keys in any order, double quotes, no trailing comma, spaces, no pad.
-  for (const char* dict : {"{'shape': (2, 3), 'fortran_order': False, 'descr': '<f4'}",
-                           "{\"descr\":\"<f4\",\"fortran_order\":False,\"shape\":(2,3)}",
-                           "  { 'descr' : '<f4' , 'fortran_order' : False , 'shape' : ( 2 , 3 , ) , }  "}) {
+  for (const char* dict :
+       {"{'shape': (2, 3), 'fortran_order': False, 'descr': '<f4'}",
+        "{\"descr\":\"<f4\",\"fortran_order\":False,\"shape\":(2,3)}",
+        "  { 'descr' : '<f4' , 'fortran_order' : False , 'shape' : ( 2 , 3 , ) , }  "}) {
     CAPTURE(dict);
     CHECK(parse_npy(make_npy(1, dict, le_bytes(v)), "v.npy").values() == v);
     CHECK(parse_npy(make_npy(1, dict, le_bytes(v), false), "v.npy").values() == v);
   }
-  const Tensor s = parse_npy(
-      make_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
-               le_bytes(std::vector<double>{2.5})), "s.npy");
+  const Tensor s = parse_npy(make_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }",
+                                      le_bytes(std::vector<double>{2.5})),
+                             "s.npy");
   CHECK(s.rank() == 0);
   CHECK(s[0] == 2.5f);
-  const Tensor r1 = parse_npy(
-      make_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5,), }",
-               le_bytes(std::vector<double>{1, 2, 3, 4, 5})), "r.npy");
+  const Tensor r1 =
+      parse_npy(make_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (5,), }",
+                         le_bytes(std::vector<double>{1, 2, 3, 4, 5})),
+                "r.npy");
   CHECK(r1.shape() == Shape{5});
   CHECK(r1[4] == 5.0f);
 }
 
 TEST_CASE(".npy dtypes: byte orders, ints, unsigned, bool, half") {
-  auto read = [](const std::string& descr, const std::string& data, int64_t n, SourceInfo* info = nullptr) {
-    return parse_npy(make_npy(1, "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
-                                     std::to_string(n) + ",), }", data),
+  auto read = [](const std::string& descr, const std::string& data, int64_t n,
+                 SourceInfo* info = nullptr) {
+    return parse_npy(make_npy(1,
+                              "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
+                                  std::to_string(n) + ",), }",
+                              data),
                      "d.npy", info);
   };
   const std::vector<float> want{1, -2, 3, -4};
@@ -194,7 +199,8 @@ TEST_CASE(".npy dtypes: byte orders, ints, unsigned, bool, half") {
         -9223372036854775808.0f);
   CHECK(read("|b1", std::string("\x01\x00\x01", 3), 3).values() == std::vector<float>{1, 0, 1});
   // float16: 1.0 = 0x3c00, -2.0 = 0xc000, 65504 = 0x7bff, smallest denormal = 0x0001, inf
-  const Tensor h = read("<f2", le_bytes(std::vector<uint16_t>{0x3c00, 0xc000, 0x7bff, 0x0001, 0x7c00}), 5);
+  const Tensor h =
+      read("<f2", le_bytes(std::vector<uint16_t>{0x3c00, 0xc000, 0x7bff, 0x0001, 0x7c00}), 5);
   CHECK(h[0] == 1.0f);
   CHECK(h[1] == -2.0f);
   CHECK(h[2] == 65504.0f);
@@ -210,9 +216,8 @@ TEST_CASE(".npy dtypes: byte orders, ints, unsigned, bool, half") {
 
 TEST_CASE(".npy Fortran order is transposed into C order") {
   // a = [[0, 1, 2], [3, 4, 5]] stored column by column: 0 3 1 4 2 5
-  const std::string d =
-      make_npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }",
-               le_bytes(std::vector<float>{0, 3, 1, 4, 2, 5}));
+  const std::string d = make_npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }",
+                                 le_bytes(std::vector<float>{0, 3, 1, 4, 2, 5}));
   SourceInfo info;
   const Tensor t = parse_npy(d, "f.npy", &info);
   CHECK(info.fortran_order);
@@ -223,13 +228,15 @@ TEST_CASE(".npy Fortran order is transposed into C order") {
     for (int j = 0; j < 3; ++j)
       for (int k = 0; k < 4; ++k) f[static_cast<size_t>(i + 2 * j + 6 * k)] = 100 * i + 10 * j + k;
   const Tensor t3 = parse_npy(
-      make_npy(1, "{'descr': '>f8', 'fortran_order': True, 'shape': (2, 3, 4), }", be_bytes(f)), "f.npy");
+      make_npy(1, "{'descr': '>f8', 'fortran_order': True, 'shape': (2, 3, 4), }", be_bytes(f)),
+      "f.npy");
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 3; ++j)
       for (int k = 0; k < 4; ++k) CHECK(t3.at(i, j, k) == static_cast<float>(100 * i + 10 * j + k));
   // rank 1 and 0: the same either way
   CHECK(parse_npy(make_npy(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }",
-                           le_bytes(std::vector<float>{1, 2, 3})), "f.npy")
+                           le_bytes(std::vector<float>{1, 2, 3})),
+                  "f.npy")
             .values() == std::vector<float>{1, 2, 3});
 }
 
@@ -251,39 +258,49 @@ TEST_CASE(".npy errors name the file and come before any allocation") {
   // Zero elements: an empty tensor of the right shape (no copy from a null buffer: UBSan
   // flagged memcpy(nullptr, ...) here), in every dtype path.
   for (const char* descr : {"<f4", ">f4", "<f8", "<i4"}) {
-    const Tensor e = parse_npy(make_npy(1, std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (0, 4), }", ""), "e.npy");
+    const Tensor e = parse_npy(
+        make_npy(
+            1, std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (0, 4), }",
+            ""),
+        "e.npy");
     CHECK(e.shape() == Shape{0, 4});
     CHECK(e.size() == 0);
   }
   // 10^12 elements promised by a tiny file: refused before anything is allocated (4 TB
   // would end in std::bad_alloc, not in a DataError saying the file is truncated).
   auto [msg, line] = data_error([&] {
-    parse_npy(make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }", data),
+    parse_npy(make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000), }",
+                       data),
               "huge.npy");
   });
   CHECK(contains(msg, "truncated"));
   // A count that overflows, and rank 5.
   data_error([&] {
-    parse_npy(make_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", data),
-              "o.npy");
+    parse_npy(
+        make_npy(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
+                 data),
+        "o.npy");
   });
-  CHECK(contains(data_error([&] {
-                   parse_npy(make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 6), }", data),
-                             "r5.npy");
-                 }).first,
-                 "rank"));
+  CHECK(contains(
+      data_error([&] {
+        parse_npy(
+            make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, 6), }",
+                     data),
+            "r5.npy");
+      }).first,
+      "rank"));
   // Malformed headers.
-  for (const char* bad : {"", "{", "{'descr': '<f4', 'fortran_order': False}",
-                          "{'descr': '<f4', 'shape': (2, 3)}",
-                          "{'fortran_order': False, 'shape': (2, 3)}",
-                          "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2, 3)}",
-                          "{'descr': '<f4', 'fortran_order': False, 'shape': (2, -3)}",
-                          "{'descr': '<f4', 'fortran_order': False, 'shape': [2, 3]}",
-                          "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)} junk",
-                          "{'descr': '<f4' 'fortran_order': False, 'shape': (2, 3)}",
-                          "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), 'extra': 1}",
-                          "{'descr: '<f4', 'fortran_order': False, 'shape': (2, 3)}",
-                          "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2, 3)}"}) {
+  for (const char* bad :
+       {"", "{", "{'descr': '<f4', 'fortran_order': False}", "{'descr': '<f4', 'shape': (2, 3)}",
+        "{'fortran_order': False, 'shape': (2, 3)}",
+        "{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2, 3)}",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2, -3)}",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': [2, 3]}",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3)} junk",
+        "{'descr': '<f4' 'fortran_order': False, 'shape': (2, 3)}",
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), 'extra': 1}",
+        "{'descr: '<f4', 'fortran_order': False, 'shape': (2, 3)}",
+        "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2, 3)}"}) {
     CAPTURE(bad);
     try {
       parse_npy(make_npy(1, bad, data), "bad.npy");
@@ -320,7 +337,8 @@ TEST_CASE(".npz archives in memory: round trip, members, errors") {
   auto [msg, line] = data_error([&] { parse_tensor(z, "z.npz", "nope", nullptr); });
   CHECK(contains(msg, "no array 'nope'"));
   CHECK(contains(msg, "a, b, c"));
-  CHECK(contains(data_error([&] { parse_tensor(z, "z.npz", "", nullptr); }).first, "holds 3 arrays"));
+  CHECK(
+      contains(data_error([&] { parse_tensor(z, "z.npz", "", nullptr); }).first, "holds 3 arrays"));
   // one array: a bare archive is enough
   const std::string one = format_npz({{"w", &a}}, true);
   test::check_close(parse_tensor(one, "one.npz", "", &info), a, 0, 0);
@@ -331,12 +349,15 @@ TEST_CASE(".npz archives in memory: round trip, members, errors") {
   const Tensor zeros({100, 100});
   CHECK(format_npz({{"z", &zeros}}).size() < 2000);
   // Not a zip, a truncated zip, a member syntax on something else.
-  CHECK(contains(data_error([&] { parse_npz(z.substr(0, z.size() / 2), "cut.npz"); }).first, "npz"));
-  CHECK(contains(data_error([&] { parse_tensor("1 2\n", "t.txt", "x", nullptr); }).first, "not an .npz"));
+  CHECK(
+      contains(data_error([&] { parse_npz(z.substr(0, z.size() / 2), "cut.npz"); }).first, "npz"));
+  CHECK(contains(data_error([&] { parse_tensor("1 2\n", "t.txt", "x", nullptr); }).first,
+                 "not an .npz"));
   // An empty archive
   const std::string empty = format_npz({});
   CHECK(parse_npz(empty, "e.npz").empty());
-  CHECK(contains(data_error([&] { parse_tensor(empty, "e.npz", "", nullptr); }).first, "holds 0 arrays"));
+  CHECK(contains(data_error([&] { parse_tensor(empty, "e.npz", "", nullptr); }).first,
+                 "holds 0 arrays"));
 }
 
 TEST_CASE("split_member") {
@@ -413,9 +434,11 @@ TEST_CASE("text output: layout, precision, rank rules") {
   CHECK(format_text(Tensor({3}, std::vector<float>{1, 0.1f, -3})) == "1 0.1 -3\n");
   CHECK(format_text(Tensor({2, 2}, std::vector<float>{1, 2, 3, 4})) == "1 2\n3 4\n");
   CHECK(format_text(Tensor({2, 1, 2}, std::vector<float>{1, 2, 3, 4})) == "1 2\n\n3 4\n");
-  CHECK(format_text(Tensor({1, 3}, std::vector<float>{NAN, INFINITY, -INFINITY})) == "nan inf -inf\n");
+  CHECK(format_text(Tensor({1, 3}, std::vector<float>{NAN, INFINITY, -INFINITY})) ==
+        "nan inf -inf\n");
   CHECK(format_text(Tensor({1, 3}, std::vector<float>{-NAN, 1e20f, 1e-7f})) == "nan 1e+20 1e-07\n");
-  CHECK(format_text(Tensor({1, 2}, std::vector<float>{3.14159265f, 2.0f / 3}), 3) == "3.14 0.667\n");
+  CHECK(format_text(Tensor({1, 2}, std::vector<float>{3.14159265f, 2.0f / 3}), 3) ==
+        "3.14 0.667\n");
   CHECK_THROWS_AS(format_text(Tensor({1, 1, 1, 1})), ShapeError);
   try {
     format_text(Tensor({1, 1, 1, 1}));
@@ -429,7 +452,8 @@ TEST_CASE("text: shortest output reads back exactly") {
   Tensor t({50, 40});
   for (int64_t i = 0; i < t.size(); ++i) {
     uint32_t bits;
-    do bits = static_cast<uint32_t>(rng.next()); while (((bits >> 23) & 0xff) == 0xff);  // finite
+    do bits = static_cast<uint32_t>(rng.next());
+    while (((bits >> 23) & 0xff) == 0xff);  // finite
     float f;
     std::memcpy(&f, &bits, 4);
     t[i] = i % 2 ? f : static_cast<float>(rng.normal());

@@ -71,7 +71,8 @@ TEST_CASE("location, local-m, local-p (scaled-dot and general), key padding = Py
   check_all("local_p", sd, Q, K, V, o);
   const std::vector<float> pos = local_positions(lp, mat(Q), K.dim(0));
   const Tensor gp = g("local_p_positions.txt");
-  for (size_t i = 0; i < pos.size(); ++i) CHECK(pos[i] == doctest::Approx(gp[int64_t(i)]).epsilon(1e-5));
+  for (size_t i = 0; i < pos.size(); ++i)
+    CHECK(pos[i] == doctest::Approx(gp[int64_t(i)]).epsilon(1e-5));
   Scorer gen;
   gen.kind = parse_score_kind("general");
   LocalSpec lg;

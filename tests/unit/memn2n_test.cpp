@@ -1,20 +1,21 @@
 // lib/attnkit/memory/memn2n*: the position encoding against hand-worked values, the sentence
 // encoder against a direct sum, gradient checks through two hops (every tying and option),
 // batches (slot order, masks, noisy ages), a tiny task learned perfectly, and determinism.
+#include "attnkit/memory/memn2n.h"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
 
-#include "attnkit/core/choice.h"
 #include "attnkit/autodiff/gradcheck.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
-#include "attnkit/memory/memn2n.h"
-#include "attnkit/memory/memn2n_train.h"
 #include "attnkit/memory/memn2n_io.h"
-#include "attnkit/nn/model_file.h"
+#include "attnkit/memory/memn2n_train.h"
 #include "attnkit/nn/loss.h"
+#include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "test_util.h"
 
@@ -43,18 +44,20 @@ TEST_CASE("memn2n: position encoding of the authors' code, hand-worked; 2x the p
   // l_kj = 1 + 4 (k - (d+1)/2)(j - (J+1)/2) / (dJ); J = 4, d = 2: (k - 1.5) = -0.5, 0.5;
   // (j - 2.5) = -1.5, -0.5, 0.5, 1.5; 4 / 8 = 0.5 → 1 + 0.5 · (±0.5) · (j - 2.5)
   const Tensor c = memory::position_encoding(4, 2, memory::PeForm::Code);
-  test::check_close(c, Tensor({4, 2}, {1.375f, 0.625f, 1.125f, 0.875f, 0.875f, 1.125f,
-                                       0.625f, 1.375f}));
+  test::check_close(
+      c, Tensor({4, 2}, {1.375f, 0.625f, 1.125f, 0.875f, 0.875f, 1.125f, 0.625f, 1.375f}));
   // J = 1: every weight 1 (a one-word sentence is its bag of words)
   test::check_close(memory::position_encoding(1, 5, memory::PeForm::Code),
                     Tensor({1, 5}, {1, 1, 1, 1, 1}));
   // code = 2 paper + (J + d + 1 - 2j - 2k) / (dJ)
   const int64_t J = 7, d = 6;
-  const Tensor p = memory::position_encoding(J, d), q = memory::position_encoding(J, d, memory::PeForm::Code);
+  const Tensor p = memory::position_encoding(J, d),
+               q = memory::position_encoding(J, d, memory::PeForm::Code);
   for (int64_t j = 1; j <= J; ++j)
     for (int64_t k = 1; k <= d; ++k)
       CHECK(q.at(j - 1, k - 1) ==
-            doctest::Approx(2 * p.at(j - 1, k - 1) + double(J + d + 1 - 2 * j - 2 * k) / double(d * J)));
+            doctest::Approx(2 * p.at(j - 1, k - 1) +
+                            double(J + d + 1 - 2 * j - 2 * k) / double(d * J)));
   CHECK(memory::parse_pe_form("code") == memory::PeForm::Code);
   CHECK(memory::parse_pe_form("paper") == memory::PeForm::Paper);
   CHECK_THROWS_AS(memory::parse_pe_form("papers"), ChoiceError);
@@ -95,15 +98,19 @@ TEST_CASE("memn2n: sentence encoder = weighted sum of embeddings, pads skipped")
   for (int k = 0; k < 3; ++k) want_f.at(1, k) = c6.at(0, k) * table.value.at(4, k);
   test::check_close(pf.value(), want_f, 1e-6);
   CHECK(std::abs(pf.value().at(1, 0) - pc.value().at(1, 0)) > 0.1f);  // not J = 1's weights
-  CHECK_THROWS_AS(memory::encode_sentences(t.param(table), ids, 4, {2}, true,
-                                           memory::PeForm::Code, -1), ShapeError);
+  CHECK_THROWS_AS(
+      memory::encode_sentences(t.param(table), ids, 4, {2}, true, memory::PeForm::Code, -1),
+      ShapeError);
   for (bool p : {false, true})
     for (memory::PeForm f : {memory::PeForm::Paper, memory::PeForm::Code})
       for (int64_t fixed : {0, 6}) {
         const auto r = ad::check_gradients(
-            [&](Tape& t) { return memory::encode_sentences(t.param(table), ids, 4, {2}, p, f, fixed); },
+            [&](Tape& t) {
+              return memory::encode_sentences(t.param(table), ids, 4, {2}, p, f, fixed);
+            },
             {&table});
-        INFO("pe " << p << " form " << memory::pe_form_name(f) << " J " << fixed << ": " << r.where);
+        INFO("pe " << p << " form " << memory::pe_form_name(f) << " J " << fixed << ": "
+                   << r.where);
         CHECK(r.ok);
       }
 }
@@ -330,7 +337,7 @@ TEST_CASE("memn2n: linear start waits --ls-patience epochs without a new best") 
   memory::TrainOptions opt;
   opt.epochs = 1;
   opt.ls = true;
-  opt.ls_lr = 0.05;  // large enough for the validation loss to stall on this tiny task
+  opt.ls_lr = 0.05;        // large enough for the validation loss to stall on this tiny task
   opt.ls_max_epochs = 40;  // a cap far off: some BLAS kernels stall later than others
   opt.ls_patience = 3;
   std::vector<memory::EpochStats> log;
@@ -346,8 +353,10 @@ TEST_CASE("memn2n: linear start waits --ls-patience epochs without a new best") 
   int stale = 0, expect = 0;
   for (const auto& s : log) {
     ++expect;
-    if (s.val_loss < best) best = s.val_loss, stale = 0;
-    else ++stale;
+    if (s.val_loss < best)
+      best = s.val_loss, stale = 0;
+    else
+      ++stale;
     if (stale >= 3 || expect >= 40) break;
   }
   CHECK(end.ls_epochs == expect);
@@ -399,8 +408,10 @@ TEST_CASE("memn2n: gradients clipped weight by weight, or all together") {
       if (!global && s > 0.0) CHECK(std::sqrt(s) == doctest::Approx(1e-3).epsilon(1e-2));
     }
     CHECK(moved == before.size());
-    if (global) CHECK(std::sqrt(total) == doctest::Approx(1e-3).epsilon(1e-2));
-    else CHECK(std::sqrt(total) == doctest::Approx(1e-3 * std::sqrt(double(moved))).epsilon(1e-2));
+    if (global)
+      CHECK(std::sqrt(total) == doctest::Approx(1e-3).epsilon(1e-2));
+    else
+      CHECK(std::sqrt(total) == doctest::Approx(1e-3 * std::sqrt(double(moved))).epsilon(1e-2));
   }
 }
 
@@ -427,7 +438,7 @@ TEST_CASE("memn2n: spectral clipping (the default): each word table with its tem
   std::vector<Tensor> before;
   for (const auto* p : model.params().params()) before.push_back(p->value.clone());
   const std::vector<memory::EncodedQA> no_validation;
-    memory::MemN2NTraining run(model, all, no_validation, opt);
+  memory::MemN2NTraining run(model, all, no_validation, opt);
   run.step(0, 0);
   // the step of each group, stacked, has spectral norm lr * clip; its L2 norm is larger
   const auto& ps = model.params().params();
@@ -518,7 +529,9 @@ TEST_CASE("memn2n: training gives the same weights on 1 and 3 threads") {
   CHECK(w[0] == w[1]);
 }
 
-TEST_CASE("memn2n: empty slots share the softmax with score 0 (the authors' code), whatever the padding") {
+TEST_CASE(
+    "memn2n: empty slots share the softmax with score 0 (the authors' code), whatever the "
+    "padding") {
   memory::MemN2NConfig cfg;
   cfg.vocab = 9;
   cfg.dim = 4;

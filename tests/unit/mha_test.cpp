@@ -1,10 +1,11 @@
 // lib/attnkit/attention/mha.h against PyTorch's nn.MultiheadAttention (testdata/mha, made by
 // testdata/make_mha_golden.py): context, averaged and per-head weights; parameter errors.
+#include "attnkit/attention/mha.h"
+
 #include <map>
 #include <string>
 #include <vector>
 
-#include "attnkit/attention/mha.h"
 #include "attnkit/attention/score.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"

@@ -1,19 +1,20 @@
 // Model files, RNG state and optimiser state (nn/model_file, core/rng, nn/optim).
+#include "attnkit/nn/model_file.h"
+
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <string>
-#include <unistd.h>
 
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
 #include "test_util.h"
@@ -30,8 +31,8 @@ nn::ModelFile sample() {
   nn::ModelFile m;
   m.kind = "seq2seq";
   m.config_yaml = "hidden: 16\nlr: 0.001\n";
-  m.tensors["param/w"] = Tensor({2, 3}, {1.5f, -0.0f, 3.25f, std::numeric_limits<float>::infinity(),
-                                         1e-40f, -7.0f});
+  m.tensors["param/w"] =
+      Tensor({2, 3}, {1.5f, -0.0f, 3.25f, std::numeric_limits<float>::infinity(), 1e-40f, -7.0f});
   m.tensors["empty"] = Tensor(Shape{0});
   m.tensors["scalar"] = Tensor::scalar(42.0f);
   m.strings["vocab"] = {"<pad>", "a b", "", "\n", "ü"};
@@ -52,7 +53,9 @@ std::string error_of(const std::string& bytes, const std::string& kind = "") {
   return "(no error)";
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -90,7 +93,9 @@ TEST_CASE("model file: round trip keeps every value bit for bit") {
 
 TEST_CASE("model file: header layout") {
   const std::string bytes = nn::format_model_file(sample());
-  CHECK(bytes.substr(0, 8) == std::string("\x89" "AKM\r\n\x1a\n", 8));
+  CHECK(bytes.substr(0, 8) == std::string("\x89"
+                                          "AKM\r\n\x1a\n",
+                                          8));
   CHECK(static_cast<unsigned char>(bytes[8]) == nn::kModelFormatVersion);
   CHECK(bytes[9] == 0);
   CHECK(nn::crc32("123456789", 9) == 0xCBF43926u);  // the standard CRC-32 check value
@@ -109,12 +114,14 @@ TEST_CASE("model file: errors name the file and the problem") {
   CHECK(contains(error_of(good, "ntm"), "is a seq2seq model, expected ntm"));
   nn::ModelFile m = sample();
   m.kind = "ntm";
-  CHECK(contains(error_of(nn::format_model_file(m), "seq2seq"), "is a ntm model, expected seq2seq"));
+  CHECK(
+      contains(error_of(nn::format_model_file(m), "seq2seq"), "is a ntm model, expected seq2seq"));
   m.kind = "memn2n";
   CHECK(contains(error_of(nn::format_model_file(m), "ntm"), "is a memn2n model, expected ntm"));
 
   // every truncation is caught, none crashes
-  for (size_t n = 8; n < good.size(); n += 7) CHECK(contains(error_of(good.substr(0, n)), "truncated"));
+  for (size_t n = 8; n < good.size(); n += 7)
+    CHECK(contains(error_of(good.substr(0, n)), "truncated"));
   CHECK(contains(error_of(good + "x"), "corrupted"));
 
   // every flipped bit is caught by the checksum (sampled positions)
@@ -215,7 +222,10 @@ TEST_CASE("Rng state round trip continues the stream exactly") {
   for (int i = 0; i < 10; ++i) CHECK(a.normal() == b.normal());
   for (int i = 0; i < 10; ++i) CHECK(a.next() == b.next());
   CHECK_THROWS_AS(b.set_state("garbage"), DataError);
-  CHECK_THROWS_AS(b.set_state("xoshiro256** 0000000000000000 0000000000000000 0000000000000000 0000000000000000 -"), DataError);
+  CHECK_THROWS_AS(
+      b.set_state(
+          "xoshiro256** 0000000000000000 0000000000000000 0000000000000000 0000000000000000 -"),
+      DataError);
   CHECK_THROWS_AS(b.set_state(s + " extra"), DataError);
 }
 

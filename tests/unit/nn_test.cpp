@@ -2,10 +2,11 @@
 // goldens for the cells and the loss (testdata/make_nn_golden.py), the attention layer
 // against lib/attnkit/attention, optimisers on a convex problem, the registry, and a small
 // end-to-end learning run.
-#include <cmath>
-#include <algorithm>
-#include <cstdio>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -97,7 +98,8 @@ TEST_CASE("nn: RNN, GRU and LSTM cells match PyTorch (3 steps, values and gradie
       hs.push_back(s.h);
     }
     INFO(n);
-    for (int64_t k = 0; k < 3; ++k) test::check_close(hs[static_cast<size_t>(k)].value(), item(g.at(n + "_h"), k), 1e-5, 1e-4);
+    for (int64_t k = 0; k < 3; ++k)
+      test::check_close(hs[static_cast<size_t>(k)].value(), item(g.at(n + "_h"), k), 1e-5, 1e-4);
     if (n == "lstm") test::check_close(s.c.value(), item(g.at("lstm_c"), 2), 1e-5, 1e-4);
     t.backward(ad::sum(s.h * t.constant(r.clone())));
     test::check_close(cell.W_ih->grad, g.at(n + "_grad_weight_ih"), 1e-5, 1e-4);
@@ -111,21 +113,22 @@ TEST_CASE("nn: GRU and LSTM over 3 steps pass the gradient check; parameter coun
     Rng rng(3);
     const int64_t n = 3, m = 4;
     nn::RecurrentCell cell(ps, "cell", kind, n, m, rng);
-    const int64_t expect = kind == nn::CellKind::LSTM ? 4 * m * (n + m + 1)
+    const int64_t expect = kind == nn::CellKind::LSTM  ? 4 * m * (n + m + 1)
                            : kind == nn::CellKind::GRU ? 3 * m * (n + m + 2)
                                                        : m * (n + m + 1);
     CHECK(ps.count() == expect);
     ad::Parameter x("x", rnd({3, 2, n}, 4));
     std::vector<ad::Parameter*> params = ps.params();
     params.push_back(&x);
-    grads_ok("cell over 3 steps",
-             [&](Tape& t) {
-               nn::State s = cell.zero_state(t, 2);
-               Var xs = t.param(x);
-               for (int64_t k = 0; k < 3; ++k) s = cell(t, ad::index(xs, k), s);
-               return kind == nn::CellKind::LSTM ? ad::concat({s.h, s.c}, -1) : s.h;
-             },
-             params);
+    grads_ok(
+        "cell over 3 steps",
+        [&](Tape& t) {
+          nn::State s = cell.zero_state(t, 2);
+          Var xs = t.param(x);
+          for (int64_t k = 0; k < 3; ++k) s = cell(t, ad::index(xs, k), s);
+          return kind == nn::CellKind::LSTM ? ad::concat({s.h, s.c}, -1) : s.h;
+        },
+        params);
   }
 }
 
@@ -166,18 +169,22 @@ TEST_CASE("nn: an LSTM's single bias trains as PyTorch's pair b_ih + b_hh (copie
         h = ad::lstm_cell_h(a, c);
       }
       u.backward(ad::sum(h * u.constant(r.clone())));
-      const double n1 = nn::clip_grad_norm(ps.params(), 0.05), n2 = nn::clip_grad_norm({&wih, &whh, &bih, &bhh}, 0.05);
+      const double n1 = nn::clip_grad_norm(ps.params(), 0.05),
+                   n2 = nn::clip_grad_norm({&wih, &whh, &bih, &bhh}, 0.05);
       if (copies == 2) CHECK(n1 == doctest::Approx(n2).epsilon(1e-6));
       one.step();
       pair.step();
       for (int64_t i = 0; i < 4 * m; ++i)
-        worst = std::max(worst, static_cast<double>(std::abs(cell.b->value[i] - (bih.value[i] + bhh.value[i]))));
+        worst = std::max(
+            worst, static_cast<double>(std::abs(cell.b->value[i] - (bih.value[i] + bhh.value[i]))));
       for (int64_t i = 0; i < cell.W_hh->value.size(); ++i)
         worst = std::max(worst, static_cast<double>(std::abs(cell.W_hh->value[i] - whh.value[i])));
     }
     INFO("copies " << copies << ": worst difference " << worst);
-    if (copies == 2) CHECK(worst < 1e-5);
-    else CHECK(worst > 1e-2);  // one vector trains differently: the test would catch it
+    if (copies == 2)
+      CHECK(worst < 1e-5);
+    else
+      CHECK(worst > 1e-2);  // one vector trains differently: the test would catch it
   }
   nn::ParamStore ps;
   Rng rng(5);
@@ -205,12 +212,13 @@ TEST_CASE("nn: bi-directional 2-layer encoder over a padded batch") {
   params.push_back(&x);
   ad::GradCheckOptions opt;
   opt.max_per_tensor = 24;
-  grads_ok("encoder",
-           [&](Tape& t) {
-             auto out = enc(t, t.param(x), lengths);
-             return ad::concat({ad::reshape(out.outputs, {3, 40}), out.final[2].h, out.final[3].c}, -1);
-           },
-           params, opt);
+  grads_ok(
+      "encoder",
+      [&](Tape& t) {
+        auto out = enc(t, t.param(x), lengths);
+        return ad::concat({ad::reshape(out.outputs, {3, 40}), out.final[2].h, out.final[3].c}, -1);
+      },
+      params, opt);
 
   // Each item's outputs equal those of the item run alone, unpadded; padding gives zeros.
   Tape t;
@@ -229,7 +237,8 @@ TEST_CASE("nn: bi-directional 2-layer encoder over a padded batch") {
       }
     for (size_t k = 0; k < 4; ++k)
       for (int64_t j = 0; j < 4; ++j)
-        CHECK(full.final[k].h.value().at(b, j) == doctest::Approx(alone.final[k].h.value().at(0, j)).epsilon(1e-5));
+        CHECK(full.final[k].h.value().at(b, j) ==
+              doctest::Approx(alone.final[k].h.value().at(0, j)).epsilon(1e-5));
   }
   CHECK_THROWS_AS(enc(t, t.constant(x.value.clone()), {5, 0, 4}), DataError);
   CHECK_THROWS_AS(enc(t, t.constant(x.value.clone()), {5, 6, 4}), DataError);
@@ -272,8 +281,13 @@ TEST_CASE("nn: multi-head attention equals the attention library; causal-mask gr
   ad::Parameter x("x", rnd({2, 4, d}, 10));
   std::vector<ad::Parameter*> params = ps.params("mha");
   params.push_back(&x);
-  grads_ok("mha causal", [&](Tape& t) { Var v = t.param(x); return mha(t, v, v, nullptr, true); },
-           params);
+  grads_ok(
+      "mha causal",
+      [&](Tape& t) {
+        Var v = t.param(x);
+        return mha(t, v, v, nullptr, true);
+      },
+      params);
   CHECK_THROWS_AS(nn::MultiHeadAttention(ps, "bad", 6, 4, rng), UsageError);
 }
 
@@ -295,12 +309,13 @@ TEST_CASE("nn: Transformer encoder (post-norm) and decoder (pre-norm) layer grad
   params.push_back(&y);
   ad::GradCheckOptions opt;
   opt.max_per_tensor = 12;
-  grads_ok("transformer layers (dropout on, reseeded per evaluation)",
-           [&](Tape& t) {
-             Var m = enc(t, t.param(x), &pad);
-             return dec(t, t.param(y), m, nullptr, &mpad);
-           },
-           params, opt);
+  grads_ok(
+      "transformer layers (dropout on, reseeded per evaluation)",
+      [&](Tape& t) {
+        Var m = enc(t, t.param(x), &pad);
+        return dec(t, t.param(y), m, nullptr, &mpad);
+      },
+      params, opt);
   CHECK(ps.count("enc") == 4 * (4 * 4 + 4) + (4 * 6 + 6 + 6 * 4 + 4) + 2 * 8);
 }
 
@@ -320,7 +335,10 @@ TEST_CASE("nn: cross-entropy (PyTorch golden, label smoothing, ignore) and BCE w
   std::vector<Tensor> in;
   in.push_back(rnd({2, 3, 5}, 14));
   const auto r = ad::check_gradients(
-      [&](Tape&, const std::vector<Var>& v) { return nn::cross_entropy(v[0], {1, 4, -1, 0, 2, 2}, {-1, 0.2f}); }, in);
+      [&](Tape&, const std::vector<Var>& v) {
+        return nn::cross_entropy(v[0], {1, 4, -1, 0, 2, 2}, {-1, 0.2f});
+      },
+      in);
   CHECK(r.ok);
   CHECK_THROWS_AS(nn::cross_entropy(logits, {3, 0, 7, 0, 2}, o), DataError);
   CHECK(nn::cross_entropy(logits, {0, 0, 0, 0, 0}, o).value()[0] == 0.0f);
@@ -329,8 +347,12 @@ TEST_CASE("nn: cross-entropy (PyTorch golden, label smoothing, ignore) and BCE w
   Tensor mk({2, 3}, {1, 1, 1, 1, 0, 1});
   std::vector<Tensor> in2;
   in2.push_back(rnd({2, 3}, 15, 2.0));
-  CHECK(ad::check_gradients([&](Tape&, const std::vector<Var>& v) { return nn::bce_with_logits(v[0], tg, &mk); }, in2).ok);
-  Var big = nn::bce_with_logits(t.constant(Tensor({2}, {100.0f, -100.0f})), Tensor({2}, {1.0f, 1.0f}));
+  CHECK(
+      ad::check_gradients(
+          [&](Tape&, const std::vector<Var>& v) { return nn::bce_with_logits(v[0], tg, &mk); }, in2)
+          .ok);
+  Var big =
+      nn::bce_with_logits(t.constant(Tensor({2}, {100.0f, -100.0f})), Tensor({2}, {1.0f, 1.0f}));
   CHECK(big.value()[0] == doctest::Approx(50.0).epsilon(1e-6));  // (0 + 100) / 2, no overflow
 }
 
@@ -349,7 +371,8 @@ TEST_CASE("nn: optimisers converge on a convex quadratic; schedules; clipping") 
       t.clear();
     }
     double err = 0;
-    for (int i = 0; i < 4; ++i) err = std::max(err, static_cast<double>(std::fabs(th.value[i] - c[i])));
+    for (int i = 0; i < 4; ++i)
+      err = std::max(err, static_cast<double>(std::fabs(th.value[i] - c[i])));
     return err;
   };
   CHECK(run([](auto p) { return nn::SGD(p, 0.05, 0.9); }, 300) < 1e-3);
@@ -393,7 +416,8 @@ TEST_CASE("nn: optimisers converge on a convex quadratic; schedules; clipping") 
   CHECK(g1.grad[0] == doctest::Approx(0.6));
 }
 
-TEST_CASE("nn: parameter blocks cover every element once; optimiser steps do not depend on threads") {
+TEST_CASE(
+    "nn: parameter blocks cover every element once; optimiser steps do not depend on threads") {
   nn::ParamStore ps;
   Rng rng(5);
   for (int64_t n : {int64_t{3}, int64_t{70000}, int64_t{1} << 18, int64_t{1}}) {
@@ -421,8 +445,10 @@ TEST_CASE("nn: parameter blocks cover every element once; optimiser steps do not
     for (ad::Parameter* p : ps.params()) start.push_back(p->value.clone());
     set_max_threads(threads);
     std::unique_ptr<nn::Optimizer> o;
-    if (adam) o = std::make_unique<nn::Adam>(ps.params(), 1e-2);
-    else o = std::make_unique<nn::RMSProp>(ps.params(), 1e-2, 0.95, 0.9, 1e-4, true);
+    if (adam)
+      o = std::make_unique<nn::Adam>(ps.params(), 1e-2);
+    else
+      o = std::make_unique<nn::RMSProp>(ps.params(), 1e-2, 0.95, 0.9, 1e-4, true);
     Rng g(9);
     for (int s = 0; s < 3; ++s) {
       o->zero_grad();
@@ -446,9 +472,9 @@ TEST_CASE("nn: parameter blocks cover every element once; optimiser steps do not
     if (kind == 1) o = std::make_unique<nn::SGD>(ps.params(), 1e-2, 0.9);
     if (kind == 2) o = std::make_unique<nn::RMSProp>(ps.params(), 1e-2, 0.95, 0.9, 1e-3, true);
     auto expected = [kind](float g) {
-      if (kind == 0) return -1e-2f * g / (std::abs(g) + 1e-3f);              // m̂ = g, √v̂ = |g|
-      if (kind == 1) return -1e-2f * g;                                       // v = g
-      return -1e-2f * g / std::sqrt(0.95f * 0.05f * g * g + 1e-3f);           // centred: ρ(1-ρ)g²
+      if (kind == 0) return -1e-2f * g / (std::abs(g) + 1e-3f);      // m̂ = g, √v̂ = |g|
+      if (kind == 1) return -1e-2f * g;                              // v = g
+      return -1e-2f * g / std::sqrt(0.95f * 0.05f * g * g + 1e-3f);  // centred: ρ(1-ρ)g²
     };
     Rng g(9);
     for (ad::Parameter* p : ps.params()) nn::init_uniform(p->grad, g, 1.0f);
@@ -552,9 +578,11 @@ TEST_CASE("nn: end to end — a bi-LSTM learns to reverse sequences of 4 symbols
     x.resize(B * T);
     y.resize(B * T);
     for (int64_t b = 0; b < B; ++b)
-      for (int64_t s = 0; s < T; ++s) x[static_cast<size_t>(b * T + s)] = static_cast<int32_t>(data.below(V));
+      for (int64_t s = 0; s < T; ++s)
+        x[static_cast<size_t>(b * T + s)] = static_cast<int32_t>(data.below(V));
     for (int64_t b = 0; b < B; ++b)
-      for (int64_t s = 0; s < T; ++s) y[static_cast<size_t>(b * T + s)] = x[static_cast<size_t>(b * T + T - 1 - s)];
+      for (int64_t s = 0; s < T; ++s)
+        y[static_cast<size_t>(b * T + s)] = x[static_cast<size_t>(b * T + T - 1 - s)];
   };
   std::vector<int32_t> x, y;
   const std::vector<int64_t> lengths(B, T);
@@ -576,7 +604,10 @@ TEST_CASE("nn: end to end — a bi-LSTM learns to reverse sequences of 4 symbols
     acc = static_cast<double>(right) / (B * T);
     t.clear();
     perfect = acc == 1.0 ? perfect + 1 : 0;
-    if (perfect == 10) { MESSAGE("learnt after " << step + 1 << " steps"); break; }  // ten perfect batches in a row
+    if (perfect == 10) {
+      MESSAGE("learnt after " << step + 1 << " steps");
+      break;
+    }  // ten perfect batches in a row
   }
   // Held-out batch, evaluation mode.
   batch(x, y);

@@ -2,6 +2,8 @@
 // defining properties, the tape model's addressing against that reference, finite-difference
 // gradients through controller → heads → addressing → memory over 3 steps, the paper's tasks,
 // and a short copy training run that must reduce the cost.
+#include "attnkit/memory/ntm.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -10,7 +12,6 @@
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/seqtask.h"
-#include "attnkit/memory/ntm.h"
 #include "attnkit/memory/ntm_address.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/optim.h"
@@ -185,7 +186,8 @@ TEST_CASE("ntm: erase and add with a one-hot weighting rewrite one row, reads re
 
 TEST_CASE("ntm: reference rejects bad sizes and values") {
   Fixture f;
-  CHECK_THROWS_AS(ntm_address(f.mem, N, M, randv(M + 1, 1), 1, 0.5, f.shift, 1, f.prev), ShapeError);
+  CHECK_THROWS_AS(ntm_address(f.mem, N, M, randv(M + 1, 1), 1, 0.5, f.shift, 1, f.prev),
+                  ShapeError);
   CHECK_THROWS_AS(ntm_address(f.mem, N, M, f.key, 1, 0.5, {0.5, 0.5}, 1, f.prev), ShapeError);
   CHECK_THROWS_AS(ntm_address(f.mem, N, M, f.key, 1, 0.5, f.shift, 1, randv(N - 1, 1)), ShapeError);
   CHECK_THROWS_AS(ntm_address(f.mem, N, M, f.key, 1, 1.5, f.shift, 1, f.prev), DataError);
@@ -380,7 +382,9 @@ TEST_CASE("ntm: fused addressing and write ops equal the composed ops (values, g
   }
 }
 
-TEST_CASE("ntm: the writes' change of stored values (--write-penalty): value and finite-difference gradients") {
+TEST_CASE(
+    "ntm: the writes' change of stored values (--write-penalty): value and finite-difference "
+    "gradients") {
   NtmConfig cfg;
   cfg.input = 3;
   cfg.output = 2;
@@ -419,10 +423,12 @@ TEST_CASE("ntm: the writes' change of stored values (--write-penalty): value and
         for (int h = 0; h < cfg.write_heads; ++h)
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < m; ++j) {
-              const double w = tr.write_w[s].at(h, i), e = tr.erase[s].at(h, j), a = tr.add[s].at(h, j);
+              const double w = tr.write_w[s].at(h, i), e = tr.erase[s].at(h, j),
+                           a = tr.add[s].at(h, j);
               double& v = mem[static_cast<size_t>(i * m + j)];
               const double nv = v * (1 - w * e) + w * a;
-              want += (std::sqrt(v * v + eps * eps) - eps) * (std::sqrt((nv - v) * (nv - v) + eps * eps) - eps);
+              want += (std::sqrt(v * v + eps * eps) - eps) *
+                      (std::sqrt((nv - v) * (nv - v) + eps * eps) - eps);
               v = nv;
             }
       CHECK(want > 0.01);

@@ -1,14 +1,15 @@
 // The NTM training and running library behind ntm-train and ntm-run (memory/ntm_train.h).
+#include "attnkit/memory/ntm_train.h"
+
 #include <doctest/doctest.h>
+#include <stdlib.h>
 
 #include <cstdlib>
 #include <set>
-#include <stdlib.h>
 
 #include "attnkit/core/error.h"
-#include "attnkit/io/tensor_io.h"
 #include "attnkit/core/parallel.h"
-#include "attnkit/memory/ntm_train.h"
+#include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -59,7 +60,8 @@ TEST_CASE("ntm_train: options are checked, the optimiser is the one named") {
   CHECK_THROWS_AS(o.validate(), UsageError);
   o = NtmTrainOptions();
   o.optimizer = "sgd";
-  CHECK_THROWS_WITH_AS(o.validate(), "optimizer: unknown optimiser 'sgd' (rmsprop, adam)", UsageError);
+  CHECK_THROWS_WITH_AS(o.validate(), "optimizer: unknown optimiser 'sgd' (rmsprop, adam)",
+                       UsageError);
   nn::ParamStore ps;
   Rng rng(1);
   Ntm ntm(ps, small_copy_config(), rng);
@@ -138,7 +140,8 @@ TEST_CASE("ntm_train: a batch's episodes are slices: the same model at any threa
     train::Tapes tapes;
     run_steps(m, 20, s, tapes);
     std::vector<float> all;
-    for (ad::Parameter* p : m.params().params()) all.insert(all.end(), p->value.values().begin(), p->value.values().end());
+    for (ad::Parameter* p : m.params().params())
+      all.insert(all.end(), p->value.values().begin(), p->value.values().end());
     return all;
   };
   const auto one = train_with(1), two = train_with(3);
@@ -197,7 +200,8 @@ TEST_CASE("ntm_train: a data set is read in epochs, each episode once per epoch"
 
 TEST_CASE("ntm_train: --lengths parsing") {
   CHECK(parse_lengths("3,10,120") == std::vector<int64_t>{3, 10, 120});
-  CHECK_THROWS_WITH_AS(parse_lengths("3,x"), "--lengths: 'x' is not a whole number in [1, 100000]", UsageError);
+  CHECK_THROWS_WITH_AS(parse_lengths("3,x"), "--lengths: 'x' is not a whole number in [1, 100000]",
+                       UsageError);
   CHECK_THROWS_AS(parse_lengths("0"), UsageError);
   CHECK_THROWS_AS(parse_lengths("3,,4"), UsageError);
   CHECK_THROWS_WITH_AS(parse_lengths(""), "--lengths: no lengths given", UsageError);
@@ -208,8 +212,9 @@ TEST_CASE("ntm_train: the length report counts wrong bits by length") {
   r.by_length[2] = {2, 4, 3, 40};
   r.by_length[10] = {10, 1, 0, 80};
   r.all = {0, 5, 3, 120};
-  CHECK(r.tsv() == "length\tsequences\tbits_per_seq\twrong_fraction\n"
-                   "2\t4\t0.75\t0.075\n10\t1\t0\t0\nall\t5\t0.6\t0.025\n");
+  CHECK(r.tsv() ==
+        "length\tsequences\tbits_per_seq\twrong_fraction\n"
+        "2\t4\t0.75\t0.075\n10\t1\t0\t0\nall\t5\t0.6\t0.025\n");
 }
 
 TEST_CASE("ntm_train: output probabilities, trace arrays, data-set detection, model loading") {

@@ -1,11 +1,12 @@
 // lib/attnkit/attention/online_softmax.h: both paths (portable, and AVX-512 where the CPU has
 // it) against libm and against a double-precision online softmax, on ragged widths with
 // masked (-inf) entries, rows masked throughout, and a growing maximum.
+#include "attnkit/attention/online_softmax.h"
+
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "attnkit/attention/online_softmax.h"
 #include "attnkit/core/rng.h"
 #include "test_util.h"
 
@@ -62,7 +63,7 @@ TEST_CASE("online_softmax_block: every path = a double-precision online softmax"
         for (int64_t j = 0; j < nk; ++j) {
           float v = static_cast<float>(3.0 * rng.normal() + (b == 1 && i % 2 ? 20.0 : 0.0));
           if (rng.uniform() < 0.2f || i == 3) v = -kInf;  // row 3: masked throughout
-          if (i == 4 && b == 0) v = -kInf;                 // row 4: masked in block 0 only
+          if (i == 4 && b == 0) v = -kInf;                // row 4: masked in block 0 only
           blocks[b][i * nk + j] = v;
         }
     // Reference: m, l and Σ_j e^(s_j - m) v_j in double, v_j = (j, 1, -j) per block.
@@ -121,10 +122,10 @@ TEST_CASE("online_softmax_block: the paths agree within a few ulp") {
   std::vector<float> b = a;
   std::vector<float> ma(rows, -kInf), mb(rows, -kInf), oa(rows, 1.0f), ob(rows, 1.0f);
   std::vector<double> la(rows, 0.0), lb(rows, 0.0);
-  online_softmax_block(Mat{a.data(), rows, nk, nk}, ma.data(), la.data(), Mat{oa.data(), rows, 1, 1},
-                       SoftmaxPath::Portable);
-  online_softmax_block(Mat{b.data(), rows, nk, nk}, mb.data(), lb.data(), Mat{ob.data(), rows, 1, 1},
-                       SoftmaxPath::Avx512);
+  online_softmax_block(Mat{a.data(), rows, nk, nk}, ma.data(), la.data(),
+                       Mat{oa.data(), rows, 1, 1}, SoftmaxPath::Portable);
+  online_softmax_block(Mat{b.data(), rows, nk, nk}, mb.data(), lb.data(),
+                       Mat{ob.data(), rows, 1, 1}, SoftmaxPath::Avx512);
   CHECK(ma == mb);
   for (size_t i = 0; i < a.size(); ++i) CHECK(std::fabs(a[i] - b[i]) <= 3e-7f * a[i] + 1e-38f);
   for (int64_t i = 0; i < rows; ++i) CHECK(std::fabs(la[i] / lb[i] - 1.0) < 1e-6);

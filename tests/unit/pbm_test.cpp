@@ -1,8 +1,9 @@
 // lib/attnkit/io/pbm: plain and raw PBM, several images per file, tiles <-> pattern rows.
+#include "attnkit/io/pbm.h"
+
 #include <string>
 
 #include "attnkit/core/error.h"
-#include "attnkit/io/pbm.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -68,10 +69,13 @@ TEST_CASE("pbm: errors name the file and the image") {
   };
   CHECK(message("P1 2 2 1 0 1") == "PBM image 1: file cut short after 3 of 4 pixels");
   CHECK(message("P1 2 1 1 2") == "PBM image 1: pixel 2 is '2', not 0 or 1");
-  CHECK(message("P4 16 2\n\x01") == "PBM image 1: file cut short (16 x 2 pixels promised, 1 bytes left)");
+  CHECK(message("P4 16 2\n\x01") ==
+        "PBM image 1: file cut short (16 x 2 pixels promised, 1 bytes left)");
   // A header promising 3.6e9 pixels is refused before anything is allocated.
-  CHECK(message("P4\n60000 60000\n") == "PBM image 1: file cut short (60000 x 60000 pixels promised, 0 bytes left)");
-  CHECK(message("P1\n60000 60000\n0 1") == "PBM image 1: file cut short (60000 x 60000 pixels promised, 4 bytes left)");
+  CHECK(message("P4\n60000 60000\n") ==
+        "PBM image 1: file cut short (60000 x 60000 pixels promised, 0 bytes left)");
+  CHECK(message("P1\n60000 60000\n0 1") ==
+        "PBM image 1: file cut short (60000 x 60000 pixels promised, 4 bytes left)");
   CHECK(message("P1 1 1 1 junk") == "PBM image 2: unexpected bytes after the previous image");
   CHECK(message("P1 x") == "PBM image 1: expected the width");
   CHECK_THROWS_AS(bitmaps_to_patterns(parse_pbm("P1 1 1 1 P1 2 1 1 1", "y"), 0, 0, "y"), DataError);

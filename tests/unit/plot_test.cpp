@@ -67,8 +67,8 @@ TEST_CASE("panels per batch item and head; SVG of the same size") {
   CHECK(l.panels.size() == 6);
   CHECK(l.panels[4].caption == "item 1, head 1");
   const std::string svg = heatmap_svg(w, {}, l);
-  CHECK(svg.find("width=\"" + std::to_string(l.width) + "\" height=\"" +
-                 std::to_string(l.height) + "\"") != std::string::npos);
+  CHECK(svg.find("width=\"" + std::to_string(l.width) + "\" height=\"" + std::to_string(l.height) +
+                 "\"") != std::string::npos);
   size_t rects = 0;
   for (size_t at = svg.find("<rect x="); at != std::string::npos; at = svg.find("<rect x=", at + 1))
     ++rects;

@@ -106,7 +106,8 @@ TEST_CASE("posenc: adding equals the table plus the input, with offset") {
   const SinusoidalOptions o = with(Layout::Split, 11, 500.0);
   posenc::add_sinusoidal(x, o);
   const Tensor pe = posenc::sinusoidal(3, 5, o);
-  for (int64_t k = 0; k < x.size(); ++k) CHECK(x[k] == doctest::Approx(orig[k] + pe[k]).epsilon(1e-7));
+  for (int64_t k = 0; k < x.size(); ++k)
+    CHECK(x[k] == doctest::Approx(orig[k] + pe[k]).epsilon(1e-7));
 }
 
 TEST_CASE("posenc: values in [-1, 1], row 0 is [0, 1, 0, 1, ...]") {

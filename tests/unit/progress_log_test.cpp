@@ -1,6 +1,5 @@
 // Progress reports (cli/progress) and the metrics TSV log (io/tsv_log).
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <cmath>
@@ -93,7 +92,7 @@ TEST_CASE("tsv log: header from the first row, fixed column order, flushed per r
     io::TsvLog log(path);
     log.row({{"step", 1}, {"loss", 2.5}, {"lr", 0.001}});
     CHECK(io::read_all(path) == "step\tloss\tlr\n1\t2.5\t0.001\n");  // already on disk
-    log.row({{"lr", 0.002}, {"step", 2}, {"loss", 1.0 / 3}});      // any order
+    log.row({{"lr", 0.002}, {"step", 2}, {"loss", 1.0 / 3}});        // any order
     CHECK_THROWS_AS(log.row({{"step", 3}, {"loss", 1}}), Error);
     CHECK_THROWS_AS(log.row({{"step", 3}, {"loss", 1}, {"acc", 1}}), Error);
   }

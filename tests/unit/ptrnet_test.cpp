@@ -1,5 +1,7 @@
 // Pointer networks: the problems' exact solvers against independent ones (brute force, a naive
 // hull), parsing and its errors, the mask, beam search against greedy decoding, gradients.
+#include "attnkit/models/ptrnet.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/ptrtask.h"
-#include "attnkit/models/ptrnet.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -55,7 +56,8 @@ std::vector<int32_t> naive_hull(const PtrProblem& p) {
     for (int64_t j : keep) dup = dup || (X(i) == X(j) && Y(i) == Y(j));
     if (!dup) keep.push_back(i);
   }
-  if (keep.size() == 1) return {static_cast<int32_t>(keep[0] + 1), static_cast<int32_t>(keep[0] + 1)};
+  if (keep.size() == 1)
+    return {static_cast<int32_t>(keep[0] + 1), static_cast<int32_t>(keep[0] + 1)};
   std::vector<int64_t> next(static_cast<size_t>(n), -1);
   for (int64_t a : keep)
     for (int64_t b : keep) {
@@ -75,7 +77,8 @@ std::vector<int32_t> naive_hull(const PtrProblem& p) {
   for (int64_t a : keep)
     if (next[static_cast<size_t>(a)] >= 0 && (start < 0 || a < start)) start = a;
   std::vector<int32_t> h = {static_cast<int32_t>(start + 1)};
-  for (int64_t at = next[static_cast<size_t>(start)]; at != start; at = next[static_cast<size_t>(at)]) {
+  for (int64_t at = next[static_cast<size_t>(start)]; at != start;
+       at = next[static_cast<size_t>(at)]) {
     h.push_back(static_cast<int32_t>(at + 1));
     REQUIRE(h.size() <= keep.size());
   }
@@ -108,7 +111,8 @@ TEST_CASE("ptrtask: Held-Karp's tour is as short as the shortest of every tour (
       CHECK(data::valid_output(PtrTask::Tsp, p, h));
       CHECK(data::path_length(p, h) >= data::path_length(p, t) - 1e-12);
     }
-    CHECK(data::path_length(p, data::tsp_two_opt(p)) <= data::path_length(p, data::tsp_nearest_neighbour(p)) + 1e-12);
+    CHECK(data::path_length(p, data::tsp_two_opt(p)) <=
+          data::path_length(p, data::tsp_nearest_neighbour(p)) + 1e-12);
   }
 }
 
@@ -119,7 +123,8 @@ TEST_CASE("ptrtask: the hull equals a naive one, with collinear and identical po
     const int64_t n = 1 + static_cast<int64_t>(rng.below(12));
     std::vector<std::pair<int64_t, int64_t>> xy;
     for (int64_t i = 0; i < n; ++i)
-      xy.push_back({static_cast<int64_t>(rng.below(5)) * 100000000, static_cast<int64_t>(rng.below(5)) * 100000000});
+      xy.push_back({static_cast<int64_t>(rng.below(5)) * 100000000,
+                    static_cast<int64_t>(rng.below(5)) * 100000000});
     const PtrProblem p = points(xy);
     const auto h = data::hull_answer(p);
     CHECK_MESSAGE(h == naive_hull(p), "trial " << trial);
@@ -127,7 +132,8 @@ TEST_CASE("ptrtask: the hull equals a naive one, with collinear and identical po
   }
   // Documented degenerate answers.
   CHECK(data::hull_answer(points({{5, 5}, {5, 5}, {5, 5}})) == std::vector<int32_t>{1, 1});
-  CHECK(data::hull_answer(points({{2, 2}, {0, 0}, {1, 1}, {3, 3}})) == std::vector<int32_t>{2, 4, 2});
+  CHECK(data::hull_answer(points({{2, 2}, {0, 0}, {1, 1}, {3, 3}})) ==
+        std::vector<int32_t>{2, 4, 2});
   // A square with a point on an edge and a repeated corner: the corner's lowest index.
   const PtrProblem sq = points({{10, 0}, {0, 0}, {10, 10}, {0, 10}, {5, 0}, {0, 0}});
   CHECK(data::hull_answer(sq) == std::vector<int32_t>{1, 3, 4, 2, 1});
@@ -152,7 +158,8 @@ TEST_CASE("ptrtask: text round-trips, and its errors name the line") {
   CHECK(ps[0].q[3] == -1500000000);
   CHECK(ps[0].answer == std::vector<int32_t>{1, 2, 1});
   CHECK(ps[1].answer.empty());
-  CHECK(data::format_ptr_problem(ps[0]) == "0.100000000 0.200000000 0.300000000 -1.500000000 output 1 2 1\n");
+  CHECK(data::format_ptr_problem(ps[0]) ==
+        "0.100000000 0.200000000 0.300000000 -1.500000000 output 1 2 1\n");
   CHECK(data::parse_ptr_problems(data::format_ptr_problem(ps[0]), 2)[0].q == ps[0].q);
   CHECK(data::parse_ptr_problems("1e-3\n", 1)[0].q[0] == 1000000);
   auto line_of = [](const std::string& t, int dim) {
@@ -191,13 +198,14 @@ TEST_CASE("ptrtask: generation checks its options; the exact tour has a size lim
   o = {};
   o.task = PtrTask::Hull, o.n_min = 3, o.n_max = 9;
   Rng a(3), b(3);
-  for (int i = 0; i < 5; ++i) CHECK(data::make_ptr_problem(o, a).q == data::make_ptr_problem(o, b).q);
+  for (int i = 0; i < 5; ++i)
+    CHECK(data::make_ptr_problem(o, a).q == data::make_ptr_problem(o, b).q);
 }
 
 TEST_CASE("ptrtask: validity of outputs") {
   const PtrProblem sq = points({{0, 0}, {10, 0}, {10, 10}, {0, 10}, {5, 5}});
   CHECK(data::valid_output(PtrTask::Hull, sq, {1, 2, 3, 4, 1}));
-  CHECK(data::valid_output(PtrTask::Hull, sq, {1, 2, 3, 5, 4, 1}));   // simple, not convex
+  CHECK(data::valid_output(PtrTask::Hull, sq, {1, 2, 3, 5, 4, 1}));     // simple, not convex
   CHECK_FALSE(data::valid_output(PtrTask::Hull, sq, {1, 3, 2, 4, 1}));  // crossing edges
   CHECK_FALSE(data::valid_output(PtrTask::Hull, sq, {1, 2, 3, 4}));     // not closed
   CHECK_FALSE(data::valid_output(PtrTask::Hull, sq, {1, 2, 1, 4, 1}));  // a repeat

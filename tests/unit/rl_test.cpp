@@ -51,8 +51,8 @@ Estimate estimate(const TwoArms& bandit, int64_t m, uint64_t seed, double b) {
   std::vector<float> ret(static_cast<size_t>(m));
   for (int64_t i = 0; i < m; ++i) ret[i] = rng.uniform_double() < bandit.p[a[i]] ? 1.0f : 0.0f;
   const std::vector<float> base(static_cast<size_t>(m), static_cast<float>(b));
-  rl::PolicyLoss L = rl::reinforce_loss(t, rl::categorical_log_prob(all, a), ret, Var(), {},
-                                        Var(), b != 0.0 ? base : std::vector<float>{});
+  rl::PolicyLoss L = rl::reinforce_loss(t, rl::categorical_log_prob(all, a), ret, Var(), {}, Var(),
+                                        b != 0.0 ? base : std::vector<float>{});
   t.backward(L.total);
   Estimate e;
   const double p0 = bandit.pi(0), p1 = bandit.pi(1);
@@ -86,8 +86,8 @@ TEST_CASE("reinforce: the estimator's mean is the exact gradient, within its sta
       CHECK(e.tape[j] == doctest::Approx(e.mean[j]).epsilon(1e-4));
       const double se = std::sqrt(e.var[j] / m);
       const double z = std::fabs(e.mean[j] - bandit.exact(j)) / se;
-      CHECK_MESSAGE(z < 4.0, "seed " << seed << " θ" << j << ": estimate " << e.mean[j]
-                                     << " exact " << bandit.exact(j) << " (z = " << z << ")");
+      CHECK_MESSAGE(z < 4.0, "seed " << seed << " θ" << j << ": estimate " << e.mean[j] << " exact "
+                                     << bandit.exact(j) << " (z = " << z << ")");
       if (j == 0) within2 += z < 2.0;  // (θ1's estimate is −θ0's: two arms, one softmax)
     }
   }
@@ -117,18 +117,31 @@ TEST_CASE("reinforce: log-probabilities, entropy and the Gaussian policy pass gr
   const std::vector<int32_t> a = {0, 4, 2, 2};
   auto r1 = ad::check_gradients(
       [&](ad::Tape&, const std::vector<Var>& x) { return rl::categorical_log_prob(x[0], a); },
-      [&] { std::vector<Tensor> v; v.push_back(logits.clone()); return v; }());
+      [&] {
+        std::vector<Tensor> v;
+        v.push_back(logits.clone());
+        return v;
+      }());
   CHECK_MESSAGE(r1.ok, r1.where);
   auto r2 = ad::check_gradients(
       [&](ad::Tape&, const std::vector<Var>& x) { return rl::categorical_entropy(x[0]); },
-      [&] { std::vector<Tensor> v; v.push_back(logits.clone()); return v; }());
+      [&] {
+        std::vector<Tensor> v;
+        v.push_back(logits.clone());
+        return v;
+      }());
   CHECK_MESSAGE(r2.ok, r2.where);
   Tensor mu({3, 2});
   for (int64_t i = 0; i < mu.size(); ++i) mu[i] = static_cast<float>(0.3 * rng.normal());
   const Tensor act = rl::sample_gaussian(mu, 0.2f, rng);
   auto r3 = ad::check_gradients(
       [&](ad::Tape&, const std::vector<Var>& x) { return rl::gaussian_log_prob(x[0], act, 0.2f); },
-      [&] { std::vector<Tensor> v; v.push_back(mu.clone()); return v; }(), {1e-3, 2e-2, 1e-3});
+      [&] {
+        std::vector<Tensor> v;
+        v.push_back(mu.clone());
+        return v;
+      }(),
+      {1e-3, 2e-2, 1e-3});
   CHECK_MESSAGE(r3.ok, r3.where);
 
   // Values against the closed forms.
@@ -179,8 +192,8 @@ TEST_CASE("reinforce: sampling follows the softmax; the learned baseline and the
   rl::ReinforceOptions opt;
   opt.value_weight = 1.0;
   opt.entropy = 0.1;
-  rl::PolicyLoss L = rl::reinforce_loss(t, rl::categorical_log_prob(lg, {0, 2}), {1.0f, 0.0f},
-                                        val, opt, rl::categorical_entropy(lg));
+  rl::PolicyLoss L = rl::reinforce_loss(t, rl::categorical_log_prob(lg, {0, 2}), {1.0f, 0.0f}, val,
+                                        opt, rl::categorical_entropy(lg));
   t.backward(L.total);
   // d/dv mean((v − G)²) = 2 (v − G) / N
   CHECK(v.grad[0] == doctest::Approx(2 * (0.5 - 1.0) / 2));

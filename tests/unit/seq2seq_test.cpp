@@ -1,6 +1,8 @@
 // lib/attnkit/models/seq2seq: gradient checks of tiny models of every kind, incremental
 // decoding against the teacher-forced loss, beam search, settings round trip, parameter
 // counts, and small models that learn to reverse sequences.
+#include "attnkit/models/seq2seq.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,7 +14,6 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/batch.h"
 #include "attnkit/data/vocab.h"
-#include "attnkit/models/seq2seq.h"
 #include "attnkit/models/seq2seq_train.h"
 #include "attnkit/nn/optim.h"
 #include "test_util.h"
@@ -34,12 +35,16 @@ std::vector<data::EncodedPair> random_pairs(int n, int32_t V, uint64_t seed, boo
     const int len = 2 + static_cast<int>(rng.below(4));
     data::EncodedPair p;
     std::vector<int32_t> x;
-    for (int j = 0; j < len; ++j) x.push_back(4 + static_cast<int32_t>(rng.below(static_cast<uint64_t>(V - 4))));
+    for (int j = 0; j < len; ++j)
+      x.push_back(4 + static_cast<int32_t>(rng.below(static_cast<uint64_t>(V - 4))));
     p.source = x;
     p.source.push_back(data::Vocab::kEos);
     p.target.push_back(data::Vocab::kBos);
-    if (reverse) std::reverse(x.begin(), x.end());
-    else x.resize(static_cast<size_t>(1 + rng.below(static_cast<uint64_t>(len + 1))));  // unrelated lengths
+    if (reverse)
+      std::reverse(x.begin(), x.end());
+    else
+      x.resize(
+          static_cast<size_t>(1 + rng.below(static_cast<uint64_t>(len + 1))));  // unrelated lengths
     p.target.insert(p.target.end(), x.begin(), x.end());
     p.target.push_back(data::Vocab::kEos);
     out.push_back(p);
@@ -70,7 +75,8 @@ void grads_ok(const std::string& what, Seq2Seq& m, const data::Batch& b, float t
 }
 
 // -log P(y | x) from the teacher-forced loss: mean cross-entropy times the target tokens.
-double forced_nll(const Seq2Seq& m, const std::vector<int32_t>& src, const std::vector<int32_t>& out) {
+double forced_nll(const Seq2Seq& m, const std::vector<int32_t>& src,
+                  const std::vector<int32_t>& out) {
   std::vector<data::EncodedPair> d(1);
   d[0].source = src;
   d[0].target.push_back(data::Vocab::kBos);
@@ -85,7 +91,9 @@ double forced_nll(const Seq2Seq& m, const std::vector<int32_t>& src, const std::
 
 }  // namespace
 
-TEST_CASE("seq2seq: gradient checks of tiny RNN models (every attention, GRU/LSTM, bi-directional, 2 layers)") {
+TEST_CASE(
+    "seq2seq: gradient checks of tiny RNN models (every attention, GRU/LSTM, bi-directional, 2 "
+    "layers)") {
   const auto pairs = random_pairs(3, 9, 1, false);
   const data::Batch b = data::make_batch(pairs, {0, 1, 2});  // padded sources and targets
   REQUIRE(*std::min_element(b.source_len.begin(), b.source_len.end()) < b.source.cols);
@@ -109,7 +117,8 @@ TEST_CASE("seq2seq: gradient checks of tiny RNN models (every attention, GRU/LST
   grads_ok("luong-general, no feeding, teacher forcing 0.5", *m, b, 0.5f);
 }
 
-TEST_CASE("seq2seq: gradient checks of tiny Transformers (separate and shared embeddings, 2 layers)") {
+TEST_CASE(
+    "seq2seq: gradient checks of tiny Transformers (separate and shared embeddings, 2 layers)") {
   const auto pairs = random_pairs(3, 9, 2, false);
   const data::Batch b = data::make_batch(pairs, {0, 1, 2});
   for (bool shared : {false, true}) {
@@ -125,7 +134,8 @@ TEST_CASE("seq2seq: gradient checks of tiny Transformers (separate and shared em
 TEST_CASE("seq2seq: decoding step by step agrees with the teacher-forced loss; beams; alignments") {
   const auto pairs = random_pairs(4, 9, 6, false);
   for (ModelType type : {ModelType::RNN, ModelType::Transformer}) {
-    for (AttentionKind a : {AttentionKind::Bahdanau, AttentionKind::LuongConcat, AttentionKind::None}) {
+    for (AttentionKind a :
+         {AttentionKind::Bahdanau, AttentionKind::LuongConcat, AttentionKind::None}) {
       if (type == ModelType::Transformer && a != AttentionKind::Bahdanau) continue;
       Seq2SeqConfig c = tiny(type);
       c.attention = a;
@@ -160,7 +170,8 @@ TEST_CASE("seq2seq: decoding step by step agrees with the teacher-forced loss; b
         const models::Translation lp = m->translate(p.source, o);
         if (bm.tokens.back() == data::Vocab::kEos && lp.tokens.back() == data::Vocab::kEos)
           CHECK(lp.tokens.size() >= bm.tokens.size());
-        CHECK(lp.score == doctest::Approx(lp.log_prob / std::pow((5.0 + lp.tokens.size()) / 6.0, 2.0)));
+        CHECK(lp.score ==
+              doctest::Approx(lp.log_prob / std::pow((5.0 + lp.tokens.size()) / 6.0, 2.0)));
       }
     }
   }
@@ -186,7 +197,8 @@ TEST_CASE("seq2seq: settings round trip, validation, parameter counts") {
   CHECK_THROWS_AS(Seq2SeqConfig::from_map(bad), UsageError);
   Seq2SeqConfig t = tiny(ModelType::Transformer);
   t.heads = 3;
-  CHECK_THROWS_WITH_AS(Seq2Seq::create(t, 1), doctest::Contains("heads (3) must divide d-model"), UsageError);
+  CHECK_THROWS_WITH_AS(Seq2Seq::create(t, 1), doctest::Contains("heads (3) must divide d-model"),
+                       UsageError);
   t.heads = 2;
   t.shared_embeddings = true;
   t.tgt_vocab = 10;
@@ -253,7 +265,8 @@ TEST_CASE("seq2seq: an LSTM with Bahdanau attention learns to reverse sequences"
   c.hidden = 32;
   const auto t0 = std::chrono::steady_clock::now();
   const double acc = reverse_accuracy(c, 1000, 0.01, 0);
-  MESSAGE("rnn reverse exact match " << acc << " in "
+  MESSAGE("rnn reverse exact match "
+          << acc << " in "
           << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
   CHECK(acc >= 0.9);
 }
@@ -267,7 +280,8 @@ TEST_CASE("seq2seq: a Transformer learns to reverse sequences") {
   c.layers = 1;
   const auto t0 = std::chrono::steady_clock::now();
   const double acc = reverse_accuracy(c, 1000, 0.003, 50);
-  MESSAGE("transformer reverse exact match " << acc << " in "
+  MESSAGE("transformer reverse exact match "
+          << acc << " in "
           << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
   CHECK(acc >= 0.9);
 }
@@ -281,7 +295,8 @@ models::Seq2SeqData data_of(const std::vector<data::EncodedPair>& pairs) {
   return d;
 }
 
-TEST_CASE("seq2seq: the training layer's step on several slices equals one slice, deterministically") {
+TEST_CASE(
+    "seq2seq: the training layer's step on several slices equals one slice, deterministically") {
   const auto pairs = random_pairs(7, 9, 31, false);
   const data::Batch b = data::make_batch(pairs, {0, 1, 2, 3, 4, 5, 6});  // padded, lengths differ
   Seq2SeqConfig rnn = tiny(ModelType::RNN);
@@ -313,7 +328,8 @@ TEST_CASE("seq2seq: the training layer's step on several slices equals one slice
     CHECK(l3 == doctest::Approx(l1).epsilon(1e-5));
     for (size_t i = 0; i < g1.size(); ++i) {
       test::check_close(g3[i], g1[i], 1e-5, 1e-4);
-      CHECK(std::equal(g3[i].values().begin(), g3[i].values().end(), g3b[i].values().begin()));  // bit for bit
+      CHECK(std::equal(g3[i].values().begin(), g3[i].values().end(),
+                       g3b[i].values().begin()));  // bit for bit
     }
     CHECK(l3 == l3b);
     // more slices than rows: one row each
@@ -331,8 +347,10 @@ TEST_CASE("seq2seq: batch_rows keeps rows and trims the padding") {
   REQUIRE(s.size() == 2);
   for (int64_t r = 0; r < 2; ++r) {
     CHECK(s.source_len[static_cast<size_t>(r)] == b.source_len[static_cast<size_t>(r + 1)]);
-    for (int64_t j = 0; j < s.source_len[static_cast<size_t>(r)]; ++j) CHECK(s.source.at(r, j) == b.source.at(r + 1, j));
-    for (int64_t j = 0; j < s.target_len[static_cast<size_t>(r)]; ++j) CHECK(s.target.at(r, j) == b.target.at(r + 1, j));
+    for (int64_t j = 0; j < s.source_len[static_cast<size_t>(r)]; ++j)
+      CHECK(s.source.at(r, j) == b.source.at(r + 1, j));
+    for (int64_t j = 0; j < s.target_len[static_cast<size_t>(r)]; ++j)
+      CHECK(s.target.at(r, j) == b.target.at(r + 1, j));
   }
   CHECK(s.source.cols == std::max(b.source_len[1], b.source_len[2]));
   CHECK(s.target.cols == std::max(b.target_len[1], b.target_len[2]));

@@ -1,9 +1,10 @@
 // lib/attnkit/complexity/seq_layers.h: the three layers against direct loops in double, the
 // path lengths against their definitions, shape and usage errors.
+#include "attnkit/complexity/seq_layers.h"
+
 #include <cmath>
 #include <vector>
 
-#include "attnkit/complexity/seq_layers.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "test_util.h"
@@ -101,7 +102,7 @@ TEST_CASE("max_path_length: 1, ceil((N-1)/(k-1)), ceil(log_k N), N-1") {
   CHECK(max_path_length(SeqLayer::Conv, 1000, 3) == 500);  // reach 2 per layer: 999/2 -> 500
   CHECK(max_path_length(SeqLayer::Conv, 9, 3) == 4);
   CHECK(max_path_length(SeqLayer::Conv, 10, 2) == 9);
-  CHECK(max_path_length(SeqLayer::Conv, 9, 3, true) == 2);   // 3^2 = 9 positions
+  CHECK(max_path_length(SeqLayer::Conv, 9, 3, true) == 2);  // 3^2 = 9 positions
   CHECK(max_path_length(SeqLayer::Conv, 10, 3, true) == 3);
   CHECK(max_path_length(SeqLayer::Conv, 1024, 2, true) == 10);
   CHECK(max_path_length(SeqLayer::Rnn, 1, 3) == 0);

@@ -1,5 +1,7 @@
 // SNAIL's blocks (nn/snail.h): causal, exactly; the TC block's receptive field covers the
 // sequence; gradients pass the finite-difference check.
+#include "attnkit/nn/snail.h"
+
 #include <doctest/doctest.h>
 
 #include <memory>
@@ -8,7 +10,6 @@
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
-#include "attnkit/nn/snail.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -34,9 +35,7 @@ struct Stack {
     tc2 = std::make_unique<nn::TCBlock>(ps, "tc2", at1->out_channels(), T, 4, rng);
     at2 = std::make_unique<nn::AttentionBlock>(ps, "at2", tc2->out_channels(), 3, 5, rng);
   }
-  Var operator()(ad::Tape& t, Var x) const {
-    return (*at2)(t, (*tc2)(t, (*at1)(t, (*tc1)(t, x))));
-  }
+  Var operator()(ad::Tape& t, Var x) const { return (*at2)(t, (*tc2)(t, (*at1)(t, (*tc1)(t, x)))); }
 };
 
 }  // namespace
@@ -90,8 +89,8 @@ TEST_CASE("snail: gradients of the dense, TC and attention blocks") {
   const Tensor x = randn({2, 5, 3}, rng);
   ad::GradCheckOptions opt;
   opt.max_per_tensor = 12;
-  const auto r = ad::check_gradients(
-      [&](ad::Tape& t) { return net(t, t.constant(x.clone())); }, net.ps.params(), opt);
+  const auto r = ad::check_gradients([&](ad::Tape& t) { return net(t, t.constant(x.clone())); },
+                                     net.ps.params(), opt);
   CHECK_MESSAGE(r.ok, r.where);
   CHECK(r.checked > 100);
   // And with respect to the input.

@@ -1,6 +1,8 @@
 // The neural stack, queue and deque (memory/stackmem.h): both implementations against the
 // independent NumPy golden cases (testdata/make_stackmem_golden.py), exact push-then-pop,
 // over-strong pops, gradient checks through several steps, and errors.
+#include "attnkit/memory/stackmem.h"
+
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -11,7 +13,6 @@
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
-#include "attnkit/memory/stackmem.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -103,7 +104,8 @@ void check_near(const std::vector<double>& got, const std::vector<double>& want,
                 const char* what) {
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < got.size(); ++i)
-    CHECK_MESSAGE(std::fabs(got[i] - want[i]) <= tol, what << "[" << i << "]: " << got[i] << " vs " << want[i]);
+    CHECK_MESSAGE(std::fabs(got[i] - want[i]) <= tol,
+                  what << "[" << i << "]: " << got[i] << " vs " << want[i]);
 }
 
 std::vector<double> values_of(const Tensor& t) {
@@ -171,8 +173,9 @@ TEST_CASE("stackmem: push then pop returns the pushed value exactly; over-strong
   prev.size = 3;
   prev.strengths = t.constant(tensor_of({0.3, 0.2, 0.4}, {1, 3}));
   prev.values = t.constant(tensor_of({1, 2, 3}, {1, 3, 1}));
-  const auto u = memory::stack_update(t, StackKind::Stack, prev, t.constant(Tensor({1, 1}, 0.0f)),
-                                      t.constant(Tensor({1, 1}, 1.0f)), t.constant(Tensor({1, 1}, 4.0f)));
+  const auto u =
+      memory::stack_update(t, StackKind::Stack, prev, t.constant(Tensor({1, 1}, 0.0f)),
+                           t.constant(Tensor({1, 1}, 1.0f)), t.constant(Tensor({1, 1}, 4.0f)));
   for (int64_t i = 0; i < 4; ++i) CHECK(u.state.strengths.value()[i] == 0.0f);
 }
 

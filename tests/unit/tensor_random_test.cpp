@@ -1,8 +1,9 @@
+#include "attnkit/core/tensor_random.h"
+
 #include <cmath>
 
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
-#include "attnkit/core/tensor_random.h"
 #include "attnkit/core/tensor_stats.h"
 #include "test_util.h"
 

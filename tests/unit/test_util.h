@@ -32,8 +32,6 @@ inline std::string testdata(const std::string& rel) {
 
 // A case that cannot run here (data absent) says so on standard output; CTest marks it
 // "Skipped" (cmake/unit_cases.cmake), where silence would look like a pass. Return after it.
-inline void skip(const std::string& why) {
-  std::cout << "SKIPPED: " << why << std::endl;
-}
+inline void skip(const std::string& why) { std::cout << "SKIPPED: " << why << std::endl; }
 
 }  // namespace attnkit::test

@@ -1,7 +1,8 @@
 // The shared training loop (nn/trainer): exact resume after a kill, the NaN/Inf guard,
 // damaged checkpoints; with a tiny regression model on the autodiff engine.
-#include <doctest/doctest.h>
+#include "attnkit/nn/trainer.h"
 
+#include <doctest/doctest.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,7 +19,6 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
-#include "attnkit/nn/trainer.h"
 
 using namespace attnkit;
 

@@ -1,13 +1,12 @@
 #include "attnkit/attention/attention.h"
-#include "attnkit/attention/part.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 
-#include <cmath>
-
 #include "attnkit/attention/fused.h"
+#include "attnkit/attention/part.h"
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
@@ -31,11 +30,16 @@ Mat rows_of(Mat m, int64_t r0, int64_t r1) { return {m.data + r0 * m.ld, r1 - r0
 
 const char* name_of(Operand op) {
   switch (op) {
-    case Operand::Query: return "Q";
-    case Operand::Key: return "K";
-    case Operand::Value: return "V";
-    case Operand::Mask: return "mask";
-    case Operand::Params: return "params";
+    case Operand::Query:
+      return "Q";
+    case Operand::Key:
+      return "K";
+    case Operand::Value:
+      return "V";
+    case Operand::Mask:
+      return "mask";
+    case Operand::Params:
+      return "params";
   }
   return "?";
 }
@@ -50,29 +54,31 @@ void need_matrix_or_batch(const Tensor& t, Operand op) {
 }  // namespace
 
 Output parse_output(const std::string& name) {
-  return parse_choice<Output>("output kind", name, {
-      {"scores", Output::Scores},
-      {"weights", Output::Weights},
-      {"context", Output::Context},
-  });
+  return parse_choice<Output>("output kind", name,
+                              {
+                                  {"scores", Output::Scores},
+                                  {"weights", Output::Weights},
+                                  {"context", Output::Context},
+                              });
 }
 
 Local parse_local(const std::string& name) {
-  return parse_choice<Local>("local attention", name, {
-      {"m", Local::Monotonic},
-      {"monotonic", Local::Monotonic, true},
-      {"p", Local::Predictive},
-      {"predictive", Local::Predictive, true},
-  });
+  return parse_choice<Local>("local attention", name,
+                             {
+                                 {"m", Local::Monotonic},
+                                 {"monotonic", Local::Monotonic, true},
+                                 {"p", Local::Predictive},
+                                 {"predictive", Local::Predictive, true},
+                             });
 }
 
 Hard parse_hard(const std::string& name) {
-  return parse_choice<Hard>("hard attention", name, {
-      {"argmax", Hard::Argmax},
-      {"sample", Hard::Sample},
-  });
+  return parse_choice<Hard>("hard attention", name,
+                            {
+                                {"argmax", Hard::Argmax},
+                                {"sample", Hard::Sample},
+                            });
 }
-
 
 std::vector<float> local_positions(const LocalSpec& local, ConstMat q, int64_t n_k) {
   const Tensor& Wp = local.Wp;
@@ -101,8 +107,7 @@ std::vector<float> local_positions(const LocalSpec& local, ConstMat q, int64_t n
 
 Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tensor* v,
               const Options& opt) {
-  if (opt.output == Output::Context && v == nullptr)
-    throw UsageError("the context needs values V");
+  if (opt.output == Output::Context && v == nullptr) throw UsageError("the context needs values V");
   if (opt.output == Output::Scores && opt.hard != Hard::None)
     throw UsageError("hard attention applies to weights and context, not to scores");
   const Local local = opt.local ? opt.local->kind : Local::None;
@@ -126,12 +131,11 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
       first = t;
       first_op = op;
     } else if (t->dim(0) != batch) {
-      throw InputShapeError(std::string(name_of(first_op)) + " is a batch of " +
-                                std::to_string(batch) + " but " + name_of(op) + " of " +
-                                std::to_string(t->dim(0)) + " (" + name_of(first_op) + " " +
-                                shape_str(first->shape()) + ", " + name_of(op) + " " +
-                                shape_str(t->shape()) + ")",
-                            op);
+      throw InputShapeError(
+          std::string(name_of(first_op)) + " is a batch of " + std::to_string(batch) + " but " +
+              name_of(op) + " of " + std::to_string(t->dim(0)) + " (" + name_of(first_op) + " " +
+              shape_str(first->shape()) + ", " + name_of(op) + " " + shape_str(t->shape()) + ")",
+          op);
     }
   };
   take(&q, Operand::Query);
@@ -147,18 +151,17 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
     const Shape vs = as_batch_shape(v->shape());
     if (vs[1] != n_k)
       throw InputShapeError("K has " + std::to_string(n_k) + " rows but V has " +
-                                std::to_string(vs[1]) + " (K " + shape_str(k.shape()) +
-                                ", V " + shape_str(v->shape()) + ")",
+                                std::to_string(vs[1]) + " (K " + shape_str(k.shape()) + ", V " +
+                                shape_str(v->shape()) + ")",
                             Operand::Value);
     d_v = vs[2];
   }
   if (opt.mask) {
     const Shape ms = as_batch_shape(opt.mask->shape());
     if (ms[1] != n_q || ms[2] != n_k)
-      throw InputShapeError("mask " + shape_str(opt.mask->shape()) +
-                                " does not fit the scores [" + std::to_string(n_q) + ", " +
-                                std::to_string(n_k) + "] of Q " + shape_str(q.shape()) +
-                                " and K " + shape_str(k.shape()),
+      throw InputShapeError("mask " + shape_str(opt.mask->shape()) + " does not fit the scores [" +
+                                std::to_string(n_q) + ", " + std::to_string(n_k) + "] of Q " +
+                                shape_str(q.shape()) + " and K " + shape_str(k.shape()),
                             Operand::Mask);
     check_mask_values(*opt.mask);
   }
@@ -231,7 +234,9 @@ Tensor attend(const Scorer& scorer, const Tensor& q, const Tensor& k, const Tens
   struct SingleBlas {
     int before = 0;
     bool on = false;
-    ~SingleBlas() { if (on) blas_set_threads(before); }
+    ~SingleBlas() {
+      if (on) blas_set_threads(before);
+    }
   } single;
   if (part && opt.hard != Hard::Sample) {
     const int64_t budget = opt.threads > 0 ? opt.threads : max_threads();

@@ -40,13 +40,13 @@ Hard parse_hard(const std::string& name);
 
 struct Options {
   Output output = Output::Context;
-  Hard hard = Hard::None;          // replaces the soft weights (weights and context only)
-  bool causal = false;             // query i sees keys j <= i (see mask_causal)
-  const Tensor* mask = nullptr;    // 0/1 [n_q, n_k] or [B, n_q, n_k]; 0 = masked
-  uint64_t seed = 0;               // Hard::Sample: one Rng for the run, rows in batch order
+  Hard hard = Hard::None;        // replaces the soft weights (weights and context only)
+  bool causal = false;           // query i sees keys j <= i (see mask_causal)
+  const Tensor* mask = nullptr;  // 0/1 [n_q, n_k] or [B, n_q, n_k]; 0 = masked
+  uint64_t seed = 0;             // Hard::Sample: one Rng for the run, rows in batch order
   const std::vector<int64_t>* key_lengths = nullptr;  // valid keys per batch item (padding)
   const LocalSpec* local = nullptr;  // local attention; nullptr or Local::None: global
-  int threads = 0;                 // parallel_for budget (0: max_threads())
+  int threads = 0;                   // parallel_for budget (0: max_threads())
   // A part of the result only (cli --shard): items [part_begin, part_end) of the batch when
   // any operand is rank 3, otherwise query rows [part_begin, part_end); part_end < 0: all.
   // The result then holds just that part, with the same numbers, bit for bit, as the same
@@ -63,8 +63,8 @@ std::vector<float> local_positions(const LocalSpec& local, ConstMat q, int64_t n
 // batch of them. Contexts of dot and scaled-dot scores (soft, not predictive-local) go
 // through the streaming kernel (fused.h); everything else through the score matrix a block
 // of rows at a time. Both run over (batch item, row block) tasks on all threads (sampling
-// runs in row order on one). The result is [n_q, n_k] (scores, weights) or [n_q, d_v] (context), with a
-// leading batch dimension when any operand is rank 3. A row whose keys are all masked has
+// runs in row order on one). The result is [n_q, n_k] (scores, weights) or [n_q, d_v] (context),
+// with a leading batch dimension when any operand is rank 3. A row whose keys are all masked has
 // all-zero weights and a zero context. Hard::Argmax takes the argmax of the masked scores
 // (first index on ties). Throws InputShapeError naming both shapes when operands do not fit,
 // DataError for a mask value other than 0/1, UsageError for a context without v or a hard

@@ -24,8 +24,8 @@ void check_problem(const Problem& p, bool need_v) {
   if (p.q.cols != p.k.cols)
     throw ShapeError("Q " + dims(p.q) + " and K " + dims(p.k) + " differ in width");
   if (need_v && (p.v.rows != p.k.rows || p.out.rows != p.q.rows || p.out.cols != p.v.cols))
-    throw ShapeError("K " + dims(p.k) + ", V " + dims(p.v) + " and the context " +
-                     dims(p.out) + " do not fit Q " + dims(p.q));
+    throw ShapeError("K " + dims(p.k) + ", V " + dims(p.v) + " and the context " + dims(p.out) +
+                     " do not fit Q " + dims(p.q));
   if (p.mask.mask.data && (p.mask.mask.rows != p.q.rows || p.mask.mask.cols != p.k.rows))
     throw ShapeError("mask " + dims(p.mask.mask) + " does not fit the scores [" +
                      std::to_string(p.q.rows) + ", " + std::to_string(p.k.rows) + "]");
@@ -122,8 +122,7 @@ void apply_key_mask(const KeyMask& mk, int64_t row0, int64_t col0, Mat s) {
   }
 }
 
-void masked_scores(ConstMat q, ConstMat k, float scale, const KeyMask& mask, int64_t row0,
-                   Mat s) {
+void masked_scores(ConstMat q, ConstMat k, float scale, const KeyMask& mask, int64_t row0, Mat s) {
   gemm(Trans::No, Trans::Yes, scale, q, k, 0.0f, s);
   apply_key_mask(mask, row0, 0, s);
 }
@@ -148,8 +147,14 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
   struct SingleBlas {
     int before = 0;
     bool on = false;
-    void set() { before = blas_threads(); blas_set_threads(1); on = true; }
-    ~SingleBlas() { if (on) blas_set_threads(before); }
+    void set() {
+      before = blas_threads();
+      blas_set_threads(1);
+      on = true;
+    }
+    ~SingleBlas() {
+      if (on) blas_set_threads(before);
+    }
   } single;
   if (pool <= 1) single.set();
   parallel_for(

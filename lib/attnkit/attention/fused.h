@@ -23,9 +23,9 @@ namespace attnkit::attention {
 
 // Which keys query i may see, beyond its scores.
 struct KeyMask {
-  bool causal = false;               // keys j <= i only (rows and columns aligned at 0)
-  ConstMat mask{nullptr, 0, 0, 1};   // 0/1 [n_q, n_k], 0 = masked; data == nullptr: none
-  int64_t key_len = -1;              // keys j >= key_len are padding (masked); -1: none
+  bool causal = false;              // keys j <= i only (rows and columns aligned at 0)
+  ConstMat mask{nullptr, 0, 0, 1};  // 0/1 [n_q, n_k], 0 = masked; data == nullptr: none
+  int64_t key_len = -1;             // keys j >= key_len are padding (masked); -1: none
   // Local attention (monotonic, Luong): keys with |j - i| > window masked; -1: none.
   int64_t window = -1;
 };
@@ -62,8 +62,7 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
 // Scores of one problem with its mask applied (-inf where masked) into s [n_q, n_k]; row0 is
 // the index of q's first row in the full problem (for blocks of rows: causal and window masks
 // and the rows of mask.mask are taken from there).
-void masked_scores(ConstMat q, ConstMat k, float scale, const KeyMask& mask, int64_t row0,
-                   Mat s);
+void masked_scores(ConstMat q, ConstMat k, float scale, const KeyMask& mask, int64_t row0, Mat s);
 
 // Masks of KeyMask applied to scores s (rows row0.., columns col0.. of the full matrix).
 void apply_key_mask(const KeyMask& mask, int64_t row0, int64_t col0, Mat s);

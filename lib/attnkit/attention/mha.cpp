@@ -19,8 +19,8 @@ namespace {
 
 std::string dims(std::initializer_list<int64_t> d) { return shape_str(Shape(d)); }
 
-Tensor take(std::map<std::string, Tensor>& arrays, const std::string& name,
-            const Shape& need, const std::string& spelled) {
+Tensor take(std::map<std::string, Tensor>& arrays, const std::string& name, const Shape& need,
+            const std::string& spelled) {
   auto it = arrays.find(name);
   if (it == arrays.end()) throw DataError("no array '" + name + "' (needs " + spelled + ")");
   Tensor t = std::move(it->second);
@@ -104,11 +104,12 @@ MhaParams mha_params(std::map<std::string, Tensor>& arrays) {
     p.wq = take(arrays, "q_proj_weight", {E, E}, "[E, E]");
     for (const char* name : {"k_proj_weight", "v_proj_weight"}) {
       auto it = arrays.find(name);
-      if (it == arrays.end()) throw DataError(std::string("no array '") + name + "' (needs [E, d])");
+      if (it == arrays.end())
+        throw DataError(std::string("no array '") + name + "' (needs [E, d])");
       if (it->second.rank() != 2 || it->second.dim(0) != E)
         throw DataError(std::string("array '") + name + "' has shape " +
-                        shape_str(it->second.shape()) + " but needs [E, d] with E = " +
-                        std::to_string(E));
+                        shape_str(it->second.shape()) +
+                        " but needs [E, d] with E = " + std::to_string(E));
     }
     p.kdim = arrays.at("k_proj_weight").dim(1);
     p.vdim = arrays.at("v_proj_weight").dim(1);
@@ -135,11 +136,12 @@ MhaParams mha_params(std::map<std::string, Tensor>& arrays) {
 }
 
 MhaOutput parse_mha_output(const std::string& name) {
-  return parse_choice<MhaOutput>("output kind", name, {
-      {"context", MhaOutput::Context},
-      {"weights", MhaOutput::Weights},
-      {"head-weights", MhaOutput::HeadWeights},
-  });
+  return parse_choice<MhaOutput>("output kind", name,
+                                 {
+                                     {"context", MhaOutput::Context},
+                                     {"weights", MhaOutput::Weights},
+                                     {"head-weights", MhaOutput::HeadWeights},
+                                 });
 }
 
 std::vector<int64_t> key_lengths_from(const Tensor& t, int64_t batch, int64_t n_k) {
@@ -162,12 +164,13 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
                             const Tensor& x_v, const MhaOptions& opt) {
   const int64_t E = p.embed, H = opt.heads;
   if (H < 1 || E % H != 0)
-    throw UsageError("the number of heads, " + std::to_string(H) + ", does not divide the embedding size E = " +
-                     std::to_string(E));
+    throw UsageError("the number of heads, " + std::to_string(H) +
+                     ", does not divide the embedding size E = " + std::to_string(E));
   auto need_rank = [](const Tensor& t, const char* name, Operand op) {
     if (t.rank() != 2 && t.rank() != 3)
       throw InputShapeError(std::string(name) + " must be a matrix or a batch of matrices, got " +
-                                "shape " + shape_str(t.shape()), op);
+                                "shape " + shape_str(t.shape()),
+                            op);
   };
   need_rank(x_q, "Q", Operand::Query);
   need_rank(x_k, "K", Operand::Key);
@@ -177,20 +180,25 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
   const bool batched = x_q.rank() == 3;
   const int64_t B = qs[0], n_q = qs[1], n_k = ks[1];
   if (x_k.rank() != x_q.rank() || ks[0] != B)
-    throw InputShapeError("Q " + shape_str(x_q.shape()) + " and K " + shape_str(x_k.shape()) +
-                              " differ in batch", Operand::Key);
+    throw InputShapeError(
+        "Q " + shape_str(x_q.shape()) + " and K " + shape_str(x_k.shape()) + " differ in batch",
+        Operand::Key);
   if (x_v.rank() != x_q.rank() || vs[0] != B || vs[1] != n_k)
     throw InputShapeError("K " + shape_str(x_k.shape()) + " and V " + shape_str(x_v.shape()) +
-                              " differ in batch or rows", Operand::Value);
+                              " differ in batch or rows",
+                          Operand::Value);
   if (qs[2] != E)
     throw InputShapeError("Q has " + std::to_string(qs[2]) + " columns but the parameters " +
-                              "have E = " + std::to_string(E), Operand::Query);
+                              "have E = " + std::to_string(E),
+                          Operand::Query);
   if (ks[2] != p.kdim)
     throw InputShapeError("K has " + std::to_string(ks[2]) + " columns but the parameters " +
-                              "have kdim = " + std::to_string(p.kdim), Operand::Key);
+                              "have kdim = " + std::to_string(p.kdim),
+                          Operand::Key);
   if (vs[2] != p.vdim)
     throw InputShapeError("V has " + std::to_string(vs[2]) + " columns but the parameters " +
-                              "have vdim = " + std::to_string(p.vdim), Operand::Value);
+                              "have vdim = " + std::to_string(p.vdim),
+                          Operand::Value);
   if (opt.mask) {
     const Tensor& m = *opt.mask;
     const Shape ms = as_batch_shape(m.shape());
@@ -198,7 +206,8 @@ Tensor multi_head_attention(const MhaParams& p, const Tensor& x_q, const Tensor&
         ms[2] != n_k)
       throw InputShapeError("mask " + shape_str(m.shape()) + " does not fit the scores [" +
                                 std::to_string(n_q) + ", " + std::to_string(n_k) +
-                                "] of a batch of " + std::to_string(B), Operand::Mask);
+                                "] of a batch of " + std::to_string(B),
+                            Operand::Mask);
     check_mask_values(m);
   }
   if (opt.key_lengths && static_cast<int64_t>(opt.key_lengths->size()) != B)

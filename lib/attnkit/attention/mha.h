@@ -51,7 +51,7 @@ struct MhaOptions {
   int64_t heads = 1;
   MhaOutput output = MhaOutput::Context;
   bool causal = false;
-  const Tensor* mask = nullptr;           // 0/1 [N_q, N_k] or [B, N_q, N_k]; 0 = masked
+  const Tensor* mask = nullptr;                       // 0/1 [N_q, N_k] or [B, N_q, N_k]; 0 = masked
   const std::vector<int64_t>* key_lengths = nullptr;  // valid keys per batch item
   // A part of the result only (cli --shard): items [part_begin, part_end) of a batch, or query
   // rows [part_begin, part_end) of rank-2 inputs; part_end < 0: all. The result holds just that

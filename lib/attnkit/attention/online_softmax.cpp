@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/fastmath.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 // GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on its own _mm512_undefined_ps()

@@ -13,8 +13,8 @@
 namespace attnkit::attention {
 
 struct Part {
-  int64_t p0 = 0, p1 = 0;    // the part, in items (batched) or rows
-  bool part = false;         // a proper part (not the whole)
+  int64_t p0 = 0, p1 = 0;      // the part, in items (batched) or rows
+  bool part = false;           // a proper part (not the whole)
   int64_t b_lo = 0, b_hi = 0;  // batch items to compute
   int64_t r_lo = 0, r_hi = 0;  // query rows to compute in each
 

@@ -1,10 +1,9 @@
 #include "attnkit/attention/score.h"
 
-#include "attnkit/core/choice.h"
-
 #include <cmath>
 #include <vector>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/fastmath.h"
 
 namespace attnkit::attention {
@@ -39,34 +38,41 @@ const float* additive_v(const Tensor& v, int64_t d_a) {
 
 void need_shape(const Tensor& t, const char* what, int64_t r, int64_t c, const char* spelled) {
   if (t.rank() != 2 || t.dim(0) != r || t.dim(1) != c)
-    throw InputShapeError(std::string(what) + " has shape " + shape_str(t.shape()) +
-                              " but needs " + spelled + " = " + dims(r, c),
+    throw InputShapeError(std::string(what) + " has shape " + shape_str(t.shape()) + " but needs " +
+                              spelled + " = " + dims(r, c),
                           Operand::Params);
 }
 
 }  // namespace
 
 ScoreKind parse_score_kind(const std::string& name) {
-  return parse_choice<ScoreKind>("score", name, {
-      {"dot", ScoreKind::Dot},
-      {"scaled-dot", ScoreKind::ScaledDot},
-      {"bilinear", ScoreKind::Bilinear},
-      {"general", ScoreKind::Bilinear, true},
-      {"additive", ScoreKind::Additive},
-      {"concat", ScoreKind::Additive, true},
-      {"cosine", ScoreKind::Cosine},
-      {"location", ScoreKind::Location},
-  });
+  return parse_choice<ScoreKind>("score", name,
+                                 {
+                                     {"dot", ScoreKind::Dot},
+                                     {"scaled-dot", ScoreKind::ScaledDot},
+                                     {"bilinear", ScoreKind::Bilinear},
+                                     {"general", ScoreKind::Bilinear, true},
+                                     {"additive", ScoreKind::Additive},
+                                     {"concat", ScoreKind::Additive, true},
+                                     {"cosine", ScoreKind::Cosine},
+                                     {"location", ScoreKind::Location},
+                                 });
 }
 
 std::string score_kind_name(ScoreKind kind) {
   switch (kind) {
-    case ScoreKind::Dot: return "dot";
-    case ScoreKind::ScaledDot: return "scaled-dot";
-    case ScoreKind::Bilinear: return "bilinear";
-    case ScoreKind::Additive: return "additive";
-    case ScoreKind::Cosine: return "cosine";
-    case ScoreKind::Location: return "location";
+    case ScoreKind::Dot:
+      return "dot";
+    case ScoreKind::ScaledDot:
+      return "scaled-dot";
+    case ScoreKind::Bilinear:
+      return "bilinear";
+    case ScoreKind::Additive:
+      return "additive";
+    case ScoreKind::Cosine:
+      return "cosine";
+    case ScoreKind::Location:
+      return "location";
   }
   return "?";
 }
@@ -82,11 +88,10 @@ void check_scorer(const Scorer& s, int64_t d_q, int64_t d_k, int64_t n_k) {
   switch (s.kind) {
     case ScoreKind::Location:
       if (s.Wa.rank() != 2 || s.Wa.dim(1) != d_q || (n_k >= 0 && s.Wa.dim(0) != n_k))
-        throw InputShapeError("location Wa has shape " + shape_str(s.Wa.shape()) +
-                                  " but needs [n_k, d_q] = " +
-                                  (n_k >= 0 ? dims(n_k, d_q)
-                                            : "[n_k, " + std::to_string(d_q) + "]"),
-                              Operand::Params);
+        throw InputShapeError(
+            "location Wa has shape " + shape_str(s.Wa.shape()) + " but needs [n_k, d_q] = " +
+                (n_k >= 0 ? dims(n_k, d_q) : "[n_k, " + std::to_string(d_q) + "]"),
+            Operand::Params);
       return;
     case ScoreKind::Dot:
     case ScoreKind::ScaledDot:
@@ -138,8 +143,8 @@ void score_into(const Scorer& s, ConstMat q, const PreparedKeys& keys, Mat out) 
   const ConstMat k = keys.k;
   check_scorer(s, q.cols, k.cols, k.rows);
   if (out.rows != q.rows || out.cols != k.rows)
-    throw ShapeError("scores of Q " + dims(q.rows, q.cols) + " against K " +
-                     dims(k.rows, k.cols) + " do not fit into " + dims(out.rows, out.cols));
+    throw ShapeError("scores of Q " + dims(q.rows, q.cols) + " against K " + dims(k.rows, k.cols) +
+                     " do not fit into " + dims(out.rows, out.cols));
   switch (s.kind) {
     case ScoreKind::Dot:
       gemm(Trans::No, Trans::Yes, 1.0f, q, k, 0.0f, out);
@@ -169,8 +174,7 @@ void score_into(const Scorer& s, ConstMat q, const PreparedKeys& keys, Mat out) 
     }
     case ScoreKind::Additive: {
       const int64_t d_a = s.Wk.dim(0), n_k = k.rows;
-      if (keys.derived.rank() != 2 || keys.derived.dim(0) != d_a ||
-          keys.derived.dim(1) != n_k)
+      if (keys.derived.rank() != 2 || keys.derived.dim(0) != d_a || keys.derived.dim(1) != n_k)
         throw Error("additive scores need keys from prepare_keys()");
       Tensor pq({q.rows, d_a});
       gemm(Trans::No, Trans::Yes, 1.0f, q, mat(s.Wq), 0.0f, mat(pq));  // Q Wqᵀ
@@ -193,8 +197,7 @@ void score_into(const Scorer& s, ConstMat q, const PreparedKeys& keys, Mat out) 
 
 Tensor score(const Scorer& s, const Tensor& q, const Tensor& k) {
   if (q.rank() != 2)
-    throw InputShapeError("Q must be a matrix, got shape " + shape_str(q.shape()),
-                          Operand::Query);
+    throw InputShapeError("Q must be a matrix, got shape " + shape_str(q.shape()), Operand::Query);
   if (k.rank() != 2)
     throw InputShapeError("K must be a matrix, got shape " + shape_str(k.shape()), Operand::Key);
   check_scorer(s, q.dim(1), k.dim(1), k.dim(0));

@@ -54,11 +54,16 @@ struct OperandFiles {
   std::string query, key, value, mask, params;
   const std::string& of(Operand op) const {
     switch (op) {
-      case Operand::Query: return query;
-      case Operand::Key: return key;
-      case Operand::Value: return value;
-      case Operand::Mask: return mask;
-      default: return params;
+      case Operand::Query:
+        return query;
+      case Operand::Key:
+        return key;
+      case Operand::Value:
+        return value;
+      case Operand::Mask:
+        return mask;
+      default:
+        return params;
     }
   }
 };

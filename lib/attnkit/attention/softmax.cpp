@@ -4,8 +4,8 @@
 #include <limits>
 #include <sstream>
 
-#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/fastmath.h"
 
 namespace attnkit::attention {
 

@@ -29,8 +29,8 @@ struct GradCheckOptions {
 struct GradCheckResult {
   bool ok = true;
   int64_t checked = 0;
-  double worst = 0.0;          // largest |a - n| / (atol + rtol · max(|a|, |n|)); ok iff <= 1
-  std::string where;           // the worst element: "name[i]: analytic A, numeric N"
+  double worst = 0.0;  // largest |a - n| / (atol + rtol · max(|a|, |n|)); ok iff <= 1
+  std::string where;   // the worst element: "name[i]: analytic A, numeric N"
 };
 
 // Checks the gradients of f's output with respect to the parameters (their values are

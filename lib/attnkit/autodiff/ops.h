@@ -40,8 +40,8 @@ Var sigmoid(Var x);
 Var relu(Var x);
 Var softplus(Var x);  // ln(1 + e^x), stable for large |x|
 Var exp(Var x);
-Var log(Var x);       // x > 0
-Var sqrt(Var x);      // x > 0
+Var log(Var x);   // x > 0
+Var sqrt(Var x);  // x > 0
 Var square(Var x);
 
 // ---- rows (last dimension)
@@ -85,15 +85,15 @@ Var embedding(Var table, const std::vector<int32_t>& ids, Shape lead = {});
 Var concat(const std::vector<Var>& xs, int axis);
 Var stack(const std::vector<Var>& xs, int axis);  // new dimension at `axis`
 Var slice(Var x, int axis, int64_t begin, int64_t end);
-Var index(Var x, int64_t i);                      // x[i] along the first dimension
+Var index(Var x, int64_t i);  // x[i] along the first dimension
 Var reshape(Var x, Shape shape);
-Var transpose(Var x);                             // swaps the last two dimensions
-Var permute(Var x, const std::vector<int>& perm); // out dim i = x dim perm[i]
+Var transpose(Var x);                              // swaps the last two dimensions
+Var permute(Var x, const std::vector<int>& perm);  // out dim i = x dim perm[i]
 
 // ---- rows by flags (recurrences over padded batches); keep has one flag per row of a
 // [rows, n] operand (rows = product of the leading dimensions).
 Var select_rows(const std::vector<uint8_t>& keep, Var a, Var b);  // keep ? a : b
-Var mask_rows(Var x, const std::vector<uint8_t>& keep);          // keep ? x : 0
+Var mask_rows(Var x, const std::vector<uint8_t>& keep);           // keep ? x : 0
 
 // ---- fused recurrent pointwise steps (nn/rnn.h)
 // LSTM gate activations of g [B, 4h] in PyTorch order i, f, g, o: σ, σ, tanh, σ.

@@ -32,7 +32,8 @@ Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale, const 
     if (!shared && mask->shape() != Shape{B, nq, nk})
       throw ShapeError("multi_head_attention: mask " + shape_str(mask->shape()) + " is not [" +
                        std::to_string(nq) + ", " + std::to_string(nk) + "] or [" +
-                       std::to_string(B) + ", " + std::to_string(nq) + ", " + std::to_string(nk) + "]");
+                       std::to_string(B) + ", " + std::to_string(nq) + ", " + std::to_string(nk) +
+                       "]");
   }
   if (!(dropout >= 0.0f && dropout < 1.0f))
     throw Error("multi_head_attention: dropout " + std::to_string(dropout) + " is not in [0, 1)");
@@ -72,55 +73,57 @@ Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale, const 
         W = detail::view(dropped.data(), nq, nk);
       }
       const ConstMat Vb = block(V.data(), b, h, nk, dv, dvh);
-      gemm(Trans::No, Trans::No, 1.0f, W, Vb, 0.0f, Mat{y.data() + b * nq * dv + h * dvh, nq, dvh, dv});
+      gemm(Trans::No, Trans::No, 1.0f, W, Vb, 0.0f,
+           Mat{y.data() + b * nq * dv + h * dvh, nq, dvh, dv});
     }
   }
   if (weights) *weights = A->clone();
-  return t.push(std::move(y), {q, k, v},
-                [q, k, v, A, drop, B, H, nq, nk, d, dv, dh, dvh, scale, block](Tape& t, Var out) {
-    const float* G = t.grad(out).data();
-    const float* pq = t.value(q).data();
-    const float* pk = t.value(k).data();
-    const float* pv = t.value(v).data();
-    float* gq = t.requires_grad(q) ? t.grad(q).data() : nullptr;
-    float* gk = t.requires_grad(k) ? t.grad(k).data() : nullptr;
-    float* gv = t.requires_grad(v) ? t.grad(v).data() : nullptr;
-    std::vector<float> dS(static_cast<size_t>(nq * nk)), dropped(drop ? dS.size() : 0);
-    const Mat D = detail::view(dS.data(), nq, nk);
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t h = 0; h < H; ++h) {
-        const float* pa = A->data() + (b * H + h) * nq * nk;
-        const float* m = drop ? drop->data() + (b * H + h) * nq * nk : nullptr;
-        ConstMat W = detail::view(pa, nq, nk);  // the weights the values were mixed with
-        if (m) {
-          for (int64_t i = 0; i < nq * nk; ++i) dropped[static_cast<size_t>(i)] = pa[i] * m[i];
-          W = detail::view(dropped.data(), nq, nk);
-        }
-        const ConstMat Gb = block(G, b, h, nq, dv, dvh);
-        if (gv)  // dV = (A ⊙ M)ᵀ dC
-          gemm(Trans::Yes, Trans::No, 1.0f, W, Gb, 1.0f,
-               Mat{gv + b * nk * dv + h * dvh, nk, dvh, dv});
-        if (!gq && !gk) continue;
-        // dA = (dC Vᵀ) ⊙ M, then the softmax: dS = A ⊙ (dA - Σ_j A dA) per row
-        gemm(Trans::No, Trans::Yes, 1.0f, Gb, block(pv, b, h, nk, dv, dvh), 0.0f, D);
-        if (m)
-          for (int64_t i = 0; i < nq * nk; ++i) dS[static_cast<size_t>(i)] *= m[i];
-        for (int64_t i = 0; i < nq; ++i) {
-          const float* ar = pa + i * nk;
-          float* dr = dS.data() + i * nk;
-          double s = 0.0;
-          for (int64_t j = 0; j < nk; ++j) s += static_cast<double>(ar[j]) * dr[j];
-          const float fs = static_cast<float>(s);
-          for (int64_t j = 0; j < nk; ++j) dr[j] = ar[j] * (dr[j] - fs);
-        }
-        if (gq)  // dQ = scale dS K
-          gemm(Trans::No, Trans::No, scale, D, block(pk, b, h, nk, d, dh), 1.0f,
-               Mat{gq + b * nq * d + h * dh, nq, dh, d});
-        if (gk)  // dK = scale dSᵀ Q
-          gemm(Trans::Yes, Trans::No, scale, D, block(pq, b, h, nq, d, dh), 1.0f,
-               Mat{gk + b * nk * d + h * dh, nk, dh, d});
-      }
-  });
+  return t.push(
+      std::move(y), {q, k, v},
+      [q, k, v, A, drop, B, H, nq, nk, d, dv, dh, dvh, scale, block](Tape& t, Var out) {
+        const float* G = t.grad(out).data();
+        const float* pq = t.value(q).data();
+        const float* pk = t.value(k).data();
+        const float* pv = t.value(v).data();
+        float* gq = t.requires_grad(q) ? t.grad(q).data() : nullptr;
+        float* gk = t.requires_grad(k) ? t.grad(k).data() : nullptr;
+        float* gv = t.requires_grad(v) ? t.grad(v).data() : nullptr;
+        std::vector<float> dS(static_cast<size_t>(nq * nk)), dropped(drop ? dS.size() : 0);
+        const Mat D = detail::view(dS.data(), nq, nk);
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t h = 0; h < H; ++h) {
+            const float* pa = A->data() + (b * H + h) * nq * nk;
+            const float* m = drop ? drop->data() + (b * H + h) * nq * nk : nullptr;
+            ConstMat W = detail::view(pa, nq, nk);  // the weights the values were mixed with
+            if (m) {
+              for (int64_t i = 0; i < nq * nk; ++i) dropped[static_cast<size_t>(i)] = pa[i] * m[i];
+              W = detail::view(dropped.data(), nq, nk);
+            }
+            const ConstMat Gb = block(G, b, h, nq, dv, dvh);
+            if (gv)  // dV = (A ⊙ M)ᵀ dC
+              gemm(Trans::Yes, Trans::No, 1.0f, W, Gb, 1.0f,
+                   Mat{gv + b * nk * dv + h * dvh, nk, dvh, dv});
+            if (!gq && !gk) continue;
+            // dA = (dC Vᵀ) ⊙ M, then the softmax: dS = A ⊙ (dA - Σ_j A dA) per row
+            gemm(Trans::No, Trans::Yes, 1.0f, Gb, block(pv, b, h, nk, dv, dvh), 0.0f, D);
+            if (m)
+              for (int64_t i = 0; i < nq * nk; ++i) dS[static_cast<size_t>(i)] *= m[i];
+            for (int64_t i = 0; i < nq; ++i) {
+              const float* ar = pa + i * nk;
+              float* dr = dS.data() + i * nk;
+              double s = 0.0;
+              for (int64_t j = 0; j < nk; ++j) s += static_cast<double>(ar[j]) * dr[j];
+              const float fs = static_cast<float>(s);
+              for (int64_t j = 0; j < nk; ++j) dr[j] = ar[j] * (dr[j] - fs);
+            }
+            if (gq)  // dQ = scale dS K
+              gemm(Trans::No, Trans::No, scale, D, block(pk, b, h, nk, d, dh), 1.0f,
+                   Mat{gq + b * nq * d + h * dh, nq, dh, d});
+            if (gk)  // dK = scale dSᵀ Q
+              gemm(Trans::Yes, Trans::No, scale, D, block(pq, b, h, nq, d, dh), 1.0f,
+                   Mat{gk + b * nk * d + h * dh, nk, dh, d});
+          }
+      });
 }
 
 }  // namespace attnkit::ad

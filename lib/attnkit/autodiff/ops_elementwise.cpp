@@ -3,9 +3,9 @@
 #include <cmath>
 #include <vector>
 
-#include "attnkit/core/fastmath.h"
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
+#include "attnkit/core/fastmath.h"
 
 namespace attnkit::ad {
 
@@ -96,7 +96,8 @@ Var binary(Var a, Var b, const char* name, F f, DA da, DB db) {
         });
         for (size_t i = 0; i < s.size(); ++i) ga[i] += static_cast<float>(s[i]);
       } else {
-        each(p, [&](int64_t o, int64_t ia, int64_t ib) { ga[ia] += g[o] * da(pa[ia], pb[ib], y[o]); });
+        each(p,
+             [&](int64_t o, int64_t ia, int64_t ib) { ga[ia] += g[o] * da(pa[ia], pb[ib], y[o]); });
       }
     }
     if (t.requires_grad(b)) {
@@ -112,7 +113,8 @@ Var binary(Var a, Var b, const char* name, F f, DA da, DB db) {
         });
         for (size_t i = 0; i < s.size(); ++i) gb[i] += static_cast<float>(s[i]);
       } else {
-        each(p, [&](int64_t o, int64_t ia, int64_t ib) { gb[ib] += g[o] * db(pa[ia], pb[ib], y[o]); });
+        each(p,
+             [&](int64_t o, int64_t ia, int64_t ib) { gb[ib] += g[o] * db(pa[ia], pb[ib], y[o]); });
       }
     }
   });
@@ -141,18 +143,18 @@ Var unary(Var x, F f, D d) {
 
 Var add(Var a, Var b) {
   return binary(
-      a, b, "add", [](float x, float y) { return x + y; },
-      [](float, float, float) { return 1.0f; }, [](float, float, float) { return 1.0f; });
+      a, b, "add", [](float x, float y) { return x + y; }, [](float, float, float) { return 1.0f; },
+      [](float, float, float) { return 1.0f; });
 }
 Var sub(Var a, Var b) {
   return binary(
-      a, b, "sub", [](float x, float y) { return x - y; },
-      [](float, float, float) { return 1.0f; }, [](float, float, float) { return -1.0f; });
+      a, b, "sub", [](float x, float y) { return x - y; }, [](float, float, float) { return 1.0f; },
+      [](float, float, float) { return -1.0f; });
 }
 Var mul(Var a, Var b) {
   return binary(
-      a, b, "mul", [](float x, float y) { return x * y; },
-      [](float, float y, float) { return y; }, [](float x, float, float) { return x; });
+      a, b, "mul", [](float x, float y) { return x * y; }, [](float, float y, float) { return y; },
+      [](float x, float, float) { return x; });
 }
 Var div(Var a, Var b) {
   return binary(
@@ -163,48 +165,57 @@ Var div(Var a, Var b) {
 Var pow(Var a, Var b) {
   return binary(
       a, b, "pow", [](float x, float y) { return std::pow(x, y); },
-      [](float x, float y, float) { return x > 0.0f ? y * std::pow(x, y - 1.0f) : (y == 1.0f ? 1.0f : 0.0f); },
+      [](float x, float y, float) {
+        return x > 0.0f ? y * std::pow(x, y - 1.0f) : (y == 1.0f ? 1.0f : 0.0f);
+      },
       [](float x, float, float r) { return x > 0.0f ? r * std::log(x) : 0.0f; });
 }
 
 Var add(Var a, float s) {
-  return unary(a, [s](float x) { return x + s; }, [](float, float) { return 1.0f; });
+  return unary(
+      a, [s](float x) { return x + s; }, [](float, float) { return 1.0f; });
 }
 Var mul(Var a, float s) {
-  return unary(a, [s](float x) { return x * s; }, [s](float, float) { return s; });
+  return unary(
+      a, [s](float x) { return x * s; }, [s](float, float) { return s; });
 }
 Var neg(Var a) { return mul(a, -1.0f); }
 
 Var tanh(Var x) {
-  return unary(x, [](float v) { return fm::fast_tanh(v); },
-               [](float, float y) { return 1.0f - y * y; });
+  return unary(
+      x, [](float v) { return fm::fast_tanh(v); }, [](float, float y) { return 1.0f - y * y; });
 }
 Var sigmoid(Var x) {
-  return unary(x, [](float v) { return 1.0f / (1.0f + fm::fast_exp(-v)); },
-               [](float, float y) { return y * (1.0f - y); });
+  return unary(
+      x, [](float v) { return 1.0f / (1.0f + fm::fast_exp(-v)); },
+      [](float, float y) { return y * (1.0f - y); });
 }
 Var relu(Var x) {
-  return unary(x, [](float v) { return v > 0.0f ? v : 0.0f; },
-               [](float v, float) { return v > 0.0f ? 1.0f : 0.0f; });
+  return unary(
+      x, [](float v) { return v > 0.0f ? v : 0.0f; },
+      [](float v, float) { return v > 0.0f ? 1.0f : 0.0f; });
 }
 Var softplus(Var x) {
   // ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|); derivative σ(x).
-  return unary(x,
-               [](float v) { return std::max(v, 0.0f) + std::log1p(std::exp(-std::fabs(v))); },
-               [](float v, float) { return 1.0f / (1.0f + std::exp(-v)); });
+  return unary(
+      x, [](float v) { return std::max(v, 0.0f) + std::log1p(std::exp(-std::fabs(v))); },
+      [](float v, float) { return 1.0f / (1.0f + std::exp(-v)); });
 }
 Var exp(Var x) {
-  return unary(x, [](float v) { return std::exp(v); }, [](float, float y) { return y; });
+  return unary(
+      x, [](float v) { return std::exp(v); }, [](float, float y) { return y; });
 }
 Var log(Var x) {
-  return unary(x, [](float v) { return std::log(v); }, [](float v, float) { return 1.0f / v; });
+  return unary(
+      x, [](float v) { return std::log(v); }, [](float v, float) { return 1.0f / v; });
 }
 Var sqrt(Var x) {
-  return unary(x, [](float v) { return std::sqrt(v); },
-               [](float, float y) { return 0.5f / y; });
+  return unary(
+      x, [](float v) { return std::sqrt(v); }, [](float, float y) { return 0.5f / y; });
 }
 Var square(Var x) {
-  return unary(x, [](float v) { return v * v; }, [](float v, float) { return 2.0f * v; });
+  return unary(
+      x, [](float v) { return v * v; }, [](float v, float) { return 2.0f * v; });
 }
 
 }  // namespace attnkit::ad

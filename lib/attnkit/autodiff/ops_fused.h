@@ -13,10 +13,11 @@ namespace attnkit::ad {
 // Additive (Bahdanau) attention in one node: for keys [B, S, A], query projection q [B, A],
 // v [A], memory [B, S, H] and an optional 0/1 mask [B, S] (0 = padded; masked positions get
 // weight exactly 0, a row with every position masked gets zero weights),
-//   scores_bs = vᵀ tanh(keys_bs + q_b),  α_b = masked softmax(scores_b),  ctx_b = Σ_s α_bs memory_bs
-// and returns ctx [B, H]. The same as
-//   reshape(matmul(reshape(masked_softmax(additive_scores(keys, q, v), mask), {B,1,S}), memory), {B,H})
-// up to rounding. alpha (if given) receives α [B, S].
+//   scores_bs = vᵀ tanh(keys_bs + q_b),  α_b = masked softmax(scores_b),
+//   ctx_b = Σ_s α_bs memory_bs
+// and returns ctx [B, H]. Up to rounding the same as, with a = masked_softmax(
+// additive_scores(keys, q, v), mask),
+//   reshape(matmul(reshape(a, {B,1,S}), memory), {B,H}). alpha (if given) receives α [B, S].
 Var additive_attention(Var keys, Var q, Var v, Var memory, const Tensor* mask = nullptr,
                        Tensor* alpha = nullptr);
 

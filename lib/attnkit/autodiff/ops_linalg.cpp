@@ -49,8 +49,8 @@ MM plan(const Tensor& a, const Tensor& b, bool ta, bool tb, const char* op) {
 void forward(const MM& p, const Tensor& a, const Tensor& b, bool ta, bool tb, float beta,
              Tensor& c) {
   if (p.flat) {
-    gemm(Trans::No, tr(tb), 1.0f, view(a.data(), p.batch * p.ar, p.ac),
-         view(b.data(), p.br, p.bc), beta, view(c.data(), p.batch * p.m, p.n));
+    gemm(Trans::No, tr(tb), 1.0f, view(a.data(), p.batch * p.ar, p.ac), view(b.data(), p.br, p.bc),
+         beta, view(c.data(), p.batch * p.m, p.n));
     return;
   }
   for (int64_t i = 0; i < p.batch; ++i) {
@@ -78,7 +78,7 @@ void backward(const MM& p, Tape& t, Var va, Var vb, bool ta, bool tb, const Tens
       const ConstMat A = view(a.data(), p.batch * p.ar, p.ac);
       if (!tb)  // gB = Aᵀ gC
         gemm(Trans::Yes, Trans::No, 1.0f, A, G, 1.0f, view(gb.data(), p.br, p.bc));
-      else      // gB = gCᵀ A
+      else  // gB = gCᵀ A
         gemm(Trans::Yes, Trans::No, 1.0f, G, A, 1.0f, view(gb.data(), p.br, p.bc));
     }
     return;
@@ -114,9 +114,8 @@ Var matmul(Var a, Var b, bool ta, bool tb) {
   const MM p = plan(a.value(), b.value(), ta, tb, "matmul");
   Tensor c = t.alloc(p.out);
   forward(p, a.value(), b.value(), ta, tb, 0.0f, c);
-  return t.push(std::move(c), {a, b}, [a, b, ta, tb, p](Tape& t, Var out) {
-    backward(p, t, a, b, ta, tb, t.grad(out));
-  });
+  return t.push(std::move(c), {a, b},
+                [a, b, ta, tb, p](Tape& t, Var out) { backward(p, t, a, b, ta, tb, t.grad(out)); });
 }
 
 Var addmm(Var c, Var a, Var b, bool ta, bool tb) {
@@ -154,8 +153,7 @@ Var linear(Var x, Var w, Var b) {
   float beta = 0.0f;
   if (b.valid()) {
     const float* pb = b.value().data();
-    for (int64_t r = 0; r < rows; ++r)
-      std::copy(pb, pb + outd, y.data() + r * outd);
+    for (int64_t r = 0; r < rows; ++r) std::copy(pb, pb + outd, y.data() + r * outd);
     beta = 1.0f;
   }
   gemm(Trans::No, Trans::Yes, 1.0f, view(X.data(), rows, in), view(W.data(), outd, in), beta,

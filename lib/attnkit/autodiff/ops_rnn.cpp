@@ -1,8 +1,8 @@
 // Fused pointwise steps of the LSTM and GRU cells: one node (and one pass over memory) where
 // separate ops would take eight or more.
-#include "attnkit/core/fastmath.h"
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
+#include "attnkit/core/fastmath.h"
 
 namespace attnkit::ad {
 
@@ -12,8 +12,9 @@ namespace {
 inline float sigm(float x) { return 1.0f / (1.0f + fm::fast_exp(-x)); }
 
 void need_gates(const char* op, const Tensor& g, int64_t parts, const Tensor* c) {
-  const bool ok = g.rank() == 2 && g.dim(1) % parts == 0 &&
-                  (!c || (c->rank() == 2 && c->dim(0) == g.dim(0) && c->dim(1) * parts == g.dim(1)));
+  const bool ok =
+      g.rank() == 2 && g.dim(1) % parts == 0 &&
+      (!c || (c->rank() == 2 && c->dim(0) == g.dim(0) && c->dim(1) * parts == g.dim(1)));
   if (!ok)
     throw ShapeError(std::string(op) + ": gates " + shape_str(g.shape()) +
                      (c ? " and state " + shape_str(c->shape()) : std::string()) +
@@ -69,9 +70,9 @@ Var lstm_cell_c(Var a, Var c) {
         for (int64_t j = 0; j < h; ++j) {
           const float g = go[b * h + j];
           const int64_t o = b * 4 * h;
-          ga[o + j] += g * pa[o + 2 * h + j];      // d/di = g
-          ga[o + h + j] += g * pc[b * h + j];      // d/df = c
-          ga[o + 2 * h + j] += g * pa[o + j];      // d/dg = i
+          ga[o + j] += g * pa[o + 2 * h + j];  // d/di = g
+          ga[o + h + j] += g * pc[b * h + j];  // d/df = c
+          ga[o + 2 * h + j] += g * pa[o + j];  // d/dg = i
         }
     }
     if (t.requires_grad(c)) {

@@ -6,10 +6,10 @@
 #include <memory>
 #include <vector>
 
-#include "attnkit/core/fastmath.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
+#include "attnkit/core/fastmath.h"
 
 namespace attnkit::ad {
 
@@ -50,8 +50,8 @@ Var masked_softmax(Var x, const Tensor& mask) {
   Tape& t = x.tape();
   const Tensor& X = x.value();
   if (mask.size() == 0 || X.size() % mask.size() != 0 || last_dim(mask) != last_dim(X))
-    throw ShapeError("masked_softmax: mask " + shape_str(mask.shape()) +
-                     " does not fit scores " + shape_str(X.shape()));
+    throw ShapeError("masked_softmax: mask " + shape_str(mask.shape()) + " does not fit scores " +
+                     shape_str(X.shape()));
   Tensor y = t.alloc(X.shape());
   const float ninf = -std::numeric_limits<float>::infinity();
   const int64_t m = mask.size();
@@ -99,8 +99,8 @@ Var cosine(Var a, Var b, float eps) {
   const bool ok = A.rank() >= 2 && A.rank() <= 3 && A.rank() == B.rank() &&
                   A.dim(-1) == B.dim(-1) && (A.rank() == 2 || A.dim(0) == B.dim(0));
   if (!ok)
-    throw ShapeError("cosine: rows of " + shape_str(A.shape()) + " and " +
-                     shape_str(B.shape()) + " cannot be compared");
+    throw ShapeError("cosine: rows of " + shape_str(A.shape()) + " and " + shape_str(B.shape()) +
+                     " cannot be compared");
   const int64_t batch = A.rank() == 3 ? A.dim(0) : 1;
   const int64_t n = A.dim(-2), m = B.dim(-2), d = A.dim(-1);
   auto norms = [eps](const Tensor& X) {
@@ -108,7 +108,8 @@ Var cosine(Var a, Var b, float eps) {
     auto v = std::make_shared<std::vector<float>>(static_cast<size_t>(rows));
     for (int64_t r = 0; r < rows; ++r) {
       double s = 0.0;
-      for (int64_t j = 0; j < dd; ++j) s += static_cast<double>(X.data()[r * dd + j]) * X.data()[r * dd + j];
+      for (int64_t j = 0; j < dd; ++j)
+        s += static_cast<double>(X.data()[r * dd + j]) * X.data()[r * dd + j];
       (*v)[static_cast<size_t>(r)] = static_cast<float>(std::sqrt(s + eps));
     }
     return v;
@@ -122,7 +123,8 @@ Var cosine(Var a, Var b, float eps) {
          detail::view(B.data() + i * m * d, m, d), 0.0f, detail::view(py, n, m));
     for (int64_t r = 0; r < n; ++r)
       for (int64_t c = 0; c < m; ++c)
-        py[r * m + c] /= (*na)[static_cast<size_t>(i * n + r)] * (*nb)[static_cast<size_t>(i * m + c)];
+        py[r * m + c] /=
+            (*na)[static_cast<size_t>(i * n + r)] * (*nb)[static_cast<size_t>(i * m + c)];
   }
   return t.push(std::move(y), {a, b}, [a, b, na, nb, batch, n, m, d](Tape& t, Var out) {
     // With G' = g / (na_i nb_j): ga = G' B - diag(Σ_j g_ij cos_ij / na_i²) A, and
@@ -156,7 +158,8 @@ Var cosine(Var a, Var b, float eps) {
              1.0f, detail::view(ga, n, d));
         for (int64_t r = 0; r < n; ++r) {
           const float nar = (*na)[static_cast<size_t>(i * n + r)];
-          const float s = static_cast<float>(ra[static_cast<size_t>(r)] / (static_cast<double>(nar) * nar));
+          const float s =
+              static_cast<float>(ra[static_cast<size_t>(r)] / (static_cast<double>(nar) * nar));
           for (int64_t j = 0; j < d; ++j) ga[r * d + j] -= s * pa[r * d + j];
         }
       }
@@ -166,7 +169,8 @@ Var cosine(Var a, Var b, float eps) {
              1.0f, detail::view(gb, m, d));
         for (int64_t c = 0; c < m; ++c) {
           const float nbc = (*nb)[static_cast<size_t>(i * m + c)];
-          const float s = static_cast<float>(rb[static_cast<size_t>(c)] / (static_cast<double>(nbc) * nbc));
+          const float s =
+              static_cast<float>(rb[static_cast<size_t>(c)] / (static_cast<double>(nbc) * nbc));
           for (int64_t j = 0; j < d; ++j) gb[c * d + j] -= s * pb[c * d + j];
         }
       }
@@ -217,44 +221,45 @@ Var layer_norm(Var x, Var gain, Var bias, float eps) {
     else
       for (int64_t j = 0; j < n; ++j) py[j] = ph[j] * (pgn ? pgn[j] : 1.0f) + (pbs ? pbs[j] : 0.0f);
   }
-  return t.push(std::move(y), {x, gain, bias}, [x, gain, bias, xhat, rstd, n, rows](Tape& t, Var out) {
-    const Tensor& g = t.grad(out);
-    const float* pgn = gain.valid() ? t.value(gain).data() : nullptr;
-    if (gain.valid() && t.requires_grad(gain)) {
-      std::vector<double> s(static_cast<size_t>(n), 0.0);
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < n; ++j)
-          s[static_cast<size_t>(j)] += static_cast<double>(g[r * n + j]) * (*xhat)[r * n + j];
-      float* gg = t.grad(gain).data();
-      for (int64_t j = 0; j < n; ++j) gg[j] += static_cast<float>(s[static_cast<size_t>(j)]);
-    }
-    if (bias.valid() && t.requires_grad(bias)) {
-      std::vector<double> s(static_cast<size_t>(n), 0.0);
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t j = 0; j < n; ++j) s[static_cast<size_t>(j)] += g[r * n + j];
-      float* gb = t.grad(bias).data();
-      for (int64_t j = 0; j < n; ++j) gb[j] += static_cast<float>(s[static_cast<size_t>(j)]);
-    }
-    if (t.requires_grad(x)) {
-      // gx = rstd (ĝ - mean(ĝ) - x̂ mean(ĝ x̂)), ĝ = g ⊙ gain
-      float* gx = t.grad(x).data();
-      std::vector<float> gh(static_cast<size_t>(n));
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* __restrict ph = xhat->data() + r * n;
-        const float* __restrict gr = g.data() + r * n;
-        float* __restrict pgh = gh.data();
-        if (pgn)
-          for (int64_t j = 0; j < n; ++j) pgh[j] = gr[j] * pgn[j];
-        else
-          for (int64_t j = 0; j < n; ++j) pgh[j] = gr[j];
-        const double m1 = fm::lane_sum(pgh, n), m2 = fm::lane_dot_double(pgh, ph, n);
-        const float a1 = static_cast<float>(m1 / n), a2 = static_cast<float>(m2 / n);
-        const float rs = (*rstd)[static_cast<size_t>(r)];
-        float* __restrict gxr = gx + r * n;
-        for (int64_t j = 0; j < n; ++j) gxr[j] += rs * (pgh[j] - a1 - ph[j] * a2);
-      }
-    }
-  });
+  return t.push(
+      std::move(y), {x, gain, bias}, [x, gain, bias, xhat, rstd, n, rows](Tape& t, Var out) {
+        const Tensor& g = t.grad(out);
+        const float* pgn = gain.valid() ? t.value(gain).data() : nullptr;
+        if (gain.valid() && t.requires_grad(gain)) {
+          std::vector<double> s(static_cast<size_t>(n), 0.0);
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < n; ++j)
+              s[static_cast<size_t>(j)] += static_cast<double>(g[r * n + j]) * (*xhat)[r * n + j];
+          float* gg = t.grad(gain).data();
+          for (int64_t j = 0; j < n; ++j) gg[j] += static_cast<float>(s[static_cast<size_t>(j)]);
+        }
+        if (bias.valid() && t.requires_grad(bias)) {
+          std::vector<double> s(static_cast<size_t>(n), 0.0);
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < n; ++j) s[static_cast<size_t>(j)] += g[r * n + j];
+          float* gb = t.grad(bias).data();
+          for (int64_t j = 0; j < n; ++j) gb[j] += static_cast<float>(s[static_cast<size_t>(j)]);
+        }
+        if (t.requires_grad(x)) {
+          // gx = rstd (ĝ - mean(ĝ) - x̂ mean(ĝ x̂)), ĝ = g ⊙ gain
+          float* gx = t.grad(x).data();
+          std::vector<float> gh(static_cast<size_t>(n));
+          for (int64_t r = 0; r < rows; ++r) {
+            const float* __restrict ph = xhat->data() + r * n;
+            const float* __restrict gr = g.data() + r * n;
+            float* __restrict pgh = gh.data();
+            if (pgn)
+              for (int64_t j = 0; j < n; ++j) pgh[j] = gr[j] * pgn[j];
+            else
+              for (int64_t j = 0; j < n; ++j) pgh[j] = gr[j];
+            const double m1 = fm::lane_sum(pgh, n), m2 = fm::lane_dot_double(pgh, ph, n);
+            const float a1 = static_cast<float>(m1 / n), a2 = static_cast<float>(m2 / n);
+            const float rs = (*rstd)[static_cast<size_t>(r)];
+            float* __restrict gxr = gx + r * n;
+            for (int64_t j = 0; j < n; ++j) gxr[j] += rs * (pgh[j] - a1 - ph[j] * a2);
+          }
+        }
+      });
 }
 
 Var normalize_rows(Var x, float eps) {
@@ -339,7 +344,8 @@ Var additive_scores(Var keys, Var q, Var v) {
   const int64_t B = K.dim(0), T = K.dim(1), A = K.dim(2);
   // The tanh values are kept for the backward pass only when there will be one: decoding
   // (no recording) would otherwise keep a [B, T, a] buffer a step for the tape's life.
-  const bool keep = t.recording() && (t.requires_grad(keys) || t.requires_grad(q) || t.requires_grad(v));
+  const bool keep =
+      t.recording() && (t.requires_grad(keys) || t.requires_grad(q) || t.requires_grad(v));
   Tensor* th = keep ? t.scratch(K.shape()) : nullptr;
   std::vector<float> row(keep ? 0 : static_cast<size_t>(A));
   Tensor y = t.alloc({B, T});
@@ -366,7 +372,8 @@ Var additive_scores(Var keys, Var q, Var v) {
       for (int64_t s = 0; s < T; ++s) {
         const float* ph = th->data() + (b * T + s) * A;
         const float gs = g[b * T + s];
-        for (int64_t a = 0; a < A; ++a) d[static_cast<size_t>(a)] = gs * W[a] * (1.0f - ph[a] * ph[a]);
+        for (int64_t a = 0; a < A; ++a)
+          d[static_cast<size_t>(a)] = gs * W[a] * (1.0f - ph[a] * ph[a]);
         if (gk) {
           float* pk = gk + (b * T + s) * A;
           for (int64_t a = 0; a < A; ++a) pk[a] += d[static_cast<size_t>(a)];
@@ -431,7 +438,8 @@ Var mean_last(Var x) {
 // ---- dropout
 
 void detail::dropout_mask(Rng& rng, float p, float* mask, int64_t n) {
-  const uint64_t threshold = static_cast<uint64_t>(std::llround(static_cast<double>(p) * 4294967296.0));
+  const uint64_t threshold =
+      static_cast<uint64_t>(std::llround(static_cast<double>(p) * 4294967296.0));
   const float scale = 1.0f / (1.0f - p);
   uint32_t bits[1024];  // in chunks, so that the comparison loop vectorises
   for (int64_t i = 0; i < n; i += 1024) {
@@ -443,7 +451,8 @@ void detail::dropout_mask(Rng& rng, float p, float* mask, int64_t n) {
 
 Var dropout(Var x, float p) {
   Tape& t = x.tape();
-  if (!(p >= 0.0f && p < 1.0f)) throw Error("dropout: p = " + std::to_string(p) + " is not in [0, 1)");
+  if (!(p >= 0.0f && p < 1.0f))
+    throw Error("dropout: p = " + std::to_string(p) + " is not in [0, 1)");
   if (!t.training() || p == 0.0f) return x;
   const Tensor& X = x.value();
   Tensor* mask = t.scratch(X.shape());  // from the tape's pool, kept for backward

@@ -29,16 +29,18 @@ Split3 split(const Shape& s, int axis) {
 Var embedding(Var table, const std::vector<int32_t>& ids, Shape lead) {
   Tape& t = table.tape();
   const Tensor& T = table.value();
-  if (T.rank() != 2) throw ShapeError("embedding: table must be [V, d], got " + shape_str(T.shape()));
+  if (T.rank() != 2)
+    throw ShapeError("embedding: table must be [V, d], got " + shape_str(T.shape()));
   const int64_t V = T.dim(0), d = T.dim(1), n = static_cast<int64_t>(ids.size());
   if (lead.empty()) lead = {n};
   if (shape_numel(lead) != n)
-    throw ShapeError("embedding: " + std::to_string(n) + " ids do not fill shape " + shape_str(lead));
+    throw ShapeError("embedding: " + std::to_string(n) + " ids do not fill shape " +
+                     shape_str(lead));
   for (int64_t i = 0; i < n; ++i)
     if (ids[static_cast<size_t>(i)] < 0 || ids[static_cast<size_t>(i)] >= V)
       throw DataError("embedding: id " + std::to_string(ids[static_cast<size_t>(i)]) +
-                      " at position " + std::to_string(i) + " is outside [0, " +
-                      std::to_string(V) + ")");
+                      " at position " + std::to_string(i) + " is outside [0, " + std::to_string(V) +
+                      ")");
   Shape os = lead;
   os.push_back(d);
   Tensor y = t.alloc(os);
@@ -83,8 +85,8 @@ Var concat(const std::vector<Var>& xs, int axis) {
     const Split3 p = split(x.value().shape(), ax);
     const int64_t blk = p.mid * p.inner;
     for (int64_t o = 0; o < p.outer; ++o)
-      std::memcpy(y.data() + o * po.mid * po.inner + off * po.inner,
-                  x.value().data() + o * blk, static_cast<size_t>(blk) * sizeof(float));
+      std::memcpy(y.data() + o * po.mid * po.inner + off * po.inner, x.value().data() + o * blk,
+                  static_cast<size_t>(blk) * sizeof(float));
     offs.push_back(off);
     off += p.mid;
   }
@@ -128,8 +130,8 @@ Var slice(Var x, int axis, int64_t begin, int64_t end) {
   const int ax = detail::norm_axis(axis, static_cast<int>(s.size()), s);
   const Split3 p = split(s, ax);
   if (begin < 0 || end < begin || end > p.mid)
-    throw ShapeError("slice [" + std::to_string(begin) + ", " + std::to_string(end) +
-                     ") of axis " + std::to_string(axis) + " of shape " + shape_str(s));
+    throw ShapeError("slice [" + std::to_string(begin) + ", " + std::to_string(end) + ") of axis " +
+                     std::to_string(axis) + " of shape " + shape_str(s));
   Shape os = s;
   os[static_cast<size_t>(ax)] = end - begin;
   const int64_t len = (end - begin) * p.inner;
@@ -185,7 +187,8 @@ Var permute(Var x, const std::vector<int>& perm) {
   if (!ok) throw ShapeError("permute: not a permutation of the axes of " + shape_str(s));
   // Input strides, then the output's dims and the matching input strides, padded to rank 4.
   std::vector<int64_t> st(static_cast<size_t>(r), 1);
-  for (int i = r - 2; i >= 0; --i) st[static_cast<size_t>(i)] = st[static_cast<size_t>(i) + 1] * s[static_cast<size_t>(i) + 1];
+  for (int i = r - 2; i >= 0; --i)
+    st[static_cast<size_t>(i)] = st[static_cast<size_t>(i) + 1] * s[static_cast<size_t>(i) + 1];
   int64_t d[4] = {1, 1, 1, 1}, is[4] = {0, 0, 0, 0};
   Shape os;
   for (int i = 0; i < r; ++i) {
@@ -219,7 +222,8 @@ Var permute(Var x, const std::vector<int>& perm) {
 
 Var transpose(Var x) {
   const int r = x.value().rank();
-  if (r < 2) throw ShapeError("transpose needs rank 2 or more, got " + shape_str(x.value().shape()));
+  if (r < 2)
+    throw ShapeError("transpose needs rank 2 or more, got " + shape_str(x.value().shape()));
   std::vector<int> perm(static_cast<size_t>(r));
   for (int i = 0; i < r; ++i) perm[static_cast<size_t>(i)] = i;
   std::swap(perm[static_cast<size_t>(r - 1)], perm[static_cast<size_t>(r - 2)]);
@@ -260,7 +264,8 @@ Var mask_rows(Var x, const std::vector<uint8_t>& keep) {
   Tensor y = t.alloc(x.value().shape());
   for (int64_t r = 0; r < rows; ++r) {
     if (keep[static_cast<size_t>(r)])
-      std::memcpy(y.data() + r * n, x.value().data() + r * n, static_cast<size_t>(n) * sizeof(float));
+      std::memcpy(y.data() + r * n, x.value().data() + r * n,
+                  static_cast<size_t>(n) * sizeof(float));
     else
       std::fill(y.data() + r * n, y.data() + (r + 1) * n, 0.0f);
   }

@@ -148,7 +148,7 @@ void Tape::recycle(Tensor&& t) {
   if (cap == 0) return;
   auto it = pool_.find(class_down(cap));
   if (it == pool_.end() || it->second.free.size() >= it->second.peak) return;  // freed
-  if (pool_floats_ + cap > 2 * step_peak_) return;                              // freed
+  if (pool_floats_ + cap > 2 * step_peak_) return;                             // freed
   pool_floats_ += cap;
   it->second.free.push_back(std::move(t.values()));
 }
@@ -187,8 +187,14 @@ Tensor Tape::alloc(Shape shape) {
     bool longer = false;
     for (size_t i = fr.size(); i-- > 0;) {
       const auto have = static_cast<int64_t>(fr[i].size());
-      if (have == n) { pick = i; break; }
-      if (have > n && !longer) { pick = i; longer = true; }
+      if (have == n) {
+        pick = i;
+        break;
+      }
+      if (have > n && !longer) {
+        pick = i;
+        longer = true;
+      }
     }
     v = std::move(fr[pick]);
     fr[pick] = std::move(fr.back());

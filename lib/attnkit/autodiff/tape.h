@@ -101,8 +101,8 @@ class Tape {
   Tape& operator=(const Tape&) = delete;
 
   // ---- leaves
-  Var constant(Tensor value);                           // never gets a gradient
-  Var input(Tensor value, bool requires_grad = true);   // a leaf whose grad() can be read
+  Var constant(Tensor value);                          // never gets a gradient
+  Var input(Tensor value, bool requires_grad = true);  // a leaf whose grad() can be read
   // The parameter's value (referenced, not copied); backward() accumulates into p.grad.
   // Entering the same parameter twice on one tape gives the same Var.
   Var param(Parameter& p);
@@ -163,7 +163,7 @@ class Tape {
     Tensor value;
     const Tensor* ext_value = nullptr;  // param leaves: the Parameter's value
     Tensor grad;
-    Tensor* ext_grad = nullptr;         // param leaves: the Parameter's grad
+    Tensor* ext_grad = nullptr;  // param leaves: the Parameter's grad
     bool has_grad = false;
     bool requires_grad = false;
     BackwardFn backward;

@@ -1,5 +1,4 @@
 #include "attnkit/cli/cli.h"
-#include "attnkit/train/dist.h"
 
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include "attnkit/core/blas.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/train/dist.h"
 
 #ifndef ATTNKIT_VERSION
 #define ATTNKIT_VERSION "0.0.0"
@@ -53,8 +53,8 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i)
     for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
-                          d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
         d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
@@ -86,8 +86,8 @@ void print_error(const std::string& tool, const Error& e) {
 
 std::string version_line() {
   std::ostringstream s;
-  s << "attnkit " << ATTNKIT_VERSION << " (OpenBLAS core " << blas_core() << ", "
-    << blas_threads() << (blas_threads() == 1 ? " thread" : " threads") << ")";
+  s << "attnkit " << ATTNKIT_VERSION << " (OpenBLAS core " << blas_core() << ", " << blas_threads()
+    << (blas_threads() == 1 ? " thread" : " threads") << ")";
   return s.str();
 }
 
@@ -121,8 +121,8 @@ po::options_description App::common_group() {
                     "YAML configuration (repeatable; the command line wins)");
   if (flags_ & kShard)
     g.add_options()("shard", po::value<std::string>(&shard_text_)->value_name("K/N"),
-                    ("process only slice K (1 to N) of N contiguous slices of the " +
-                     shard_items_ + ": of M items, items M(K-1)/N to MK/N - 1 (numbered from "
+                    ("process only slice K (1 to N) of N contiguous slices of the " + shard_items_ +
+                     ": of M items, items M(K-1)/N to MK/N - 1 (numbered from "
                      "0, integer division); the N outputs concatenated in order are the whole "
                      "run's output")
                         .c_str());
@@ -162,8 +162,10 @@ std::string clean_parameter(const po::option_description& opt) {
   const po::value_semantic* sem = opt.semantic().get();
   boost::any v;
   if (!def.empty() && sem->apply_default(v)) {
-    if (auto d = boost::any_cast<double>(&v)) def = shortest_decimal(*d);
-    else if (auto f = boost::any_cast<float>(&v)) def = shortest_decimal(*f);
+    if (auto d = boost::any_cast<double>(&v))
+      def = shortest_decimal(*d);
+    else if (auto f = boost::any_cast<float>(&v))
+      def = shortest_decimal(*f);
   }
   if (name == "arg") {
     if (holds<int, long, long long, unsigned, unsigned long, unsigned long long>(sem))
@@ -185,7 +187,8 @@ void format_group(std::ostream& s, const char* caption, const po::options_descri
   s << caption << ":\n";
   for (const auto& opt : group.options()) {
     std::string lhs = "  ";
-    const std::string shortn = opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
+    const std::string shortn =
+        opt->canonical_display_name(po::command_line_style::allow_dash_for_short);
     const std::string longn = "--" + opt->long_name();
     if (shortn.size() == 2 && shortn[0] == '-' && shortn != longn)
       lhs += shortn + ", " + longn;
@@ -350,16 +353,26 @@ std::string shortest(F v) {
 
 // One value of a variables_map as YAML; false when its type is not one we know.
 bool emit_value(YAML::Emitter& e, const boost::any& v) {
-  if (auto p = boost::any_cast<std::string>(&v)) e << YAML::DoubleQuoted << *p;
-  else if (auto p = boost::any_cast<bool>(&v)) e << (*p ? "true" : "false");
-  else if (auto p = boost::any_cast<int>(&v)) e << std::to_string(*p);
-  else if (auto p = boost::any_cast<long>(&v)) e << std::to_string(*p);
-  else if (auto p = boost::any_cast<long long>(&v)) e << std::to_string(*p);
-  else if (auto p = boost::any_cast<unsigned>(&v)) e << std::to_string(*p);
-  else if (auto p = boost::any_cast<unsigned long>(&v)) e << std::to_string(*p);
-  else if (auto p = boost::any_cast<unsigned long long>(&v)) e << std::to_string(*p);
-  else if (auto p = boost::any_cast<double>(&v)) e << shortest(*p);
-  else if (auto p = boost::any_cast<float>(&v)) e << shortest(*p);
+  if (auto p = boost::any_cast<std::string>(&v))
+    e << YAML::DoubleQuoted << *p;
+  else if (auto p = boost::any_cast<bool>(&v))
+    e << (*p ? "true" : "false");
+  else if (auto p = boost::any_cast<int>(&v))
+    e << std::to_string(*p);
+  else if (auto p = boost::any_cast<long>(&v))
+    e << std::to_string(*p);
+  else if (auto p = boost::any_cast<long long>(&v))
+    e << std::to_string(*p);
+  else if (auto p = boost::any_cast<unsigned>(&v))
+    e << std::to_string(*p);
+  else if (auto p = boost::any_cast<unsigned long>(&v))
+    e << std::to_string(*p);
+  else if (auto p = boost::any_cast<unsigned long long>(&v))
+    e << std::to_string(*p);
+  else if (auto p = boost::any_cast<double>(&v))
+    e << shortest(*p);
+  else if (auto p = boost::any_cast<float>(&v))
+    e << shortest(*p);
   else if (auto p = boost::any_cast<std::vector<std::string>>(&v)) {
     e << YAML::Flow << YAML::BeginSeq;
     for (const auto& x : *p) e << YAML::DoubleQuoted << x;
@@ -484,8 +497,10 @@ Shape parse_shape(const std::string& text, const std::string& option) {
     cur.clear();
   };
   for (char ch : text) {
-    if (ch == ',' || ch == 'x') flush();
-    else cur += ch;
+    if (ch == ',' || ch == 'x')
+      flush();
+    else
+      cur += ch;
   }
   flush();
   try {
@@ -538,8 +553,7 @@ std::string resolve_output(const App& app, const std::vector<std::string>& emit_
       if (app.given("emit"))
         throw UsageError("--output " + value + " is the old spelling of --emit " + value +
                          ": give --emit alone");
-      std::cerr << app.name() << ": note: --output " << value << " is now --emit " << value
-                << "\n";
+      std::cerr << app.name() << ": note: --output " << value << " is now --emit " << value << "\n";
       *emit = value;
       continue;
     }
@@ -600,8 +614,7 @@ Tensor slice_first(const Tensor& t, int64_t begin, int64_t end) {
   return Tensor(sh, std::move(v));
 }
 
-void write_shard_tensor(const App& app, const std::string& path, const Tensor& t,
-                        int64_t first) {
+void write_shard_tensor(const App& app, const std::string& path, const Tensor& t, int64_t first) {
   const io::WriteOptions w = app.write_options();
   if (!app.shard().given) {
     io::write_tensor(path, t, w);
@@ -688,8 +701,10 @@ std::vector<double> read_vector(const std::string& arg, const std::string& optio
     if (!*p) break;
     char* end = nullptr;
     const double x = std::strtod(p, &end);
-    if (end == p || (*end && *end != ',' && *end != ' ')) inline_numbers = false;
-    else v.push_back(x), p = end;
+    if (end == p || (*end && *end != ',' && *end != ' '))
+      inline_numbers = false;
+    else
+      v.push_back(x), p = end;
   }
   if (inline_numbers && !v.empty()) return v;
   v.clear();

@@ -30,12 +30,12 @@
 //       model_file.config_yaml = app.config_yaml();
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <boost/program_options.hpp>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
@@ -59,11 +59,11 @@ Shard parse_shard(const std::string& text);
 
 // Options every tool shares (bound by App; the flags say which a tool offers).
 struct Common {
-  int threads = 0;            // --threads: 0 = all cores
-  bool quiet = false;         // --quiet: no progress or summary on stderr
-  uint64_t seed = 0;          // --seed
-  bool npy = false;           // --npy: .npy on standard output instead of text
-  int precision = -1;         // --precision: significant digits of text output (-1 shortest)
+  int threads = 0;                  // --threads: 0 = all cores
+  bool quiet = false;               // --quiet: no progress or summary on stderr
+  uint64_t seed = 0;                // --seed
+  bool npy = false;                 // --npy: .npy on standard output instead of text
+  int precision = -1;               // --precision: significant digits of text output (-1 shortest)
   std::vector<std::string> config;  // --config FILE.yaml (repeatable)
   bool dump_config = false;         // --dump-config
   Shard shard;                      // --shard K/N (kShard)
@@ -72,9 +72,9 @@ struct Common {
 enum Flags : unsigned {
   kSeed = 1u << 0,
   kQuiet = 1u << 1,
-  kOutput = 1u << 2,     // --npy, --precision (the tool declares -o itself)
+  kOutput = 1u << 2,  // --npy, --precision (the tool declares -o itself)
   kConfig = 1u << 3,
-  kShard = 1u << 4,      // --shard K/N: set with App::shard_items()
+  kShard = 1u << 4,  // --shard K/N: set with App::shard_items()
 };
 
 // Thrown by App::parse() after printing --help or --version: the run ends with status 0.
@@ -102,7 +102,9 @@ class App {
   // `old_name`, an option of the tool's (declared with a value), is the old spelling of the
   // option or key `name`: its value is stored under `name` before --config files and
   // --dump-config are handled, as if `name` had been given (both at once: a UsageError).
-  void alias(std::string old_name, std::string name) { aliases_.emplace_back(std::move(old_name), std::move(name)); }
+  void alias(std::string old_name, std::string name) {
+    aliases_.emplace_back(std::move(old_name), std::move(name));
+  }
   // Offers --shard K/N over the tool's items, named in --help ("lines of the input").
   void shard_items(std::string items) {
     shard_items_ = std::move(items);
@@ -205,6 +207,5 @@ std::vector<double> read_vector(const std::string& arg, const std::string& optio
 
 // Whether standard error is a terminal (progress bars) — for later tools.
 bool stderr_is_tty();
-
 
 }  // namespace attnkit::cli

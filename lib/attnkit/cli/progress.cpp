@@ -39,8 +39,12 @@ Progress::Progress(std::string name, int64_t total, bool quiet)
 
 Progress::Progress(std::string name, int64_t total, bool quiet, std::ostream& out, bool terminal,
                    std::function<double()> clock)
-    : name_(std::move(name)), total_(total < 0 ? 0 : total), quiet_(quiet), terminal_(terminal),
-      out_(&out), clock_(std::move(clock)) {
+    : name_(std::move(name)),
+      total_(total < 0 ? 0 : total),
+      quiet_(quiet),
+      terminal_(terminal),
+      out_(&out),
+      clock_(std::move(clock)) {
   start_time_ = last_shown_ = clock_();
 }
 

@@ -48,44 +48,44 @@ std::string text(const char* help, const std::string& own) { return own.empty() 
 void add_training_options(App& app, TrainingFlags& f) {
   auto& opt = app.options();
   auto& cfg = app.config_options();
-  opt.add_options()
-      ("checkpoint", po::value(&f.checkpoint)->value_name("FILE"),
-       "checkpoint file (default: the model's name + .ckpt)")
-      ("resume", po::bool_switch(&f.resume),
-       "continue from the checkpoint: options not given again come from it, options given "
-       "win; ends with the same model as a run never stopped")
-      ("log", po::value(&f.log)->value_name("FILE"), "training metrics as TSV, a row every --log-every steps");
+  opt.add_options()("checkpoint", po::value(&f.checkpoint)->value_name("FILE"),
+                    "checkpoint file (default: the model's name + .ckpt)")(
+      "resume", po::bool_switch(&f.resume),
+      "continue from the checkpoint: options not given again come from it, options given "
+      "win; ends with the same model as a run never stopped")(
+      "log", po::value(&f.log)->value_name("FILE"),
+      "training metrics as TSV, a row every --log-every steps");
   if (f.offered & kRuns)
     opt.add_options()("runs", po::value(&f.runs)->value_name("K")->default_value(f.runs),
                       "train K times (seeds S, S+1, ...) and keep the best run");
-  cfg.add_options()
-      ("batch-size", po::value(&f.batch_size)->value_name("N")->default_value(f.batch_size),
-       text("items per step", f.batch_help).c_str());
+  cfg.add_options()("batch-size",
+                    po::value(&f.batch_size)->value_name("N")->default_value(f.batch_size),
+                    text("items per step", f.batch_help).c_str());
   if (f.offered & kEpochs)
     cfg.add_options()("epochs", po::value(&f.epochs)->value_name("N")->default_value(f.epochs),
                       "passes over the training data (unless --steps)");
   if (f.offered & kSteps)
-    cfg.add_options()
-        ("steps", po::value(&f.steps)->value_name("N")->default_value(f.steps),
-         (f.offered & kEpochs) ? "optimiser steps (0: --epochs decides)" : "optimiser steps");
-  cfg.add_options()
-      ("lr", po::value(&f.lr)->value_name("RATE")->default_value(f.lr),
-       text("learning rate", f.lr_help).c_str());
+    cfg.add_options()(
+        "steps", po::value(&f.steps)->value_name("N")->default_value(f.steps),
+        (f.offered & kEpochs) ? "optimiser steps (0: --epochs decides)" : "optimiser steps");
+  cfg.add_options()("lr", po::value(&f.lr)->value_name("RATE")->default_value(f.lr),
+                    text("learning rate", f.lr_help).c_str());
   if (f.offered & kSchedule)
-    cfg.add_options()
-        ("schedule", po::value(&f.schedule)->value_name("KIND")->default_value(f.schedule),
-         text("learning-rate schedule after warm-up: constant or inverse-sqrt", f.schedule_help).c_str())
-        ("warmup", po::value(&f.warmup)->value_name("N")->default_value(f.warmup),
-         "steps of linear learning-rate warm-up");
-  cfg.add_options()
-      ("clip", po::value(&f.clip)->value_name("C")->default_value(f.clip),
-       text("clip the gradients' global L2 norm to C (0: off)", f.clip_help).c_str())
-      ("checkpoint-every", po::value(&f.checkpoint_every)->value_name("N")->default_value(f.checkpoint_every),
-       "write a checkpoint every N steps (0: only at the end and on an interrupt)")
-      ("log-every", po::value(&f.log_every)->value_name("N")->default_value(f.log_every),
-       "steps per --log row, metrics averaged over them (0: a row per epoch)");
+    cfg.add_options()(
+        "schedule", po::value(&f.schedule)->value_name("KIND")->default_value(f.schedule),
+        text("learning-rate schedule after warm-up: constant or inverse-sqrt", f.schedule_help)
+            .c_str())("warmup", po::value(&f.warmup)->value_name("N")->default_value(f.warmup),
+                      "steps of linear learning-rate warm-up");
+  cfg.add_options()("clip", po::value(&f.clip)->value_name("C")->default_value(f.clip),
+                    text("clip the gradients' global L2 norm to C (0: off)", f.clip_help).c_str())(
+      "checkpoint-every",
+      po::value(&f.checkpoint_every)->value_name("N")->default_value(f.checkpoint_every),
+      "write a checkpoint every N steps (0: only at the end and on an interrupt)")(
+      "log-every", po::value(&f.log_every)->value_name("N")->default_value(f.log_every),
+      "steps per --log row, metrics averaged over them (0: a row per epoch)");
   if (f.offered & kEval)
-    cfg.add_options()("eval-every", po::value(&f.eval_every)->value_name("N")->default_value(f.eval_every),
+    cfg.add_options()("eval-every",
+                      po::value(&f.eval_every)->value_name("N")->default_value(f.eval_every),
                       "steps between evaluations on the validation data (0: at the end only)");
   opt.add_options()("batch", po::value<std::string>()->value_name("N"),
                     "old spelling of --batch-size (kept for one release)");
@@ -105,19 +105,22 @@ train::TrainOptions resolve_training(App& app, TrainingFlags& f, const std::stri
     std::error_code ec;
     if (std::filesystem::exists(cp, ec)) found = cp;
     for (int k = 1; found.empty() && k <= std::max(f.runs, 64); ++k) {
-      const std::string c = (f.checkpoint.empty() ? model_path + ".run" + std::to_string(k) + ".ckpt"
-                                                  : f.checkpoint + ".run" + std::to_string(k));
+      const std::string c =
+          (f.checkpoint.empty() ? model_path + ".run" + std::to_string(k) + ".ckpt"
+                                : f.checkpoint + ".run" + std::to_string(k));
       if (std::filesystem::exists(c, ec)) found = c;
     }
     if (found.empty())
-      throw IoError("no checkpoint to resume from (train with --checkpoint-every N, or stop a "
-                    "run with Ctrl-C, to get one)", cp);
+      throw IoError(
+          "no checkpoint to resume from (train with --checkpoint-every N, or stop a "
+          "run with Ctrl-C, to get one)",
+          cp);
     const nn::ModelFile ck = nn::load_model_file(found, kind);
     app.apply_config_fallback(ck.config_yaml, found);
     // The base seed: a run of --runs K stores its own (base + run).
     if (!app.given("seed") && ck.numbers.count("train/seed"))
-      app.common().seed = static_cast<uint64_t>(ck.integer("train/seed") -
-                                                (ck.numbers.count("train/run") ? ck.integer("train/run") : 0));
+      app.common().seed = static_cast<uint64_t>(
+          ck.integer("train/seed") - (ck.numbers.count("train/run") ? ck.integer("train/run") : 0));
   }
   if (f.batch_size < 1) throw UsageError("--batch-size must be at least 1");
   if (f.epochs < 0 || f.steps < 0) throw UsageError("--epochs and --steps must be 0 or more");
@@ -150,7 +153,8 @@ namespace {
 
 // The hooks of a run: the signal flag and the progress bar, made when the run starts (it
 // knows then where a resumed run starts from).
-train::Hooks hooks_for(App& app, std::unique_ptr<Progress>& bar, const std::function<std::string()>& label,
+train::Hooks hooks_for(App& app, std::unique_ptr<Progress>& bar,
+                       const std::function<std::string()>& label,
                        const std::function<int64_t()>& total) {
   train::Hooks h;
   h.interrupted = [] { return g_signals.load() > 0; };
@@ -182,7 +186,8 @@ void summary(App& app, const train::RunResult& r, const std::string& what, const
 train::RunResult train(App& app, train::Module& m, const train::TrainOptions& o) {
   SignalGuard guard;
   std::unique_ptr<Progress> bar;
-  const train::Hooks h = hooks_for(app, bar, [&] { return app.name(); }, [&] { return m.total_steps(); });
+  const train::Hooks h = hooks_for(
+      app, bar, [&] { return app.name(); }, [&] { return m.total_steps(); });
   train::RunResult r;
   try {
     r = train::run(m, o, h);
@@ -213,14 +218,15 @@ train::RunResult train_runs(App& app, int runs, const train::TrainOptions& o,
     live = m.get();
     return m;
   };
-  train::RunResult r = train::best_of_runs(runs, o, made, h, [&](int k, const train::RunResult& res) {
-    if (bar) bar->finish();
-    bar.reset();
-    current = k + 1;
-    if (!app.common().quiet && train::dist::rank() == 0)
-      std::cerr << app.name() << ": run " << k + 1 << "/" << runs << " (seed " << o.seed + k
-                << "): score " << format_metric(res.score) << "\n";
-  });
+  train::RunResult r =
+      train::best_of_runs(runs, o, made, h, [&](int k, const train::RunResult& res) {
+        if (bar) bar->finish();
+        bar.reset();
+        current = k + 1;
+        if (!app.common().quiet && train::dist::rank() == 0)
+          std::cerr << app.name() << ": run " << k + 1 << "/" << runs << " (seed " << o.seed + k
+                    << "): score " << format_metric(res.score) << "\n";
+      });
   summary(app, r, "best of " + std::to_string(runs) + " runs, ", o.model_path);
   return r;
 }

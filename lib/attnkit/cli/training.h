@@ -33,11 +33,11 @@
 namespace attnkit::cli {
 
 enum TrainingFlag : unsigned {
-  kEpochs = 1u << 0,     // --epochs
-  kSchedule = 1u << 1,   // --schedule, --warmup
-  kEval = 1u << 2,       // --eval-every
-  kRuns = 1u << 3,       // --runs
-  kSteps = 1u << 4,      // --steps
+  kEpochs = 1u << 0,    // --epochs
+  kSchedule = 1u << 1,  // --schedule, --warmup
+  kEval = 1u << 2,      // --eval-every
+  kRuns = 1u << 3,      // --runs
+  kSteps = 1u << 4,     // --steps
   kAllTraining = 0xffu,
 };
 

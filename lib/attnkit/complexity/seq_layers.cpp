@@ -4,28 +4,32 @@
 #include <chrono>
 #include <cmath>
 
-#include "attnkit/core/fastmath.h"
 #include "attnkit/attention/fused.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/core/rng.h"
 
 namespace attnkit::complexity {
 
 SeqLayer parse_seq_layer(const std::string& name) {
-  return parse_choice<SeqLayer>("layer", name, {
-      {"attention", SeqLayer::Attention},
-      {"conv", SeqLayer::Conv},
-      {"rnn", SeqLayer::Rnn},
-  });
+  return parse_choice<SeqLayer>("layer", name,
+                                {
+                                    {"attention", SeqLayer::Attention},
+                                    {"conv", SeqLayer::Conv},
+                                    {"rnn", SeqLayer::Rnn},
+                                });
 }
 
 std::string seq_layer_name(SeqLayer layer) {
   switch (layer) {
-    case SeqLayer::Attention: return "attention";
-    case SeqLayer::Conv: return "conv";
-    case SeqLayer::Rnn: return "rnn";
+    case SeqLayer::Attention:
+      return "attention";
+    case SeqLayer::Conv:
+      return "conv";
+    case SeqLayer::Rnn:
+      return "rnn";
   }
   return "?";
 }
@@ -33,7 +37,8 @@ std::string seq_layer_name(SeqLayer layer) {
 Tensor self_attention(const Tensor& x) {
   if (x.rank() != 2) throw ShapeError("X must be a matrix [N, d], got " + shape_str(x.shape()));
   Tensor y(x.shape());
-  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(1, x.dim(1)))));
+  const float scale =
+      static_cast<float>(1.0 / std::sqrt(static_cast<double>(std::max<int64_t>(1, x.dim(1)))));
   attention::fused_context({{mat(x), mat(x), mat(x), mat(y), {}}}, scale);
   return y;
 }
@@ -41,9 +46,8 @@ Tensor self_attention(const Tensor& x) {
 Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, int64_t dilation) {
   if (x.rank() != 2) throw ShapeError("X must be a matrix [N, d], got " + shape_str(x.shape()));
   if (w.rank() != 3 || w.dim(1) != x.dim(1))
-    throw ShapeError("kernel " + shape_str(w.shape()) + " does not fit X " +
-                     shape_str(x.shape()) + " (needs [k, d, d_out] with d = " +
-                     std::to_string(x.dim(1)) + ")");
+    throw ShapeError("kernel " + shape_str(w.shape()) + " does not fit X " + shape_str(x.shape()) +
+                     " (needs [k, d, d_out] with d = " + std::to_string(x.dim(1)) + ")");
   if (b.size() != w.dim(2))
     throw ShapeError("bias " + shape_str(b.shape()) + " does not fit the kernel " +
                      shape_str(w.shape()));
@@ -66,11 +70,11 @@ Tensor conv1d(const Tensor& x, const Tensor& w, const Tensor& b, int64_t dilatio
 
 Tensor rnn(const Tensor& x, const Tensor& w_x, const Tensor& w_h, const Tensor& b) {
   if (x.rank() != 2) throw ShapeError("X must be a matrix [N, d], got " + shape_str(x.shape()));
-  if (w_x.rank() != 2 || w_x.dim(0) != x.dim(1) || w_h.rank() != 2 ||
-      w_h.dim(0) != w_x.dim(1) || w_h.dim(1) != w_x.dim(1) || b.size() != w_x.dim(1))
+  if (w_x.rank() != 2 || w_x.dim(0) != x.dim(1) || w_h.rank() != 2 || w_h.dim(0) != w_x.dim(1) ||
+      w_h.dim(1) != w_x.dim(1) || b.size() != w_x.dim(1))
     throw ShapeError("RNN weights W_x " + shape_str(w_x.shape()) + ", W_h " +
-                     shape_str(w_h.shape()) + ", b " + shape_str(b.shape()) +
-                     " do not fit X " + shape_str(x.shape()));
+                     shape_str(w_h.shape()) + ", b " + shape_str(b.shape()) + " do not fit X " +
+                     shape_str(x.shape()));
   const int64_t n = x.dim(0), dh = w_x.dim(1);
   Tensor h({n, dh});
   // Inputs of every step at once, then the sequential part: H_i += H_{i-1} W_h, tanh.
@@ -87,9 +91,12 @@ int64_t max_path_length(SeqLayer layer, int64_t n, int64_t kernel, bool dilated)
   if (n < 1) throw UsageError("the sequence needs at least one position");
   if (n == 1) return 0;
   switch (layer) {
-    case SeqLayer::Attention: return 1;
-    case SeqLayer::Rnn: return n - 1;
-    case SeqLayer::Conv: break;
+    case SeqLayer::Attention:
+      return 1;
+    case SeqLayer::Rnn:
+      return n - 1;
+    case SeqLayer::Conv:
+      break;
   }
   if (kernel < 2) throw UsageError("a convolution stack needs a kernel of at least 2 to reach far");
   if (!dilated) return (n - 1 + kernel - 2) / (kernel - 1);
@@ -98,8 +105,8 @@ int64_t max_path_length(SeqLayer layer, int64_t n, int64_t kernel, bool dilated)
   return layers;
 }
 
-double time_layer(SeqLayer layer, int64_t n, int64_t d, int64_t kernel, int repeat,
-                  uint64_t seed, Tensor* out, uint64_t* flops) {
+double time_layer(SeqLayer layer, int64_t n, int64_t d, int64_t kernel, int repeat, uint64_t seed,
+                  Tensor* out, uint64_t* flops) {
   if (n < 1 || d < 1) throw UsageError("the length and the dimension must be at least 1");
   if (repeat < 1) throw UsageError("the repeat count must be at least 1");
   if (layer == SeqLayer::Conv && kernel < 1) throw UsageError("the kernel size must be at least 1");
@@ -124,9 +131,15 @@ double time_layer(SeqLayer layer, int64_t n, int64_t d, int64_t kernel, int repe
   Tensor y;
   auto pass = [&] {
     switch (layer) {
-      case SeqLayer::Attention: y = self_attention(x); break;
-      case SeqLayer::Conv: y = conv1d(x, w, b); break;
-      case SeqLayer::Rnn: y = rnn(x, w, w2, b); break;
+      case SeqLayer::Attention:
+        y = self_attention(x);
+        break;
+      case SeqLayer::Conv:
+        y = conv1d(x, w, b);
+        break;
+      case SeqLayer::Rnn:
+        y = rnn(x, w, w2, b);
+        break;
     }
   };
   if (flops) {  // counted apart from the timed passes, which run without the counter

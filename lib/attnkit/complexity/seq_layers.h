@@ -50,7 +50,7 @@ int64_t max_path_length(SeqLayer layer, int64_t n, int64_t kernel, bool dilated 
 // floating-point operations of the matrix products the layer makes (core/blas.h's counter:
 // 2mnk a gemm, 2mk a gemv): a measure of its cost that, unlike the time, does not depend on
 // the machine, its load, the threads or the BLAS kernel.
-double time_layer(SeqLayer layer, int64_t n, int64_t d, int64_t kernel, int repeat,
-                  uint64_t seed, Tensor* out = nullptr, uint64_t* flops = nullptr);
+double time_layer(SeqLayer layer, int64_t n, int64_t d, int64_t kernel, int repeat, uint64_t seed,
+                  Tensor* out = nullptr, uint64_t* flops = nullptr);
 
 }  // namespace attnkit::complexity

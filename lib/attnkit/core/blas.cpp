@@ -80,8 +80,8 @@ void gemm(Trans ta, Trans tb, float alpha, ConstMat a, ConstMat b, float beta, M
   }
   cblas_sgemm(CblasRowMajor, at ? CblasTrans : CblasNoTrans, bt ? CblasTrans : CblasNoTrans,
               static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha,
-              a.data, static_cast<blasint>(a.ld), b.data, static_cast<blasint>(b.ld), beta,
-              c.data, static_cast<blasint>(c.ld));
+              a.data, static_cast<blasint>(a.ld), b.data, static_cast<blasint>(b.ld), beta, c.data,
+              static_cast<blasint>(c.ld));
 }
 
 void gemv(Trans ta, float alpha, ConstMat a, const float* x, int64_t nx, float beta, float* y,
@@ -91,8 +91,7 @@ void gemv(Trans ta, float alpha, ConstMat a, const float* x, int64_t nx, float b
   const int64_t m = at ? a.cols : a.rows, k = at ? a.rows : a.cols;
   if (nx != k || ny != m)
     throw ShapeError("gemv: op(A) [" + std::to_string(m) + ", " + std::to_string(k) +
-                     "] times x [" + std::to_string(nx) + "] into y [" + std::to_string(ny) +
-                     "]");
+                     "] times x [" + std::to_string(nx) + "] into y [" + std::to_string(ny) + "]");
   if (m == 0) return;
   count(2 * m * k);
   if (k == 0) {
@@ -100,8 +99,8 @@ void gemv(Trans ta, float alpha, ConstMat a, const float* x, int64_t nx, float b
     return;
   }
   cblas_sgemv(CblasRowMajor, at ? CblasTrans : CblasNoTrans, static_cast<blasint>(a.rows),
-              static_cast<blasint>(a.cols), alpha, a.data, static_cast<blasint>(a.ld), x, 1,
-              beta, y, 1);
+              static_cast<blasint>(a.cols), alpha, a.data, static_cast<blasint>(a.ld), x, 1, beta,
+              y, 1);
 }
 
 float dot(int64_t n, const float* x, const float* y) {

@@ -82,8 +82,9 @@ uint64_t Rng::below(uint64_t n) {
 
 std::string Rng::state() const {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "xoshiro256** %016" PRIx64 " %016" PRIx64 " %016" PRIx64 " %016" PRIx64,
-                s_[0], s_[1], s_[2], s_[3]);
+  std::snprintf(buf, sizeof buf,
+                "xoshiro256** %016" PRIx64 " %016" PRIx64 " %016" PRIx64 " %016" PRIx64, s_[0],
+                s_[1], s_[2], s_[3]);
   std::string out = buf;
   if (has_spare_) {
     uint64_t bits;

@@ -17,11 +17,11 @@ namespace attnkit {
 class Rng {
  public:
   explicit Rng(uint64_t seed = 0);
-  uint64_t next();                 // 64 random bits
-  float uniform();                 // [0, 1), multiples of 2^-24
-  double uniform_double();         // [0, 1), multiples of 2^-53
-  double normal();                 // standard normal
-  uint64_t below(uint64_t n);      // uniform in [0, n); n > 0
+  uint64_t next();             // 64 random bits
+  float uniform();             // [0, 1), multiples of 2^-24
+  double uniform_double();     // [0, 1), multiples of 2^-53
+  double normal();             // standard normal
+  uint64_t below(uint64_t n);  // uniform in [0, n); n > 0
   // n uniform 32-bit draws, two from each next() (its low half, then its high half; an odd n
   // leaves the last high half unused). In bulk, for dropout masks: a few times faster than
   // n calls of uniform().

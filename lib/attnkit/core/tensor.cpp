@@ -56,9 +56,12 @@ void Tensor::reshape(Shape shape) {
 
 Shape as_batch_shape(const Shape& shape) {
   switch (shape.size()) {
-    case 1: return {1, 1, shape[0]};
-    case 2: return {1, shape[0], shape[1]};
-    case 3: return shape;
+    case 1:
+      return {1, 1, shape[0]};
+    case 2:
+      return {1, shape[0], shape[1]};
+    case 3:
+      return shape;
     default:
       throw ShapeError("expected a matrix or a batch of matrices, got shape " + shape_str(shape));
   }

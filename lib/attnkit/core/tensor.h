@@ -21,7 +21,7 @@ class Tensor {
  public:
   static constexpr int kMaxRank = 4;
 
-  Tensor() : Tensor(Shape{0}) {}         // an empty vector, shape [0]
+  Tensor() : Tensor(Shape{0}) {}  // an empty vector, shape [0]
   explicit Tensor(Shape shape, float fill = 0.0f);
   Tensor(Shape shape, std::vector<float> values);  // throws ShapeError if sizes differ
   static Tensor scalar(float v) { return Tensor(Shape{}, std::vector<float>{v}); }

@@ -8,11 +8,12 @@
 namespace attnkit {
 
 Distribution parse_distribution(const std::string& name) {
-  return parse_choice<Distribution>("distribution", name, {
-      {"normal", Distribution::Normal},
-      {"uniform", Distribution::Uniform},
-      {"sign", Distribution::Sign},
-  });
+  return parse_choice<Distribution>("distribution", name,
+                                    {
+                                        {"normal", Distribution::Normal},
+                                        {"uniform", Distribution::Uniform},
+                                        {"sign", Distribution::Sign},
+                                    });
 }
 
 void fill_random(Tensor& t, Rng& rng, const RandomSpec& spec) {
@@ -33,8 +34,8 @@ void fill_random(Tensor& t, Rng& rng, const RandomSpec& spec) {
       const float below_hi = std::nextafter(hi, -INFINITY);
       const float lo = static_cast<float>(spec.low);
       for (int64_t i = 0; i < n; ++i) {
-        const float x =
-            static_cast<float>(spec.low + (spec.high - spec.low) * static_cast<double>(rng.uniform()));
+        const float x = static_cast<float>(spec.low + (spec.high - spec.low) *
+                                                          static_cast<double>(rng.uniform()));
         v[i] = x < hi ? (x < lo ? lo : x) : below_hi;
       }
       break;

@@ -90,7 +90,8 @@ std::vector<BabiExample> parse_babi(std::string_view text, const std::string& na
     const bool unanswered =
         tab == std::string_view::npos && last != std::string_view::npos && rest[last] == '?';
     if (unanswered && !unanswered_ok)
-      fail("question " + std::to_string(id) + " has no answer (expected question<TAB>answer<TAB>"
+      fail("question " + std::to_string(id) +
+           " has no answer (expected question<TAB>answer<TAB>"
            "supporting IDs)");
     if (tab == std::string_view::npos && !unanswered) {  // a statement
       std::vector<std::string> words = babi_words(rest);
@@ -122,8 +123,10 @@ std::vector<BabiExample> parse_babi(std::string_view text, const std::string& na
       continue;
     }
     if (answer.size() != 1)
-      fail("question " + std::to_string(id) + (answer.empty() ? " has no answer" :
-           " has an answer of several words " + quote(ans) + " (parts are comma-separated)"));
+      fail("question " + std::to_string(id) +
+           (answer.empty() ? " has no answer"
+                           : " has an answer of several words " + quote(ans) +
+                                 " (parts are comma-separated)"));
     ex.answer = answer[0];
     size_t s = 0;
     while (s <= ex.answer.size()) {
@@ -154,7 +157,8 @@ int babi_task_of(const std::string& path) {
   if (base.size() < 4 || base.compare(0, 2, "qa") != 0) return 0;
   size_t i = 2;
   int n = 0;
-  while (i < base.size() && i < 4 && base[i] >= '0' && base[i] <= '9') n = n * 10 + (base[i++] - '0');
+  while (i < base.size() && i < 4 && base[i] >= '0' && base[i] <= '9')
+    n = n * 10 + (base[i++] - '0');
   if (i == 2 || i >= base.size() || base[i] != '_' || n < 1 || n > 20) return 0;
   return n;
 }
@@ -180,9 +184,9 @@ std::string babi_task_file(const std::string& dir, int task, const std::string& 
   if (ec) throw IoError("cannot list the directory: " + ec.message(), dir);
   if (found.empty())
     throw IoError("no " + prefix + "*" + suffix + " here (task " + std::to_string(task) + ", " +
-                      split + " set, is missing)", dir);
-  if (found.size() > 1)
-    throw IoError("several " + prefix + "*" + suffix + " files here", dir);
+                      split + " set, is missing)",
+                  dir);
+  if (found.size() > 1) throw IoError("several " + prefix + "*" + suffix + " files here", dir);
   return found[0];
 }
 

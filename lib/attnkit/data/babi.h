@@ -3,8 +3,8 @@
 //
 // Format: one line per statement or question, each starting with its ID (1, 2, 3, ...
 // within a story; an ID of 1 starts a new story):
-//   ID sentence                                       a statement ("1 Mary moved to the bathroom.")
-//   ID question<TAB>answer<TAB>supporting IDs         a question  ("3 Where is Mary? \tbathroom\t1")
+//   ID sentence                         a statement ("1 Mary moved to the bathroom.")
+//   ID question<TAB>answer<TAB>supporting IDs     a question ("3 Where is Mary?\tbathroom\t1")
 // Answers of several words are comma-separated ("n,w" in task 19, "apple,milk" in task 8).
 // Supporting IDs are the IDs of earlier statements of the same story, separated by spaces.
 // A line without a tab whose text ends in '?' is a question without an answer
@@ -36,10 +36,16 @@ class StoryPrefix {
   size_t size() const { return n_; }
   bool empty() const { return n_ == 0; }
   const Sentence& operator[](size_t i) const { return (*all_)[i]; }
-  std::vector<Sentence>::const_iterator begin() const { return all_ ? all_->cbegin() : none().cbegin(); }
-  std::vector<Sentence>::const_iterator end() const { return begin() + static_cast<std::ptrdiff_t>(n_); }
+  std::vector<Sentence>::const_iterator begin() const {
+    return all_ ? all_->cbegin() : none().cbegin();
+  }
+  std::vector<Sentence>::const_iterator end() const {
+    return begin() + static_cast<std::ptrdiff_t>(n_);
+  }
   // Whether both are prefixes of the same story (this one at most as long as `longer`).
-  bool is_prefix_of(const StoryPrefix& longer) const { return all_ == longer.all_ && n_ <= longer.n_; }
+  bool is_prefix_of(const StoryPrefix& longer) const {
+    return all_ == longer.all_ && n_ <= longer.n_;
+  }
   void push_back(Sentence s);
 
  private:
@@ -49,15 +55,15 @@ class StoryPrefix {
 };
 
 struct BabiExample {
-  int task = 0;                                   // 1..20 (from the file name), 0 unknown
-  std::string file;                               // where it was read
-  long line = 0;                                  // the question's line in that file
-  StoryPrefix story;                              // the statements' words, oldest first
-  std::vector<int> story_ids;                     // their IDs in the file
-  std::vector<std::string> question;              // the question's words
-  std::string answer;                             // "bathroom", "n,w"
-  std::vector<std::string> answer_words;          // {"bathroom"}, {"n", "w"}
-  std::vector<int> support;                       // indexes into `story` of the supporting facts
+  int task = 0;                           // 1..20 (from the file name), 0 unknown
+  std::string file;                       // where it was read
+  long line = 0;                          // the question's line in that file
+  StoryPrefix story;                      // the statements' words, oldest first
+  std::vector<int> story_ids;             // their IDs in the file
+  std::vector<std::string> question;      // the question's words
+  std::string answer;                     // "bathroom", "n,w"
+  std::vector<std::string> answer_words;  // {"bathroom"}, {"n", "w"}
+  std::vector<int> support;               // indexes into `story` of the supporting facts
 };
 
 // The words of one statement or question (see the header comment).

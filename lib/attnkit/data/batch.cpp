@@ -65,7 +65,8 @@ std::vector<Batch> make_batches(const std::vector<EncodedPair>& data, const Batc
   std::vector<std::vector<size_t>> groups;
   for (size_t start = 0; start < order.size(); start += pool) {
     const auto first = order.begin() + static_cast<std::ptrdiff_t>(start);
-    const auto last = order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + pool));
+    const auto last =
+        order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), start + pool));
     std::stable_sort(first, last, [&](size_t a, size_t b) {
       const size_t la = data[a].source.size(), lb = data[b].source.size();
       if (la != lb) return la > lb;
@@ -73,8 +74,10 @@ std::vector<Batch> make_batches(const std::vector<EncodedPair>& data, const Batc
       if (ta != tb) return ta > tb;
       return a < b;
     });
-    for (auto it = first; it < last; it += static_cast<std::ptrdiff_t>(std::min<size_t>(bs, static_cast<size_t>(last - it))))
-      groups.emplace_back(it, it + static_cast<std::ptrdiff_t>(std::min<size_t>(bs, static_cast<size_t>(last - it))));
+    for (auto it = first; it < last;
+         it += static_cast<std::ptrdiff_t>(std::min<size_t>(bs, static_cast<size_t>(last - it))))
+      groups.emplace_back(it, it + static_cast<std::ptrdiff_t>(
+                                       std::min<size_t>(bs, static_cast<size_t>(last - it))));
   }
   if (opt.shuffle) shuffle(groups, rng);
   std::vector<Batch> out;

@@ -42,9 +42,9 @@ struct Batch {
 };
 
 struct BatchOptions {
-  int64_t batch_size = 64;   // pairs per batch (>= 1)
-  int64_t pool_batches = 20; // batches per length-sorting pool (>= 1)
-  bool shuffle = true;       // false: corpus order, no shuffling
+  int64_t batch_size = 64;    // pairs per batch (>= 1)
+  int64_t pool_batches = 20;  // batches per length-sorting pool (>= 1)
+  bool shuffle = true;        // false: corpus order, no shuffling
   uint64_t seed = 0;
 };
 

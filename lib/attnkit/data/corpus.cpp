@@ -25,7 +25,8 @@ ParallelCorpus parse_tsv(std::string_view text, const std::string& name) {
       throw DataError("no tab (expected SOURCE<TAB>TARGET)", name, number);
     const size_t end = line.find('\t', tab + 1);
     std::string_view src = line.substr(0, tab);
-    std::string_view tgt = line.substr(tab + 1, end == std::string_view::npos ? end : end - tab - 1);
+    std::string_view tgt =
+        line.substr(tab + 1, end == std::string_view::npos ? end : end - tab - 1);
     if (src.find_first_not_of(' ') == std::string_view::npos)
       throw DataError("empty source sentence", name, number);
     if (tgt.find_first_not_of(' ') == std::string_view::npos)
@@ -65,8 +66,7 @@ ParallelCorpus read_aligned(const std::string& source_path, const std::string& t
   return parse_aligned(src, source_path, tgt, target_path);
 }
 
-TrainValid split_train_valid(const ParallelCorpus& corpus, double valid_fraction,
-                             uint64_t seed) {
+TrainValid split_train_valid(const ParallelCorpus& corpus, double valid_fraction, uint64_t seed) {
   if (!(valid_fraction >= 0.0 && valid_fraction < 1.0))
     throw DataError("the validation fraction must be in [0, 1), not " +
                     std::to_string(valid_fraction));
@@ -81,15 +81,17 @@ TrainValid split_train_valid(const ParallelCorpus& corpus, double valid_fraction
   TrainValid out;
   out.train.name = corpus.name;
   out.valid.name = corpus.name;
-  for (size_t i = 0; i < n; ++i) (is_valid[i] ? out.valid : out.train).pairs.push_back(corpus.pairs[i]);
+  for (size_t i = 0; i < n; ++i)
+    (is_valid[i] ? out.valid : out.train).pairs.push_back(corpus.pairs[i]);
   return out;
 }
 
 Side parse_side(const std::string& text) {
-  return parse_choice<Side>("side", text, {
-      {"source", Side::Source},
-      {"target", Side::Target},
-  });
+  return parse_choice<Side>("side", text,
+                            {
+                                {"source", Side::Source},
+                                {"target", Side::Target},
+                            });
 }
 
 TokenCounts count_side(const ParallelCorpus& corpus, Side side, Tokenization tok) {
@@ -104,7 +106,8 @@ std::vector<EncodedPair> encode(const ParallelCorpus& corpus, const Vocab& sourc
   if (opt.max_source_len != 0 && opt.max_source_len < 2)
     throw DataError("the source length limit must be 0 (none) or at least 2 (a token and <eos>)");
   if (opt.max_target_len != 0 && opt.max_target_len < 3)
-    throw DataError("the target length limit must be 0 (none) or at least 3 (<bos>, a token, <eos>)");
+    throw DataError(
+        "the target length limit must be 0 (none) or at least 3 (<bos>, a token, <eos>)");
   std::vector<EncodedPair> out;
   out.reserve(corpus.size());
   for (const auto& p : corpus.pairs) {

@@ -45,8 +45,7 @@ ParallelCorpus read_aligned(const std::string& source_path, const std::string& t
 struct TrainValid {
   ParallelCorpus train, valid;
 };
-TrainValid split_train_valid(const ParallelCorpus& corpus, double valid_fraction,
-                             uint64_t seed);
+TrainValid split_train_valid(const ParallelCorpus& corpus, double valid_fraction, uint64_t seed);
 
 // Token counts of one side (source or target) of a corpus.
 enum class Side { Source, Target };

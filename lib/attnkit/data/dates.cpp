@@ -9,9 +9,11 @@ namespace attnkit::data {
 
 namespace {
 
-const char* const kMonths[12] = {"january", "february", "march",     "april",   "may",      "june",
-                                 "july",    "august",   "september", "october", "november", "december"};
-const char* const kDays[7] = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"};
+const char* const kMonths[12] = {"january",   "february", "march",    "april",
+                                 "may",       "june",     "july",     "august",
+                                 "september", "october",  "november", "december"};
+const char* const kDays[7] = {"monday", "tuesday",  "wednesday", "thursday",
+                              "friday", "saturday", "sunday"};
 
 std::string two(int v) {
   char buf[8];
@@ -21,8 +23,10 @@ std::string two(int v) {
 std::string num(int v) { return std::to_string(v); }
 std::string abbr(const char* name) { return std::string(name, 3); }
 std::string ordinal(int d) {
-  const char* suffix = (d % 10 == 1 && d != 11) ? "st" : (d % 10 == 2 && d != 12) ? "nd"
-                       : (d % 10 == 3 && d != 13) ? "rd" : "th";
+  const char* suffix = (d % 10 == 1 && d != 11)   ? "st"
+                       : (d % 10 == 2 && d != 12) ? "nd"
+                       : (d % 10 == 3 && d != 13) ? "rd"
+                                                  : "th";
   return num(d) + suffix;
 }
 
@@ -96,25 +100,43 @@ std::string format_date(const Date& d, int f) {
   const std::string wday = kDays[weekday(d)], wd = abbr(kDays[weekday(d)]);
   const std::string day = num(d.day), year = num(d.year);
   switch (f) {
-    case 0: return day + " " + month + " " + year;
-    case 1: return two(d.day) + " " + month + " " + year;
-    case 2: return month + " " + day + ", " + year;
-    case 3: return month + " " + day + " " + year;
-    case 4: return day + " " + mon + " " + year;
-    case 5: return mon + " " + day + ", " + year;
-    case 6: return ordinal(d.day) + " of " + month + " " + year;
-    case 7: return month + " " + ordinal(d.day) + ", " + year;
-    case 8: return wday + ", " + month + " " + day + " " + year;
-    case 9: return wd + " " + day + " " + mon + " " + year;
-    case 10: return wday + " " + day + " " + month + " " + year;
-    case 11: return day + " " + month + " " + two(d.year);
-    case 12: return two(d.month) + "/" + two(d.day) + "/" + two(d.year);
-    case 13: return num(d.month) + "/" + day + "/" + year;
-    case 14: return two(d.day) + "." + two(d.month) + "." + year;
-    case 15: return year + "/" + two(d.month) + "/" + two(d.day);
-    case 16: return year + two(d.month) + two(d.day);
-    default: throw DataError("date format " + std::to_string(f) + " outside [0, " +
-                             std::to_string(kFormats) + ")");
+    case 0:
+      return day + " " + month + " " + year;
+    case 1:
+      return two(d.day) + " " + month + " " + year;
+    case 2:
+      return month + " " + day + ", " + year;
+    case 3:
+      return month + " " + day + " " + year;
+    case 4:
+      return day + " " + mon + " " + year;
+    case 5:
+      return mon + " " + day + ", " + year;
+    case 6:
+      return ordinal(d.day) + " of " + month + " " + year;
+    case 7:
+      return month + " " + ordinal(d.day) + ", " + year;
+    case 8:
+      return wday + ", " + month + " " + day + " " + year;
+    case 9:
+      return wd + " " + day + " " + mon + " " + year;
+    case 10:
+      return wday + " " + day + " " + month + " " + year;
+    case 11:
+      return day + " " + month + " " + two(d.year);
+    case 12:
+      return two(d.month) + "/" + two(d.day) + "/" + two(d.year);
+    case 13:
+      return num(d.month) + "/" + day + "/" + year;
+    case 14:
+      return two(d.day) + "." + two(d.month) + "." + year;
+    case 15:
+      return year + "/" + two(d.month) + "/" + two(d.day);
+    case 16:
+      return year + two(d.month) + two(d.day);
+    default:
+      throw DataError("date format " + std::to_string(f) + " outside [0, " +
+                      std::to_string(kFormats) + ")");
   }
 }
 

@@ -16,15 +16,18 @@
 namespace attnkit::data {
 
 PtrTask parse_ptr_task(const std::string& name) {
-  return parse_choice<PtrTask>("task", name,
-                               {{"sort", PtrTask::Sort}, {"hull", PtrTask::Hull}, {"tsp", PtrTask::Tsp}});
+  return parse_choice<PtrTask>(
+      "task", name, {{"sort", PtrTask::Sort}, {"hull", PtrTask::Hull}, {"tsp", PtrTask::Tsp}});
 }
 
 std::string ptr_task_name(PtrTask t) {
   switch (t) {
-    case PtrTask::Sort: return "sort";
-    case PtrTask::Hull: return "hull";
-    case PtrTask::Tsp: return "tsp";
+    case PtrTask::Sort:
+      return "sort";
+    case PtrTask::Hull:
+      return "hull";
+    case PtrTask::Tsp:
+      return "tsp";
   }
   return "?";
 }
@@ -112,7 +115,8 @@ std::string format_ptr_problem(const PtrProblem& p) {
   return s;
 }
 
-std::vector<PtrProblem> parse_ptr_problems(const std::string& text, int dim, const std::string& file) {
+std::vector<PtrProblem> parse_ptr_problems(const std::string& text, int dim,
+                                           const std::string& file) {
   if (dim < 1) throw UsageError("dim must be >= 1");
   std::vector<PtrProblem> out;
   size_t at = 0;
@@ -139,7 +143,8 @@ std::vector<PtrProblem> parse_ptr_problems(const std::string& text, int dim, con
     for (; t < toks.size() && toks[t] != "output"; ++t) {
       int64_t q = 0;
       if (!parse_coordinate(toks[t], &q))
-        throw DataError("'" + toks[t] + "' is not a coordinate (a number below 1e9 in size)", file, line);
+        throw DataError("'" + toks[t] + "' is not a coordinate (a number below 1e9 in size)", file,
+                        line);
       p.q.push_back(q);
     }
     if (p.q.empty()) throw DataError("a problem without points", file, line);
@@ -176,7 +181,8 @@ int64_t cx(const PtrProblem& p, int64_t i) { return p.q[static_cast<size_t>(i * 
 int64_t cy(const PtrProblem& p, int64_t i) { return p.q[static_cast<size_t>(i * p.dim + 1)]; }
 bool same_point(const PtrProblem& p, int64_t a, int64_t b) {
   for (int d = 0; d < p.dim; ++d)
-    if (p.q[static_cast<size_t>(a * p.dim + d)] != p.q[static_cast<size_t>(b * p.dim + d)]) return false;
+    if (p.q[static_cast<size_t>(a * p.dim + d)] != p.q[static_cast<size_t>(b * p.dim + d)])
+      return false;
   return true;
 }
 double dist(const PtrProblem& p, int64_t a, int64_t b) {
@@ -209,8 +215,10 @@ double polygon_area(const PtrProblem& p, const std::vector<int32_t>& closed) {
   const int64_t o = closed[0] - 1;
   for (size_t i = 1; i + 1 < closed.size(); ++i) {
     const int64_t a = closed[i] - 1, b = closed[i + 1] - 1;
-    const __int128 cr = (static_cast<__int128>(cx(p, a)) - cx(p, o)) * (static_cast<__int128>(cy(p, b)) - cy(p, o)) -
-                        (static_cast<__int128>(cy(p, a)) - cy(p, o)) * (static_cast<__int128>(cx(p, b)) - cx(p, o));
+    const __int128 cr =
+        (static_cast<__int128>(cx(p, a)) - cx(p, o)) *
+            (static_cast<__int128>(cy(p, b)) - cy(p, o)) -
+        (static_cast<__int128>(cy(p, a)) - cy(p, o)) * (static_cast<__int128>(cx(p, b)) - cx(p, o));
     s += static_cast<long double>(cr);
   }
   const long double scale = static_cast<long double>(kCoordScale) * kCoordScale;
@@ -228,7 +236,8 @@ std::vector<int32_t> sort_answer(const PtrProblem& p) {
   std::iota(idx.begin(), idx.end(), 0);
   std::stable_sort(idx.begin(), idx.end(), [&](int32_t a, int32_t b) {
     for (int d = 0; d < p.dim; ++d) {
-      const int64_t x = p.q[static_cast<size_t>(a * p.dim + d)], y = p.q[static_cast<size_t>(b * p.dim + d)];
+      const int64_t x = p.q[static_cast<size_t>(a * p.dim + d)],
+                    y = p.q[static_cast<size_t>(b * p.dim + d)];
       if (x != y) return x < y;
     }
     return false;
@@ -259,11 +268,13 @@ std::vector<int32_t> hull_answer(const PtrProblem& p) {
     // collinear points are not vertices.
     std::vector<int64_t> lower, upper;
     for (int64_t i : u) {
-      while (lower.size() >= 2 && orientation(p, lower[lower.size() - 2], lower.back(), i) <= 0) lower.pop_back();
+      while (lower.size() >= 2 && orientation(p, lower[lower.size() - 2], lower.back(), i) <= 0)
+        lower.pop_back();
       lower.push_back(i);
     }
     for (auto it = u.rbegin(); it != u.rend(); ++it) {
-      while (upper.size() >= 2 && orientation(p, upper[upper.size() - 2], upper.back(), *it) <= 0) upper.pop_back();
+      while (upper.size() >= 2 && orientation(p, upper[upper.size() - 2], upper.back(), *it) <= 0)
+        upper.pop_back();
       upper.push_back(*it);
     }
     lower.pop_back();
@@ -281,7 +292,8 @@ std::vector<int32_t> hull_answer(const PtrProblem& p) {
 }
 
 std::vector<int32_t> canonical_tour(const std::vector<int32_t>& closed) {
-  if (closed.size() < 2 || closed.front() != closed.back()) throw DataError("a tour must end where it starts");
+  if (closed.size() < 2 || closed.front() != closed.back())
+    throw DataError("a tour must end where it starts");
   std::vector<int32_t> t(closed.begin(), closed.end() - 1);
   const auto one = std::min_element(t.begin(), t.end());
   std::rotate(t.begin(), one, t.end());
@@ -359,7 +371,8 @@ std::vector<int32_t> tsp_nearest_neighbour(const PtrProblem& p) {
     int64_t best = -1;
     double bd = 0;
     for (int64_t k = 0; k < n; ++k)
-      if (!seen[static_cast<size_t>(k)] && (best < 0 || dist(p, at, k) < bd)) best = k, bd = dist(p, at, k);
+      if (!seen[static_cast<size_t>(k)] && (best < 0 || dist(p, at, k) < bd))
+        best = k, bd = dist(p, at, k);
     seen[static_cast<size_t>(best)] = 1;
     t.push_back(static_cast<int32_t>(best + 1));
     at = best;
@@ -380,7 +393,8 @@ std::vector<int32_t> tsp_two_opt(const PtrProblem& p) {
         if (i == 0 && j == n - 1) continue;  // the same two edges
         const double delta = d(i, j) + d(i + 1, j + 1) - d(i, i + 1) - d(j, j + 1);
         if (delta < -1e-12) {
-          std::reverse(t.begin() + static_cast<std::ptrdiff_t>(i + 1), t.begin() + static_cast<std::ptrdiff_t>(j + 1));
+          std::reverse(t.begin() + static_cast<std::ptrdiff_t>(i + 1),
+                       t.begin() + static_cast<std::ptrdiff_t>(j + 1));
           improved = true;
         }
       }
@@ -397,16 +411,19 @@ void PtrGenOptions::validate() const {
   if (n_max > 100000) throw UsageError("n-max must be at most 100000");
   if (solver != "exact" && solver != "nn" && solver != "2opt")
     throw ChoiceError("solver", solver, {"exact", "nn", "2opt"});
-  if (task != PtrTask::Tsp && solver != "exact") throw UsageError("solver: only tsp has heuristic solvers");
+  if (task != PtrTask::Tsp && solver != "exact")
+    throw UsageError("solver: only tsp has heuristic solvers");
   if (task == PtrTask::Tsp && solver == "exact" && n_max > kHeldKarpMax)
-    throw UsageError("n-max " + std::to_string(n_max) + " is beyond the exact tour's limit (Held-Karp, " +
+    throw UsageError("n-max " + std::to_string(n_max) +
+                     " is beyond the exact tour's limit (Held-Karp, " +
                      std::to_string(kHeldKarpMax) + " points): choose the solver nn or 2opt");
 }
 
 PtrProblem make_ptr_problem(const PtrGenOptions& o, Rng& rng) {
   PtrProblem p;
   p.dim = ptr_task_dim(o.task);
-  const int64_t n = o.n_min + static_cast<int64_t>(rng.below(static_cast<uint64_t>(o.n_max - o.n_min + 1)));
+  const int64_t n =
+      o.n_min + static_cast<int64_t>(rng.below(static_cast<uint64_t>(o.n_max - o.n_min + 1)));
   p.q.resize(static_cast<size_t>(n * p.dim));
   for (int64_t& v : p.q) v = static_cast<int64_t>(rng.below(kCoordScale));
   return p;
@@ -414,8 +431,10 @@ PtrProblem make_ptr_problem(const PtrGenOptions& o, Rng& rng) {
 
 std::vector<int32_t> ptr_answer(const PtrGenOptions& o, const PtrProblem& p) {
   switch (o.task) {
-    case PtrTask::Sort: return sort_answer(p);
-    case PtrTask::Hull: return hull_answer(p);
+    case PtrTask::Sort:
+      return sort_answer(p);
+    case PtrTask::Hull:
+      return hull_answer(p);
     case PtrTask::Tsp:
       if (o.solver == "nn") return tsp_nearest_neighbour(p);
       if (o.solver == "2opt") return tsp_two_opt(p);
@@ -456,7 +475,8 @@ bool valid_output(PtrTask task, const PtrProblem& p, const std::vector<int32_t>&
     case PtrTask::Sort:
       return static_cast<int64_t>(seq.size()) == n && distinct(seq.size());
     case PtrTask::Tsp:
-      return static_cast<int64_t>(seq.size()) == n + 1 && seq.front() == seq.back() && distinct(seq.size() - 1);
+      return static_cast<int64_t>(seq.size()) == n + 1 && seq.front() == seq.back() &&
+             distinct(seq.size() - 1);
     case PtrTask::Hull: {
       if (seq.size() < 2 || seq.front() != seq.back() || !distinct(seq.size() - 1)) return false;
       const size_t k = seq.size() - 1;
@@ -465,8 +485,7 @@ bool valid_output(PtrTask task, const PtrProblem& p, const std::vector<int32_t>&
       for (size_t i = 0; i < k; ++i) {
         // No spike: an edge that doubles back along the previous one.
         const int64_t a = pt(i), b = pt(i + 1), c = pt(i + 2);
-        if (orientation(p, a, b, c) == 0 &&
-            (on_segment(p, a, b, c) || on_segment(p, b, c, a)))
+        if (orientation(p, a, b, c) == 0 && (on_segment(p, a, b, c) || on_segment(p, b, c, a)))
           return false;
         for (size_t j = i + 2; j < k; ++j) {
           if (i == 0 && j == k - 1) continue;  // adjacent through the closing edge

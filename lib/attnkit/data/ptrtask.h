@@ -39,7 +39,8 @@ struct PtrProblem {
   std::vector<int32_t> answer;  // 1-based; empty when unknown
   int64_t n() const { return static_cast<int64_t>(q.size()) / dim; }
   double x(int64_t i, int d) const {  // 0-based point i
-    return static_cast<double>(q[static_cast<size_t>(i * dim + d)]) / static_cast<double>(kCoordScale);
+    return static_cast<double>(q[static_cast<size_t>(i * dim + d)]) /
+           static_cast<double>(kCoordScale);
   }
 };
 

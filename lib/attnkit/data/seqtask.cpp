@@ -6,18 +6,22 @@
 namespace attnkit::data {
 
 SeqTask parse_seq_task(const std::string& name) {
-  return parse_choice<SeqTask>("task", name, {
-      {"copy", SeqTask::Copy},
-      {"repeat-copy", SeqTask::RepeatCopy},
-      {"associative-recall", SeqTask::AssociativeRecall},
-  });
+  return parse_choice<SeqTask>("task", name,
+                               {
+                                   {"copy", SeqTask::Copy},
+                                   {"repeat-copy", SeqTask::RepeatCopy},
+                                   {"associative-recall", SeqTask::AssociativeRecall},
+                               });
 }
 
 std::string seq_task_name(SeqTask task) {
   switch (task) {
-    case SeqTask::Copy: return "copy";
-    case SeqTask::RepeatCopy: return "repeat-copy";
-    default: return "associative-recall";
+    case SeqTask::Copy:
+      return "copy";
+    case SeqTask::RepeatCopy:
+      return "repeat-copy";
+    default:
+      return "associative-recall";
   }
 }
 
@@ -55,9 +59,12 @@ int64_t SeqTaskOptions::output_width() const {
 
 int64_t SeqTaskOptions::steps(int64_t len, int64_t repeats) const {
   switch (task) {
-    case SeqTask::Copy: return 2 * len + 1;
-    case SeqTask::RepeatCopy: return len + 2 + repeats * len + 1;
-    default: return len * (item_len + 1) + item_len + 2 + item_len;
+    case SeqTask::Copy:
+      return 2 * len + 1;
+    case SeqTask::RepeatCopy:
+      return len + 2 + repeats * len + 1;
+    default:
+      return len * (item_len + 1) + item_len + 2 + item_len;
   }
 }
 

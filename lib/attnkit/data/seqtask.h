@@ -46,9 +46,9 @@ struct SeqTaskOptions {
 };
 
 struct Episode {
-  Tensor input;   // [T, input_width]
-  Tensor target;  // [T, output_width], zero where not scored
-  Tensor mask;    // [T], 1 at scored steps
+  Tensor input;         // [T, input_width]
+  Tensor target;        // [T, output_width], zero where not scored
+  Tensor mask;          // [T], 1 at scored steps
   int64_t len = 0;      // length (items for associative recall)
   int64_t repeats = 0;  // repeat copy; 0 otherwise
 };

@@ -39,8 +39,8 @@ size_t decode_one(std::string_view s, size_t i, char32_t* cp) {
 // White space as Python's str.split() sees it (what sacreBLEU splits tokens on).
 bool is_unicode_space(char32_t c) {
   return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
-         c == 0x202F || c == 0x205F || c == 0x3000;
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
+         c == 0x205F || c == 0x3000;
 }
 
 // Space replacement and lower-casing shared by both tokenisations.
@@ -99,16 +99,16 @@ void utf8_append(std::string& out, char32_t cp) {
 
 char32_t lower_code_point(char32_t c) {
   if (c < 0x80) return (c >= 'A' && c <= 'Z') ? c + 32 : c;
-  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;     // À..Þ except ×
-  if (c == 0x130) return U'i';                                 // İ
-  if (c == 0x178) return 0xFF;                                 // Ÿ → ÿ
+  if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;  // À..Þ except ×
+  if (c == 0x130) return U'i';                             // İ
+  if (c == 0x178) return 0xFF;                             // Ÿ → ÿ
   if ((c >= 0x100 && c <= 0x137) || (c >= 0x14A && c <= 0x177))
-    return (c % 2 == 0) ? c + 1 : c;                           // even: capital
+    return (c % 2 == 0) ? c + 1 : c;  // even: capital
   if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E))
-    return (c % 2 == 1) ? c + 1 : c;                           // odd: capital
-  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 32;   // Α..Ω
-  if (c >= 0x410 && c <= 0x42F) return c + 32;                 // А..Я
-  if (c >= 0x400 && c <= 0x40F) return c + 80;                 // Ѐ..Џ
+    return (c % 2 == 1) ? c + 1 : c;                          // odd: capital
+  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 32;  // Α..Ω
+  if (c >= 0x410 && c <= 0x42F) return c + 32;                // А..Я
+  if (c >= 0x400 && c <= 0x40F) return c + 80;                // Ѐ..Џ
   return c;
 }
 
@@ -139,10 +139,11 @@ std::vector<std::string_view> split_lines(std::string_view text, const std::stri
 }
 
 Tokenization parse_tokenization(const std::string& text) {
-  return parse_choice<Tokenization>("tokenisation", text, {
-      {"words", Tokenization::Words},
-      {"chars", Tokenization::Chars},
-  });
+  return parse_choice<Tokenization>("tokenisation", text,
+                                    {
+                                        {"words", Tokenization::Words},
+                                        {"chars", Tokenization::Chars},
+                                    });
 }
 
 const char* tokenization_name(Tokenization t) {
@@ -155,8 +156,7 @@ std::string preprocess(std::string_view text) {
   out.reserve(text.size() + 8);
   for (size_t i = 0; i < cps.size(); ++i) {
     const char32_t c = cps[i];
-    if (i > 0 && (c == ',' || c == '.' || c == '!' || c == '?') && cps[i - 1] != U' ')
-      out += ' ';
+    if (i > 0 && (c == ',' || c == '.' || c == '!' || c == '?') && cps[i - 1] != U' ') out += ' ';
     utf8_append(out, c);
   }
   return out;

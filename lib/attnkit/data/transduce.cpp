@@ -8,17 +8,20 @@
 namespace attnkit::data {
 
 TransduceTask parse_transduce_task(const std::string& name) {
-  return parse_choice<TransduceTask>(
-      "task", name,
-      {{"copy", TransduceTask::Copy}, {"reverse", TransduceTask::Reverse},
-       {"bigram-flip", TransduceTask::BigramFlip}, {"anbn", TransduceTask::AnBn},
-       {"anbncn", TransduceTask::AnBnCn}, {"anbncndn", TransduceTask::AnBnCnDn},
-       {"anb2n", TransduceTask::AnB2n}, {"anbmcnm", TransduceTask::AnBmCnm}});
+  return parse_choice<TransduceTask>("task", name,
+                                     {{"copy", TransduceTask::Copy},
+                                      {"reverse", TransduceTask::Reverse},
+                                      {"bigram-flip", TransduceTask::BigramFlip},
+                                      {"anbn", TransduceTask::AnBn},
+                                      {"anbncn", TransduceTask::AnBnCn},
+                                      {"anbncndn", TransduceTask::AnBnCnDn},
+                                      {"anb2n", TransduceTask::AnB2n},
+                                      {"anbmcnm", TransduceTask::AnBmCnm}});
 }
 
 const std::vector<std::string>& transduce_task_names() {
-  static const std::vector<std::string> names = {"copy", "reverse", "bigram-flip", "anbn",
-                                                 "anbncn", "anbncndn", "anb2n", "anbmcnm"};
+  static const std::vector<std::string> names = {"copy",   "reverse",  "bigram-flip", "anbn",
+                                                 "anbncn", "anbncndn", "anb2n",       "anbmcnm"};
   return names;
 }
 
@@ -62,7 +65,8 @@ std::vector<TransducePair> make_transduce(const TransduceOptions& o, int64_t cou
         p.target = p.source;
         if (o.task == TransduceTask::Reverse) std::reverse(p.target.begin(), p.target.end());
         if (o.task == TransduceTask::BigramFlip)
-          for (size_t i = 0; i + 1 < p.target.size(); i += 2) std::swap(p.target[i], p.target[i + 1]);
+          for (size_t i = 0; i + 1 < p.target.size(); i += 2)
+            std::swap(p.target[i], p.target[i + 1]);
         break;
       }
       case TransduceTask::AnBmCnm: {

@@ -10,8 +10,7 @@
 
 namespace attnkit::data {
 
-const char* const Vocab::kReservedTokens[Vocab::kReserved] = {"<pad>", "<bos>", "<eos>",
-                                                              "<unk>"};
+const char* const Vocab::kReservedTokens[Vocab::kReserved] = {"<pad>", "<bos>", "<eos>", "<unk>"};
 
 void count_tokens(TokenCounts& counts, const std::vector<std::string>& tokens) {
   for (const auto& t : tokens) ++counts[t];
@@ -50,9 +49,7 @@ int32_t Vocab::id(std::string_view token) const {
   return it == index_.end() ? kUnk : it->second;
 }
 
-bool Vocab::contains(std::string_view token) const {
-  return index_.count(std::string(token)) != 0;
-}
+bool Vocab::contains(std::string_view token) const { return index_.count(std::string(token)) != 0; }
 
 const std::string& Vocab::token(int32_t id) const {
   if (id < 0 || id >= size())
@@ -114,8 +111,8 @@ Vocab Vocab::parse(std::string_view text, const std::string& name) {
       throw DataError("bad count '" + count_text + "' (a whole number >= 0)", name, number);
     const size_t id = static_cast<size_t>(number - 1);
     if (id < static_cast<size_t>(kReserved) && token != kReservedTokens[id])
-      throw DataError("expected the reserved token " + std::string(kReservedTokens[id]) +
-                          " (id " + std::to_string(id) + "), found '" + token + "'",
+      throw DataError("expected the reserved token " + std::string(kReservedTokens[id]) + " (id " +
+                          std::to_string(id) + "), found '" + token + "'",
                       name, number);
     if (v.index_.count(token))
       throw DataError("token '" + token + "' repeated (first on line " +
@@ -129,9 +126,7 @@ Vocab Vocab::parse(std::string_view text, const std::string& name) {
   return v;
 }
 
-void Vocab::save(const std::string& path) const {
-  io::write_file(path, format());
-}
+void Vocab::save(const std::string& path) const { io::write_file(path, format()); }
 
 Vocab Vocab::load(const std::string& path) { return parse(io::read_all(path), path); }
 

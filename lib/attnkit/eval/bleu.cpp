@@ -35,13 +35,15 @@ void check_max_n(int max_n) {
 }  // namespace
 
 Smoothing parse_smoothing(const std::string& text) {
-  return parse_choice<Smoothing>("smoothing", text, {
-      {"exp", Smoothing::Exp},
-      {"none", Smoothing::None},
-  });
+  return parse_choice<Smoothing>("smoothing", text,
+                                 {
+                                     {"exp", Smoothing::Exp},
+                                     {"none", Smoothing::None},
+                                 });
 }
 
-BleuStats::BleuStats(int n) : max_n(n), matches(static_cast<size_t>(n), 0), totals(static_cast<size_t>(n), 0) {}
+BleuStats::BleuStats(int n)
+    : max_n(n), matches(static_cast<size_t>(n), 0), totals(static_cast<size_t>(n), 0) {}
 
 BleuStats& BleuStats::operator+=(const BleuStats& o) {
   if (o.max_n != max_n) throw DataError("BLEU statistics of different orders");
@@ -80,7 +82,10 @@ BleuScore bleu_score(const BleuStats& s, Smoothing smoothing, bool effective_ord
   out.ref_len = s.ref_len;
   out.precisions.assign(static_cast<size_t>(s.max_n), 0.0);
   if (s.hyp_len < s.ref_len)
-    out.brevity_penalty = s.hyp_len > 0 ? std::exp(1.0 - static_cast<double>(s.ref_len) / static_cast<double>(s.hyp_len)) : 0.0;
+    out.brevity_penalty =
+        s.hyp_len > 0
+            ? std::exp(1.0 - static_cast<double>(s.ref_len) / static_cast<double>(s.hyp_len))
+            : 0.0;
   bool any = false;
   for (int64_t m : s.matches) any = any || m > 0;
   if (!any) return out;  // no match at any order: 0
@@ -120,8 +125,8 @@ BleuScore corpus_bleu(const std::vector<std::string>& hyps, const std::vector<st
                       int max_n, Smoothing smoothing) {
   check_max_n(max_n);
   if (hyps.size() != refs.size())
-    throw DataError(std::to_string(hyps.size()) + " hypotheses but " +
-                    std::to_string(refs.size()) + " references");
+    throw DataError(std::to_string(hyps.size()) + " hypotheses but " + std::to_string(refs.size()) +
+                    " references");
   BleuStats total(max_n);
   for (size_t i = 0; i < hyps.size(); ++i)
     total += bleu_stats(data::split_whitespace(hyps[i]), data::split_whitespace(refs[i]), max_n);
@@ -130,7 +135,8 @@ BleuScore corpus_bleu(const std::vector<std::string>& hyps, const std::vector<st
 
 double sentence_bleu(std::string_view hyp, std::string_view ref, int max_n, Smoothing smoothing) {
   return bleu_score(bleu_stats(data::split_whitespace(hyp), data::split_whitespace(ref), max_n),
-                    smoothing, true).score;
+                    smoothing, true)
+      .score;
 }
 
 double textbook_bleu(std::string_view hyp, std::string_view ref, int max_n) {

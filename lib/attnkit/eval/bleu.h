@@ -49,8 +49,8 @@ BleuStats bleu_stats(const std::vector<std::string_view>& hyp,
                      const std::vector<std::string_view>& ref, int max_n = 4);
 
 struct BleuScore {
-  double score = 0;                 // in [0, 1]
-  std::vector<double> precisions;   // p_n as used (after smoothing), in [0, 1]
+  double score = 0;                // in [0, 1]
+  std::vector<double> precisions;  // p_n as used (after smoothing), in [0, 1]
   double brevity_penalty = 1;
   int64_t hyp_len = 0, ref_len = 0;
 };

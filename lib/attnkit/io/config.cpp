@@ -8,7 +8,8 @@ StoredConfig::StoredConfig(const std::string& yaml, std::string name) : name_(st
   try {
     root_ = YAML::Load(yaml);
   } catch (const YAML::Exception& e) {
-    throw DataError("bad YAML configuration: " + e.msg, name_, e.mark.line >= 0 ? e.mark.line + 1 : 0);
+    throw DataError("bad YAML configuration: " + e.msg, name_,
+                    e.mark.line >= 0 ? e.mark.line + 1 : 0);
   }
   if (root_.IsNull()) root_ = YAML::Node(YAML::NodeType::Map);
   if (!root_.IsMap()) throw DataError("the configuration is not a mapping of keys", name_);

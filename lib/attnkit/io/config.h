@@ -2,10 +2,10 @@
 // cli::App::config_yaml()), read back by the library and the tools alike.
 #pragma once
 
+#include <yaml-cpp/yaml.h>
+
 #include <string>
 #include <vector>
-
-#include <yaml-cpp/yaml.h>
 
 #include "attnkit/core/error.h"
 

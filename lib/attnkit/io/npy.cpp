@@ -114,8 +114,8 @@ class HeaderParser {
       if (peek() == 'L') ++i_;  // Python 2 longs
       shape.push_back(d);
       if (shape.size() > static_cast<size_t>(Tensor::kMaxRank))
-        throw DataError("rank above " + std::to_string(Tensor::kMaxRank) +
-                        " is not supported", name_);
+        throw DataError("rank above " + std::to_string(Tensor::kMaxRank) + " is not supported",
+                        name_);
       skip_ws();
       if (peek() == ',') {
         ++i_;
@@ -147,18 +147,32 @@ DType parse_descr(const std::string& d, const std::string& name) {
   if (order != '<' && order != '>' && order != '|' && order != '=') return bad();
   DType t{};
   switch (d[1]) {
-    case 'f': t.kind = Kind::Float; break;
-    case 'i': t.kind = Kind::Int; break;
-    case 'u': t.kind = Kind::UInt; break;
-    case 'b': t.kind = Kind::Bool; break;
-    default: return bad();
+    case 'f':
+      t.kind = Kind::Float;
+      break;
+    case 'i':
+      t.kind = Kind::Int;
+      break;
+    case 'u':
+      t.kind = Kind::UInt;
+      break;
+    case 'b':
+      t.kind = Kind::Bool;
+      break;
+    default:
+      return bad();
   }
   const std::string size = d.substr(2);
-  if (size == "1") t.size = 1;
-  else if (size == "2") t.size = 2;
-  else if (size == "4") t.size = 4;
-  else if (size == "8") t.size = 8;
-  else return bad();
+  if (size == "1")
+    t.size = 1;
+  else if (size == "2")
+    t.size = 2;
+  else if (size == "4")
+    t.size = 4;
+  else if (size == "8")
+    t.size = 8;
+  else
+    return bad();
   if (t.kind == Kind::Float && t.size == 1) return bad();
   if (t.kind == Kind::Bool && t.size != 1) return bad();
   if (order == '|' && t.size != 1) return bad();
@@ -178,10 +192,12 @@ uint64_t load_uint(const unsigned char* p, int size, bool big) {
 float half_to_float(uint16_t h) {
   const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
   float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) v = mant ? std::numeric_limits<float>::quiet_NaN()
-                               : std::numeric_limits<float>::infinity();
-  else v = std::ldexp(static_cast<float>(mant | 0x400), exp - 25);
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  else
+    v = std::ldexp(static_cast<float>(mant | 0x400), exp - 25);
   return sign ? -v : v;
 }
 
@@ -271,14 +287,14 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, SourceInfo* in
     header_len = load_uint(u + 8, 4, false);
     header_start = 12;
   } else {
-    throw DataError("unsupported .npy format version " + std::to_string(major) + "." +
-                        std::to_string(u[7]), name);
+    throw DataError(
+        "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(u[7]),
+        name);
   }
   if (header_len > bytes.size() - header_start)
-    throw DataError("truncated .npy header (it promises " + std::to_string(header_len) +
-                        " bytes)", name);
-  const Header h =
-      HeaderParser(bytes.substr(header_start, header_len), name).parse();
+    throw DataError("truncated .npy header (it promises " + std::to_string(header_len) + " bytes)",
+                    name);
+  const Header h = HeaderParser(bytes.substr(header_start, header_len), name).parse();
   const DType t = parse_descr(h.descr, name);
   int64_t n;
   try {
@@ -293,7 +309,8 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, SourceInfo* in
       static_cast<uint64_t>(n) * static_cast<uint64_t>(t.size) > have)
     throw DataError("truncated .npy data: shape " + shape_str(h.shape) + " of " + h.descr +
                         " needs " + std::to_string(static_cast<uint64_t>(n) * t.size) +
-                        " bytes, the file holds " + std::to_string(have), name);
+                        " bytes, the file holds " + std::to_string(have),
+                    name);
   const size_t need = static_cast<size_t>(n) * static_cast<size_t>(t.size);
   if (need != have)
     throw DataError(std::to_string(have - need) + " bytes of trailing garbage after the .npy data",
@@ -310,8 +327,8 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, SourceInfo* in
 }
 
 std::string format_npy(const Tensor& t, bool f64) {
-  std::string dict = std::string("{'descr': '") + (f64 ? "<f8" : "<f4") +
-                     "', 'fortran_order': False, 'shape': (";
+  std::string dict =
+      std::string("{'descr': '") + (f64 ? "<f8" : "<f4") + "', 'fortran_order': False, 'shape': (";
   for (int i = 0; i < t.rank(); ++i) {
     dict += std::to_string(t.shape()[static_cast<size_t>(i)]);
     if (i + 1 < t.rank() || t.rank() == 1) dict += ",";

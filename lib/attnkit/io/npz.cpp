@@ -13,7 +13,8 @@ namespace {
 
 std::string strip_npy(const std::string& member) {
   const std::string ext = ".npy";
-  if (member.size() > ext.size() && member.compare(member.size() - ext.size(), ext.size(), ext) == 0)
+  if (member.size() > ext.size() &&
+      member.compare(member.size() - ext.size(), ext.size(), ext) == 0)
     return member.substr(0, member.size() - ext.size());
   return member;
 }
@@ -121,14 +122,16 @@ Tensor parse_tensor(std::string_view bytes, const std::string& name, const std::
     case Format::Text:
       if (info) *info = SourceInfo{Format::Text, "text", false, ""};
       return parse_text(bytes, name);
-    case Format::Npz: break;
+    case Format::Npz:
+      break;
   }
   ZipReader z(bytes, name);
   NpzMember m = [&] {
     if (!member.empty()) return z.read(member);
     if (z.size() != 1)
       throw DataError("the archive holds " + std::to_string(z.size()) + " arrays (" +
-                          z.name_list() + "): name one as " + name + ":NAME", name);
+                          z.name_list() + "): name one as " + name + ":NAME",
+                      name);
     return z.read(size_t{0});
   }();
   if (info) *info = m.info;
@@ -143,9 +146,10 @@ std::map<std::string, Tensor> read_npz(const std::string& path) {
   return out;
 }
 
-std::string format_npz(const std::vector<std::pair<std::string, const Tensor*>>& arrays,
-                       bool f64) {
-  auto fail = [](const std::string& why) -> void { throw Error("cannot build the .npz archive: " + why); };
+std::string format_npz(const std::vector<std::pair<std::string, const Tensor*>>& arrays, bool f64) {
+  auto fail = [](const std::string& why) -> void {
+    throw Error("cannot build the .npz archive: " + why);
+  };
   zip_error_t err;
   zip_error_init(&err);
   zip_source_t* out = zip_source_buffer_create(nullptr, 0, 0, &err);
@@ -172,7 +176,8 @@ std::string format_npz(const std::vector<std::pair<std::string, const Tensor*>>&
     }
     // Same input, same bytes: a fixed time stamp (1980-01-01, the zip epoch) and deflate.
     if (zip_set_file_compression(z, static_cast<zip_uint64_t>(idx), ZIP_CM_DEFLATE, 0) != 0 ||
-        zip_file_set_dostime(z, static_cast<zip_uint64_t>(idx), 0, (0 << 9) | (1 << 5) | 1, 0) != 0) {
+        zip_file_set_dostime(z, static_cast<zip_uint64_t>(idx), 0, (0 << 9) | (1 << 5) | 1, 0) !=
+            0) {
       const std::string why = zip_strerror(z);
       zip_discard(z);
       fail(why);

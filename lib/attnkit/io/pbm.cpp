@@ -9,7 +9,9 @@ namespace attnkit::io {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 // A cursor over the bytes that skips whitespace and '#' comments the way netpbm does.
 struct Reader {
@@ -72,13 +74,15 @@ std::vector<Bitmap> parse_pbm(std::string_view bytes, const std::string& name) {
     // least a byte each) before anything is allocated: a header cannot make us allocate.
     const int64_t stride = (im.width + 7) / 8;
     // (raw: less the one whitespace byte after the header)
-    const int64_t left = static_cast<int64_t>(bytes.size() - std::min(bytes.size(), r.pos)) - (raw ? 1 : 0);
+    const int64_t left =
+        static_cast<int64_t>(bytes.size() - std::min(bytes.size(), r.pos)) - (raw ? 1 : 0);
     if (left < 0 || (raw ? im.height > left / stride : im.height > left / im.width))
       r.fail("file cut short (" + std::to_string(im.width) + " x " + std::to_string(im.height) +
              " pixels promised, " + std::to_string(std::max<int64_t>(left, 0)) + " bytes left)");
     im.bits.resize(static_cast<size_t>(im.width * im.height));
     if (raw) {
-      if (r.pos >= bytes.size() || !is_space(bytes[r.pos])) r.fail("no whitespace after the header");
+      if (r.pos >= bytes.size() || !is_space(bytes[r.pos]))
+        r.fail("no whitespace after the header");
       ++r.pos;
       for (int64_t y = 0; y < im.height; ++y)
         for (int64_t x = 0; x < im.width; ++x) {
@@ -167,15 +171,15 @@ Tensor bitmaps_to_patterns(const std::vector<Bitmap>& images, int64_t tile_w, in
       for (int64_t tx = 0; tx < across; ++tx) {
         for (int64_t y = 0; y < tile_h; ++y)
           for (int64_t x = 0; x < tile_w; ++x)
-            values.push_back(im.bits[(ty * tile_h + y) * im.width + tx * tile_w + x] ? 1.0f : -1.0f);
+            values.push_back(im.bits[(ty * tile_h + y) * im.width + tx * tile_w + x] ? 1.0f
+                                                                                     : -1.0f);
         ++count;
       }
   }
   return Tensor({count, tile_w * tile_h}, std::move(values));
 }
 
-Bitmap patterns_to_bitmap(const Tensor& patterns, int64_t tile_w, int64_t tile_h,
-                          int64_t per_row) {
+Bitmap patterns_to_bitmap(const Tensor& patterns, int64_t tile_w, int64_t tile_h, int64_t per_row) {
   const Shape bs = as_batch_shape(patterns.shape());
   if (bs[0] != 1 || bs[2] != tile_w * tile_h || tile_w <= 0 || tile_h <= 0)
     throw ShapeError("patterns of shape " + shape_str(patterns.shape()) + " do not fit tiles of " +

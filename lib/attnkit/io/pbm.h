@@ -40,7 +40,6 @@ Tensor bitmaps_to_patterns(const std::vector<Bitmap>& images, int64_t tile_w, in
 // A sheet: the rows of `patterns` (P x N, N = tile_w * tile_h) as tiles, `per_row` to a row
 // of tiles (the last row padded with white tiles). A value > 0 is black, anything else
 // white. Throws ShapeError when N != tile_w * tile_h.
-Bitmap patterns_to_bitmap(const Tensor& patterns, int64_t tile_w, int64_t tile_h,
-                          int64_t per_row);
+Bitmap patterns_to_bitmap(const Tensor& patterns, int64_t tile_w, int64_t tile_h, int64_t per_row);
 
 }  // namespace attnkit::io

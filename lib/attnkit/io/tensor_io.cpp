@@ -1,14 +1,13 @@
 // Format detection, whole-file reading, tensor reading/writing by path, atomic files.
 #include "attnkit/io/tensor_io.h"
 
-#include <cmath>
-
-#include <atomic>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -45,7 +44,9 @@ void require_finite(const Tensor& t, const std::string& name) {
     std::string where = "row " + std::to_string(row % rows + 1);
     if (t.rank() >= 3) where = "matrix " + std::to_string(row / rows + 1) + ", " + where;
     throw DataError(where + ", column " + std::to_string(cols ? i % cols + 1 : 1) + " is " +
-                        (std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf") +
+                        (std::isnan(v) ? "NaN"
+                         : v > 0       ? "+inf"
+                                       : "-inf") +
                         ": inputs must be finite numbers",
                     name);
   }

@@ -27,9 +27,9 @@ enum class Format { Text, Npy, Npz };
 // What an input looked like on disk (tensor-info reports it).
 struct SourceInfo {
   Format format = Format::Text;
-  std::string dtype;       // "<f4", ">f8", "<i8", "|u1", ... as in the .npy header; "text"
+  std::string dtype;  // "<f4", ">f8", "<i8", "|u1", ... as in the .npy header; "text"
   bool fortran_order = false;
-  std::string member;      // the .npz member read, if any
+  std::string member;  // the .npz member read, if any
 };
 
 // Format of a byte buffer by its first bytes: "\x93NUMPY" → Npy, "PK\x03\x04" (or an empty
@@ -93,8 +93,7 @@ void write_tensor(const std::string& path, const Tensor& t, const WriteOptions& 
 
 // Writes an archive of named arrays atomically (deflated members, each NAME.npy).
 void write_npz(const std::string& path,
-               const std::vector<std::pair<std::string, const Tensor*>>& arrays,
-               bool f64 = false);
+               const std::vector<std::pair<std::string, const Tensor*>>& arrays, bool f64 = false);
 void write_npz(const std::string& path, const std::vector<std::pair<std::string, Tensor>>& arrays,
                bool f64 = false);
 

@@ -38,19 +38,21 @@ std::string quote(std::string_view tok) {
 
 Tensor parse_text(std::string_view text, const std::string& name) {
   std::vector<float> values;
-  int64_t cols = -1;         // columns of every row
-  int64_t rows = 0;          // rows of the current matrix
-  int64_t first_rows = -1;   // rows of the first matrix
+  int64_t cols = -1;        // columns of every row
+  int64_t rows = 0;         // rows of the current matrix
+  int64_t first_rows = -1;  // rows of the first matrix
   int64_t matrices = 0;
-  long block_line = 0;       // line where the current matrix started
-  bool gap = false;          // a blank line since the last row
+  long block_line = 0;  // line where the current matrix started
+  bool gap = false;     // a blank line since the last row
   long line = 0;
   // The matrix that started at block_line ends: all matrices have the same number of rows.
   auto end_matrix = [&] {
-    if (first_rows < 0) first_rows = rows;
+    if (first_rows < 0)
+      first_rows = rows;
     else if (rows != first_rows)
       throw DataError("matrix " + std::to_string(matrices) + " has " + std::to_string(rows) +
-                          (rows == 1 ? " row" : " rows") + ", expected " + std::to_string(first_rows) + " as the first",
+                          (rows == 1 ? " row" : " rows") + ", expected " +
+                          std::to_string(first_rows) + " as the first",
                       name, block_line);
   };
   size_t pos = 0;
@@ -61,8 +63,8 @@ Tensor parse_text(std::string_view text, const std::string& name) {
     pos = eol + 1;
     ++line;
     const size_t hash = l.find('#');
-    const bool comment_only = hash != std::string_view::npos &&
-                              l.find_first_not_of(" \t\r\f\v") == hash;
+    const bool comment_only =
+        hash != std::string_view::npos && l.find_first_not_of(" \t\r\f\v") == hash;
     if (hash != std::string_view::npos) l = l.substr(0, hash);
     int64_t n = 0;
     size_t i = 0;
@@ -90,10 +92,11 @@ Tensor parse_text(std::string_view text, const std::string& name) {
       ++matrices;
       block_line = line;
     }
-    if (cols < 0) cols = n;
+    if (cols < 0)
+      cols = n;
     else if (n != cols)
-      throw DataError("expected " + std::to_string(cols) + " columns, found " +
-                          std::to_string(n), name, line);
+      throw DataError("expected " + std::to_string(cols) + " columns, found " + std::to_string(n),
+                      name, line);
     ++rows;
   }
   if (matrices == 0) throw DataError("no numbers", name);

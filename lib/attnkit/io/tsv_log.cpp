@@ -69,7 +69,8 @@ TsvLog::TsvLog(std::string path, int64_t resume_step) : path_(std::move(path)) {
     const std::string first = line.substr(0, line.find('\t'));
     char* end = nullptr;
     const double step = std::strtod(first.c_str(), &end);
-    if (end == first.c_str()) throw DataError("log row does not start with a step number", path_, lineno);
+    if (end == first.c_str())
+      throw DataError("log row does not start with a step number", path_, lineno);
     if (step <= static_cast<double>(resume_step)) kept += line + "\n";
   }
   if (kept != old) {

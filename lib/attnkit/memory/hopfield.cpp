@@ -72,18 +72,22 @@ Tensor flip_bits(const Tensor& x, int64_t count, uint64_t seed) {
 // ---------------------------------------------------------------- storing
 
 Rule parse_rule(const std::string& name) {
-  return parse_choice<Rule>("rule", name, {
-      {"hebb", Rule::Hebb},
-      {"storkey", Rule::Storkey},
-      {"pseudo-inverse", Rule::PseudoInverse},
-  });
+  return parse_choice<Rule>("rule", name,
+                            {
+                                {"hebb", Rule::Hebb},
+                                {"storkey", Rule::Storkey},
+                                {"pseudo-inverse", Rule::PseudoInverse},
+                            });
 }
 
 std::string rule_name(Rule rule) {
   switch (rule) {
-    case Rule::Hebb: return "hebb";
-    case Rule::Storkey: return "storkey";
-    case Rule::PseudoInverse: return "pseudo-inverse";
+    case Rule::Hebb:
+      return "hebb";
+    case Rule::Storkey:
+      return "storkey";
+    case Rule::PseudoInverse:
+      return "pseudo-inverse";
   }
   return "?";
 }
@@ -186,8 +190,8 @@ Tensor fields(const Net& net, const Tensor& states) {
   check_net(net);
   auto [rows, n] = rows_cols(states, "states");
   if (n != net.n())
-    throw ShapeError("states have " + std::to_string(n) + " columns but the net has N = " +
-                     std::to_string(net.n()) + " neurons");
+    throw ShapeError("states have " + std::to_string(n) +
+                     " columns but the net has N = " + std::to_string(net.n()) + " neurons");
   Tensor s = as_matrix(states, "states");
   Tensor h({rows, n});
   for (int64_t r = 0; r < rows; ++r) std::copy(net.b.data(), net.b.data() + n, h.data() + r * n);
@@ -200,32 +204,37 @@ Tensor energy(const Net& net, const Tensor& states) {
   const int64_t rows = h.dim(0), n = h.dim(1);
   Tensor e({rows});
   for (int64_t r = 0; r < rows; ++r)
-    e[r] = static_cast<float>(energy_from_fields(states.data() + r * n, h.data() + r * n,
-                                                 net.b.data(), n));
+    e[r] = static_cast<float>(
+        energy_from_fields(states.data() + r * n, h.data() + r * n, net.b.data(), n));
   return e;
 }
 
 // ---------------------------------------------------------------- recall
 
 Mode parse_mode(const std::string& name) {
-  return parse_choice<Mode>("mode", name, {
-      {"async", Mode::Async},
-      {"sync", Mode::Sync},
-  });
+  return parse_choice<Mode>("mode", name,
+                            {
+                                {"async", Mode::Async},
+                                {"sync", Mode::Sync},
+                            });
 }
 
 Order parse_order(const std::string& name) {
-  return parse_choice<Order>("order", name, {
-      {"random", Order::Random},
-      {"sequential", Order::Sequential},
-  });
+  return parse_choice<Order>("order", name,
+                             {
+                                 {"random", Order::Random},
+                                 {"sequential", Order::Sequential},
+                             });
 }
 
 std::string outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::Converged: return "converged";
-    case Outcome::Cycled: return "cycled";
-    case Outcome::Limit: return "limit";
+    case Outcome::Converged:
+      return "converged";
+    case Outcome::Cycled:
+      return "cycled";
+    case Outcome::Limit:
+      return "limit";
   }
   return "?";
 }

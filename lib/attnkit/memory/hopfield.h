@@ -85,21 +85,21 @@ struct RecallOptions {
   int max_steps = 100;          // async: sweeps over all N neurons; sync: parallel updates
   uint64_t seed = 0;            // probe k uses its own Rng (seed, k): thread count is irrelevant
   const Tensor* patterns = nullptr;  // [P, N]: overlaps m_mu = p_mu . s / N
-  bool trace = false;           // a TraceRow per probe and step (step 0 = the probe)
-  bool trace_flips = false;     // async: a FlipRow per flip, energy from the definition (O(N^2))
-  int threads = 0;              // parallel_for budget (0: max_threads())
+  bool trace = false;                // a TraceRow per probe and step (step 0 = the probe)
+  bool trace_flips = false;  // async: a FlipRow per flip, energy from the definition (O(N^2))
+  int threads = 0;           // parallel_for budget (0: max_threads())
   // The number of probes before these in a larger run that was sliced (cli --shard): probe k
   // seeds its generator and is numbered (traces) as probe probe0 + k of the whole run.
   int64_t probe0 = 0;
 };
 
 struct TraceRow {
-  int64_t probe;    // from 1
-  int step;         // 0 = the probe as given
+  int64_t probe;  // from 1
+  int step;       // 0 = the probe as given
   double energy;
-  int64_t flips;    // neurons that changed in this step
-  int64_t best;     // pattern with the largest |m| (from 1; 0 without patterns)
-  float overlap;    // m of that pattern (signed: -1 is its mirror image)
+  int64_t flips;         // neurons that changed in this step
+  int64_t best;          // pattern with the largest |m| (from 1; 0 without patterns)
+  float overlap;         // m of that pattern (signed: -1 is its mirror image)
   std::vector<float> m;  // every overlap, when patterns are given
 };
 
@@ -113,9 +113,9 @@ struct FlipRow {
 
 struct ProbeResult {
   Outcome outcome = Outcome::Limit;
-  int steps = 0;          // updates that changed the state
-  int64_t best = 0;       // retrieved pattern (from 1), with patterns given
-  float overlap = 0.0f;   // its overlap with the final state
+  int steps = 0;         // updates that changed the state
+  int64_t best = 0;      // retrieved pattern (from 1), with patterns given
+  float overlap = 0.0f;  // its overlap with the final state
 };
 
 struct RecallResult {
@@ -138,7 +138,6 @@ std::string format_trace(const std::vector<TraceRow>& trace, int64_t patterns);
 std::string format_flip_trace(const std::vector<FlipRow>& trace);
 // The report of a classic run, a line each: with `named` (patterns given) one line per probe
 // (outcome, steps, the pattern it ended nearest to), then the totals.
-std::vector<std::string> recall_report(const RecallResult& r, const RecallOptions& opt,
-                                       bool named);
+std::vector<std::string> recall_report(const RecallResult& r, const RecallOptions& opt, bool named);
 
 }  // namespace attnkit::memory

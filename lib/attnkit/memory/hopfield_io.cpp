@@ -23,7 +23,8 @@ ImageLayout parse_layout(const std::string& image_size, int64_t tiles_per_row) {
   ImageLayout l;
   if (!image_size.empty()) {
     const size_t x = image_size.find('x');
-    const std::string w = image_size.substr(0, x), h = x == std::string::npos ? "" : image_size.substr(x + 1);
+    const std::string w = image_size.substr(0, x),
+                      h = x == std::string::npos ? "" : image_size.substr(x + 1);
     auto number = [&](const std::string& t) {
       if (t.empty() || t.size() > 9 || t.find_first_not_of("0123456789") != std::string::npos ||
           std::stoll(t) == 0)
@@ -60,7 +61,8 @@ Tensor read_patterns(const std::string& path, ImageLayout* layout, bool bipolar)
     }
     if (t.rank() == 1) t.reshape({1, t.dim(0)});
     if (t.rank() != 2)
-      throw ShapeError("expected a matrix with one pattern per row, not shape " + shape_str(t.shape()));
+      throw ShapeError("expected a matrix with one pattern per row, not shape " +
+                       shape_str(t.shape()));
     if (bipolar) check_bipolar(t);
     return t;
   } catch (Error& e) {
@@ -97,7 +99,8 @@ void write_patterns(const std::string& path, const Tensor& patterns, const Image
     big.bits.resize(static_cast<size_t>(big.width * big.height));
     for (int64_t y = 0; y < big.height; ++y)
       for (int64_t x = 0; x < big.width; ++x)
-        big.bits[static_cast<size_t>(y * big.width + x)] = im.bits[static_cast<size_t>((y / k) * im.width + x / k)];
+        big.bits[static_cast<size_t>(y * big.width + x)] =
+            im.bits[static_cast<size_t>((y / k) * im.width + x / k)];
     im = std::move(big);
   }
   io::write_file(path, io::format_pbm(im));

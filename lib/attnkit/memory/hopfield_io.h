@@ -15,7 +15,7 @@ namespace attnkit::memory {
 // a sheet. Zero fields are unknown.
 struct ImageLayout {
   int64_t tile_w = 0, tile_h = 0, per_row = 0;
-  int64_t pixel = 1;  // a written sheet draws each pattern value as pixel x pixel (for eyes)
+  int64_t pixel = 1;      // a written sheet draws each pattern value as pixel x pixel (for eyes)
   bool from_pbm = false;  // set by read_patterns when the file was a PBM
 };
 

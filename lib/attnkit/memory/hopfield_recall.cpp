@@ -84,7 +84,8 @@ struct Recaller {
   // A trace row for probe k (0-based) in state s with fields h.
   TraceRow trace_row(int64_t k, int step, const float* s, const float* h, int64_t flips,
                      const float* m_given = nullptr) const {
-    TraceRow t{opt.probe0 + k + 1, step, energy_from_fields(s, h, net.b.data(), n), flips, 0, 0.0f, {}};
+    TraceRow t{
+        opt.probe0 + k + 1, step, energy_from_fields(s, h, net.b.data(), n), flips, 0, 0.0f, {}};
     if (opt.patterns) {
       t.m.resize(static_cast<size_t>(pcount));
       if (m_given) {
@@ -125,7 +126,8 @@ struct Recaller {
         axpy(n, 2.0f * v, wcols + i * n, h);
         ++flips;
         ++total_flips;
-        if (opt.trace_flips) flips_out.push_back({opt.probe0 + k + 1, step, total_flips, i + 1, energy_exact(net, s)});
+        if (opt.trace_flips)
+          flips_out.push_back({opt.probe0 + k + 1, step, total_flips, i + 1, energy_exact(net, s)});
       }
       if (opt.trace) trace.push_back(trace_row(k, step, s, h, flips));
       if (is_fixed(s, h, tol.data(), n)) {
@@ -141,7 +143,8 @@ struct Recaller {
   void sync_run(RecallResult& out, Tensor& h, std::vector<std::vector<TraceRow>>& traces,
                 int64_t count) const {
     std::vector<int64_t> active;
-    std::vector<std::vector<int64_t>> last_flips(static_cast<size_t>(count)), now_flips(static_cast<size_t>(count));
+    std::vector<std::vector<int64_t>> last_flips(static_cast<size_t>(count)),
+        now_flips(static_cast<size_t>(count));
     for (int64_t k = 0; k < count; ++k) {
       float* s = out.states.data() + k * n;
       float* hk = h.data() + k * n;
@@ -173,13 +176,17 @@ struct Recaller {
       }
       // New fields: column updates when few neurons flipped, else one sgemm.
       if (total * 16 < na * n) {
-        parallel_for(na, [&](int64_t begin, int64_t end) {
-          for (int64_t a = begin; a < end; ++a) {
-            const int64_t k = active[a];
-            const float* s = out.states.data() + k * n;
-            for (int64_t i : now_flips[k]) axpy(n, 2.0f * s[i], wcols + i * n, h.data() + k * n);
-          }
-        }, opt.threads);
+        parallel_for(
+            na,
+            [&](int64_t begin, int64_t end) {
+              for (int64_t a = begin; a < end; ++a) {
+                const int64_t k = active[a];
+                const float* s = out.states.data() + k * n;
+                for (int64_t i : now_flips[k])
+                  axpy(n, 2.0f * s[i], wcols + i * n, h.data() + k * n);
+              }
+            },
+            opt.threads);
       } else {
         Tensor sa({na, n}), ha({na, n});
         for (int64_t a = 0; a < na; ++a) {
@@ -198,8 +205,8 @@ struct Recaller {
           std::copy(out.states.data() + active[a] * n, out.states.data() + (active[a] + 1) * n,
                     sa.data() + a * n);
         m = Tensor({na, pcount});
-        gemm(Trans::No, Trans::Yes, 1.0f / static_cast<float>(n), mat(sa), mat(*opt.patterns),
-             0.0f, mat(m));
+        gemm(Trans::No, Trans::Yes, 1.0f / static_cast<float>(n), mat(sa), mat(*opt.patterns), 0.0f,
+             mat(m));
       }
       std::vector<int64_t> still;
       for (int64_t a = 0; a < na; ++a) {
@@ -208,7 +215,7 @@ struct Recaller {
         const float* hk = h.data() + k * n;
         if (opt.trace)
           traces[k].push_back(trace_row(k, step, s, hk, static_cast<int64_t>(now_flips[k].size()),
-                                           m.empty() ? nullptr : m.data() + a * pcount));
+                                        m.empty() ? nullptr : m.data() + a * pcount));
         if (is_fixed(s, hk, tol.data(), n)) {
           out.probes[k] = {Outcome::Converged, step, 0, 0.0f};
         } else if (step >= 2 && now_flips[k] == last_flips[k]) {
@@ -229,18 +236,19 @@ RecallResult recall(const Net& net, const Tensor& probes, const RecallOptions& o
   check_net(net);
   check_bipolar(probes);
   const std::pair<int64_t, int64_t> shape = rows_cols(probes, "probes");
-  const int64_t count = shape.first, n = shape.second;  // (lambdas below capture them: not a structured binding)
+  const int64_t count = shape.first,
+                n = shape.second;  // (lambdas below capture them: not a structured binding)
   if (n != net.n())
-    throw ShapeError("probes have " + std::to_string(n) + " columns but the net has N = " +
-                     std::to_string(net.n()) + " neurons");
+    throw ShapeError("probes have " + std::to_string(n) +
+                     " columns but the net has N = " + std::to_string(net.n()) + " neurons");
   if (opt.max_steps < 0) throw UsageError("max-steps must be 0 or more");
   Recaller rc(net, opt);
   rc.n = n;
   if (opt.patterns) {
     auto [pc, pn] = rows_cols(*opt.patterns, "patterns");
     if (pn != n)
-      throw ShapeError("patterns have " + std::to_string(pn) + " columns but the net has N = " +
-                       std::to_string(n) + " neurons");
+      throw ShapeError("patterns have " + std::to_string(pn) +
+                       " columns but the net has N = " + std::to_string(n) + " neurons");
     check_bipolar(*opt.patterns);
     rc.pcount = pc;
   }
@@ -269,11 +277,14 @@ RecallResult recall(const Net& net, const Tensor& probes, const RecallOptions& o
   std::vector<std::vector<FlipRow>> flip_traces(static_cast<size_t>(count));
 
   if (opt.mode == Mode::Async) {
-    parallel_for(count, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k)
-        rc.async_probe(k, out.states.data() + k * n, h.data() + k * n, out.probes[k], traces[k],
-                       flip_traces[k]);
-    }, opt.threads);
+    parallel_for(
+        count,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t k = begin; k < end; ++k)
+            rc.async_probe(k, out.states.data() + k * n, h.data() + k * n, out.probes[k], traces[k],
+                           flip_traces[k]);
+        },
+        opt.threads);
   } else {
     rc.sync_run(out, h, traces, count);
   }
@@ -324,7 +335,8 @@ std::string format_flip_trace(const std::vector<FlipRow>& trace) {
   char buf[96];
   for (const auto& t : trace) {
     std::snprintf(buf, sizeof buf, "%lld\t%d\t%lld\t%lld\t%.12g\n", static_cast<long long>(t.probe),
-                  t.step, static_cast<long long>(t.flip), static_cast<long long>(t.neuron), t.energy);
+                  t.step, static_cast<long long>(t.flip), static_cast<long long>(t.neuron),
+                  t.energy);
     out += buf;
   }
   return out;
@@ -349,7 +361,9 @@ std::vector<std::string> recall_report(const RecallResult& r, const RecallOption
                   static_cast<long long>(opt.probe0 + static_cast<int64_t>(k) + 1), what, p.steps,
                   p.steps == 1 ? "" : "s", static_cast<long long>(p.best),
                   static_cast<double>(p.overlap),
-                  p.overlap == 1.0f ? ", exact" : p.overlap == -1.0f ? ", its mirror image" : "");
+                  p.overlap == 1.0f    ? ", exact"
+                  : p.overlap == -1.0f ? ", its mirror image"
+                                       : "");
     lines.emplace_back(buf);
   }
   std::snprintf(buf, sizeof buf,

@@ -13,20 +13,22 @@ using ad::Tape;
 using ad::Var;
 
 Tying parse_tying(const std::string& text) {
-  return parse_choice<Tying>("weight tying", text, {
-      {"adjacent", Tying::Adjacent},
-      {"layerwise", Tying::LayerWise},
-      {"layer-wise", Tying::LayerWise, true},
-  });
+  return parse_choice<Tying>("weight tying", text,
+                             {
+                                 {"adjacent", Tying::Adjacent},
+                                 {"layerwise", Tying::LayerWise},
+                                 {"layer-wise", Tying::LayerWise, true},
+                             });
 }
 
 const char* tying_name(Tying t) { return t == Tying::Adjacent ? "adjacent" : "layerwise"; }
 
 PeForm parse_pe_form(const std::string& text) {
-  return parse_choice<PeForm>("position-encoding form", text, {
-      {"paper", PeForm::Paper},
-      {"code", PeForm::Code},
-  });
+  return parse_choice<PeForm>("position-encoding form", text,
+                              {
+                                  {"paper", PeForm::Paper},
+                                  {"code", PeForm::Code},
+                              });
 }
 
 const char* pe_form_name(PeForm f) { return f == PeForm::Paper ? "paper" : "code"; }
@@ -39,8 +41,9 @@ Tensor position_encoding(int64_t J, int64_t d, PeForm form) {
       const double jj = static_cast<double>(j), JJ = static_cast<double>(J);
       const double kk = static_cast<double>(k), dd = static_cast<double>(d);
       l.at(j - 1, k - 1) = static_cast<float>(
-          form == PeForm::Paper ? (1.0 - jj / JJ) - (kk / dd) * (1.0 - 2.0 * jj / JJ)
-                                : 1.0 + 4.0 * (kk - (dd + 1) / 2) * (jj - (JJ + 1) / 2) / (dd * JJ));
+          form == PeForm::Paper
+              ? (1.0 - jj / JJ) - (kk / dd) * (1.0 - 2.0 * jj / JJ)
+              : 1.0 + 4.0 * (kk - (dd + 1) / 2) * (jj - (JJ + 1) / 2) / (dd * JJ));
     }
   return l;
 }
@@ -56,10 +59,11 @@ inline PeRow pe_row(int64_t j, int64_t n, int64_t d, PeForm form) {
   if (form == PeForm::Paper)
     return {static_cast<float>(1.0 - jj), static_cast<float>(1.0 - 2.0 * jj)};
   // 1 + c (k - (d+1)/2) / d with c = 4 (j - (n+1)/2) / n
-  const double c = 4.0 * (static_cast<double>(j) - (static_cast<double>(n) + 1) / 2) /
-                   static_cast<double>(n);
-  return {static_cast<float>(1.0 - c * (static_cast<double>(d) + 1) / (2.0 * static_cast<double>(d))),
-          static_cast<float>(-c)};
+  const double c =
+      4.0 * (static_cast<double>(j) - (static_cast<double>(n) + 1) / 2) / static_cast<double>(n);
+  return {
+      static_cast<float>(1.0 - c * (static_cast<double>(d) + 1) / (2.0 * static_cast<double>(d))),
+      static_cast<float>(-c)};
 }
 
 }  // namespace
@@ -109,30 +113,31 @@ Var encode_sentences(Var table, const std::vector<int32_t>& ids, int64_t J, Shap
     }
   }
   auto idp = std::make_shared<std::vector<int32_t>>(ids);
-  return t.push(std::move(y), {table}, [table, idp, kd, J, d, rows, pe, form, fixed_J](Tape& t, Var out) {
-    const Tensor& g = t.grad(out);
-    float* gt = t.grad(table).data();
-    const int32_t* id = idp->data();
-    for (int64_t r = 0; r < rows; ++r) {
-      const int32_t* w = id + r * J;
-      const float* pg = g.data() + r * d;
-      int64_t n = 0;
-      for (int64_t j = 0; j < J; ++j) n += w[j] != 0;
-      int64_t pos = 0;
-      for (int64_t j = 0; j < J; ++j) {
-        if (w[j] == 0) continue;
-        float* e = gt + static_cast<int64_t>(w[j]) * d;
-        ++pos;
-        if (pe) {
-          const PeRow p = pe_row(pos, fixed_J > 0 ? fixed_J : n, d, form);
-          const float* q = kd->data();
-          for (int64_t k = 0; k < d; ++k) e[k] += (p.a - q[k] * p.b) * pg[k];
-        } else {
-          for (int64_t k = 0; k < d; ++k) e[k] += pg[k];
-        }
-      }
-    }
-  });
+  return t.push(std::move(y), {table},
+                [table, idp, kd, J, d, rows, pe, form, fixed_J](Tape& t, Var out) {
+                  const Tensor& g = t.grad(out);
+                  float* gt = t.grad(table).data();
+                  const int32_t* id = idp->data();
+                  for (int64_t r = 0; r < rows; ++r) {
+                    const int32_t* w = id + r * J;
+                    const float* pg = g.data() + r * d;
+                    int64_t n = 0;
+                    for (int64_t j = 0; j < J; ++j) n += w[j] != 0;
+                    int64_t pos = 0;
+                    for (int64_t j = 0; j < J; ++j) {
+                      if (w[j] == 0) continue;
+                      float* e = gt + static_cast<int64_t>(w[j]) * d;
+                      ++pos;
+                      if (pe) {
+                        const PeRow p = pe_row(pos, fixed_J > 0 ? fixed_J : n, d, form);
+                        const float* q = kd->data();
+                        for (int64_t k = 0; k < d; ++k) e[k] += (p.a - q[k] * p.b) * pg[k];
+                      } else {
+                        for (int64_t k = 0; k < d; ++k) e[k] += pg[k];
+                      }
+                    }
+                  }
+                });
 }
 
 MemN2N::MemN2N(const MemN2NConfig& cfg, uint64_t seed) : cfg_(cfg) {
@@ -232,7 +237,8 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
   const int K = cfg_.hops;
   auto time = [&](size_t i) { return times_.empty() ? nullptr : times_[i]; };
   if (cfg_.kv) {
-    Var q = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form, cfg_.pe_words);
+    Var q = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form,
+                             cfg_.pe_words);
     Var keys = memory_embedding(t, b, tables_[1], time(0));
     Var vals = memory_embedding(t, b, tables_[2], time(1));
     for (int k = 0; k < K; ++k) {
@@ -242,7 +248,8 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
     return ad::linear(q, t.param(*tables_[3]));
   }
   if (cfg_.tying == Tying::Adjacent) {
-    Var u = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form, cfg_.pe_words);
+    Var u = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form,
+                             cfg_.pe_words);
     Var m = memory_embedding(t, b, tables_[0], time(0));
     for (int k = 0; k < K; ++k) {
       Var c = memory_embedding(t, b, tables_[static_cast<size_t>(k + 1)], time(k + 1));
@@ -251,7 +258,8 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
     }
     return ad::linear(u, t.param(*tables_[static_cast<size_t>(K)]));
   }
-  Var u = encode_sentences(t.param(*tables_[2]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form, cfg_.pe_words);
+  Var u = encode_sentences(t.param(*tables_[2]), b.query, b.Jq, {b.B}, cfg_.pe, cfg_.pe_form,
+                           cfg_.pe_words);
   Var m = memory_embedding(t, b, tables_[0], time(0));
   Var c = memory_embedding(t, b, tables_[1], time(1));
   for (int k = 0; k < K; ++k) {

@@ -7,8 +7,8 @@
 // l_j = 1 (bag of words) or a position encoding (J = words of that sentence, j = 1..J,
 // k = 1..d): the paper's l_kj = (1 − j/J) − (k/d)(1 − 2j/J), or the authors' Matlab code's
 // l_kj = 1 + 4 (k − (d+1)/2)(j − (J+1)/2) / (dJ), which is 2 (paper's) + (J + d + 1 − 2j −
-// 2k)/(dJ): weights around 1 (as bag of words) rather than around 1/2; temporal encoding adds a learned row
-// T(i) of the sentence's time index (its age; random noise spreads the ages apart).
+// 2k)/(dJ): weights around 1 (as bag of words) rather than around 1/2; temporal encoding adds a
+// learned row T(i) of the sentence's time index (its age; random noise spreads the ages apart).
 //
 // MemN2N with K hops (adjacent tying, the paper's section 2.2): tables E_0..E_K with
 // A^k = E_{k-1}, C^k = E_k, B = A^1, W = C^K (and T_A^k = T_{k-1}, T_C^k = T_k):
@@ -48,22 +48,22 @@ Tying parse_tying(const std::string& text);
 const char* tying_name(Tying t);
 
 struct MemN2NConfig {
-  int64_t vocab = 0;          // V: word ids 0..V-1 (0 is "no word")
-  int64_t dim = 20;           // d: embedding size
-  int hops = 3;               // K: 1..10
-  int64_t memory = 50;        // M: the last M sentences of a story
-  bool pe = false;            // position encoding (else bag of words)
+  int64_t vocab = 0;              // V: word ids 0..V-1 (0 is "no word")
+  int64_t dim = 20;               // d: embedding size
+  int hops = 3;                   // K: 1..10
+  int64_t memory = 50;            // M: the last M sentences of a story
+  bool pe = false;                // position encoding (else bag of words)
   PeForm pe_form = PeForm::Code;  // its form (models saved before it existed: Paper)
   // J of the position encoding: 0, each sentence's own word count (the paper); else this
   // fixed J for every sentence and query, with word j at its position in the sentence, and
   // with te the temporal rows weighted as a word at j = J (the authors' code: sentences
   // padded to the data's longest, the time word last).
   int64_t pe_words = 0;
-  bool te = false;            // temporal encoding
+  bool te = false;  // temporal encoding
   Tying tying = Tying::Adjacent;
-  bool kv = false;            // the Key-Value variant (its own weights; tying unused)
-  bool mask_empty = false;    // empty slots get no weight (models saved before: true)
-  float init_std = 0.1f;      // weights drawn from N(0, init_std²)
+  bool kv = false;          // the Key-Value variant (its own weights; tying unused)
+  bool mask_empty = false;  // empty slots get no weight (models saved before: true)
+  float init_std = 0.1f;    // weights drawn from N(0, init_std²)
   // Rows of the temporal tables: ages 0..time_rows-1 (M plus room for random noise).
   int64_t time_rows() const { return memory + memory / 10 + 1; }
 };

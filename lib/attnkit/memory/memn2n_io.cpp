@@ -36,7 +36,8 @@ LoadedMemN2N load_memn2n(const nn::ModelFile& m) {
     cfg.pe = m.integer("arch/pe", 0, 1) != 0;
     // models saved before the form was a choice used the paper's
     cfg.pe_form = m.numbers.count("arch/pe_code") && m.integer("arch/pe_code", 0, 1)
-                      ? PeForm::Code : PeForm::Paper;
+                      ? PeForm::Code
+                      : PeForm::Paper;
     // models saved before it existed: each sentence's own J
     cfg.pe_words = m.numbers.count("arch/pe_words") ? m.integer("arch/pe_words", 0, 1 << 20) : 0;
     cfg.te = m.integer("arch/te", 0, 1) != 0;

@@ -1,5 +1,4 @@
 #include "attnkit/memory/memn2n_train.h"
-#include "attnkit/memory/memn2n_io.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,6 +6,7 @@
 
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/memory/memn2n_io.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/trainer.h"
@@ -79,12 +79,11 @@ MemBatch make_batch(const std::vector<EncodedQA>& data, const std::vector<size_t
     ages.resize(static_cast<size_t>(n));
     std::iota(ages.begin(), ages.end(), 0);
     if (noise && n > 0) {
-      const int64_t blanks = static_cast<int64_t>(noise->below(
-          static_cast<uint64_t>(std::ceil(0.1 * static_cast<double>(n))) + 1));
+      const int64_t blanks = static_cast<int64_t>(
+          noise->below(static_cast<uint64_t>(std::ceil(0.1 * static_cast<double>(n))) + 1));
       std::vector<int32_t> slots(static_cast<size_t>(n + blanks));
       std::iota(slots.begin(), slots.end(), 0);
-      for (size_t i = slots.size() - 1; i > 0; --i)
-        std::swap(slots[i], slots[noise->below(i + 1)]);
+      for (size_t i = slots.size() - 1; i > 0; --i) std::swap(slots[i], slots[noise->below(i + 1)]);
       std::copy(slots.begin(), slots.begin() + n, ages.begin());
       std::sort(ages.begin(), ages.end());
     }
@@ -125,7 +124,11 @@ int32_t argmax_row(const float* p, int64_t n) {
 MemN2NTraining::MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
                                const std::vector<EncodedQA>& val, const TrainOptions& opt,
                                Phase phase)
-    : model_(model), train_(train), val_(val), opt_(opt), phase_(phase),
+    : model_(model),
+      train_(train),
+      val_(val),
+      opt_(opt),
+      phase_(phase),
       sgd_(model.params().params(), opt.lr) {
   if (train.empty()) throw DataError("no training questions");
   if (opt.batch < 1) throw UsageError("batch-size must be at least 1");
@@ -146,7 +149,8 @@ int64_t MemN2NTraining::max_steps() const {
 double MemN2NTraining::lr(int64_t epoch) const {
   if (phase_.linear) return opt_.ls_lr;
   const int64_t e = epoch - phase_.ls_epochs;
-  return opt_.lr * (opt_.anneal_every > 0 ? std::pow(0.5, static_cast<double>(e / opt_.anneal_every)) : 1.0);
+  return opt_.lr *
+         (opt_.anneal_every > 0 ? std::pow(0.5, static_cast<double>(e / opt_.anneal_every)) : 1.0);
 }
 
 void MemN2NTraining::save_state(nn::ModelFile& m) const {
@@ -164,7 +168,9 @@ void MemN2NTraining::load_state(const nn::ModelFile& m) {
   p.linear = m.number("phase/linear") != 0;
   p.ls_epochs = static_cast<int>(m.integer("phase/ls_epochs", 0, 1 << 20));
   p.best_val_loss = m.number("phase/best_val_loss");
-  p.ls_stale = m.numbers.count("phase/ls_stale") ? static_cast<int>(m.integer("phase/ls_stale", 0, 1 << 20)) : 0;
+  p.ls_stale = m.numbers.count("phase/ls_stale")
+                   ? static_cast<int>(m.integer("phase/ls_stale", 0, 1 << 20))
+                   : 0;
   p.loss_sum = m.number("phase/loss_sum");
   p.wrong = m.number("phase/wrong");
   p.grad_norm = m.number("phase/grad_norm");
@@ -208,7 +214,8 @@ train::Slice MemN2NTraining::forward(ad::Tape& t, int64_t begin, int64_t end, in
   const Tensor& lv = logits.value();
   const int64_t V = lv.dim(1);
   double wrong = 0;
-  for (int64_t r = 0; r < b.B; ++r) wrong += argmax_row(lv.data() + r * V, V) != b.answer[static_cast<size_t>(r)];
+  for (int64_t r = 0; r < b.B; ++r)
+    wrong += argmax_row(lv.data() + r * V, V) != b.answer[static_cast<size_t>(r)];
   out.sums = {wrong};
   return out;
 }
@@ -228,7 +235,8 @@ double MemN2NTraining::clip_gradients(double clip) {
   return last_norm_;
 }
 
-train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss, const train::Metrics& sums) {
+train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
+                                        const train::Metrics& sums) {
   train::StepEnd end;
   const int64_t epoch = st.epoch;
   const int64_t n = static_cast<int64_t>(train_.size());
@@ -281,8 +289,10 @@ std::vector<std::string> MemN2NTraining::eval_metrics() const {
 }
 
 train::Metrics MemN2NTraining::evaluate() {
-  return {{"linear", last_.linear ? 1.0 : 0.0}, {"train_loss", last_.train_loss},
-          {"train_error", last_.train_error}, {"val_loss", last_.val_loss},
+  return {{"linear", last_.linear ? 1.0 : 0.0},
+          {"train_loss", last_.train_loss},
+          {"train_error", last_.train_error},
+          {"val_loss", last_.val_loss},
           {"val_error", last_.val_error}};
 }
 
@@ -294,7 +304,8 @@ double MemN2NTraining::score() {
 void MemN2NTraining::finish(nn::ModelFile& m) {
   if (score_ < 0) score();
   m.numbers["result/train_error"] = score_;
-  m.numbers["result/val_error"] = val_.empty() ? 0.0 : error_rate(val_, memory::evaluate(model_, val_).predicted);
+  m.numbers["result/val_error"] =
+      val_.empty() ? 0.0 : error_rate(val_, memory::evaluate(model_, val_).predicted);
   m.numbers["result/seed"] = static_cast<double>(opt_.seed);
 }
 
@@ -326,8 +337,8 @@ Phase train_memn2n(MemN2N& model, const std::vector<EncodedQA>& train,
     for (int64_t p = 0; p < run.batches(); ++p) {
       const MemN2NTraining::StepOut o = run.step(epoch, p);
       if (!std::isfinite(o.loss))
-        throw DataError("training diverged: the loss is " + std::to_string(o.loss) +
-                        " in epoch " + std::to_string(epoch + 1) + " (try a lower learning rate)");
+        throw DataError("training diverged: the loss is " + std::to_string(o.loss) + " in epoch " +
+                        std::to_string(epoch + 1) + " (try a lower learning rate)");
       if (hooks.on_batch) hooks.on_batch(std::min(n, (p + 1) * opt.batch), n);
       if (o.epoch_end && hooks.on_epoch &&
           !hooks.on_epoch(o.stats, static_cast<int>(epoch + 1), run.phase()))
@@ -383,7 +394,8 @@ double error_rate(const std::vector<EncodedQA>& data, const std::vector<int32_t>
 
 MemN2NData load_memn2n_data(const MemN2NDataOptions& o, uint64_t seed) {
   if (o.memory < 1) throw UsageError("memory must be at least 1");
-  if (!(o.val_fraction >= 0 && o.val_fraction < 1)) throw UsageError("val-fraction must be in [0, 1)");
+  if (!(o.val_fraction >= 0 && o.val_fraction < 1))
+    throw UsageError("val-fraction must be in [0, 1)");
   MemN2NData d;
   d.tasks = o.tasks;
   std::vector<data::BabiExample> examples;
@@ -391,7 +403,8 @@ MemN2NData load_memn2n_data(const MemN2NDataOptions& o, uint64_t seed) {
   for (int t : o.tasks) {
     auto ex = data::read_babi(data::babi_task_file(o.dir, t, "train"));
     for (auto& e : ex) e.task = t;
-    examples.insert(examples.end(), std::make_move_iterator(ex.begin()), std::make_move_iterator(ex.end()));
+    examples.insert(examples.end(), std::make_move_iterator(ex.begin()),
+                    std::make_move_iterator(ex.end()));
     task_end.push_back(examples.size());
   }
   d.vocab = babi_vocab(examples);
@@ -399,11 +412,13 @@ MemN2NData load_memn2n_data(const MemN2NDataOptions& o, uint64_t seed) {
   const auto encoded = encode_babi(examples, d.vocab, o.memory);
   for (const auto& q : encoded) {
     d.longest = std::max<int64_t>(d.longest, static_cast<int64_t>(q.query.size()));
-    for (const auto& sent : q.memory) d.longest = std::max<int64_t>(d.longest, static_cast<int64_t>(sent.size()));
+    for (const auto& sent : q.memory)
+      d.longest = std::max<int64_t>(d.longest, static_cast<int64_t>(sent.size()));
   }
   for (size_t i = 0, from = 0; i < o.tasks.size(); from = task_end[i++]) {
     std::vector<EncodedQA> part(encoded.begin() + static_cast<std::ptrdiff_t>(from),
-                                encoded.begin() + static_cast<std::ptrdiff_t>(task_end[i])), tr, va;
+                                encoded.begin() + static_cast<std::ptrdiff_t>(task_end[i])),
+        tr, va;
     split_validation(part, o.val_fraction, seed, &tr, &va);
     d.train.insert(d.train.end(), tr.begin(), tr.end());
     d.val.insert(d.val.end(), va.begin(), va.end());
@@ -424,10 +439,11 @@ void memn2n_recipe(const MemN2NData& d, TrainOptions& opt, MemN2NConfig& cfg, bo
 }
 
 void TrainOptions::validate() const {
-  if (batch < 1 || epochs < 0 || !(lr >= 0) || anneal_every < -1 || !(clip >= 0) ||
-      !(ls_lr > 0) || ls_max_epochs < 0 || ls_patience < 0)
-    throw UsageError("batch-size, epochs, lr, anneal-every, clip, ls-lr, ls-max-epochs or "
-                     "ls-patience is out of range");
+  if (batch < 1 || epochs < 0 || !(lr >= 0) || anneal_every < -1 || !(clip >= 0) || !(ls_lr > 0) ||
+      ls_max_epochs < 0 || ls_patience < 0)
+    throw UsageError(
+        "batch-size, epochs, lr, anneal-every, clip, ls-lr, ls-max-epochs or "
+        "ls-patience is out of range");
 }
 
 bool parse_clip_kind(const std::string& text) {
@@ -438,11 +454,12 @@ bool parse_clip_kind(const std::string& text) {
 
 MemN2NJob::MemN2NJob(std::shared_ptr<const MemN2NData> data, std::unique_ptr<MemN2N> model,
                      const TrainOptions& opt, std::string config_yaml)
-    : MemN2NTraining(*model, data->train, data->val, opt, [&] {
-        Phase p;
-        p.linear = opt.ls;
-        return p;
-      }()),
+    : MemN2NTraining(*model, data->train, data->val, opt,
+                     [&] {
+                       Phase p;
+                       p.linear = opt.ls;
+                       return p;
+                     }()),
       data_(std::move(data)),
       model_(std::move(model)),
       config_yaml_(std::move(config_yaml)) {}

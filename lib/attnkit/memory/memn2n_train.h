@@ -61,7 +61,7 @@ MemBatch make_batch(const std::vector<EncodedQA>& data, const std::vector<size_t
                     const MemN2NConfig& cfg, Rng* noise);
 
 struct TrainOptions {
-  int epochs = 100;           // epochs with the softmax (after linear start)
+  int epochs = 100;  // epochs with the softmax (after linear start)
   int64_t batch = 32;
   double lr = 0.01;
   int anneal_every = 25;      // halve the rate every this many epochs (0: never)
@@ -73,9 +73,9 @@ struct TrainOptions {
   bool ls = false;            // linear start
   double ls_lr = 0.005;
   int ls_max_epochs = 20;
-  int ls_patience = 0;        // end linear start after this many epochs without a new best
-                              // validation loss (0: never; ls_max_epochs end it)
-  bool rn = false;            // random noise
+  int ls_patience = 0;  // end linear start after this many epochs without a new best
+                        // validation loss (0: never; ls_max_epochs end it)
+  bool rn = false;      // random noise
   uint64_t seed = 1;
   // UsageError when a value is out of range; 0 (epochs, lr, ls_max_epochs) and -1
   // (anneal_every) pass as "the recipe's" (memn2n_recipe fills them in).
@@ -84,25 +84,25 @@ struct TrainOptions {
 
 // The training phase: enough, with the epoch number, to resume a run (saved in checkpoints).
 struct Phase {
-  bool linear = false;         // still in linear start
-  int ls_epochs = 0;           // epochs spent in linear start
+  bool linear = false;  // still in linear start
+  int ls_epochs = 0;    // epochs spent in linear start
   double best_val_loss = 1e300;
-  int ls_stale = 0;            // linear-start epochs since the best validation loss
+  int ls_stale = 0;  // linear-start epochs since the best validation loss
   // the current epoch so far
-  double loss_sum = 0.0;       // summed loss
-  double wrong = 0.0;          // questions answered wrong
-  double grad_norm = 0.0;      // largest global norm before clipping
+  double loss_sum = 0.0;   // summed loss
+  double wrong = 0.0;      // questions answered wrong
+  double grad_norm = 0.0;  // largest global norm before clipping
 };
 
 struct EpochStats {
-  int epoch = 0;              // 1-based, over the whole run
-  bool linear = false;        // trained without softmax
+  int epoch = 0;        // 1-based, over the whole run
+  bool linear = false;  // trained without softmax
   double lr = 0.0;
-  double train_loss = 0.0;    // mean per question, as trained (noise, linear start)
-  double train_error = 0.0;   // fraction wrong while training
-  double val_loss = 0.0;      // mean per question, without noise, with the current softmax
+  double train_loss = 0.0;   // mean per question, as trained (noise, linear start)
+  double train_error = 0.0;  // fraction wrong while training
+  double val_loss = 0.0;     // mean per question, without noise, with the current softmax
   double val_error = 0.0;
-  double grad_norm = 0.0;     // largest global norm before clipping
+  double grad_norm = 0.0;  // largest global norm before clipping
 };
 
 // Splits examples into training and validation sets: a seeded shuffle, then the last
@@ -166,7 +166,8 @@ class MemN2NTraining : public train::Module {
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   double clip_gradients(double clip) override;
-  train::StepEnd end_step(const nn::TrainState& s, double loss, const train::Metrics& sums) override;
+  train::StepEnd end_step(const nn::TrainState& s, double loss,
+                          const train::Metrics& sums) override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
   std::vector<std::string> eval_metrics() const override;
   train::Metrics evaluate() override;
@@ -189,7 +190,7 @@ class MemN2NTraining : public train::Module {
   bool linear_ = false;          // the current batch trains without the softmax
   double last_norm_ = 0.0;
   EpochStats last_;
-  int64_t steps_ = 0;            // step() calls (its tapes' seeds)
+  int64_t steps_ = 0;  // step() calls (its tapes' seeds)
   train::Tapes tapes_;
   double score_ = -1.0;
 };
@@ -253,9 +254,9 @@ Phase train_memn2n(MemN2N& model, const std::vector<EncodedQA>& train,
                    const TrainHooks& hooks = {}, int start_epoch = 0, Phase phase = {});
 
 struct EvalResult {
-  double loss = 0.0;                  // mean cross-entropy per question
-  std::vector<int32_t> predicted;     // answer id per question
-  std::vector<Tensor> attention;      // when asked: per question [sentences, hops]
+  double loss = 0.0;               // mean cross-entropy per question
+  std::vector<int32_t> predicted;  // answer id per question
+  std::vector<Tensor> attention;   // when asked: per question [sentences, hops]
 };
 
 // Answers every question (softmax unless `linear`), in batches of `batch`.

@@ -145,13 +145,16 @@ Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace, Var* write_chan
       }
       if (write_change) {  // Σ_ij |M_ij| |ΔM_ij|, each |x| as √(x² + ε²) − ε
         const float eps = kNtmWriteChangeEps;
-        auto smooth_abs = [eps](Var v) { return ad::add(ad::sqrt(ad::add(ad::square(v), eps * eps)), -eps); };
+        auto smooth_abs = [eps](Var v) {
+          return ad::add(ad::sqrt(ad::add(ad::square(v), eps * eps)), -eps);
+        };
         changes.push_back(ad::sum(ad::mul(smooth_abs(before), smooth_abs(ad::sub(mem, before)))));
       }
       if (trace) {
         Tensor ev({1, m}), av({1, m});
         for (int64_t j = 0; j < m; ++j) {
-          ev[j] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(p.value()[o + j]))));
+          ev[j] =
+              static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(p.value()[o + j]))));
           const float x = p.value()[o + m + j];
           av[j] = cfg_.add_activation == "tanh" ? std::tanh(x) : x;
         }
@@ -167,7 +170,8 @@ Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace, Var* write_chan
       auto rows = [](const std::vector<Var>& vs, size_t from, size_t to, int64_t cols) {
         Tensor out({static_cast<int64_t>(to - from), cols});
         for (size_t i = from; i < to; ++i)
-          for (int64_t j = 0; j < cols; ++j) out.at(static_cast<int64_t>(i - from), j) = vs[i].value()[j];
+          for (int64_t j = 0; j < cols; ++j)
+            out.at(static_cast<int64_t>(i - from), j) = vs[i].value()[j];
         return out;
       };
       trace->read_w.push_back(rows(w, 0, static_cast<size_t>(nr), n));
@@ -179,7 +183,8 @@ Var Ntm::forward(Tape& t, const Tensor& inputs, NtmTrace* trace, Var* write_chan
     }
   }
   if (write_change)
-    *write_change = changes.empty() ? t.constant(Tensor::scalar(0.0f)) : ad::sum(ad::stack(changes, 0));
+    *write_change =
+        changes.empty() ? t.constant(Tensor::scalar(0.0f)) : ad::sum(ad::stack(changes, 0));
   return ad::concat(outs, 0);
 }
 
@@ -188,7 +193,8 @@ int64_t wrong_bits(const Tensor& logits, const Tensor& target, const Tensor* mas
     throw ShapeError("outputs " + shape_str(logits.shape()) + " and targets " +
                      shape_str(target.shape()) + " differ");
   const int64_t cols = logits.rank() >= 1 ? logits.dim(-1) : 1;
-  const bool per_step = mask && mask->size() * cols == logits.size() && mask->size() != logits.size();
+  const bool per_step =
+      mask && mask->size() * cols == logits.size() && mask->size() != logits.size();
   if (mask && !per_step && mask->size() != logits.size())
     throw ShapeError("mask " + shape_str(mask->shape()) + " fits neither outputs " +
                      shape_str(logits.shape()) + " nor their steps");

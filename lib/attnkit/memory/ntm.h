@@ -36,16 +36,16 @@
 namespace attnkit::memory {
 
 struct NtmConfig {
-  int64_t input = 9;                  // input channels
-  int64_t output = 8;                 // output channels
-  std::string controller = "lstm";    // lstm | feedforward
+  int64_t input = 9;                // input channels
+  int64_t output = 8;               // output channels
+  std::string controller = "lstm";  // lstm | feedforward
   int64_t controller_size = 100;
   int controller_layers = 1;
   int read_heads = 1;
   int write_heads = 1;
-  int64_t memory_rows = 128;          // N
-  int64_t memory_cols = 20;           // M
-  int shift_range = 1;                // R': shifts −R' … +R'
+  int64_t memory_rows = 128;             // N
+  int64_t memory_cols = 20;              // M
+  int shift_range = 1;                   // R': shifts −R' … +R'
   std::string memory_init = "constant";  // constant | random | learned
   std::string weight_init = "learned";   // learned | uniform
   std::string add_activation = "tanh";   // tanh | linear
@@ -103,8 +103,8 @@ class Ntm {
   NtmConfig cfg_;
   std::vector<nn::RecurrentCell> lstm_;
   std::vector<nn::Linear> ff_;
-  std::vector<nn::Linear> heads_;  // read heads first, then write heads
-  std::vector<nn::Linear> out_;    // one
+  std::vector<nn::Linear> heads_;     // read heads first, then write heads
+  std::vector<nn::Linear> out_;       // one
   ad::Parameter* read0_ = nullptr;    // [R, M]
   ad::Parameter* weight0_ = nullptr;  // [R + W, N] logits (learned)
   ad::Parameter* memory0_ = nullptr;  // [N, M] (random, learned)

@@ -12,8 +12,8 @@ namespace {
 
 void check_size(const std::vector<double>& v, int64_t want, const char* what) {
   if (static_cast<int64_t>(v.size()) != want)
-    throw ShapeError(std::string(what) + " has " + std::to_string(v.size()) +
-                     " values, expected " + std::to_string(want));
+    throw ShapeError(std::string(what) + " has " + std::to_string(v.size()) + " values, expected " +
+                     std::to_string(want));
 }
 
 void check_finite(const std::vector<double>& v, const char* what) {
@@ -61,9 +61,9 @@ AddressStages ntm_address(const std::vector<double>& memory, int64_t n, int64_t 
   check_size(prev, n, "previous weighting (one value per memory row)");
   const int64_t k = static_cast<int64_t>(shift.size());
   if (k % 2 == 0 || k > n)
-    throw ShapeError("shift weighting has " + std::to_string(k) +
-                     " values: expected an odd number 2R+1 (shifts -R..+R) of at most N = " +
-                     std::to_string(n));
+    throw ShapeError(
+        "shift weighting has " + std::to_string(k) +
+        " values: expected an odd number 2R+1 (shifts -R..+R) of at most N = " + std::to_string(n));
   check_finite(memory, "memory");
   check_finite(key, "key");
   check_finite(shift, "shift");
@@ -89,8 +89,7 @@ AddressStages ntm_address(const std::vector<double>& memory, int64_t n, int64_t 
       s.wshift[static_cast<size_t>(i)] +=
           s.wg[static_cast<size_t>(((i - d) % n + n) % n)] * shift[static_cast<size_t>(d + r)];
   s.w.resize(static_cast<size_t>(n));
-  for (size_t i = 0; i < s.w.size(); ++i)
-    s.w[i] = gamma * std::log(s.wshift[i] + kNtmSharpenFloor);
+  for (size_t i = 0; i < s.w.size(); ++i) s.w[i] = gamma * std::log(s.wshift[i] + kNtmSharpenFloor);
   softmax(s.w);
   return s;
 }
@@ -102,7 +101,8 @@ std::vector<double> ntm_read(const std::vector<double>& memory, int64_t n, int64
   std::vector<double> r(static_cast<size_t>(m), 0.0);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < m; ++j)
-      r[static_cast<size_t>(j)] += w[static_cast<size_t>(i)] * memory[static_cast<size_t>(i * m + j)];
+      r[static_cast<size_t>(j)] +=
+          w[static_cast<size_t>(i)] * memory[static_cast<size_t>(i * m + j)];
   return r;
 }
 

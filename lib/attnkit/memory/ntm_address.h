@@ -19,7 +19,7 @@
 
 namespace attnkit::memory {
 
-constexpr double kNtmCosineEps = 1e-8;   // inside the norms of the cosine
+constexpr double kNtmCosineEps = 1e-8;      // inside the norms of the cosine
 constexpr double kNtmSharpenFloor = 1e-12;  // added to w̃ before its logarithm
 
 struct AddressStages {

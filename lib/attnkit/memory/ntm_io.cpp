@@ -4,8 +4,8 @@
 #include <cmath>
 #include <map>
 
-#include "attnkit/io/config.h"
 #include "attnkit/core/error.h"
+#include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
 
@@ -17,9 +17,10 @@ NtmDataset read_ntm_dataset(const std::string& path) {
   auto take = [&](const char* name, int rank) {
     auto it = a.find(name);
     if (it == a.end())
-      throw DataError(std::string("no array '") + name +
-                          "' (expected a data set from seqtask-gen: inputs, targets, mask, steps, lengths)",
-                      path);
+      throw DataError(
+          std::string("no array '") + name +
+              "' (expected a data set from seqtask-gen: inputs, targets, mask, steps, lengths)",
+          path);
     if (it->second.rank() != rank)
       throw DataError(std::string("array '") + name + "' is " + shape_str(it->second.shape()) +
                           ", expected rank " + std::to_string(rank),
@@ -60,7 +61,8 @@ data::Episode NtmDataset::episode(int64_t i) const {
   e.target = Tensor({t, out});
   e.mask = Tensor({t});
   std::copy(inputs.data() + i * tm * in, inputs.data() + i * tm * in + t * in, e.input.data());
-  std::copy(targets.data() + i * tm * out, targets.data() + i * tm * out + t * out, e.target.data());
+  std::copy(targets.data() + i * tm * out, targets.data() + i * tm * out + t * out,
+            e.target.data());
   std::copy(mask.data() + i * tm, mask.data() + i * tm + t, e.mask.data());
   e.len = static_cast<int64_t>(lengths[i]);
   return e;

@@ -44,8 +44,8 @@ EpisodeResult run_episode(const Ntm& ntm, ad::Tape& t, const data::Episode& e,
 
 // Model configuration and task keys read back from the YAML stored in a model file (the keys
 // ntm-train declares); DataError naming `file` and the key.
-NtmConfig ntm_config_from_yaml(const std::string& yaml, const std::string& file,
-                               int64_t input, int64_t output);
+NtmConfig ntm_config_from_yaml(const std::string& yaml, const std::string& file, int64_t input,
+                               int64_t output);
 // The task ("" when the model was trained on a data file) and its options.
 std::string ntm_task_from_yaml(const std::string& yaml, const std::string& file,
                                data::SeqTaskOptions* opt);

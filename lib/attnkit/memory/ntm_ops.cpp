@@ -49,8 +49,7 @@ Var ntm_address_fused(Var memory, Var p, int64_t off, int shift_range, Var prev)
   }
   // Saved for backward: rows cos, 1/‖M_i‖ε, wc, wg, w̃, ln(w̃ + floor) (the output holds w).
   Tensor* sv = t.scratch({6, N});
-  float *cos = sv->data(), *inm = cos + N, *wc = inm + N, *wg = wc + N, *ws = wg + N,
-        *lw = ws + N;
+  float *cos = sv->data(), *inm = cos + N, *wc = inm + N, *wg = wc + N, *ws = wg + N, *lw = ws + N;
   double kk = 0;
   for (int64_t j = 0; j < M; ++j) kk += static_cast<double>(k[j]) * k[j];
   const double nk = std::sqrt(kk + kNtmCosineEps);
@@ -71,7 +70,8 @@ Var ntm_address_fused(Var memory, Var p, int64_t off, int shift_range, Var prev)
   double sum = 0;
   Tensor* tmps = t.scratch({N});
   float* tmp = tmps->data();
-  for (int64_t i = 0; i < N; ++i) sum += (tmp[i] = std::exp(static_cast<float>(beta * cos[i] - mx)));
+  for (int64_t i = 0; i < N; ++i)
+    sum += (tmp[i] = std::exp(static_cast<float>(beta * cos[i] - mx)));
   for (int64_t i = 0; i < N; ++i) {
     wc[i] = static_cast<float>(tmp[i] / sum);
     wg[i] = static_cast<float>(g * wc[i] + (1 - g) * Wp[i]);
@@ -88,7 +88,8 @@ Var ntm_address_fused(Var memory, Var p, int64_t off, int shift_range, Var prev)
     mx = std::max(mx, gamma * lw[i]);
   }
   sum = 0;
-  for (int64_t i = 0; i < N; ++i) sum += (tmp[i] = std::exp(static_cast<float>(gamma * lw[i] - mx)));
+  for (int64_t i = 0; i < N; ++i)
+    sum += (tmp[i] = std::exp(static_cast<float>(gamma * lw[i] - mx)));
   Tensor w = t.alloc({1, N});
   for (int64_t i = 0; i < N; ++i) w[i] = static_cast<float>(tmp[i] / sum);
 
@@ -231,7 +232,8 @@ Var ntm_write_fused(Var memory, Var w, Var p, int64_t off, bool tanh_add) {
       float* gp = t.grad(p).data() + off;
       for (int64_t j = 0; j < M; ++j) {
         gp[j] += static_cast<float>(de[j] * e[j] * (1 - e[j]));
-        gp[M + j] += static_cast<float>(tanh_add ? da[j] * (1.0 - static_cast<double>(a[j]) * a[j]) : da[j]);
+        gp[M + j] +=
+            static_cast<float>(tanh_add ? da[j] * (1.0 - static_cast<double>(a[j]) * a[j]) : da[j]);
       }
     }
   });

@@ -24,7 +24,8 @@ void NtmTrainOptions::validate() const {
 
 std::unique_ptr<nn::Optimizer> make_ntm_optimizer(const Ntm& ntm, const NtmTrainOptions& o) {
   o.validate();
-  if (o.optimizer == "adam") return std::make_unique<nn::Adam>(ntm.trainable(), o.lr, 0.9, 0.999, o.eps);
+  if (o.optimizer == "adam")
+    return std::make_unique<nn::Adam>(ntm.trainable(), o.lr, 0.9, 0.999, o.eps);
   return std::make_unique<nn::RMSProp>(ntm.trainable(), o.lr, o.decay, o.momentum, o.eps);
 }
 
@@ -37,8 +38,8 @@ NtmConfig sized(NtmConfig c, const NtmSource& src) {
 }
 }  // namespace
 
-NtmTraining::NtmTraining(NtmConfig config, NtmTrainOptions options, NtmSource source,
-                         int64_t steps, uint64_t seed, std::string config_yaml)
+NtmTraining::NtmTraining(NtmConfig config, NtmTrainOptions options, NtmSource source, int64_t steps,
+                         uint64_t seed, std::string config_yaml)
     : cfg_(sized(std::move(config), source)),
       o_(std::move(options)),
       src_(std::move(source)),
@@ -74,10 +75,12 @@ void NtmTraining::check_resume(const nn::ModelFile& ck) const {
 int64_t NtmTraining::begin_batch(const nn::TrainState& s) {
   batch_.clear();
   if (src_.fresh) {
-    for (int64_t b = 0; b < o_.batch; ++b) batch_.push_back(data::make_episode(src_.task, episodes_));
+    for (int64_t b = 0; b < o_.batch; ++b)
+      batch_.push_back(data::make_episode(src_.task, episodes_));
   } else {
     const int64_t n = src_.data.count();
-    if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
+    if (order_epoch_ != s.epoch)
+      order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
     for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
       batch_.push_back(src_.data.episode(order_[static_cast<size_t>(i)]));
   }
@@ -205,7 +208,8 @@ Tensor stack(const std::vector<Tensor>& xs) {
   Tensor out(s);
   const int64_t n = xs[0].size();
   for (size_t i = 0; i < xs.size(); ++i)
-    std::copy(xs[i].values().begin(), xs[i].values().end(), out.data() + static_cast<int64_t>(i) * n);
+    std::copy(xs[i].values().begin(), xs[i].values().end(),
+              out.data() + static_cast<int64_t>(i) * n);
   return out;
 }
 

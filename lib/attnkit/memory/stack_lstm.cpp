@@ -19,8 +19,10 @@ using ad::Var;
 
 void StackLstmConfig::validate() const {
   if (memory != "none") parse_stack_kind(memory);
-  if (vocab < 5) throw UsageError("the vocabulary needs at least one symbol besides the reserved ones");
-  if (embed < 1 || hidden < 1 || width < 1) throw UsageError("embed, hidden and width must be >= 1");
+  if (vocab < 5)
+    throw UsageError("the vocabulary needs at least one symbol besides the reserved ones");
+  if (embed < 1 || hidden < 1 || width < 1)
+    throw UsageError("embed, hidden and width must be >= 1");
 }
 
 void StackTrainOptions::validate() const {
@@ -109,15 +111,21 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
     int64_t n = 0;
     for (int64_t b = 0; b < B; ++b) {
       const TransduceExample& e = *items[static_cast<size_t>(b)];
-      const int64_t S = static_cast<int64_t>(e.source.size()), T = static_cast<int64_t>(e.target.size());
+      const int64_t S = static_cast<int64_t>(e.source.size()),
+                    T = static_cast<int64_t>(e.target.size());
       int32_t id = data::Vocab::kPad;
-      if (step < S) id = e.source[static_cast<size_t>(step)];
-      else if (step == S) id = data::Vocab::kBos;
-      else if (step <= S + T) id = e.target[static_cast<size_t>(step - S - 1)];
+      if (step < S)
+        id = e.source[static_cast<size_t>(step)];
+      else if (step == S)
+        id = data::Vocab::kBos;
+      else if (step <= S + T)
+        id = e.target[static_cast<size_t>(step - S - 1)];
       ids[static_cast<size_t>(b)] = id;
       int32_t y = -1;
-      if (step >= S && step < S + T) y = e.target[static_cast<size_t>(step - S)];
-      else if (step == S + T) y = data::Vocab::kEos;
+      if (step >= S && step < S + T)
+        y = e.target[static_cast<size_t>(step - S)];
+      else if (step == S + T)
+        y = data::Vocab::kEos;
       targets[static_cast<size_t>(b)] = y;
       n += y >= 0;
     }
@@ -188,7 +196,8 @@ void for_lines(const std::string& path, F f) {
     if (l.empty()) continue;
     const size_t tab = l.find('\t');
     if (tab == std::string::npos) throw DataError("no tab between source and target", path, line);
-    std::vector<std::string> src = split_spaces(l.substr(0, tab)), tgt = split_spaces(l.substr(tab + 1));
+    std::vector<std::string> src = split_spaces(l.substr(0, tab)),
+                             tgt = split_spaces(l.substr(tab + 1));
     if (src.empty() || tgt.empty()) throw DataError("an empty source or target", path, line);
     f(src, tgt);
   }
@@ -224,16 +233,21 @@ std::map<int64_t, Accuracy> evaluate_transduce(const StackLstm& m,
                                                int64_t bucket, int threads) {
   if (bucket < 1) throw UsageError("bucket must be >= 1");
   std::vector<double> coarse(data.size()), fine(data.size());
-  parallel_for(static_cast<int64_t>(data.size()), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const TransduceExample& x = data[static_cast<size_t>(i)];
-      const auto y = m.decode(x.source, 2 * static_cast<int64_t>(x.target.size()) + 10);
-      size_t right = 0;
-      while (right < x.target.size() && right < y.size() && y[right] == x.target[right]) ++right;
-      coarse[static_cast<size_t>(i)] = y == x.target ? 1.0 : 0.0;
-      fine[static_cast<size_t>(i)] = static_cast<double>(right) / static_cast<double>(x.target.size());
-    }
-  }, threads);
+  parallel_for(
+      static_cast<int64_t>(data.size()),
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const TransduceExample& x = data[static_cast<size_t>(i)];
+          const auto y = m.decode(x.source, 2 * static_cast<int64_t>(x.target.size()) + 10);
+          size_t right = 0;
+          while (right < x.target.size() && right < y.size() && y[right] == x.target[right])
+            ++right;
+          coarse[static_cast<size_t>(i)] = y == x.target ? 1.0 : 0.0;
+          fine[static_cast<size_t>(i)] =
+              static_cast<double>(right) / static_cast<double>(x.target.size());
+        }
+      },
+      threads);
   std::map<int64_t, Accuracy> out;
   for (size_t i = 0; i < data.size(); ++i) {
     const int64_t len = static_cast<int64_t>(data[i].target.size());

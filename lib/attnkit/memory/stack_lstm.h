@@ -28,8 +28,8 @@
 namespace attnkit::memory {
 
 struct StackLstmConfig {
-  std::string memory = "stack";  // stack, queue, deque or none (the plain LSTM)
-  int64_t vocab = 0;             // from the training data
+  std::string memory = "stack";                 // stack, queue, deque or none (the plain LSTM)
+  int64_t vocab = 0;                            // from the training data
   int64_t embed = 32, hidden = 64, width = 32;  // width: the memory's value size
   void validate() const;
   bool has_memory() const { return memory != "none"; }

@@ -10,16 +10,19 @@
 namespace attnkit::memory {
 
 StackKind parse_stack_kind(const std::string& name) {
-  return parse_choice<StackKind>("memory", name,
-                                 {{"stack", StackKind::Stack}, {"queue", StackKind::Queue},
-                                  {"deque", StackKind::Deque}});
+  return parse_choice<StackKind>(
+      "memory", name,
+      {{"stack", StackKind::Stack}, {"queue", StackKind::Queue}, {"deque", StackKind::Deque}});
 }
 
 std::string stack_kind_name(StackKind k) {
   switch (k) {
-    case StackKind::Stack: return "stack";
-    case StackKind::Queue: return "queue";
-    case StackKind::Deque: return "deque";
+    case StackKind::Stack:
+      return "stack";
+    case StackKind::Queue:
+      return "queue";
+    case StackKind::Deque:
+      return "deque";
   }
   return "?";
 }
@@ -42,15 +45,16 @@ std::vector<double> popped(const std::vector<double>& s, double u, bool from_top
 }
 
 // Σ_i min(s[i], max(0, 1 − Σ of the strengths nearer the end)) · V[i].
-std::vector<double> read_end(const std::vector<double>& s, const std::vector<double>& v,
-                             int64_t m, bool from_top) {
+std::vector<double> read_end(const std::vector<double>& s, const std::vector<double>& v, int64_t m,
+                             bool from_top) {
   const size_t n = s.size();
   std::vector<double> r(static_cast<size_t>(m), 0.0);
   double above = 0.0;
   for (size_t k = 0; k < n; ++k) {
     const size_t i = from_top ? n - 1 - k : k;
     const double w = std::min(s[i], std::max(0.0, 1.0 - above));
-    for (int64_t c = 0; c < m; ++c) r[static_cast<size_t>(c)] += w * v[i * static_cast<size_t>(m) + static_cast<size_t>(c)];
+    for (int64_t c = 0; c < m; ++c)
+      r[static_cast<size_t>(c)] += w * v[i * static_cast<size_t>(m) + static_cast<size_t>(c)];
     above += s[i];
   }
   return r;
@@ -132,14 +136,14 @@ Var pos(Var x) { return ad::relu(x); }
 Var pop_tape(ad::Tape& t, Var s, Var u, bool from_top) {
   const int64_t n = s.dim(1);
   Var above = ad::matmul(s, t.constant(nearer(n, from_top)));  // [B, n]
-  return pos(ad::sub(s, pos(ad::sub(u, above))));             // u [B, 1] broadcasts
+  return pos(ad::sub(s, pos(ad::sub(u, above))));              // u [B, 1] broadcasts
 }
 
 Var read_tape(ad::Tape& t, Var s, Var values, bool from_top) {
   const int64_t b = s.dim(0), n = s.dim(1), m = values.dim(2);
   Var above = ad::matmul(s, t.constant(nearer(n, from_top)));
-  Var room = pos(ad::add(ad::neg(above), 1.0f));         // max(0, 1 − Σ)
-  Var w = ad::sub(s, pos(ad::sub(s, room)));             // min(s, room)
+  Var room = pos(ad::add(ad::neg(above), 1.0f));          // max(0, 1 − Σ)
+  Var w = ad::sub(s, pos(ad::sub(s, room)));              // min(s, room)
   Var r = ad::matmul(ad::reshape(w, {b, 1, n}), values);  // [B, 1, m]
   return ad::reshape(r, {b, m});
 }

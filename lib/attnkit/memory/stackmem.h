@@ -35,11 +35,11 @@ std::string stack_kind_name(StackKind k);
 // ---- one step in double precision (index 0 = the bottom, the oldest value)
 
 struct StackStepIn {
-  std::vector<double> values;     // n × m, row-major: the memory's values, bottom first
-  std::vector<double> strengths;  // n
-  int64_t m = 0;                  // value width
-  double push = 0, pop = 0;       // d and u (the deque's top end)
-  std::vector<double> value;      // v, m values (the deque's top value)
+  std::vector<double> values;              // n × m, row-major: the memory's values, bottom first
+  std::vector<double> strengths;           // n
+  int64_t m = 0;                           // value width
+  double push = 0, pop = 0;                // d and u (the deque's top end)
+  std::vector<double> value;               // v, m values (the deque's top value)
   double push_bottom = 0, pop_bottom = 0;  // the deque's bottom end
   std::vector<double> value_bottom;        // m values (deque)
 };

@@ -36,7 +36,8 @@ void PtrTrainOptions::validate() const {
   if (warmup < 0) throw UsageError("warmup must be >= 0");
 }
 
-std::vector<uint8_t> ptr_allowed(PtrTask task, bool mask, int64_t n, const std::vector<int32_t>& seq) {
+std::vector<uint8_t> ptr_allowed(PtrTask task, bool mask, int64_t n,
+                                 const std::vector<int32_t>& seq) {
   std::vector<uint8_t> ok(static_cast<size_t>(n + 1), 1);
   if (!mask) return ok;
   const bool closed_task = data::ptr_task_closed(task);
@@ -57,7 +58,8 @@ PtrNet::PtrNet(nn::ParamStore& ps, const PtrNetConfig& c, Rng& rng)
     : c_((c.validate(), c)),
       task_(c.kind()),
       in_(ps, "input", data::ptr_task_dim(task_), c.embed, rng),
-      encoder_(ps, "encoder", nn::EncoderOptions{nn::CellKind::LSTM, c.embed, c.hidden, 1, false, 0.0f}, rng),
+      encoder_(ps, "encoder",
+               nn::EncoderOptions{nn::CellKind::LSTM, c.embed, c.hidden, 1, false, 0.0f}, rng),
       decoder_(ps, "decoder", nn::CellKind::LSTM, c.embed, c.hidden, rng),
       go_(ps, "go", 1, c.embed, rng),
       end_(ps, "end", 1, c.hidden, rng),
@@ -124,10 +126,14 @@ Var PtrNet::loss(ad::Tape& t, const std::vector<const PtrProblem*>& items, int64
       const int64_t L = static_cast<int64_t>(p.answer.size());
       const int64_t n = e.n[static_cast<size_t>(b)];
       ids[static_cast<size_t>(b)] =
-          m == 0 || m > L ? 0 : static_cast<int32_t>(1 + b * e.T + p.answer[static_cast<size_t>(m - 1)] - 1);
+          m == 0 || m > L
+              ? 0
+              : static_cast<int32_t>(1 + b * e.T + p.answer[static_cast<size_t>(m - 1)] - 1);
       int32_t y = -1;
-      if (m < L) y = p.answer[static_cast<size_t>(m)];
-      else if (m == L) y = 0;
+      if (m < L)
+        y = p.answer[static_cast<size_t>(m)];
+      else if (m == L)
+        y = 0;
       targets[static_cast<size_t>(b)] = y;
       float* row = bias.data() + b * P;
       for (int64_t j = n + 1; j < P; ++j) row[j] = kMasked;
@@ -163,7 +169,8 @@ Tensor rows_of(const Tensor& x, const std::vector<int64_t>& rows) {
   sh[0] = static_cast<int64_t>(rows.size());
   Tensor out(sh);
   for (size_t i = 0; i < rows.size(); ++i)
-    std::copy(x.data() + rows[i] * w, x.data() + (rows[i] + 1) * w, out.data() + static_cast<int64_t>(i) * w);
+    std::copy(x.data() + rows[i] * w, x.data() + (rows[i] + 1) * w,
+              out.data() + static_cast<int64_t>(i) * w);
   return out;
 }
 void log_softmax_row(const float* s, const std::vector<uint8_t>& ok, std::vector<double>& out) {
@@ -238,7 +245,8 @@ std::vector<std::vector<int32_t>> PtrNet::greedy(const std::vector<const PtrProb
       const auto& rows = att[static_cast<size_t>(b)];
       const int64_t w = e.n[static_cast<size_t>(b)] + 1;
       Tensor a({static_cast<int64_t>(rows.size()), w});
-      for (size_t i = 0; i < rows.size(); ++i) std::copy(rows[i].begin(), rows[i].end(), a.data() + static_cast<int64_t>(i) * w);
+      for (size_t i = 0; i < rows.size(); ++i)
+        std::copy(rows[i].begin(), rows[i].end(), a.data() + static_cast<int64_t>(i) * w);
       attention->push_back(std::move(a));
     }
   }
@@ -284,9 +292,11 @@ std::vector<int32_t> PtrNet::beam(const PtrProblem& p, int k, Tensor* attention)
       const auto ok = ptr_allowed(task_, c_.mask, n, y.seq);
       log_softmax_row(sc.data() + r * P, ok, lps[static_cast<size_t>(r)]);
       for (int32_t j = 0; j <= n; ++j)
-        if (ok[static_cast<size_t>(j)]) cands.push_back({y.logp + lps[static_cast<size_t>(r)][static_cast<size_t>(j)], r, j});
+        if (ok[static_cast<size_t>(j)])
+          cands.push_back({y.logp + lps[static_cast<size_t>(r)][static_cast<size_t>(j)], r, j});
     }
-    std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.logp > b.logp; });
+    std::stable_sort(cands.begin(), cands.end(),
+                     [](const Cand& a, const Cand& b) { return a.logp > b.logp; });
     std::vector<Hyp> next;
     for (const Cand& cd : cands) {
       if (static_cast<int64_t>(next.size()) >= k) break;
@@ -327,7 +337,8 @@ std::vector<int32_t> PtrNet::beam(const PtrProblem& p, int k, Tensor* attention)
     if (y.logp > best->logp) best = &y;
   if (attention) {
     Tensor a({static_cast<int64_t>(best->att.size()), P});
-    for (size_t i = 0; i < best->att.size(); ++i) std::copy(best->att[i].begin(), best->att[i].end(), a.data() + static_cast<int64_t>(i) * P);
+    for (size_t i = 0; i < best->att.size(); ++i)
+      std::copy(best->att[i].begin(), best->att[i].end(), a.data() + static_cast<int64_t>(i) * P);
     *attention = std::move(a);
   }
   return best->seq;
@@ -342,24 +353,30 @@ std::vector<std::vector<int32_t>> decode_ptr(const PtrNet& m, const std::vector<
   std::vector<std::vector<int32_t>> out(static_cast<size_t>(N));
   constexpr int64_t kGroup = 64;  // greedy decodes this many at once
   const int64_t groups = (N + kGroup - 1) / kGroup;
-  parallel_for(groups, [&](int64_t g0, int64_t g1) {
-    for (int64_t g = g0; g < g1; ++g) {
-      const int64_t lo = g * kGroup, hi = std::min(N, lo + kGroup);
-      if (beam == 1) {
-        std::vector<const PtrProblem*> grp;
-        for (int64_t i = lo; i < hi; ++i) grp.push_back(&ps[static_cast<size_t>(i)]);
-        auto y = m.greedy(grp);
-        for (int64_t i = lo; i < hi; ++i) out[static_cast<size_t>(i)] = std::move(y[static_cast<size_t>(i - lo)]);
-      } else {
-        for (int64_t i = lo; i < hi; ++i) out[static_cast<size_t>(i)] = m.beam(ps[static_cast<size_t>(i)], beam);
-      }
-    }
-  }, threads);
+  parallel_for(
+      groups,
+      [&](int64_t g0, int64_t g1) {
+        for (int64_t g = g0; g < g1; ++g) {
+          const int64_t lo = g * kGroup, hi = std::min(N, lo + kGroup);
+          if (beam == 1) {
+            std::vector<const PtrProblem*> grp;
+            for (int64_t i = lo; i < hi; ++i) grp.push_back(&ps[static_cast<size_t>(i)]);
+            auto y = m.greedy(grp);
+            for (int64_t i = lo; i < hi; ++i)
+              out[static_cast<size_t>(i)] = std::move(y[static_cast<size_t>(i - lo)]);
+          } else {
+            for (int64_t i = lo; i < hi; ++i)
+              out[static_cast<size_t>(i)] = m.beam(ps[static_cast<size_t>(i)], beam);
+          }
+        }
+      },
+      threads);
   return out;
 }
 
-std::map<int64_t, PtrScore> evaluate_ptr(const PtrNet& m, const std::vector<PtrProblem>& ps, int beam,
-                                         int threads, std::vector<std::vector<int32_t>>* outputs) {
+std::map<int64_t, PtrScore> evaluate_ptr(const PtrNet& m, const std::vector<PtrProblem>& ps,
+                                         int beam, int threads,
+                                         std::vector<std::vector<int32_t>>* outputs) {
   const PtrTask task = m.config().kind();
   const int64_t N = static_cast<int64_t>(ps.size());
   std::vector<std::vector<int32_t>> out = decode_ptr(m, ps, beam, threads);
@@ -367,7 +384,8 @@ std::map<int64_t, PtrScore> evaluate_ptr(const PtrNet& m, const std::vector<PtrP
   for (int64_t i = 0; i < N; ++i) {
     const PtrProblem& p = ps[static_cast<size_t>(i)];
     const auto& y = out[static_cast<size_t>(i)];
-    if (p.answer.empty()) throw DataError("problem " + std::to_string(i + 1) + " has no answer to score against");
+    if (p.answer.empty())
+      throw DataError("problem " + std::to_string(i + 1) + " has no answer to score against");
     const bool ok = data::valid_output(task, p, y);
     double len = 0, opt = 0, nn = 0, cov = 0;
     if (ok && task == PtrTask::Tsp) {
@@ -406,8 +424,8 @@ std::string ptr_score_tsv(PtrTask task, const std::map<int64_t, PtrScore>& s) {
   out += "\n";
   auto row = [&](const std::string& key, const PtrScore& r) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%s\t%lld\t%.4f\t%.4f", key.c_str(), static_cast<long long>(r.problems),
-                  r.exact, r.valid);
+    std::snprintf(buf, sizeof buf, "%s\t%lld\t%.4f\t%.4f", key.c_str(),
+                  static_cast<long long>(r.problems), r.exact, r.valid);
     out += buf;
     if (task == PtrTask::Tsp) {
       if (r.measured)
@@ -418,8 +436,10 @@ std::string ptr_score_tsv(PtrTask task, const std::map<int64_t, PtrScore>& s) {
       out += buf;
     }
     if (task == PtrTask::Hull) {
-      if (r.measured) std::snprintf(buf, sizeof buf, "\t%.4f", r.coverage);
-      else std::snprintf(buf, sizeof buf, "\t-");
+      if (r.measured)
+        std::snprintf(buf, sizeof buf, "\t%.4f", r.coverage);
+      else
+        std::snprintf(buf, sizeof buf, "\t-");
       out += buf;
     }
     out += "\n";
@@ -456,9 +476,10 @@ PtrTraining::PtrTraining(PtrNetConfig config, PtrTrainOptions o, std::vector<Ptr
       const auto ok = ptr_allowed(task, true, p.n(), prefix);
       const int32_t y = m < p.answer.size() ? p.answer[m] : 0;
       if (!ok[static_cast<size_t>(y)])
-        throw DataError("training problem " + std::to_string(i + 1) + ": its answer is not a valid " +
-                        data::ptr_task_name(task) + " answer under the mask (step " +
-                        std::to_string(m + 1) + "); train with --no-mask to accept it");
+        throw DataError("training problem " + std::to_string(i + 1) +
+                        ": its answer is not a valid " + data::ptr_task_name(task) +
+                        " answer under the mask (step " + std::to_string(m + 1) +
+                        "); train with --no-mask to accept it");
       if (m < p.answer.size()) prefix.push_back(y);
     }
   }
@@ -471,7 +492,8 @@ PtrTraining::PtrTraining(PtrNetConfig config, PtrTrainOptions o, std::vector<Ptr
   model_ = std::make_unique<PtrNet>(ps_, cfg_, init);
   nn::Schedule sched;
   sched.warmup = o_.warmup;
-  sched.kind = o_.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt : nn::Schedule::Kind::Constant;
+  sched.kind = o_.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt
+                                             : nn::Schedule::Kind::Constant;
   opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0, sched);
 }
 

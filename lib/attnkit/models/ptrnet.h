@@ -30,7 +30,7 @@
 namespace attnkit::models {
 
 struct PtrNetConfig {
-  std::string task = "sort";  // sort, hull or tsp
+  std::string task = "sort";          // sort, hull or tsp
   int64_t embed = 128, hidden = 128;  // the attention's size is hidden
   bool mask = true;
   void validate() const;
@@ -66,26 +66,28 @@ class PtrNet {
   ad::Var scores(ad::Tape& t, ad::Var keys, const nn::State& s) const;
   PtrNetConfig c_;
   data::PtrTask task_;
-  nn::Linear in_;                   // coordinates → embed
+  nn::Linear in_;  // coordinates → embed
   nn::RecurrentEncoder encoder_;
   nn::RecurrentCell decoder_;
-  nn::Embedding go_, end_;          // [1, embed], [1, hidden]
-  nn::Linear wk_, wq_;              // hidden → hidden (the pointer's W and U)
-  ad::Parameter* v_;                // [hidden]
+  nn::Embedding go_, end_;  // [1, embed], [1, hidden]
+  nn::Linear wk_, wq_;      // hidden → hidden (the pointer's W and U)
+  ad::Parameter* v_;        // [hidden]
 };
 
 // ---- evaluation (ptr-run --eval, the trainer's validation)
 struct PtrScore {
   int64_t problems = 0;
-  double exact = 0, valid = 0;          // shares
-  int64_t measured = 0;                 // valid outputs (the means below are over them)
-  double length = 0, optimum = 0, nn = 0;  // tsp: mean tour lengths (prediction, answer, nearest neighbour)
-  double coverage = 0;                  // hull: mean area of the prediction / the answer's
+  double exact = 0, valid = 0;  // shares
+  int64_t measured = 0;         // valid outputs (the means below are over them)
+  double length = 0, optimum = 0,
+         nn = 0;        // tsp: mean tour lengths (prediction, answer, nearest neighbour)
+  double coverage = 0;  // hull: mean area of the prediction / the answer's
 };
 // Decodes every problem: greedy in batches of 64, or beam search (beam > 1) one at a time,
 // on `threads` threads (0: all); the outputs without the end.
-std::vector<std::vector<int32_t>> decode_ptr(const PtrNet& m, const std::vector<data::PtrProblem>& ps,
-                                             int beam, int threads);
+std::vector<std::vector<int32_t>> decode_ptr(const PtrNet& m,
+                                             const std::vector<data::PtrProblem>& ps, int beam,
+                                             int threads);
 // Decodes (greedy, or beam k > 1) every problem (with answers) and scores it, by n and
 // over all (key -1).
 std::map<int64_t, PtrScore> evaluate_ptr(const PtrNet& m, const std::vector<data::PtrProblem>& ps,

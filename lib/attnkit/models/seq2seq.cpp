@@ -15,29 +15,36 @@
 namespace attnkit::models {
 
 ModelType parse_model_type(const std::string& s) {
-  return parse_choice<ModelType>("model type", s, {
-      {"rnn", ModelType::RNN},
-      {"transformer", ModelType::Transformer},
-  });
+  return parse_choice<ModelType>("model type", s,
+                                 {
+                                     {"rnn", ModelType::RNN},
+                                     {"transformer", ModelType::Transformer},
+                                 });
 }
 const char* model_type_name(ModelType t) { return t == ModelType::RNN ? "rnn" : "transformer"; }
 
 AttentionKind parse_attention(const std::string& s) {
-  return parse_choice<AttentionKind>("attention", s, {
-      {"none", AttentionKind::None},
-      {"bahdanau", AttentionKind::Bahdanau},
-      {"luong-dot", AttentionKind::LuongDot},
-      {"luong-general", AttentionKind::LuongGeneral},
-      {"luong-concat", AttentionKind::LuongConcat},
-  });
+  return parse_choice<AttentionKind>("attention", s,
+                                     {
+                                         {"none", AttentionKind::None},
+                                         {"bahdanau", AttentionKind::Bahdanau},
+                                         {"luong-dot", AttentionKind::LuongDot},
+                                         {"luong-general", AttentionKind::LuongGeneral},
+                                         {"luong-concat", AttentionKind::LuongConcat},
+                                     });
 }
 const char* attention_name(AttentionKind a) {
   switch (a) {
-    case AttentionKind::None: return "none";
-    case AttentionKind::Bahdanau: return "bahdanau";
-    case AttentionKind::LuongDot: return "luong-dot";
-    case AttentionKind::LuongGeneral: return "luong-general";
-    case AttentionKind::LuongConcat: return "luong-concat";
+    case AttentionKind::None:
+      return "none";
+    case AttentionKind::Bahdanau:
+      return "bahdanau";
+    case AttentionKind::LuongDot:
+      return "luong-dot";
+    case AttentionKind::LuongGeneral:
+      return "luong-general";
+    case AttentionKind::LuongConcat:
+      return "luong-concat";
   }
   return "?";
 }
@@ -146,9 +153,9 @@ void Seq2SeqConfig::validate() const {
     need(embed >= 1 && hidden >= 1, "embed and hidden must be at least 1");
   } else {
     need(d_model >= 2 && d_model % 2 == 0, "d-model must be even and at least 2");
-    need(heads >= 1 && d_model % heads == 0,
-         "heads (" + std::to_string(heads) + ") must divide d-model (" +
-             std::to_string(d_model) + ")");
+    need(heads >= 1 && d_model % heads == 0, "heads (" + std::to_string(heads) +
+                                                 ") must divide d-model (" +
+                                                 std::to_string(d_model) + ")");
     need(d_ff >= 1, "d-ff must be at least 1");
     need(!shared_embeddings || src_vocab == tgt_vocab,
          "shared embeddings need one vocabulary for source and target");
@@ -166,10 +173,11 @@ data::Batch batch_rows(const data::Batch& b, int64_t begin, int64_t end) {
     throw ShapeError("batch rows [" + std::to_string(begin) + ", " + std::to_string(end) +
                      ") of a batch of " + std::to_string(b.size()));
   data::Batch o;
-  auto rows_of = [&](const data::TokenMatrix& m, const std::vector<int32_t>& len, data::TokenMatrix& out,
-                     std::vector<int32_t>& out_len) {
+  auto rows_of = [&](const data::TokenMatrix& m, const std::vector<int32_t>& len,
+                     data::TokenMatrix& out, std::vector<int32_t>& out_len) {
     int64_t cols = 0;
-    for (int64_t r = begin; r < end; ++r) cols = std::max<int64_t>(cols, len[static_cast<size_t>(r)]);
+    for (int64_t r = begin; r < end; ++r)
+      cols = std::max<int64_t>(cols, len[static_cast<size_t>(r)]);
     cols = std::min(cols, m.cols);
     out.rows = end - begin;
     out.cols = cols;
@@ -180,7 +188,8 @@ data::Batch batch_rows(const data::Batch& b, int64_t begin, int64_t end) {
   };
   rows_of(b.source, b.source_len, o.source, o.source_len);
   rows_of(b.target, b.target_len, o.target, o.target_len);
-  if (static_cast<int64_t>(b.index.size()) >= end) o.index.assign(b.index.begin() + begin, b.index.begin() + end);
+  if (static_cast<int64_t>(b.index.size()) >= end)
+    o.index.assign(b.index.begin() + begin, b.index.begin() + end);
   return o;
 }
 
@@ -252,12 +261,14 @@ Translation Seq2Seq::translate(const std::vector<int32_t>& source, const DecodeO
         ids.push_back(v);
       }
       const size_t take = std::min(K, ids.size());
-      std::partial_sort(ids.begin(), ids.begin() + static_cast<long>(take), ids.end(),
-                        [&](int32_t a, int32_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
+      std::partial_sort(
+          ids.begin(), ids.begin() + static_cast<long>(take), ids.end(),
+          [&](int32_t a, int32_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
       for (size_t j = 0; j < take; ++j)
         cands.push_back({active[k].log_prob + row[ids[j]], k, ids[j]});
     }
-    std::stable_sort(cands.begin(), cands.end(), [](const Cand& a, const Cand& b) { return a.lp > b.lp; });
+    std::stable_sort(cands.begin(), cands.end(),
+                     [](const Cand& a, const Cand& b) { return a.lp > b.lp; });
     std::vector<Hyp> next;
     std::vector<int64_t> rows;
     for (const Cand& c : cands) {

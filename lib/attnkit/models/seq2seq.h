@@ -60,9 +60,9 @@ namespace attnkit::models {
 enum class ModelType { RNN, Transformer };
 enum class AttentionKind { None, Bahdanau, LuongDot, LuongGeneral, LuongConcat };
 
-ModelType parse_model_type(const std::string& s);          // "rnn", "transformer"; ChoiceError
+ModelType parse_model_type(const std::string& s);  // "rnn", "transformer"; ChoiceError
 const char* model_type_name(ModelType t);
-AttentionKind parse_attention(const std::string& s);       // none, bahdanau, luong-dot, ...
+AttentionKind parse_attention(const std::string& s);  // none, bahdanau, luong-dot, ...
 const char* attention_name(AttentionKind a);
 const char* cell_name(nn::CellKind k);
 
@@ -145,14 +145,14 @@ class Seq2Seq {
 };
 
 struct Seq2Seq::Memory {
-  std::vector<Tensor> v;   // model-specific encoded tensors (values; the tape is cleared)
-  int64_t length = 0;      // source length S
+  std::vector<Tensor> v;  // model-specific encoded tensors (values; the tape is cleared)
+  int64_t length = 0;     // source length S
 };
 struct Seq2Seq::State {
-  std::vector<Tensor> v;         // model-specific per-row tensors, first dimension = rows
-  std::vector<int32_t> prefix;   // rows × steps so far (Transformer: the tokens read)
+  std::vector<Tensor> v;        // model-specific per-row tensors, first dimension = rows
+  std::vector<int32_t> prefix;  // rows × steps so far (Transformer: the tokens read)
   int64_t rows = 1, steps = 0;
-  bool kv_cache = true;          // DecodeOptions::kv_cache (Transformer: v holds the caches)
+  bool kv_cache = true;  // DecodeOptions::kv_cache (Transformer: v holds the caches)
 };
 
 // Rows `rows` of t (first dimension), in that order.

@@ -13,7 +13,8 @@ void put_seq2seq(nn::ModelFile& m, const Seq2SeqConfig& config, const data::Voca
   std::vector<std::string> kv;
   for (const auto& [k, v] : config.to_map()) kv.push_back(k + "=" + v);
   m.strings["seq2seq.model"] = kv;
-  m.strings["seq2seq.tokens"] = {data::tokenization_name(source_tok), data::tokenization_name(target_tok)};
+  m.strings["seq2seq.tokens"] = {data::tokenization_name(source_tok),
+                                 data::tokenization_name(target_tok)};
   m.texts["vocab.source"] = source.format();
   m.texts["vocab.target"] = target.format();
 }
@@ -77,9 +78,11 @@ std::string target_text(const Seq2SeqBundle& b, const std::vector<int32_t>& ids)
   return detokenize(toks, b.target_tok);
 }
 
-std::vector<int32_t> encode_source(const Seq2SeqBundle& b, const std::string& line, int64_t max_len) {
+std::vector<int32_t> encode_source(const Seq2SeqBundle& b, const std::string& line,
+                                   int64_t max_len) {
   std::vector<int32_t> ids = b.source_vocab.encode(data::tokenize(line, b.source_tok));
-  if (max_len > 0 && static_cast<int64_t>(ids.size()) > max_len - 1) ids.resize(static_cast<size_t>(max_len - 1));
+  if (max_len > 0 && static_cast<int64_t>(ids.size()) > max_len - 1)
+    ids.resize(static_cast<size_t>(max_len - 1));
   ids.push_back(data::Vocab::kEos);
   return ids;
 }
@@ -88,9 +91,13 @@ std::vector<Translation> translate_all(const Seq2Seq& model,
                                        const std::vector<std::vector<int32_t>>& sources,
                                        const DecodeOptions& opt, int threads) {
   std::vector<Translation> out(sources.size());
-  parallel_for(static_cast<int64_t>(sources.size()), [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) out[static_cast<size_t>(i)] = model.translate(sources[static_cast<size_t>(i)], opt);
-  }, threads);
+  parallel_for(
+      static_cast<int64_t>(sources.size()),
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i)
+          out[static_cast<size_t>(i)] = model.translate(sources[static_cast<size_t>(i)], opt);
+      },
+      threads);
   return out;
 }
 

@@ -29,8 +29,8 @@ class RnnSeq2Seq final : public Seq2Seq {
 
  private:
   struct Encoded {
-    Var M, K;                      // memory [B, S, H] and attention keys [B, S, H]
-    std::vector<nn::State> init;   // the decoder's initial state per layer
+    Var M, K;                     // memory [B, S, H] and attention keys [B, S, H]
+    std::vector<nn::State> init;  // the decoder's initial state per layer
   };
   Encoded run_encoder(Tape& t, const std::vector<int32_t>& ids, int64_t B, int64_t S,
                       const std::vector<int64_t>& lengths) const;
@@ -38,7 +38,8 @@ class RnnSeq2Seq final : public Seq2Seq {
   Var dec_step(Tape& t, Var x, std::vector<nn::State>& s, Var& feed, Var M, Var K,
                const Tensor* mask, Tensor* alpha) const;
   bool luong() const {
-    return cfg_.attention == AttentionKind::LuongDot || cfg_.attention == AttentionKind::LuongGeneral ||
+    return cfg_.attention == AttentionKind::LuongDot ||
+           cfg_.attention == AttentionKind::LuongGeneral ||
            cfg_.attention == AttentionKind::LuongConcat;
   }
   bool feeds() const { return luong() && cfg_.input_feeding; }
@@ -47,15 +48,16 @@ class RnnSeq2Seq final : public Seq2Seq {
   int64_t E, H;
   std::unique_ptr<nn::Embedding> src_emb, tgt_emb;
   std::unique_ptr<nn::RecurrentEncoder> enc;
-  std::unique_ptr<nn::Linear> mem_proj;               // bi-directional: 2H → H
+  std::unique_ptr<nn::Linear> mem_proj;  // bi-directional: 2H → H
   std::vector<std::unique_ptr<nn::Linear>> bridge_h, bridge_c;
   std::vector<std::unique_ptr<nn::RecurrentCell>> dec;
-  std::unique_ptr<nn::Linear> att_k, att_q, att_c;    // keys, query, Luong's combination
+  std::unique_ptr<nn::Linear> att_k, att_q, att_c;  // keys, query, Luong's combination
   ad::Parameter* att_v = nullptr;
   std::unique_ptr<nn::Linear> out;
 };
 
-RnnSeq2Seq::RnnSeq2Seq(const Seq2SeqConfig& c, uint64_t seed) : Seq2Seq(c), E(c.embed), H(c.hidden) {
+RnnSeq2Seq::RnnSeq2Seq(const Seq2SeqConfig& c, uint64_t seed)
+    : Seq2Seq(c), E(c.embed), H(c.hidden) {
   Rng rng(seed);
   src_emb = std::make_unique<nn::Embedding>(ps_, "src_embedding", c.src_vocab, E, rng);
   tgt_emb = std::make_unique<nn::Embedding>(ps_, "tgt_embedding", c.tgt_vocab, E, rng);
@@ -70,9 +72,11 @@ RnnSeq2Seq::RnnSeq2Seq(const Seq2SeqConfig& c, uint64_t seed) : Seq2Seq(c), E(c.
   if (c.bidirectional) {
     mem_proj = std::make_unique<nn::Linear>(ps_, "memory", 2 * H, H, rng, false);
     for (int l = 0; l < c.layers; ++l) {
-      bridge_h.push_back(std::make_unique<nn::Linear>(ps_, "bridge.l" + std::to_string(l) + ".h", 2 * H, H, rng));
+      bridge_h.push_back(
+          std::make_unique<nn::Linear>(ps_, "bridge.l" + std::to_string(l) + ".h", 2 * H, H, rng));
       if (lstm())
-        bridge_c.push_back(std::make_unique<nn::Linear>(ps_, "bridge.l" + std::to_string(l) + ".c", 2 * H, H, rng));
+        bridge_c.push_back(std::make_unique<nn::Linear>(ps_, "bridge.l" + std::to_string(l) + ".c",
+                                                        2 * H, H, rng));
     }
   }
   const bool extra = c.attention == AttentionKind::Bahdanau || feeds();
@@ -119,8 +123,10 @@ RnnSeq2Seq::Encoded RnnSeq2Seq::run_encoder(Tape& t, const std::vector<int32_t>&
   } else {
     e.init = o.final;
   }
-  if (att_k) e.K = (*att_k)(t, e.M);
-  else e.K = e.M;  // luong-dot (and none: unused)
+  if (att_k)
+    e.K = (*att_k)(t, e.M);
+  else
+    e.K = e.M;  // luong-dot (and none: unused)
   return e;
 }
 
@@ -164,8 +170,8 @@ Var RnnSeq2Seq::dec_step(Tape& t, Var x, std::vector<nn::State>& s, Var& feed, V
   return h;
 }
 
-Var RnnSeq2Seq::loss(Tape& t, const data::Batch& batch, float label_smoothing, float teacher_forcing,
-                     int64_t* tokens) const {
+Var RnnSeq2Seq::loss(Tape& t, const data::Batch& batch, float label_smoothing,
+                     float teacher_forcing, int64_t* tokens) const {
   const int64_t B = batch.size(), S = batch.source.cols;
   std::vector<int64_t> lengths;
   const bool padded = source_lengths(batch, lengths);
@@ -187,11 +193,15 @@ Var RnnSeq2Seq::loss(Tape& t, const data::Batch& batch, float label_smoothing, f
   if (teacher_forcing >= 1.0f) {
     Var Y = ad::dropout((*tgt_emb)(t, tin, {T, B}), cfg_.dropout);
     std::vector<Var> feats;
-    for (int64_t k = 0; k < T; ++k) feats.push_back(dec_step(t, ad::index(Y, k), s, feed, e.M, e.K, mp, nullptr));
+    for (int64_t k = 0; k < T; ++k)
+      feats.push_back(dec_step(t, ad::index(Y, k), s, feed, e.M, e.K, mp, nullptr));
     // All T·B output rows in one product, fused with the cross-entropy (padding rows skipped).
-    if (tokens) *tokens = static_cast<int64_t>(std::count_if(tout.begin(), tout.end(), [](int32_t v) { return v != 0; }));
-    return ad::linear_cross_entropy(ad::dropout(ad::stack(feats, 0), cfg_.dropout), t.param(*out->W),
-                                    out->b ? t.param(*out->b) : Var(), tout, data::Vocab::kPad, label_smoothing);
+    if (tokens)
+      *tokens = static_cast<int64_t>(
+          std::count_if(tout.begin(), tout.end(), [](int32_t v) { return v != 0; }));
+    return ad::linear_cross_entropy(ad::dropout(ad::stack(feats, 0), cfg_.dropout),
+                                    t.param(*out->W), out->b ? t.param(*out->b) : Var(), tout,
+                                    data::Vocab::kPad, label_smoothing);
   } else {
     std::vector<Var> steps;
     std::vector<int32_t> ids(static_cast<size_t>(B));
@@ -212,7 +222,9 @@ Var RnnSeq2Seq::loss(Tape& t, const data::Batch& batch, float label_smoothing, f
     }
     logits = ad::stack(steps, 0);
   }
-  if (tokens) *tokens = static_cast<int64_t>(std::count_if(tout.begin(), tout.end(), [](int32_t v) { return v != 0; }));
+  if (tokens)
+    *tokens = static_cast<int64_t>(
+        std::count_if(tout.begin(), tout.end(), [](int32_t v) { return v != 0; }));
   nn::CrossEntropyOptions co;
   co.ignore_index = data::Vocab::kPad;
   co.label_smoothing = label_smoothing;

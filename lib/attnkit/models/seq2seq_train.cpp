@@ -30,7 +30,8 @@ Seq2SeqData load_seq2seq_data(const Seq2SeqDataOptions& o, uint64_t seed) {
   Seq2SeqData d;
   d.tok = data::parse_tokenization(o.tokens);
   d.max_len = o.max_len;
-  data::ParallelCorpus corpus = o.pairs.empty() ? data::read_aligned(o.source, o.target) : data::read_tsv(o.pairs);
+  data::ParallelCorpus corpus =
+      o.pairs.empty() ? data::read_aligned(o.source, o.target) : data::read_tsv(o.pairs);
   data::TrainValid tv;
   if (!o.valid.empty()) {
     tv.train = std::move(corpus);
@@ -38,7 +39,8 @@ Seq2SeqData load_seq2seq_data(const Seq2SeqDataOptions& o, uint64_t seed) {
   } else {
     tv = data::split_train_valid(corpus, o.valid_fraction, seed);
   }
-  if (tv.train.size() == 0) throw DataError("no training pairs", o.pairs.empty() ? o.source : o.pairs);
+  if (tv.train.size() == 0)
+    throw DataError("no training pairs", o.pairs.empty() ? o.source : o.pairs);
   data::TokenCounts sc = data::count_side(tv.train, data::Side::Source, d.tok);
   data::TokenCounts tc = data::count_side(tv.train, data::Side::Target, d.tok);
   if (o.shared_vocab) {
@@ -63,8 +65,10 @@ void Seq2SeqRecipe::validate() const {
   if (warmup < 0) throw UsageError("warmup must be 0 or more");
   if (schedule != "constant" && schedule != "inverse-sqrt")
     throw UsageError("unknown schedule '" + schedule + "' (choose constant or inverse-sqrt)");
-  if (!(label_smoothing >= 0 && label_smoothing < 1)) throw UsageError("label-smoothing must be in [0, 1)");
-  if (!(teacher_forcing >= 0 && teacher_forcing <= 1)) throw UsageError("teacher-forcing must be in [0, 1]");
+  if (!(label_smoothing >= 0 && label_smoothing < 1))
+    throw UsageError("label-smoothing must be in [0, 1)");
+  if (!(teacher_forcing >= 0 && teacher_forcing <= 1))
+    throw UsageError("teacher-forcing must be in [0, 1]");
   if (bleu_sentences < 0) throw UsageError("bleu-sentences must be 0 or more");
 }
 
@@ -73,7 +77,8 @@ namespace {
 nn::Schedule schedule_of(const Seq2SeqRecipe& r) {
   nn::Schedule s;
   s.warmup = r.warmup;
-  s.kind = r.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt : nn::Schedule::Kind::Constant;
+  s.kind =
+      r.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt : nn::Schedule::Kind::Constant;
   return s;
 }
 
@@ -86,15 +91,18 @@ std::unique_ptr<Seq2Seq> build(Seq2SeqConfig c, const Seq2SeqData& d, uint64_t s
 }  // namespace
 
 Seq2SeqTraining::Seq2SeqTraining(Seq2SeqConfig config, Seq2SeqData data, Seq2SeqRecipe recipe)
-    : Seq2SeqTraining(build(config, data, recipe.seed), std::move(data), std::move(recipe)) {}  // data moves only in the member's initialiser
+    : Seq2SeqTraining(build(config, data, recipe.seed), std::move(data), std::move(recipe)) {
+}  // data moves only in the member's initialiser
 
-Seq2SeqTraining::Seq2SeqTraining(std::unique_ptr<Seq2Seq> model, Seq2SeqData&& data, Seq2SeqRecipe recipe)
+Seq2SeqTraining::Seq2SeqTraining(std::unique_ptr<Seq2Seq> model, Seq2SeqData&& data,
+                                 Seq2SeqRecipe recipe)
     : data_(std::move(data)),
       recipe_((recipe.validate(), std::move(recipe))),
       model_(std::move(model)),
       adam_(model_->params().params(), recipe_.lr, 0.9, 0.98, 1e-9, 0.0, schedule_of(recipe_)) {
   if (data_.train.empty()) throw DataError("no training pairs");
-  batches_ = (static_cast<int64_t>(data_.train.size()) + recipe_.batch_size - 1) / recipe_.batch_size;
+  batches_ =
+      (static_cast<int64_t>(data_.train.size()) + recipe_.batch_size - 1) / recipe_.batch_size;
   if (total_steps() < 1) throw UsageError("epochs or steps must be at least 1");
 }
 
@@ -107,7 +115,8 @@ void Seq2SeqTraining::check_resume(const nn::ModelFile& ck) const {
   const Seq2SeqBundle b = get_seq2seq(ck);
   if (b.source_vocab.format() != data_.source_vocab.format() ||
       b.target_vocab.format() != data_.target_vocab.format())
-    throw DataError("the checkpoint was trained on other data or settings (vocabularies differ)", ck.file);
+    throw DataError("the checkpoint was trained on other data or settings (vocabularies differ)",
+                    ck.file);
 }
 
 int64_t Seq2SeqTraining::begin_batch(const nn::TrainState& s) {
@@ -140,7 +149,8 @@ train::Slice Seq2SeqTraining::forward(ad::Tape& t, int64_t begin, int64_t end, i
   return s;
 }
 
-train::StepEnd Seq2SeqTraining::end_step(const nn::TrainState&, double, const train::Metrics& sums) {
+train::StepEnd Seq2SeqTraining::end_step(const nn::TrainState&, double,
+                                         const train::Metrics& sums) {
   train::StepEnd e;
   e.metrics = {{"tokens", sums.empty() ? 0.0 : sums[0].second}};
   return e;
@@ -154,8 +164,8 @@ std::vector<std::string> Seq2SeqTraining::eval_metrics() const {
 train::Metrics Seq2SeqTraining::evaluate() {
   if (data_.valid.empty()) return {};
   last_valid_loss_ = validation_loss(*model_, data_.valid, recipe_.batch_size);
-  const double bleu = validation_bleu(*model_, data_.valid, data_.target_vocab, recipe_.bleu_sentences,
-                                      data_.max_len);
+  const double bleu = validation_bleu(*model_, data_.valid, data_.target_vocab,
+                                      recipe_.bleu_sentences, data_.max_len);
   return {{"valid_loss", last_valid_loss_}, {"valid_bleu", bleu}};
 }
 

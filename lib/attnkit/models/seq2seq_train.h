@@ -23,15 +23,15 @@ namespace attnkit::models {
 
 // Where the pairs come from and how they become ids.
 struct Seq2SeqDataOptions {
-  std::string pairs;                   // SOURCE<TAB>TARGET lines, or:
-  std::string source, target;          // aligned files
-  std::string valid;                   // validation pairs ("": a share of the corpus)
+  std::string pairs;           // SOURCE<TAB>TARGET lines, or:
+  std::string source, target;  // aligned files
+  std::string valid;           // validation pairs ("": a share of the corpus)
   double valid_fraction = 0.1;
-  std::string tokens = "words";        // words or chars
+  std::string tokens = "words";  // words or chars
   int64_t min_freq = 1;
-  int64_t max_len = 0;                 // 0: all
-  bool shared_vocab = false;           // one vocabulary for both sides
-  void validate() const;               // UsageError naming the field
+  int64_t max_len = 0;        // 0: all
+  bool shared_vocab = false;  // one vocabulary for both sides
+  void validate() const;      // UsageError naming the field
 };
 
 struct Seq2SeqData {
@@ -47,16 +47,16 @@ Seq2SeqData load_seq2seq_data(const Seq2SeqDataOptions& o, uint64_t seed);
 // The training recipe's model-specific settings (the shared ones come with the layer).
 struct Seq2SeqRecipe {
   int64_t batch_size = 64;
-  int64_t epochs = 10, steps = 0;       // the run's length: steps, or epochs when steps is 0
+  int64_t epochs = 10, steps = 0;  // the run's length: steps, or epochs when steps is 0
   double lr = 1e-3;
   int64_t warmup = 0;
-  std::string schedule = "constant";    // or inverse-sqrt
+  std::string schedule = "constant";  // or inverse-sqrt
   double label_smoothing = 0.0;
   double teacher_forcing = 1.0;
   int64_t bleu_sentences = 200;
-  uint64_t seed = 1;                    // batch order, and the model's initial draws
-  bool dropout = true;                  // false: dropout off (deterministic comparisons)
-  std::string config_yaml;              // stored in every file written
+  uint64_t seed = 1;        // batch order, and the model's initial draws
+  bool dropout = true;      // false: dropout off (deterministic comparisons)
+  std::string config_yaml;  // stored in every file written
   void validate() const;
 };
 

@@ -47,19 +47,20 @@ class TransformerSeq2Seq final : public Seq2Seq {
   std::unique_ptr<nn::Embedding> src_emb, tgt_emb;  // tgt_emb is null when shared
   std::vector<std::unique_ptr<nn::TransformerEncoderLayer>> enc;
   std::vector<std::unique_ptr<nn::TransformerDecoderLayer>> dec;
-  std::unique_ptr<nn::Linear> out;                  // separate output projection
-  ad::Parameter* out_b = nullptr;                   // shared: the output bias
+  std::unique_ptr<nn::Linear> out;  // separate output projection
+  ad::Parameter* out_b = nullptr;   // shared: the output bias
 };
 
-TransformerSeq2Seq::TransformerSeq2Seq(const Seq2SeqConfig& c, uint64_t seed) : Seq2Seq(c), D(c.d_model) {
+TransformerSeq2Seq::TransformerSeq2Seq(const Seq2SeqConfig& c, uint64_t seed)
+    : Seq2Seq(c), D(c.d_model) {
   Rng rng(seed);
   nn::TransformerOptions o;
   o.dim = D;
   o.heads = c.heads;
   o.ff = c.d_ff;
   o.dropout = c.dropout;
-  src_emb = std::make_unique<nn::Embedding>(ps_, c.shared_embeddings ? "embedding" : "src_embedding",
-                                            c.src_vocab, D, rng);
+  src_emb = std::make_unique<nn::Embedding>(
+      ps_, c.shared_embeddings ? "embedding" : "src_embedding", c.src_vocab, D, rng);
   // N(0, d^-1/2) entries: scaled by √d on the way in, they start at unit size.
   const float s = 1.0f / std::sqrt(static_cast<float>(D));
   for (float& v : src_emb->table->value.values()) v *= s;
@@ -68,11 +69,15 @@ TransformerSeq2Seq::TransformerSeq2Seq(const Seq2SeqConfig& c, uint64_t seed) : 
     for (float& v : tgt_emb->table->value.values()) v *= s;
   }
   for (int l = 0; l < c.layers; ++l)
-    enc.push_back(std::make_unique<nn::TransformerEncoderLayer>(ps_, "encoder.l" + std::to_string(l), o, rng));
+    enc.push_back(std::make_unique<nn::TransformerEncoderLayer>(
+        ps_, "encoder.l" + std::to_string(l), o, rng));
   for (int l = 0; l < c.layers; ++l)
-    dec.push_back(std::make_unique<nn::TransformerDecoderLayer>(ps_, "decoder.l" + std::to_string(l), o, rng));
-  if (c.shared_embeddings) out_b = &ps_.add("output.b", Tensor({c.tgt_vocab}));
-  else out = std::make_unique<nn::Linear>(ps_, "output", D, c.tgt_vocab, rng);
+    dec.push_back(std::make_unique<nn::TransformerDecoderLayer>(
+        ps_, "decoder.l" + std::to_string(l), o, rng));
+  if (c.shared_embeddings)
+    out_b = &ps_.add("output.b", Tensor({c.tgt_vocab}));
+  else
+    out = std::make_unique<nn::Linear>(ps_, "output", D, c.tgt_vocab, rng);
 }
 
 Var TransformerSeq2Seq::embed(Tape& t, const nn::Embedding& table, const std::vector<int32_t>& ids,
@@ -103,7 +108,8 @@ Var TransformerSeq2Seq::decode_batch(Tape& t, const std::vector<int32_t>& tin, i
     const nn::TransformerDecoderLayer& L = *dec[i];
     Tensor* w = i + 1 == dec.size() ? cross : nullptr;
     y = L.norm1(t, y + ad::dropout(L.self_attn(t, y, y, nullptr, true), p));
-    y = L.norm2(t, y + ad::dropout(L.cross_attn(t, y, memory, padded ? &mmask : nullptr, false, w), p));
+    y = L.norm2(
+        t, y + ad::dropout(L.cross_attn(t, y, memory, padded ? &mmask : nullptr, false, w), p));
     y = L.norm3(t, y + ad::dropout(L.ff(t, y), p));
   }
   return y;
@@ -132,8 +138,8 @@ Var TransformerSeq2Seq::loss(Tape& t, const data::Batch& batch, float label_smoo
   if (out)
     return ad::linear_cross_entropy(h, t.param(*out->W), out->b ? t.param(*out->b) : Var(), tout,
                                     data::Vocab::kPad, label_smoothing);
-  return ad::linear_cross_entropy(h, t.param(*src_emb->table), t.param(*out_b), tout, data::Vocab::kPad,
-                                  label_smoothing);
+  return ad::linear_cross_entropy(h, t.param(*src_emb->table), t.param(*out_b), tout,
+                                  data::Vocab::kPad, label_smoothing);
 }
 
 void TransformerSeq2Seq::encode(Tape& t, const std::vector<int32_t>& source, Memory& mem) const {
@@ -156,8 +162,9 @@ void TransformerSeq2Seq::start(Tape&, const Memory&, State& s) const {
   s.steps = 0;
 }
 
-void TransformerSeq2Seq::step(Tape& t, const Memory& mem, State& s, const std::vector<int32_t>& prev,
-                              Tensor& log_probs, Tensor& attention) const {
+void TransformerSeq2Seq::step(Tape& t, const Memory& mem, State& s,
+                              const std::vector<int32_t>& prev, Tensor& log_probs,
+                              Tensor& attention) const {
   const int64_t K = static_cast<int64_t>(prev.size()), S = mem.length, T = s.steps + 1;
   if (K != s.rows) throw ShapeError("seq2seq step: rows of the state and the tokens differ");
   std::vector<int32_t> p(static_cast<size_t>(K * T));
@@ -181,7 +188,9 @@ void TransformerSeq2Seq::step(Tape& t, const Memory& mem, State& s, const std::v
       }
     return;
   }
-  Var memory = t.constant(K == 1 ? mem.v[0].clone() : take_rows(mem.v[0], std::vector<int64_t>(static_cast<size_t>(K), 0)));
+  Var memory =
+      t.constant(K == 1 ? mem.v[0].clone()
+                        : take_rows(mem.v[0], std::vector<int64_t>(static_cast<size_t>(K), 0)));
   Tensor cross;
   Var h = decode_batch(t, s.prefix, K, T, memory, {}, false, &cross);
   h = ad::reshape(ad::slice(h, 1, T - 1, T), {K, D});
@@ -210,7 +219,8 @@ Tensor append_time(const Tensor& a, const Tensor& b) {
 
 Var TransformerSeq2Seq::step_cached(Tape& t, const Memory& mem, State& s,
                                     const std::vector<int32_t>& prev, Tensor* cross) const {
-  const int64_t K = static_cast<int64_t>(prev.size()), T = s.steps, nl = static_cast<int64_t>(dec.size());
+  const int64_t K = static_cast<int64_t>(prev.size()), T = s.steps,
+                nl = static_cast<int64_t>(dec.size());
   if (static_cast<int64_t>(mem.v.size()) != 1 + 2 * nl)
     throw Error("seq2seq step: the source was encoded without the decoder's key-value cache");
   if (s.v.empty()) s.v.resize(static_cast<size_t>(2 * nl));
@@ -238,9 +248,10 @@ Var TransformerSeq2Seq::step_cached(Tape& t, const Memory& mem, State& s,
     y = L.norm1(t, y + sa.wo(t, a));
     const Tensor& km = mem.v[static_cast<size_t>(1 + 2 * i)];
     const Tensor& vm = mem.v[static_cast<size_t>(2 + 2 * i)];
-    Var c = ad::multi_head_attention(ca.wq(t, y), t.constant(K == 1 ? km.clone() : take_rows(km, same)),
-                                     t.constant(K == 1 ? vm.clone() : take_rows(vm, same)), ca.heads,
-                                     scale, nullptr, false, i + 1 == nl ? cross : nullptr);
+    Var c =
+        ad::multi_head_attention(ca.wq(t, y), t.constant(K == 1 ? km.clone() : take_rows(km, same)),
+                                 t.constant(K == 1 ? vm.clone() : take_rows(vm, same)), ca.heads,
+                                 scale, nullptr, false, i + 1 == nl ? cross : nullptr);
     y = L.norm2(t, y + ca.wo(t, c));
     y = L.norm3(t, y + L.ff(t, y));
   }

@@ -32,8 +32,7 @@ Var Embedding::operator()(Tape& t, const std::vector<int32_t>& ids, Shape lead) 
   return ad::embedding(t.param(*table), ids, std::move(lead));
 }
 
-LayerNorm::LayerNorm(ParamStore& ps, const std::string& name, int64_t dim, float eps_)
-    : eps(eps_) {
+LayerNorm::LayerNorm(ParamStore& ps, const std::string& name, int64_t dim, float eps_) : eps(eps_) {
   gain = &ps.add(name + ".gain", Tensor({dim}, 1.0f));
   bias = &ps.add(name + ".bias", Tensor({dim}, 0.0f));
 }
@@ -44,7 +43,8 @@ Var LayerNorm::operator()(Tape& t, Var x) const {
 
 FeedForward::FeedForward(ParamStore& ps, const std::string& name, int64_t dim, int64_t hidden,
                          Rng& rng, float dropout_)
-    : l1(ps, name + ".l1", dim, hidden, rng), l2(ps, name + ".l2", hidden, dim, rng),
+    : l1(ps, name + ".l1", dim, hidden, rng),
+      l2(ps, name + ".l2", hidden, dim, rng),
       dropout(dropout_) {}
 
 Var FeedForward::operator()(Tape& t, Var x) const {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <memory>
 
-#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/fastmath.h"
 
 namespace attnkit::nn {
 
@@ -51,21 +51,22 @@ Var cross_entropy(Var logits, const std::vector<int32_t>& targets, const CrossEn
   Tensor out = Tensor::scalar(count ? static_cast<float>(total / count) : 0.0f);
   auto tg = std::make_shared<std::vector<int32_t>>(targets);
   const int32_t ignore = opt.ignore_index;
-  return t.push(std::move(out), {logits}, [logits, P, tg, ignore, eps, N, V, count](Tape& t, Var o) {
-    if (count == 0) return;
-    const float g = t.grad(o)[0] / static_cast<float>(count);
-    float* gx = t.grad(logits).data();
-    const float u = static_cast<float>(eps / static_cast<double>(V));
-    const float hit = static_cast<float>(1.0 - eps);
-    for (int64_t r = 0; r < N; ++r) {
-      const int32_t y = (*tg)[static_cast<size_t>(r)];
-      if (y == ignore) continue;
-      const float* pp = P->data() + r * V;
-      float* pg = gx + r * V;
-      for (int64_t j = 0; j < V; ++j) pg[j] += g * (pp[j] - u);
-      pg[y] -= g * hit;
-    }
-  });
+  return t.push(std::move(out), {logits},
+                [logits, P, tg, ignore, eps, N, V, count](Tape& t, Var o) {
+                  if (count == 0) return;
+                  const float g = t.grad(o)[0] / static_cast<float>(count);
+                  float* gx = t.grad(logits).data();
+                  const float u = static_cast<float>(eps / static_cast<double>(V));
+                  const float hit = static_cast<float>(1.0 - eps);
+                  for (int64_t r = 0; r < N; ++r) {
+                    const int32_t y = (*tg)[static_cast<size_t>(r)];
+                    if (y == ignore) continue;
+                    const float* pp = P->data() + r * V;
+                    float* pg = gx + r * V;
+                    for (int64_t j = 0; j < V; ++j) pg[j] += g * (pp[j] - u);
+                    pg[y] -= g * hit;
+                  }
+                });
 }
 
 Var bce_with_logits(Var logits, const Tensor& targets, const Tensor* mask) {
@@ -73,8 +74,8 @@ Var bce_with_logits(Var logits, const Tensor& targets, const Tensor* mask) {
   const Tensor& X = logits.value();
   if (targets.shape() != X.shape() || (mask && mask->shape() != X.shape()))
     throw ShapeError("bce_with_logits: logits " + shape_str(X.shape()) + " and targets " +
-                     shape_str(targets.shape()) + (mask ? " / mask " + shape_str(mask->shape()) : "") +
-                     " differ");
+                     shape_str(targets.shape()) +
+                     (mask ? " / mask " + shape_str(mask->shape()) : "") + " differ");
   double total = 0.0;
   int64_t count = 0;
   for (int64_t i = 0; i < X.size(); ++i) {

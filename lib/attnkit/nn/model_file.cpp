@@ -1,5 +1,6 @@
 #include "attnkit/nn/model_file.h"
 
+#include <algorithm>
 #include <boost/archive/archive_exception.hpp>
 #include <boost/archive/impl/archive_serializer_map.ipp>
 #include <boost/archive/impl/basic_text_iarchive.ipp>
@@ -11,7 +12,6 @@
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 #include <boost/serialization/version.hpp>
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -31,7 +31,7 @@ struct TensorRecord {
   std::vector<int64_t> shape;
   template <class A>
   void serialize(A& ar, const unsigned /*version*/) {
-    ar & name & shape;
+    ar& name& shape;
   }
 };
 
@@ -46,7 +46,7 @@ struct Body {
   std::vector<TensorRecord> tensors;
   template <class A>
   void serialize(A& ar, const unsigned /*version*/) {
-    ar & config_yaml & strings & numbers & texts & tensors;
+    ar& config_yaml& strings& numbers& texts& tensors;
   }
 };
 
@@ -90,8 +90,7 @@ class BoundedTextIArchive : public boost::archive::text_iarchive_impl<BoundedTex
     const std::streamsize left = is.rdbuf()->in_avail();
     if (left < 0 || n > static_cast<std::size_t>(left))
       throw DataError(std::string(what) + std::to_string(n) + unit + " where " +
-                      std::to_string(std::max<std::streamsize>(left, 0)) +
-                      " characters are left");
+                      std::to_string(std::max<std::streamsize>(left, 0)) + " characters are left");
   }
 };
 
@@ -126,12 +125,14 @@ void put_u64(std::string& s, uint64_t v) {
 }
 uint32_t get_u32(const std::string& s, size_t at) {
   uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
+  for (int i = 0; i < 4; ++i)
+    v |= static_cast<uint32_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
   return v;
 }
 uint64_t get_u64(const std::string& s, size_t at) {
   uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<uint64_t>(static_cast<unsigned char>(s[at + i])) << (8 * i);
   return v;
 }
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "attnkit/core/fastmath.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/nn/params.h"
 
 namespace attnkit::nn {
@@ -15,9 +15,12 @@ double Schedule::factor(int64_t step) const {
   const double s = static_cast<double>(std::max<int64_t>(step, 1));
   if (warmup > 0 && step < warmup) return s / static_cast<double>(warmup);
   switch (kind) {
-    case Kind::Constant: return 1.0;
-    case Kind::InverseSqrt: return warmup > 0 ? std::sqrt(static_cast<double>(warmup) / s) : 1.0 / std::sqrt(s);
-    case Kind::Step: return std::pow(gamma, std::floor(s / static_cast<double>(std::max<int64_t>(step_size, 1))));
+    case Kind::Constant:
+      return 1.0;
+    case Kind::InverseSqrt:
+      return warmup > 0 ? std::sqrt(static_cast<double>(warmup) / s) : 1.0 / std::sqrt(s);
+    case Kind::Step:
+      return std::pow(gamma, std::floor(s / static_cast<double>(std::max<int64_t>(step_size, 1))));
   }
   return 1.0;
 }
@@ -65,8 +68,9 @@ void Optimizer::load_state(const OptimizerState& s) {
       auto it = s.buffers.find(key);
       if (it == s.buffers.end()) throw DataError("optimiser state has no buffer '" + key + "'");
       if (it->second.shape() != state_[k][i].shape())
-        throw DataError("optimiser buffer '" + key + "' has shape " + shape_str(it->second.shape()) +
-                        " but its parameter has " + shape_str(state_[k][i].shape()));
+        throw DataError("optimiser buffer '" + key + "' has shape " +
+                        shape_str(it->second.shape()) + " but its parameter has " +
+                        shape_str(state_[k][i].shape()));
     }
   if (s.buffers.size() != expected) {
     for (const auto& [key, t] : s.buffers) {
@@ -109,8 +113,10 @@ void Optimizer::zero_grad() {
 
 SGD::SGD(std::vector<ad::Parameter*> params, double lr, double momentum, bool nesterov,
          double weight_decay, Schedule schedule)
-    : Optimizer(std::move(params), lr, schedule), momentum_(momentum),
-      weight_decay_(weight_decay), nesterov_(nesterov) {
+    : Optimizer(std::move(params), lr, schedule),
+      momentum_(momentum),
+      weight_decay_(weight_decay),
+      nesterov_(nesterov) {
   if (momentum_ != 0.0) init_state({"momentum"});
 }
 
@@ -156,7 +162,10 @@ void adam_loop(int64_t n, float* __restrict w, const float* __restrict g, float*
 
 Adam::Adam(std::vector<ad::Parameter*> params, double lr, double beta1, double beta2, double eps,
            double weight_decay, Schedule schedule)
-    : Optimizer(std::move(params), lr, schedule), b1_(beta1), b2_(beta2), eps_(eps),
+    : Optimizer(std::move(params), lr, schedule),
+      b1_(beta1),
+      b2_(beta2),
+      eps_(eps),
       wd_(weight_decay) {
   init_state({"m", "v"});
 }
@@ -179,7 +188,10 @@ void Adam::update(size_t k, double lr, int64_t step, int64_t begin, int64_t end)
 
 RMSProp::RMSProp(std::vector<ad::Parameter*> params, double lr, double decay, double momentum,
                  double eps, bool centered, Schedule schedule)
-    : Optimizer(std::move(params), lr, schedule), rho_(decay), mu_(momentum), eps_(eps),
+    : Optimizer(std::move(params), lr, schedule),
+      rho_(decay),
+      mu_(momentum),
+      eps_(eps),
       centered_(centered) {
   init_state({"n", "g", "delta"});  // n, ḡ, Δ
 }
@@ -249,7 +261,8 @@ double clip_grad_spectral(const std::vector<ad::Parameter*>& params, double max_
     }
   }
   for (int64_t i = 0; i < n; ++i)  // the same products in the same order: S is symmetric
-    for (int64_t j = 0; j < i; ++j) S[static_cast<size_t>(i * n + j)] = S[static_cast<size_t>(j * n + i)];
+    for (int64_t j = 0; j < i; ++j)
+      S[static_cast<size_t>(i * n + j)] = S[static_cast<size_t>(j * n + i)];
   // power iteration from a fixed start; the Rayleigh quotient converges as (λ2/λ1)^(2k)
   double trace = 0.0;
   for (int64_t i = 0; i < n; ++i) trace += S[static_cast<size_t>(i * n + i)];

@@ -68,7 +68,7 @@ class Optimizer {
   // Per-parameter state tensors of the same shape as the parameter, `n` of them each.
   std::vector<std::vector<Tensor>> state_;
   void init_state(std::vector<std::string> slots);  // one named buffer per slot
-  void init_state(int n);                            // slots "0", "1", ... (older subclasses)
+  void init_state(int n);                           // slots "0", "1", ... (older subclasses)
   std::vector<std::string> slots_;
 
  private:

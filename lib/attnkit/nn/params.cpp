@@ -75,14 +75,15 @@ void ParamStore::load(const std::string& path) {
   std::map<std::string, Tensor> arrays = io::read_npz(path);
   for (ad::Parameter* p : list_) {
     auto it = arrays.find(p->name);
-    if (it == arrays.end())
-      throw DataError("no array for parameter '" + p->name + "'", path);
+    if (it == arrays.end()) throw DataError("no array for parameter '" + p->name + "'", path);
     if (it->second.shape() != p->value.shape())
       throw DataError("parameter '" + p->name + "' has shape " + shape_str(it->second.shape()) +
-                      " in the file but the model needs " + shape_str(p->value.shape()), path);
+                          " in the file but the model needs " + shape_str(p->value.shape()),
+                      path);
   }
   for (const auto& [name, t] : arrays)
-    if (!index_.count(name)) throw DataError("array '" + name + "' names no parameter of the model", path);
+    if (!index_.count(name))
+      throw DataError("array '" + name + "' names no parameter of the model", path);
   for (ad::Parameter* p : list_) p->value = std::move(arrays[p->name]);
 }
 
@@ -90,7 +91,8 @@ std::vector<ParamBlock> param_blocks(const std::vector<ad::Parameter*>& params, 
   if (block < 1) throw UsageError("parameter blocks need at least one element");
   std::vector<ParamBlock> out;
   for (size_t k = 0; k < params.size(); ++k)
-    for (int64_t b = 0, n = params[k]->size(); b < n; b += block) out.push_back({k, b, std::min(n, b + block)});
+    for (int64_t b = 0, n = params[k]->size(); b < n; b += block)
+      out.push_back({k, b, std::min(n, b + block)});
   return out;
 }
 
@@ -101,12 +103,15 @@ void for_param_blocks(const std::vector<ad::Parameter*>& params,
   for (const ad::Parameter* p : params) total += p->size();
   // Starting a thread costs tens of microseconds: small models (the NTM's) stay on one.
   const int threads = total >= (int64_t{1} << 18) ? 0 : 1;
-  parallel_for(static_cast<int64_t>(blocks.size()), [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const ParamBlock& b = blocks[static_cast<size_t>(i)];
-      fn(b.k, b.begin, b.end);
-    }
-  }, threads);
+  parallel_for(
+      static_cast<int64_t>(blocks.size()),
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+          const ParamBlock& b = blocks[static_cast<size_t>(i)];
+          fn(b.k, b.begin, b.end);
+        }
+      },
+      threads);
 }
 
 void init_uniform(Tensor& t, Rng& rng, float bound) {

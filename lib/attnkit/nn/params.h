@@ -57,10 +57,11 @@ class ParamStore {
 // Element-wise work over many parameters, split for threads: blocks of at most `block`
 // elements that cover every parameter in order (one parameter, a contiguous range of it).
 struct ParamBlock {
-  size_t k;             // index into the parameter list
-  int64_t begin, end;   // elements [begin, end) of its value and gradient
+  size_t k;            // index into the parameter list
+  int64_t begin, end;  // elements [begin, end) of its value and gradient
 };
-std::vector<ParamBlock> param_blocks(const std::vector<ad::Parameter*>& params, int64_t block = int64_t{1} << 15);
+std::vector<ParamBlock> param_blocks(const std::vector<ad::Parameter*>& params,
+                                     int64_t block = int64_t{1} << 15);
 // Calls fn(k, begin, end) once for every block of param_blocks(params), on up to max_threads()
 // threads (core/parallel.h) when the parameters have 2^18 elements or more, else on the
 // caller's thread. Each element is visited once, by one thread: for element-wise work the

@@ -9,15 +9,16 @@
 namespace attnkit::nn {
 
 CellKind parse_cell_kind(const std::string& name) {
-  return parse_choice<CellKind>("cell", name, {
-      {"rnn", CellKind::RNN},
-      {"gru", CellKind::GRU},
-      {"lstm", CellKind::LSTM},
-  });
+  return parse_choice<CellKind>("cell", name,
+                                {
+                                    {"rnn", CellKind::RNN},
+                                    {"gru", CellKind::GRU},
+                                    {"lstm", CellKind::LSTM},
+                                });
 }
 
-RecurrentCell::RecurrentCell(ParamStore& ps, const std::string& name, CellKind kind,
-                             int64_t input, int64_t hidden, Rng& rng)
+RecurrentCell::RecurrentCell(ParamStore& ps, const std::string& name, CellKind kind, int64_t input,
+                             int64_t hidden, Rng& rng)
     : kind_(kind), input_(input), hidden_(hidden) {
   const int64_t G = gates() * hidden;
   const float bound = 1.0f / std::sqrt(static_cast<float>(hidden));
@@ -48,9 +49,12 @@ void RecurrentCell::set_bias_copies(int n) {
 
 int64_t RecurrentCell::gates() const {
   switch (kind_) {
-    case CellKind::RNN: return 1;
-    case CellKind::GRU: return 3;
-    default: return 4;
+    case CellKind::RNN:
+      return 1;
+    case CellKind::GRU:
+      return 3;
+    default:
+      return 4;
   }
 }
 
@@ -68,7 +72,8 @@ Var RecurrentCell::project(Tape& t, Var x) const {
 State RecurrentCell::step(Tape& t, Var xp, const State& s) const {
   Var whh = t.param(*W_hh);
   switch (kind_) {
-    case CellKind::RNN: return {ad::tanh(ad::addmm(xp, s.h, whh, false, true)), Var()};
+    case CellKind::RNN:
+      return {ad::tanh(ad::addmm(xp, s.h, whh, false, true)), Var()};
     case CellKind::GRU: {
       Var hp = ad::linear(s.h, whh, t.param(*b_hh));
       return {ad::gru_cell(xp, hp, s.h), Var()};
@@ -113,8 +118,8 @@ RecurrentEncoder::RecurrentEncoder(ParamStore& ps, const std::string& name,
   for (int l = 0; l < opt.layers; ++l) {
     const int64_t in = l == 0 ? opt.input : opt.hidden * directions();
     for (int d = 0; d < directions(); ++d)
-      cells_.emplace_back(ps, name + ".l" + std::to_string(l) + (d ? "_reverse" : ""), opt.kind,
-                          in, opt.hidden, rng);
+      cells_.emplace_back(ps, name + ".l" + std::to_string(l) + (d ? "_reverse" : ""), opt.kind, in,
+                          opt.hidden, rng);
   }
 }
 
@@ -132,7 +137,8 @@ RecurrentEncoder::Output RecurrentEncoder::operator()(Tape& t, Var x,
       throw DataError("recurrent encoder: length " + std::to_string(len) + " outside [1, " +
                       std::to_string(T) + "]");
   // keep[s][b]: step s is a real step of item b; full[s]: of every item.
-  std::vector<std::vector<uint8_t>> keep(static_cast<size_t>(T), std::vector<uint8_t>(static_cast<size_t>(B)));
+  std::vector<std::vector<uint8_t>> keep(static_cast<size_t>(T),
+                                         std::vector<uint8_t>(static_cast<size_t>(B)));
   std::vector<bool> full(static_cast<size_t>(T), true);
   for (int64_t s = 0; s < T; ++s)
     for (int64_t b = 0; b < B; ++b) {

@@ -59,16 +59,15 @@ class RecurrentCell {
 
   // Sets the weights from PyTorch's weight_ih, weight_hh, bias_ih, bias_hh (same shapes as
   // torch.nn.RNNCell/GRUCell/LSTMCell). ShapeError on a mismatch.
-  void load_pytorch(const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih,
-                    const Tensor& b_hh);
+  void load_pytorch(const Tensor& w_ih, const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh);
   // RNN, LSTM: how many bias copies the single bias b trains as (default 2, PyTorch's pair
   // b_ih + b_hh; 1: one vector). No effect on a GRU (it keeps both). UsageError if n < 1.
   void set_bias_copies(int n);
 
   ad::Parameter* W_ih;
   ad::Parameter* W_hh;
-  ad::Parameter* b;              // RNN, LSTM: the bias; GRU: b_ih
-  ad::Parameter* b_hh = nullptr; // GRU only
+  ad::Parameter* b;               // RNN, LSTM: the bias; GRU: b_ih
+  ad::Parameter* b_hh = nullptr;  // GRU only
 
  private:
   CellKind kind_;

@@ -16,7 +16,8 @@ void check_sequences(Var x, int64_t channels, const char* block) {
 }  // namespace
 
 Var causal_shift(Var x, int64_t d) {
-  if (x.rank() != 3) throw ShapeError("causal_shift expects [B, T, C], got " + shape_str(x.shape()));
+  if (x.rank() != 3)
+    throw ShapeError("causal_shift expects [B, T, C], got " + shape_str(x.shape()));
   const int64_t b = x.dim(0), t = x.dim(1), c = x.dim(2);
   if (d <= 0) return x;
   Tape& tape = x.tape();
@@ -61,9 +62,7 @@ Var TCBlock::operator()(Tape& t, Var x) const {
   return x;
 }
 
-int64_t TCBlock::receptive_field() const {
-  return int64_t{1} << static_cast<int>(blocks_.size());
-}
+int64_t TCBlock::receptive_field() const { return int64_t{1} << static_cast<int>(blocks_.size()); }
 
 AttentionBlock::AttentionBlock(ParamStore& ps, const std::string& name, int64_t in, int64_t key,
                                int64_t value, Rng& rng)

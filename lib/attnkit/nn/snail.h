@@ -21,8 +21,8 @@ Var causal_shift(Var x, int64_t d);
 // and x_t), D filters, the gated activation tanh(f) ⊙ σ(g) of WaveNet, concatenated.
 class DenseBlock {
  public:
-  DenseBlock(ParamStore& ps, const std::string& name, int64_t in, int64_t filters,
-             int64_t dilation, Rng& rng);
+  DenseBlock(ParamStore& ps, const std::string& name, int64_t in, int64_t filters, int64_t dilation,
+             Rng& rng);
   Var operator()(Tape& t, Var x) const;  // [B, T, in] → [B, T, in + filters]
   int64_t out_channels() const { return in_ + filters_; }
 
@@ -50,8 +50,8 @@ class TCBlock {
 // and values of size V, the read concatenated.
 class AttentionBlock {
  public:
-  AttentionBlock(ParamStore& ps, const std::string& name, int64_t in, int64_t key,
-                 int64_t value, Rng& rng);
+  AttentionBlock(ParamStore& ps, const std::string& name, int64_t in, int64_t key, int64_t value,
+                 Rng& rng);
   Var operator()(Tape& t, Var x) const;  // [B, T, in] → [B, T, in + value]
   int64_t out_channels() const { return in_ + value_; }
 

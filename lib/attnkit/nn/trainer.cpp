@@ -18,10 +18,11 @@ Trainer::Trainer(TrainerOptions options, ParamStore& params, Optimizer& optimize
   if (opt_.model_path.empty()) throw UsageError("no model file to write (give -o FILE)");
   if (opt_.steps < 0) throw UsageError("the number of steps must be 0 or more");
   if (opt_.checkpoint_every < 0) throw UsageError("--checkpoint-every must be 0 or more");
-  checkpoint_path_ = opt_.checkpoint_path.empty() ? opt_.model_path + ".ckpt" : opt_.checkpoint_path;
+  checkpoint_path_ =
+      opt_.checkpoint_path.empty() ? opt_.model_path + ".ckpt" : opt_.checkpoint_path;
   if (checkpoint_path_ == opt_.model_path)
-    throw UsageError("the checkpoint and the model must be different files ('" +
-                     checkpoint_path_ + "')");
+    throw UsageError("the checkpoint and the model must be different files ('" + checkpoint_path_ +
+                     "')");
   base_.kind = opt_.kind;
 }
 

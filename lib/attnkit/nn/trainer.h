@@ -55,21 +55,21 @@ struct TrainState {
 
 struct StepResult {
   double loss = 0.0;
-  double grad_norm = 0.0;  // checked like the loss (leave 0 when not computed)
-  Metrics metrics = {};    // anything else to report
-  bool stop = false;       // end the run after this step (early stopping)
+  double grad_norm = 0.0;    // checked like the loss (leave 0 when not computed)
+  Metrics metrics = {};      // anything else to report
+  bool stop = false;         // end the run after this step (early stopping)
   bool interrupted = false;  // a signal asked to stop: checkpoint, then throw Interrupted
 };
 
 struct TrainerOptions {
-  std::string kind;             // model kind written in every file ("seq2seq")
-  std::string model_path;       // the final model
-  std::string checkpoint_path;  // "" = model_path + ".ckpt"
-  int64_t steps = 0;            // total steps of the run (a resumed run counts from 0 too)
-  int64_t checkpoint_every = 0; // 0 = no periodic checkpoints
-  bool resume = false;          // resume() loads checkpoint_path
-  bool writer = true;           // writes files (false on the ranks after the first)
-  bool save_model = true;       // run() ends by writing the model (train::run writes its own)
+  std::string kind;              // model kind written in every file ("seq2seq")
+  std::string model_path;        // the final model
+  std::string checkpoint_path;   // "" = model_path + ".ckpt"
+  int64_t steps = 0;             // total steps of the run (a resumed run counts from 0 too)
+  int64_t checkpoint_every = 0;  // 0 = no periodic checkpoints
+  bool resume = false;           // resume() loads checkpoint_path
+  bool writer = true;            // writes files (false on the ranks after the first)
+  bool save_model = true;        // run() ends by writing the model (train::run writes its own)
 };
 
 class Trainer {

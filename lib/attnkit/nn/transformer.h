@@ -22,8 +22,8 @@ Tensor causal_mask(int64_t n_q, int64_t n_k);  // [n_q, n_k]
 
 class MultiHeadAttention {
  public:
-  MultiHeadAttention(ParamStore& ps, const std::string& name, int64_t dim, int64_t heads,
-                     Rng& rng, float dropout = 0.0f);
+  MultiHeadAttention(ParamStore& ps, const std::string& name, int64_t dim, int64_t heads, Rng& rng,
+                     float dropout = 0.0f);
   // q [B, n_q, d] attends over kv [B, n_k, d] (self-attention: kv = q). mask: optional 0/1,
   // [n_q, n_k] (shared) or [B, n_q, n_k]; causal adds the causal mask. Returns [B, n_q, d].
   // weights, when given, receives the attention weights [B, heads, n_q, n_k].

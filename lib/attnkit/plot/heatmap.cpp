@@ -32,11 +32,27 @@ int max_width(const std::vector<std::string>& v) {
 void dims_of(const Tensor& w, int64_t& items, int64_t& heads, int64_t& rows, int64_t& cols) {
   items = heads = 1;
   switch (w.rank()) {
-    case 1: rows = 1; cols = w.dim(0); break;
-    case 2: rows = w.dim(0); cols = w.dim(1); break;
-    case 3: items = w.dim(0); rows = w.dim(1); cols = w.dim(2); break;
-    case 4: items = w.dim(0); heads = w.dim(1); rows = w.dim(2); cols = w.dim(3); break;
-    default: throw ShapeError("cannot plot a tensor of shape " + shape_str(w.shape()));
+    case 1:
+      rows = 1;
+      cols = w.dim(0);
+      break;
+    case 2:
+      rows = w.dim(0);
+      cols = w.dim(1);
+      break;
+    case 3:
+      items = w.dim(0);
+      rows = w.dim(1);
+      cols = w.dim(2);
+      break;
+    case 4:
+      items = w.dim(0);
+      heads = w.dim(1);
+      rows = w.dim(2);
+      cols = w.dim(3);
+      break;
+    default:
+      throw ShapeError("cannot plot a tensor of shape " + shape_str(w.shape()));
   }
 }
 
@@ -44,7 +60,8 @@ std::string label(float v) { return io::format_number(v, 3); }
 
 void set(Image& im, int x, int y, Rgb c) {
   if (x < 0 || y < 0 || x >= im.width || y >= im.height) return;
-  const size_t i = (static_cast<size_t>(y) * static_cast<size_t>(im.width) + static_cast<size_t>(x)) * 3;
+  const size_t i =
+      (static_cast<size_t>(y) * static_cast<size_t>(im.width) + static_cast<size_t>(x)) * 3;
   im.rgb[i] = c.r;
   im.rgb[i + 1] = c.g;
   im.rgb[i + 2] = c.b;
@@ -80,11 +97,20 @@ std::string xml_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -117,9 +143,18 @@ namespace {
 std::vector<std::string> index_ticks(int64_t n, int cell) {
   int64_t k = 1;
   for (int64_t m = 1;; m *= 10) {
-    if (m * cell >= kGlyphH + 3) { k = m; break; }
-    if (2 * m * cell >= kGlyphH + 3) { k = 2 * m; break; }
-    if (5 * m * cell >= kGlyphH + 3) { k = 5 * m; break; }
+    if (m * cell >= kGlyphH + 3) {
+      k = m;
+      break;
+    }
+    if (2 * m * cell >= kGlyphH + 3) {
+      k = 2 * m;
+      break;
+    }
+    if (5 * m * cell >= kGlyphH + 3) {
+      k = 5 * m;
+      break;
+    }
   }
   std::vector<std::string> t(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; i += k) t[static_cast<size_t>(i)] = std::to_string(i);
@@ -150,8 +185,8 @@ Layout heatmap_layout(const Tensor& w, const HeatmapSpec& spec) {
   l.vmax = hi > l.vmin ? hi : l.vmin + 1.0f;
   // Cells: big enough for a label (7 px glyphs) when there are tokens, at most 24 px.
   const bool labels = !spec.rows.empty() || !spec.cols.empty();
-  l.cell = static_cast<int>(std::clamp<int64_t>(std::min(1200 / l.n_cols, 720 / l.n_rows),
-                                                labels ? 12 : 2, 24));
+  l.cell = static_cast<int>(
+      std::clamp<int64_t>(std::min(1200 / l.n_cols, 720 / l.n_rows), labels ? 12 : 2, 24));
   l.row_labels = spec.rows.empty() ? index_ticks(l.n_rows, l.cell) : spec.rows;
   l.col_labels = spec.cols.empty() ? index_ticks(l.n_cols, l.cell) : spec.cols;
   const int left = max_width(l.row_labels) + kPad;
@@ -170,9 +205,9 @@ Layout heatmap_layout(const Tensor& w, const HeatmapSpec& spec) {
     pn.x = kMargin + gx * (pw + 2 * kMargin) + left;
     pn.y = kMargin + title_h + gy * (ph + kMargin) + caption + top;
     if (panels > 1)
-      pn.caption = heads > 1 ? "item " + std::to_string(p / heads) + ", head " +
-                                   std::to_string(p % heads)
-                             : "item " + std::to_string(p);
+      pn.caption = heads > 1
+                       ? "item " + std::to_string(p / heads) + ", head " + std::to_string(p % heads)
+                       : "item " + std::to_string(p);
     l.panels.push_back(pn);
   }
   const int grid_w = grid_cols * (pw + 2 * kMargin) - kMargin;
@@ -184,8 +219,8 @@ Layout heatmap_layout(const Tensor& w, const HeatmapSpec& spec) {
   const int legend_text = std::max(text_width(label(l.vmin)), text_width(label(l.vmax)));
   l.width = std::max(l.legend_x + l.legend_w + kPad + legend_text + kMargin,
                      kMargin + text_width(spec.title, kTitleScale) + kMargin);
-  l.height = std::max(kMargin + title_h + grid_h + kMargin,
-                      l.legend_y + l.legend_h + kGlyphH + kMargin);
+  l.height =
+      std::max(kMargin + title_h + grid_h + kMargin, l.legend_y + l.legend_h + kGlyphH + kMargin);
   return l;
 }
 
@@ -243,8 +278,8 @@ std::string encode_png(const Image& image) {
 std::string heatmap_svg(const Tensor& w, const HeatmapSpec& spec, const Layout& l) {
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << l.width << "\" height=\""
-    << l.height << "\" viewBox=\"0 0 " << l.width << " " << l.height << "\">\n"
+    << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << l.width << "\" height=\"" << l.height
+    << "\" viewBox=\"0 0 " << l.width << " " << l.height << "\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n"
     << "<g font-family=\"monospace\" font-size=\"9\" fill=\"#000000\">\n";
   if (!spec.title.empty())
@@ -265,7 +300,8 @@ std::string heatmap_svg(const Tensor& w, const HeatmapSpec& spec, const Layout& 
     o << "</g>\n";
     for (size_t i = 0; i < l.row_labels.size(); ++i)
       if (!l.row_labels[i].empty())
-        o << "<text x=\"" << p.x - kPad << "\" y=\"" << p.y + static_cast<int>(i) * l.cell + l.cell / 2
+        o << "<text x=\"" << p.x - kPad << "\" y=\""
+          << p.y + static_cast<int>(i) * l.cell + l.cell / 2
           << "\" text-anchor=\"end\" dominant-baseline=\"middle\">" << xml_escape(l.row_labels[i])
           << "</text>\n";
     for (size_t j = 0; j < l.col_labels.size(); ++j) {
@@ -285,8 +321,8 @@ std::string heatmap_svg(const Tensor& w, const HeatmapSpec& spec, const Layout& 
   o << "</linearGradient></defs>\n"
     << "<rect x=\"" << l.legend_x << "\" y=\"" << l.legend_y << "\" width=\"" << l.legend_w
     << "\" height=\"" << l.legend_h << "\" fill=\"url(#scale)\"/>\n"
-    << "<text x=\"" << l.legend_x + l.legend_w + kPad << "\" y=\"" << l.legend_y + kGlyphH
-    << "\">" << label(l.vmax) << "</text>\n"
+    << "<text x=\"" << l.legend_x + l.legend_w + kPad << "\" y=\"" << l.legend_y + kGlyphH << "\">"
+    << label(l.vmax) << "</text>\n"
     << "<text x=\"" << l.legend_x + l.legend_w + kPad << "\" y=\"" << l.legend_y + l.legend_h
     << "\">" << label(l.vmin) << "</text>\n"
     << "</g>\n</svg>\n";

@@ -29,7 +29,7 @@ struct Panel {
 
 struct Layout {
   int width = 0, height = 0;
-  int cell = 0;              // cell size in pixels
+  int cell = 0;  // cell size in pixels
   int64_t n_rows = 0, n_cols = 0;
   float vmin = 0, vmax = 1;  // the colour scale
   std::vector<Panel> panels;
@@ -54,7 +54,8 @@ struct Image {
   int width = 0, height = 0;
   std::vector<uint8_t> rgb;  // row-major, 3 bytes a pixel
   Rgb at(int x, int y) const {
-    const size_t i = (static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)) * 3;
+    const size_t i =
+        (static_cast<size_t>(y) * static_cast<size_t>(width) + static_cast<size_t>(x)) * 3;
     return {rgb[i], rgb[i + 1], rgb[i + 2]};
   }
 };

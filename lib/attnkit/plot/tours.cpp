@@ -41,10 +41,14 @@ int rows(size_t n) { return static_cast<int>((n + kPerRow - 1) / kPerRow); }
 std::string escape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else
+      o += c;
   }
   return o;
 }
@@ -52,11 +56,13 @@ std::string escape(const std::string& s) {
 // Image drawing.
 void put(Image& im, int x, int y, Rgb c) {
   if (x < 0 || y < 0 || x >= im.width || y >= im.height) return;
-  const size_t i = (static_cast<size_t>(y) * static_cast<size_t>(im.width) + static_cast<size_t>(x)) * 3;
+  const size_t i =
+      (static_cast<size_t>(y) * static_cast<size_t>(im.width) + static_cast<size_t>(x)) * 3;
   im.rgb[i] = c.r, im.rgb[i + 1] = c.g, im.rgb[i + 2] = c.b;
 }
 void line(Image& im, double x0, double y0, double x1, double y1, int width, Rgb c) {
-  const int steps = static_cast<int>(std::ceil(std::max(std::fabs(x1 - x0), std::fabs(y1 - y0)))) + 1;
+  const int steps =
+      static_cast<int>(std::ceil(std::max(std::fabs(x1 - x0), std::fabs(y1 - y0)))) + 1;
   for (int s = 0; s <= steps; ++s) {
     const double t = static_cast<double>(s) / steps;
     const int x = static_cast<int>(std::lround(x0 + t * (x1 - x0)));
@@ -68,7 +74,8 @@ void line(Image& im, double x0, double y0, double x1, double y1, int width, Rgb 
 void disc(Image& im, double cx, double cy, int r, Rgb c) {
   for (int dx = -r; dx <= r; ++dx)
     for (int dy = -r; dy <= r; ++dy)
-      if (dx * dx + dy * dy <= r * r) put(im, static_cast<int>(std::lround(cx)) + dx, static_cast<int>(std::lround(cy)) + dy, c);
+      if (dx * dx + dy * dy <= r * r)
+        put(im, static_cast<int>(std::lround(cx)) + dx, static_cast<int>(std::lround(cy)) + dy, c);
 }
 void text(Image& im, int x, int y, const std::string& s, Rgb c) {
   for (uint32_t cp : utf8_decode(s)) {
@@ -79,7 +86,8 @@ void text(Image& im, int x, int y, const std::string& s, Rgb c) {
     x += kAdvance;
   }
 }
-constexpr Rgb kAnswer{190, 190, 190}, kPrediction{214, 39, 40}, kPoint{31, 31, 31}, kFrame{220, 220, 220};
+constexpr Rgb kAnswer{190, 190, 190}, kPrediction{214, 39, 40}, kPoint{31, 31, 31},
+    kFrame{220, 220, 220};
 }  // namespace
 
 std::string tour_caption(data::PtrTask task, int64_t number, const data::PtrProblem& p,
@@ -89,11 +97,13 @@ std::string tour_caption(data::PtrTask task, int64_t number, const data::PtrProb
   if (y == p.answer) return s + " exact";
   if (!data::valid_output(task, p, y)) return s + " invalid";
   if (task == data::PtrTask::Tsp) {
-    std::snprintf(buf, sizeof buf, " tour %.3f (answer %.3f)", data::path_length(p, y), data::path_length(p, p.answer));
+    std::snprintf(buf, sizeof buf, " tour %.3f (answer %.3f)", data::path_length(p, y),
+                  data::path_length(p, p.answer));
     return s + buf;
   }
   if (task == data::PtrTask::Hull) {
-    std::snprintf(buf, sizeof buf, " area %.3f of %.3f", data::polygon_area(p, y), data::polygon_area(p, p.answer));
+    std::snprintf(buf, sizeof buf, " area %.3f of %.3f", data::polygon_area(p, y),
+                  data::polygon_area(p, p.answer));
     return s + buf;
   }
   return s + " wrong";
@@ -102,16 +112,19 @@ std::string tour_caption(data::PtrTask task, int64_t number, const data::PtrProb
 std::string tours_svg(const std::vector<TourPanel>& panels) {
   if (panels.empty()) throw DataError("no problems to draw");
   const int W = columns(panels.size()) * kPanelW, H = rows(panels.size()) * kPanelH;
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(W) + "\" height=\"" +
-                  std::to_string(H) + "\" viewBox=\"0 0 " + std::to_string(W) + " " + std::to_string(H) +
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(W) +
+                  "\" height=\"" + std::to_string(H) + "\" viewBox=\"0 0 " + std::to_string(W) +
+                  " " + std::to_string(H) +
                   "\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   char buf[256];
   for (size_t k = 0; k < panels.size(); ++k) {
     const TourPanel& tp = panels[k];
     const data::PtrProblem& p = *tp.problem;
     const Frame f = frame_of(p, static_cast<int>(k));
-    std::snprintf(buf, sizeof buf, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#dcdcdc\"/>\n",
-                  f.ox + kPad, f.oy + kPad, kBox, kBox);
+    std::snprintf(
+        buf, sizeof buf,
+        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#dcdcdc\"/>\n",
+        f.ox + kPad, f.oy + kPad, kBox, kBox);
     s += buf;
     auto path = [&](const std::vector<int32_t>& seq, const char* style) {
       if (seq.size() < 2) return;
@@ -126,11 +139,14 @@ std::string tours_svg(const std::vector<TourPanel>& panels) {
     path(p.answer, "stroke=\"#bebebe\" stroke-width=\"5\" stroke-linejoin=\"round\"");
     path(tp.prediction, "stroke=\"#d62728\" stroke-width=\"1.5\"");
     for (int64_t i = 0; i < p.n(); ++i) {
-      std::snprintf(buf, sizeof buf, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"#1f1f1f\"><title>%lld</title></circle>\n",
+      std::snprintf(buf, sizeof buf,
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
+                    "fill=\"#1f1f1f\"><title>%lld</title></circle>\n",
                     f.px(p.x(i, 0)), f.py(p.x(i, 1)), static_cast<long long>(i + 1));
       s += buf;
     }
-    std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"%d\" font-family=\"sans-serif\" font-size=\"11\">",
+    std::snprintf(buf, sizeof buf,
+                  "<text x=\"%d\" y=\"%d\" font-family=\"sans-serif\" font-size=\"11\">",
                   f.ox + kPad, f.oy + kPad + kBox + 20);
     s += buf + escape(tp.caption) + "</text>\n";
   }
@@ -155,7 +171,8 @@ Image render_tours(const std::vector<TourPanel>& panels) {
       for (size_t i = 0; i + 1 < seq.size(); ++i) {
         const int32_t a = seq[i], z = seq[i + 1];
         if (a < 1 || a > p.n() || z < 1 || z > p.n()) continue;
-        line(im, f.px(p.x(a - 1, 0)), f.py(p.x(a - 1, 1)), f.px(p.x(z - 1, 0)), f.py(p.x(z - 1, 1)), width, c);
+        line(im, f.px(p.x(a - 1, 0)), f.py(p.x(a - 1, 1)), f.px(p.x(z - 1, 0)), f.py(p.x(z - 1, 1)),
+             width, c);
       }
     };
     path(p.answer, 5, kAnswer);

@@ -9,15 +9,14 @@
 namespace attnkit::posenc {
 
 Layout parse_layout(const std::string& name) {
-  return parse_choice<Layout>("layout", name, {
-      {"interleaved", Layout::Interleaved},
-      {"split", Layout::Split},
-  });
+  return parse_choice<Layout>("layout", name,
+                              {
+                                  {"interleaved", Layout::Interleaved},
+                                  {"split", Layout::Split},
+                              });
 }
 
-const char* layout_name(Layout layout) {
-  return layout == Layout::Split ? "split" : "interleaved";
-}
+const char* layout_name(Layout layout) { return layout == Layout::Split ? "split" : "interleaved"; }
 
 void validate(int64_t length, int64_t dim, const SinusoidalOptions& opt) {
   if (length < 0) throw UsageError("length must be 0 or more, not " + std::to_string(length));

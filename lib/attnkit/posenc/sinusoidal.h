@@ -27,8 +27,8 @@ Layout parse_layout(const std::string& name);
 const char* layout_name(Layout layout);
 
 struct SinusoidalOptions {
-  double base = 10000.0;   // wavelength scale; > 0 and finite
-  int64_t offset = 0;      // position of the first row (rows are offset .. offset+L-1)
+  double base = 10000.0;  // wavelength scale; > 0 and finite
+  int64_t offset = 0;     // position of the first row (rows are offset .. offset+L-1)
   Layout layout = Layout::Interleaved;
 };
 

@@ -121,13 +121,12 @@ double beta_sample(int64_t a, int64_t b, Rng& rng) {
 Rollout play(const SnailBanditPolicy& policy, const BanditBatch& bandits, Rng& rng, bool greedy) {
   const int64_t n = policy.config().pulls, k = policy.config().arms;
   if (bandits.arms != k)
-    throw ShapeError("the bandits have " + std::to_string(bandits.arms) +
-                     " arms, the policy " + std::to_string(k));
+    throw ShapeError("the bandits have " + std::to_string(bandits.arms) + " arms, the policy " +
+                     std::to_string(k));
   Rollout r = empty_rollout(bandits.episodes, n);
   for (int64_t t = 0; t < n; ++t) {
     ad::Tape tape;
-    const Tensor& logits =
-        policy(tape, tape.constant(policy_inputs(r, k, t + 1))).logits.value();
+    const Tensor& logits = policy(tape, tape.constant(policy_inputs(r, k, t + 1))).logits.value();
     Tensor now({bandits.episodes, k});
     for (int64_t e = 0; e < bandits.episodes; ++e)
       std::copy(logits.data() + (e * (t + 1) + t) * k, logits.data() + (e * (t + 1) + t + 1) * k,
@@ -189,9 +188,8 @@ Rollout play_baseline(const std::string& name, const BanditBatch& bandits, int64
   return r;
 }
 
-std::vector<AgentScore> compare_agents(const SnailBanditPolicy* policy, int64_t arms,
-                                       int64_t pulls, int64_t episodes, uint64_t seed,
-                                       BanditBatch* bandits_out) {
+std::vector<AgentScore> compare_agents(const SnailBanditPolicy* policy, int64_t arms, int64_t pulls,
+                                       int64_t episodes, uint64_t seed, BanditBatch* bandits_out) {
   if (episodes < 1) throw UsageError("episodes must be >= 1");
   Rng draw(seed);
   const BanditBatch b = draw_bandits(episodes, arms, draw);
@@ -289,7 +287,8 @@ train::Slice BanditTraining::forward(ad::Tape& t, int64_t begin, int64_t end, in
   BanditBatch sub;
   sub.episodes = end - begin;
   sub.arms = cfg_.arms;
-  sub.probs.assign(batch_.probs.begin() + begin * cfg_.arms, batch_.probs.begin() + end * cfg_.arms);
+  sub.probs.assign(batch_.probs.begin() + begin * cfg_.arms,
+                   batch_.probs.begin() + end * cfg_.arms);
   const Rollout r = play(*policy_, sub, t.rng());
   const int64_t n = cfg_.pulls, k = cfg_.arms, rows = sub.episodes * n;
   SnailBanditPolicy::Out out = (*policy_)(t, t.constant(policy_inputs(r, k, n)));

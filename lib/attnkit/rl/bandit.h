@@ -29,12 +29,12 @@
 namespace attnkit::rl {
 
 struct BanditConfig {
-  int64_t arms = 5;      // K
-  int64_t pulls = 10;    // N
-  int64_t width = 32;    // the input projection
-  int64_t filters = 32;  // each dense block's filters
-  int64_t key = 16;      // attention: key and query size
-  int64_t value = 16;    // attention: value size
+  int64_t arms = 5;       // K
+  int64_t pulls = 10;     // N
+  int64_t width = 32;     // the input projection
+  int64_t filters = 32;   // each dense block's filters
+  int64_t key = 16;       // attention: key and query size
+  int64_t value = 16;     // attention: value size
   void validate() const;  // UsageError naming the field
 };
 
@@ -86,8 +86,7 @@ Rollout play(const SnailBanditPolicy& policy, const BanditBatch& bandits, Rng& r
 // Baselines on the same bandits: "random", "greedy" (the best empirical mean so far, each
 // arm once first), "ucb1" (Auer et al. 2002), "thompson" (Beta(1, 1) priors), "oracle"
 // (the best arm every pull: an upper bound no agent reaches).
-Rollout play_baseline(const std::string& name, const BanditBatch& bandits, int64_t pulls,
-                      Rng& rng);
+Rollout play_baseline(const std::string& name, const BanditBatch& bandits, int64_t pulls, Rng& rng);
 const std::vector<std::string>& baseline_names();
 
 // Every agent on the same `episodes` bandits drawn from `seed`, each with its own stream of
@@ -98,19 +97,19 @@ struct AgentScore {
   double mean = 0.0, se = 0.0;
   Rollout rollout;
 };
-std::vector<AgentScore> compare_agents(const SnailBanditPolicy* policy, int64_t arms,
-                                       int64_t pulls, int64_t episodes, uint64_t seed,
+std::vector<AgentScore> compare_agents(const SnailBanditPolicy* policy, int64_t arms, int64_t pulls,
+                                       int64_t episodes, uint64_t seed,
                                        BanditBatch* bandits = nullptr);
 std::string agents_tsv(const std::vector<AgentScore>& scores);
 // One row per pull: episode, pull, action, reward, best_arm (1-based arms and episodes).
 std::string rollout_tsv(const Rollout& r, const BanditBatch& bandits);
 
 struct BanditTrainOptions {
-  int64_t batch = 64;         // episodes per step
+  int64_t batch = 64;  // episodes per step
   double lr = 1e-3;
-  double entropy = 0.01;      // β of the entropy bonus
+  double entropy = 0.01;  // β of the entropy bonus
   double value_weight = 0.5;
-  double discount = 1.0;      // γ of the returns-to-go
+  double discount = 1.0;  // γ of the returns-to-go
   bool normalize_advantage = false;
   int64_t eval_episodes = 1000;
   void validate() const;

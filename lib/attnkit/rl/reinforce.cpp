@@ -61,8 +61,8 @@ std::vector<int32_t> argmax_rows(const Tensor& logits) {
 Var categorical_log_prob(Var logits, const std::vector<int32_t>& actions) {
   const auto [n, k] = rows_cols(logits.shape(), "logits");
   if (static_cast<int64_t>(actions.size()) != n)
-    throw ShapeError("categorical_log_prob: " + std::to_string(actions.size()) +
-                     " actions for " + std::to_string(n) + " rows");
+    throw ShapeError("categorical_log_prob: " + std::to_string(actions.size()) + " actions for " +
+                     std::to_string(n) + " rows");
   Tensor onehot({n, k}, 0.0f);
   for (int64_t i = 0; i < n; ++i) {
     const int32_t a = actions[static_cast<size_t>(i)];
@@ -92,8 +92,8 @@ Var gaussian_log_prob(Var mean, const Tensor& actions, float stddev) {
   Tensor a = actions.clone();
   a.reshape({n, d});
   Var diff = ad::sub(ad::reshape(mean, {n, d}), t.constant(std::move(a)));
-  const double c = static_cast<double>(d) * (std::log(static_cast<double>(stddev)) +
-                                             0.5 * std::log(2.0 * M_PI));
+  const double c =
+      static_cast<double>(d) * (std::log(static_cast<double>(stddev)) + 0.5 * std::log(2.0 * M_PI));
   Var q = ad::mul(ad::sum_last(ad::square(diff)), -0.5f / (stddev * stddev));
   return ad::add(q, static_cast<float>(-c));
 }
@@ -122,7 +122,9 @@ PolicyLoss reinforce_loss(Tape& t, Var log_probs, const std::vector<float>& retu
   Tensor adv({n, 1});
   double sum_adv = 0.0, sum_ret = 0.0;
   for (int64_t i = 0; i < n; ++i) {
-    const double b = value.valid() ? value.value()[i] : fixed_baseline.empty() ? 0.0 : fixed_baseline[i];
+    const double b = value.valid()            ? value.value()[i]
+                     : fixed_baseline.empty() ? 0.0
+                                              : fixed_baseline[i];
     adv[i] = static_cast<float>(returns[i] - b);
     sum_adv += adv[i];
     sum_ret += returns[i];
@@ -131,7 +133,8 @@ PolicyLoss reinforce_loss(Tape& t, Var log_probs, const std::vector<float>& retu
   out.mean_return = n ? sum_ret / n : 0.0;
   if (options.normalize_advantage && n > 1) {
     double ss = 0.0;
-    for (int64_t i = 0; i < n; ++i) ss += (adv[i] - out.mean_advantage) * (adv[i] - out.mean_advantage);
+    for (int64_t i = 0; i < n; ++i)
+      ss += (adv[i] - out.mean_advantage) * (adv[i] - out.mean_advantage);
     const double sd = std::sqrt(ss / n);
     for (int64_t i = 0; i < n; ++i)
       adv[i] = static_cast<float>((adv[i] - out.mean_advantage) / (sd + 1e-8));

@@ -58,9 +58,9 @@ struct ReinforceOptions {
 };
 
 struct PolicyLoss {
-  Var total;              // policy + value_weight · value − entropy · H: backward() on it
-  Var policy;             // −mean_i A_i log π(a_i), A constant
-  Var value;              // mean_i (b_i − G_i)² (a learned baseline), else absent
+  Var total;   // policy + value_weight · value − entropy · H: backward() on it
+  Var policy;  // −mean_i A_i log π(a_i), A constant
+  Var value;   // mean_i (b_i − G_i)² (a learned baseline), else absent
   double mean_advantage = 0.0;
   double mean_return = 0.0;
 };
@@ -82,7 +82,10 @@ class MovingAverageBaseline {
   double value() const { return value_; }
   bool started() const { return started_; }
   void update(double mean_return);
-  void restore(double value, bool started) { value_ = value; started_ = started; }
+  void restore(double value, bool started) {
+    value_ = value;
+    started_ = started;
+  }
 
  private:
   double decay_;

@@ -125,7 +125,9 @@ void broadcast(std::string& bytes) {
   uint64_t n = bytes.size();
   check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "broadcasting a size");
   bytes.resize(n);
-  if (n) check(MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD), "broadcasting");
+  if (n)
+    check(MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD),
+          "broadcasting");
 #endif
 }
 

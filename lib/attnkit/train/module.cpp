@@ -30,12 +30,14 @@ ad::Tape& Tapes::get(size_t i) {
 }
 
 int64_t slice_count(const Module& m, int64_t rows, int64_t slices) {
-  int64_t s = slices > 0 ? slices : m.slices() > 0 ? m.slices() : int64_t{dist::ranks()} * max_threads();
+  int64_t s = slices > 0       ? slices
+              : m.slices() > 0 ? m.slices()
+                               : int64_t{dist::ranks()} * max_threads();
   return std::max<int64_t>(1, std::min(s, rows));
 }
 
-StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed,
-                         int64_t step, bool interrupt, int64_t slices) {
+StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step,
+                         bool interrupt, int64_t slices) {
   const int64_t S = slice_count(m, rows, slices);
   const int64_t R = dist::ranks(), r = dist::rank();
   const int64_t lo = S * r / R, hi = S * (r + 1) / R;  // this rank's slices
@@ -46,18 +48,22 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
   // threads start: Tapes::get grows a vector).
   if (mine > 0) tapes.get(static_cast<size_t>(mine - 1));
   std::vector<Slice> out(static_cast<size_t>(std::max<int64_t>(mine, 0)));
-  parallel_for(mine, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const int64_t c = lo + i;
-      ad::Tape& t = tapes.get(static_cast<size_t>(i));
-      t.clear();
-      t.set_local_param_grads(true);
-      t.set_training(true);
-      t.seed(splitmix(splitmix(seed ^ 0x7a3e5ULL) + static_cast<uint64_t>(step)) ^
-             splitmix(static_cast<uint64_t>(c) + 1));
-      out[static_cast<size_t>(i)] = m.forward(t, rows * c / S, rows * (c + 1) / S, static_cast<int>(c));
-    }
-  }, static_cast<int>(std::max<int64_t>(mine, 1)));
+  parallel_for(
+      mine,
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const int64_t c = lo + i;
+          ad::Tape& t = tapes.get(static_cast<size_t>(i));
+          t.clear();
+          t.set_local_param_grads(true);
+          t.set_training(true);
+          t.seed(splitmix(splitmix(seed ^ 0x7a3e5ULL) + static_cast<uint64_t>(step)) ^
+                 splitmix(static_cast<uint64_t>(c) + 1));
+          out[static_cast<size_t>(i)] =
+              m.forward(t, rows * c / S, rows * (c + 1) / S, static_cast<int>(c));
+        }
+      },
+      static_cast<int>(std::max<int64_t>(mine, 1)));
 
   // Share per slice: weight, loss and sums (one rank owns each entry), and the interrupt flag.
   const std::vector<std::string> names = m.slice_sums();
@@ -79,7 +85,8 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
   for (int64_t c = 0; c < S; ++c) res.weight += shared[static_cast<size_t>(c) * per];
   const bool mean = m.reduction() == Reduction::Mean;
   for (int64_t c = 0; c < S; ++c) {
-    const double w = shared[static_cast<size_t>(c) * per], l = shared[static_cast<size_t>(c) * per + 1];
+    const double w = shared[static_cast<size_t>(c) * per],
+                 l = shared[static_cast<size_t>(c) * per + 1];
     res.loss += mean ? l * w : l;
   }
   if (mean) res.loss = res.weight > 0 ? res.loss / res.weight : 0.0;
@@ -88,17 +95,22 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
     for (int64_t c = 0; c < S; ++c) v += shared[static_cast<size_t>(c) * per + 2 + k];
     res.sums.push_back({names[k], v});
   }
-  for (int64_t k = 0; k < R; ++k) res.interrupted |= shared[static_cast<size_t>(S) * per + static_cast<size_t>(k)] != 0;
+  for (int64_t k = 0; k < R; ++k)
+    res.interrupted |= shared[static_cast<size_t>(S) * per + static_cast<size_t>(k)] != 0;
 
   // Backward passes, each seeded with its share of the mean (or 1 for a sum).
-  parallel_for(mine, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const Slice& s = out[static_cast<size_t>(i)];
-      const float seed_grad =
-          mean ? static_cast<float>(res.weight > 0 ? s.weight / res.weight : 0.0) : 1.0f;
-      tapes.get(static_cast<size_t>(i)).backward(s.loss, Tensor(s.loss.value().shape(), seed_grad));
-    }
-  }, static_cast<int>(std::max<int64_t>(mine, 1)));
+  parallel_for(
+      mine,
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const Slice& s = out[static_cast<size_t>(i)];
+          const float seed_grad =
+              mean ? static_cast<float>(res.weight > 0 ? s.weight / res.weight : 0.0) : 1.0f;
+          tapes.get(static_cast<size_t>(i))
+              .backward(s.loss, Tensor(s.loss.value().shape(), seed_grad));
+        }
+      },
+      static_cast<int>(std::max<int64_t>(mine, 1)));
 
   // Gradients: zero, then every slice's added in slice order (across ranks by the chain).
   for (ad::Parameter* p : params)
@@ -123,7 +135,9 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
     for (const ad::Parameter* p : params) offset.push_back(offset.back() + p->value.size());
     std::vector<float> acc(static_cast<size_t>(offset.back()), 0.0f);
     dist::chain_sum(acc, [&](float* a, int64_t begin, int64_t end) {
-      size_t k = static_cast<size_t>(std::upper_bound(offset.begin(), offset.end(), begin) - offset.begin()) - 1;
+      size_t k = static_cast<size_t>(std::upper_bound(offset.begin(), offset.end(), begin) -
+                                     offset.begin()) -
+                 1;
       for (int64_t pos = begin; pos < end && k < params.size(); ++k) {
         const int64_t pe = std::min(end, offset[k + 1]);
         if (pe > pos) add_slices(a + offset[k], *params[k], pos - offset[k], pe - offset[k]);

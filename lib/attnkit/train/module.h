@@ -39,8 +39,8 @@ namespace attnkit::train {
 using Metrics = std::vector<std::pair<std::string, double>>;
 
 struct Slice {
-  ad::Var loss;         // one element
-  double weight = 1.0;  // what the loss is a mean over (Reduction::Mean)
+  ad::Var loss;                   // one element
+  double weight = 1.0;            // what the loss is a mean over (Reduction::Mean)
   std::vector<double> sums = {};  // counts to add up over the batch, in slice_sums() order
 };
 
@@ -55,18 +55,18 @@ class Module {
  public:
   virtual ~Module() = default;
 
-  virtual std::string kind() const = 0;                  // the model files' kind
+  virtual std::string kind() const = 0;  // the model files' kind
   virtual nn::ParamStore& params() = 0;
   virtual nn::Optimizer& optimizer() = 0;
-  virtual int64_t total_steps() const = 0;               // the run's length
+  virtual int64_t total_steps() const = 0;  // the run's length
   virtual int64_t batches_per_epoch() const = 0;
-  virtual void describe(nn::ModelFile& f) const = 0;     // configuration, vocabularies
+  virtual void describe(nn::ModelFile& f) const = 0;        // configuration, vocabularies
   virtual void check_resume(const nn::ModelFile&) const {}  // DataError when it does not fit
-  virtual void save_state(nn::ModelFile&) const {}       // more state for exact resume
+  virtual void save_state(nn::ModelFile&) const {}          // more state for exact resume
   virtual void load_state(const nn::ModelFile&) {}
-  virtual void add_rngs(nn::Trainer&) {}                 // generators saved in checkpoints
+  virtual void add_rngs(nn::Trainer&) {}  // generators saved in checkpoints
 
-  virtual int slices() const { return 0; }               // 0: ranks x threads
+  virtual int slices() const { return 0; }  // 0: ranks x threads
   virtual Reduction reduction() const { return Reduction::Mean; }
   // Names of the counts each slice adds up (Slice::sums), e.g. wrong answers.
   virtual std::vector<std::string> slice_sums() const { return {}; }
@@ -94,10 +94,10 @@ class Module {
 };
 
 struct StepOut {
-  double loss = 0.0;       // mean per weight (Mean) or sum (Sum) over the global batch
-  double weight = 0.0;     // total weight
-  double grad_norm = 0.0;  // before clipping
-  Metrics sums;            // slices' sums added up
+  double loss = 0.0;         // mean per weight (Mean) or sum (Sum) over the global batch
+  double weight = 0.0;       // total weight
+  double grad_norm = 0.0;    // before clipping
+  Metrics sums;              // slices' sums added up
   bool interrupted = false;  // some rank saw SIGINT/SIGTERM (see trainer.h)
 };
 
@@ -106,6 +106,7 @@ struct StepOut {
 class Tapes {
  public:
   ad::Tape& get(size_t i);
+
  private:
   std::vector<std::unique_ptr<ad::Tape>> tapes_;
 };
@@ -114,8 +115,8 @@ class Tapes {
 // gradients summed into the parameters' grads (zeroed first). `interrupt` is this process's
 // signal flag, agreed among ranks in the same exchange.
 // `slices` > 0 replaces the module's slice count (tests compare slice counts).
-StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed,
-                         int64_t step, bool interrupt = false, int64_t slices = 0);
+StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step,
+                         bool interrupt = false, int64_t slices = 0);
 
 // The whole update as train::run makes it, on the module's current batch of `rows` items:
 // forward_backward, then Module::clip_gradients(clip) (StepOut::grad_norm), then the

@@ -1,7 +1,8 @@
 #include "attnkit/train/trainer.h"
 
-#include <cmath>
 #include <dirent.h>
+
+#include <cmath>
 #include <filesystem>
 #include <optional>
 
@@ -170,7 +171,8 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
       [&](const nn::TrainState& s, const nn::StepResult& r) {
         window.add(r.loss, r.grad_norm, r.metrics);
         const bool last = s.step == total || r.stop;
-        const bool eval_now = (o.eval_every > 0 && s.step % o.eval_every == 0) || last || m.eval_due(s);
+        const bool eval_now =
+            (o.eval_every > 0 && s.step % o.eval_every == 0) || last || m.eval_due(s);
         Metrics ev;
         if (eval_now && writer && !eval_names.empty()) {
           ev = m.evaluate();
@@ -185,7 +187,8 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
                                 {"grad_norm", window.mean(window.norm)},
                                 {"lr", m.optimizer().current_lr()}};
             for (size_t i = 0; i < names.size(); ++i)
-              row.push_back({names[i], i < window.metrics.size() ? window.mean(window.metrics[i]) : NAN});
+              row.push_back(
+                  {names[i], i < window.metrics.size() ? window.mean(window.metrics[i]) : NAN});
             for (const std::string& n : eval_names) {
               double v = NAN;
               for (const auto& [k, x] : ev)
@@ -218,8 +221,7 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
 
 RunResult best_of_runs(int runs, const TrainOptions& o,
                        const std::function<std::unique_ptr<Module>(uint64_t)>& make,
-                       const Hooks& hooks,
-                       const std::function<void(int, const RunResult&)>& done) {
+                       const Hooks& hooks, const std::function<void(int, const RunResult&)>& done) {
   if (runs < 1) throw UsageError("runs must be at least 1");
   if (runs == 1) {
     std::unique_ptr<Module> m = make(o.seed);
@@ -236,14 +238,18 @@ RunResult best_of_runs(int runs, const TrainOptions& o,
     ok.seed = o.seed + static_cast<uint64_t>(k);
     ok.run = k;
     ok.model_path = o.model_path + ".run" + std::to_string(k + 1);
-    ok.checkpoint_path = o.checkpoint_path.empty() ? "" : o.checkpoint_path + ".run" + std::to_string(k + 1);
-    if (!o.log_path.empty() && o.log_path != "-") ok.log_path = o.log_path + ".run" + std::to_string(k + 1);
+    ok.checkpoint_path =
+        o.checkpoint_path.empty() ? "" : o.checkpoint_path + ".run" + std::to_string(k + 1);
+    if (!o.log_path.empty() && o.log_path != "-")
+      ok.log_path = o.log_path + ".run" + std::to_string(k + 1);
     files.push_back(ok.model_path);
     std::unique_ptr<Module> m = make(ok.seed);
     RunResult r;
-    const std::string ck = ok.checkpoint_path.empty() ? ok.model_path + ".ckpt" : ok.checkpoint_path;
+    const std::string ck =
+        ok.checkpoint_path.empty() ? ok.model_path + ".ckpt" : ok.checkpoint_path;
     std::error_code ec;
-    if (o.resume && std::filesystem::exists(ok.model_path, ec) && !std::filesystem::exists(ck, ec)) {
+    if (o.resume && std::filesystem::exists(ok.model_path, ec) &&
+        !std::filesystem::exists(ck, ec)) {
       // finished before the interruption: its score is in its file
       const nn::ModelFile f = nn::load_model_file(ok.model_path, m->kind());
       r.steps = f.integer("train/step");

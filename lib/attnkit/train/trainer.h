@@ -35,10 +35,10 @@ struct TrainOptions {
   int64_t eval_every = 0;        // 0: at the end only
   double clip = 0;               // passed to Module::clip_gradients (0: off)
   bool resume = false;
-  double lr_override = 0;        // > 0: the optimiser's rate after a resume (a --lr given again)
-  uint64_t seed = 1;             // the tapes' seeds (dropout, sampling) derive from it
-  int run = 0;                   // which of best_of_runs' runs (its seed is the base seed + run)
-  void validate() const;         // UsageError naming the field
+  double lr_override = 0;  // > 0: the optimiser's rate after a resume (a --lr given again)
+  uint64_t seed = 1;       // the tapes' seeds (dropout, sampling) derive from it
+  int run = 0;             // which of best_of_runs' runs (its seed is the base seed + run)
+  void validate() const;   // UsageError naming the field
 };
 
 struct Hooks {
@@ -50,8 +50,8 @@ struct Hooks {
 
 struct RunResult {
   int64_t steps = 0;
-  Metrics eval;        // the last evaluation (empty: the module has none)
-  double score = 0;    // Module::score() at the end (best_of_runs keeps the lowest)
+  Metrics eval;      // the last evaluation (empty: the module has none)
+  double score = 0;  // Module::score() at the end (best_of_runs keeps the lowest)
 };
 
 // Checks that `path` can be created or replaced (its folder exists and is writable), by
