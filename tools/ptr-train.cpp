@@ -38,7 +38,10 @@ int main(int argc, char** argv) {
         "hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
         "LSTM units of the encoder and the decoder, and the attention's size")(
         "no-mask", po::bool_switch(&no_mask),
-        "let the decoder choose a point again (the paper's model)");
+        "let the decoder choose a point again (the paper's model)")(
+        "bidirectional", po::bool_switch(&c.bidirectional),
+        "read the points both ways (not the paper's model: each encoder output then sees every "
+        "point)");
     app.epilog(
         "The loss is the cross-entropy of each answer index and of the end, per output step\n"
         "(the log's loss). By default already-chosen points are masked (probability 0): every\n"

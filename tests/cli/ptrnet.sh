@@ -68,7 +68,7 @@ check_eq "$(wc -l < out.txt)" 200 "one output a problem"
 expect 0 tensor-info att.npz:s0
 check_eq "$(awk -F'\t' 'NR == 2 { print $4 }' "$T/out")" 5x5 "pointer distributions: 4 outputs and the end over [end, 4 points]"
 # Pictures of hulls (an untrained model: its outputs drawn against the answers).
-expect 0 ptr-train --task hull --train h.txt --epochs 1 --hidden 8 --embed 4 -q -o hull.akm
+expect 0 ptr-train --task hull --train h.txt --epochs 1 --hidden 8 --embed 4 --bidirectional -q -o hull.akm
 expect 0 ptr-run --model hull.akm -i h.txt --draw hulls.svg --draw-count 6 -o /dev/null
 check_eq "$(grep -c '<polyline' hulls.svg)" 12 "an answer and an output a panel"
 expect 0 ptr-run --model hull.akm -i h.txt --draw hulls.png -o /dev/null

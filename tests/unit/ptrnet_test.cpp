@@ -279,7 +279,9 @@ TEST_CASE("ptrnet: beam search of width 1 is greedy decoding; wider beams score 
 TEST_CASE("ptrnet: batched greedy decoding equals one problem at a time") {
   nn::ParamStore ps;
   Rng rng(6);
-  models::PtrNet net(ps, small("hull"), rng);
+  models::PtrNetConfig cfg = small("hull");
+  cfg.bidirectional = true;  // the reverse direction reads each item from its own last point
+  models::PtrNet net(ps, cfg, rng);
   data::PtrGenOptions o;
   o.task = PtrTask::Hull, o.n_min = 3, o.n_max = 9;
   std::vector<PtrProblem> probs;
@@ -294,12 +296,15 @@ TEST_CASE("ptrnet: batched greedy decoding equals one problem at a time") {
 }
 
 TEST_CASE("ptrnet: gradients of the loss through the pointer attention") {
-  for (const std::string task : {"sort", "hull"}) {
+  for (const std::string task : {"sort", "hull", "hull-bidirectional"}) {
     nn::ParamStore ps;
     Rng rng(8);
-    models::PtrNet net(ps, small(task), rng);
+    const bool bi = task == "hull-bidirectional";
+    models::PtrNetConfig cfg = small(bi ? "hull" : task);
+    cfg.bidirectional = bi;
+    models::PtrNet net(ps, cfg, rng);
     data::PtrGenOptions o;
-    o.task = data::parse_ptr_task(task), o.n_min = 3, o.n_max = 5;
+    o.task = data::parse_ptr_task(cfg.task), o.n_min = 3, o.n_max = 5;
     std::vector<PtrProblem> probs;
     for (int i = 0; i < 3; ++i) {
       probs.push_back(data::make_ptr_problem(o, rng));

@@ -59,11 +59,12 @@ PtrNet::PtrNet(nn::ParamStore& ps, const PtrNetConfig& c, Rng& rng)
       task_(c.kind()),
       in_(ps, "input", data::ptr_task_dim(task_), c.embed, rng),
       encoder_(ps, "encoder",
-               nn::EncoderOptions{nn::CellKind::LSTM, c.embed, c.hidden, 1, false, 0.0f}, rng),
+               nn::EncoderOptions{nn::CellKind::LSTM, c.embed, c.hidden, 1, c.bidirectional, 0.0f},
+               rng),
       decoder_(ps, "decoder", nn::CellKind::LSTM, c.embed, c.hidden, rng),
       go_(ps, "go", 1, c.embed, rng),
-      end_(ps, "end", 1, c.hidden, rng),
-      wk_(ps, "pointer.W", c.hidden, c.hidden, rng, false),
+      end_(ps, "end", 1, c.hidden * (c.bidirectional ? 2 : 1), rng),
+      wk_(ps, "pointer.W", c.hidden * (c.bidirectional ? 2 : 1), c.hidden, rng, false),
       wq_(ps, "pointer.U", c.hidden, c.hidden, rng, false) {
   Tensor v({c.hidden});
   nn::init_uniform(v, rng, 1.0f / std::sqrt(static_cast<float>(c.hidden)));
@@ -565,6 +566,7 @@ LoadedPtrNet load_ptrnet(const std::string& path) {
     m.config.embed = c.get<int64_t>("embed");
     m.config.hidden = c.get<int64_t>("hidden");
     m.config.mask = !c.get<bool>("no-mask", false);
+    m.config.bidirectional = c.get<bool>("bidirectional", false);
     io::check_stored([&] { m.config.validate(); }, path);
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);

@@ -33,6 +33,10 @@ struct PtrNetConfig {
   std::string task = "sort";          // sort, hull or tsp
   int64_t embed = 128, hidden = 128;  // the attention's size is hidden
   bool mask = true;
+  // The encoder reads the points both ways (each output sees every point; the decoder starts
+  // from the forward direction's state). Not the paper's model: an option for hulls, where
+  // whether a point is a vertex depends on the points after it.
+  bool bidirectional = false;
   void validate() const;
   data::PtrTask kind() const { return data::parse_ptr_task(task); }
 };
