@@ -392,7 +392,10 @@ std::vector<int32_t> tsp_two_opt(const PtrProblem& p) {
       for (size_t j = i + 2; j < n; ++j) {
         if (i == 0 && j == n - 1) continue;  // the same two edges
         const double delta = d(i, j) + d(i + 1, j + 1) - d(i, i + 1) - d(j, j + 1);
-        if (delta < -1e-12) {
+        // A gain relative to the edges removed, far above rounding: every move then shortens
+        // the tour for real, so the search ends (an absolute 1e-12 could cycle on large
+        // coordinates).
+        if (delta < -1e-9 * (d(i, i + 1) + d(j, j + 1))) {
           std::reverse(t.begin() + static_cast<std::ptrdiff_t>(i + 1),
                        t.begin() + static_cast<std::ptrdiff_t>(j + 1));
           improved = true;
