@@ -43,12 +43,14 @@ test: deps
 
 # The unit and command-line tests again, built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (build-asan). Left out: the MPI test (Open MPI's own allocations
-# are not ours to judge) and the install test (its consumer project is not instrumented).
+# are not ours to judge), the install test (its consumer project is not instrumented), and the
+# labels pipeline and slow (the pipelines' --quick runs and the convergence tests: 800 of the
+# 2,800 test-seconds under the sanitizers, over tools the command-line tests already cover).
 test-sanitize: deps
 	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNKIT_SANITIZE=ON -DATTNKIT_NATIVE=ON
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS) -E '^cli_(mpi|install)$$'
+	  ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS) -E '^cli_(mpi|install)$$' -LE 'pipeline|slow'
 
 # Every libFuzzer harness (tests/fuzz) for SECONDS seconds, from its seed corpus.
 fuzz:
