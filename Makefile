@@ -41,23 +41,30 @@ test: deps
 	$(MAKE) build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-# The unit and command-line tests again, built with AddressSanitizer and
-# UndefinedBehaviorSanitizer (build-asan). Left out: the MPI test (Open MPI's own allocations
-# are not ours to judge), the install test (its consumer project is not instrumented), and the
-# labels pipeline and slow (the pipelines' --quick runs and the convergence tests: 800 of the
-# 2,800 test-seconds under the sanitizers, over tools the command-line tests already cover).
-test-sanitize: deps
-	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNKIT_SANITIZE=ON -DATTNKIT_NATIVE=ON
-	cmake --build $(BUILD)-asan -j $(JOBS)
+# One build with AddressSanitizer and UndefinedBehaviorSanitizer (clang, -O1, line tables;
+# build-sanitize) serves both targets below: make test-sanitize runs the unit and
+# command-line tests in it, make fuzz builds the libFuzzer harnesses there and runs them.
+SANITIZE_BUILD := $(BUILD)-sanitize
+SANITIZE_CONFIG := CC=clang CXX=clang++ cmake -S . -B $(SANITIZE_BUILD) \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+  -DATTNKIT_FUZZ=ON -DATTNKIT_NATIVE=ON
+# Left out under the sanitizers: the MPI test (Open MPI's own allocations are not ours to
+# judge), the install test (its consumer project is not instrumented), and the labels
+# pipeline and slow (the pipelines' --quick runs, the convergence tests and the long
+# numerical sweeps: over tools the other command-line tests already cover).
+test-sanitize:
+	$(MAKE) deps EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
+	$(SANITIZE_CONFIG)
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(BUILD)-asan --output-on-failure -j $(JOBS) -E '^cli_(mpi|install)$$' -LE 'pipeline|slow'
+	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -E '^cli_(mpi|install)$$' -LE 'pipeline|slow'
 
 # Every libFuzzer harness (tests/fuzz) for SECONDS seconds, from its seed corpus.
 fuzz:
 	$(MAKE) deps EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
-	CC=clang CXX=clang++ cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATTNKIT_FUZZ=ON -DATTNKIT_MPI=OFF
-	cmake --build $(BUILD)-fuzz -j $(JOBS)
-	bash tests/fuzz/run.sh $(BUILD)-fuzz $(SECONDS)
+	$(SANITIZE_CONFIG)
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target fuzzers
+	bash tests/fuzz/run.sh $(SANITIZE_BUILD) $(SECONDS)
 
 demo: deps
 	$(MAKE) build
@@ -72,4 +79,4 @@ install: build
 	cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-asan $(BUILD)-fuzz
+	rm -rf $(BUILD) $(SANITIZE_BUILD) $(BUILD)-asan $(BUILD)-fuzz

@@ -14,6 +14,10 @@ CHECKS=0
 
 fail() { echo "FAIL: $*" >&2; FAILED=$((FAILED + 1)); }
 
+# sanitized: true in a sanitizer build (make test-sanitize; CMake sets ATTNKIT_SANITIZED),
+# where a script may run its long loops over fewer cases; the error paths always run.
+sanitized() { [ -n "${ATTNKIT_SANITIZED:-}" ]; }
+
 # run CMD...: runs a command, keeping stdout in $T/out, stderr in $T/err, status in $RC.
 run() {
   "$@" >"$T/out" 2>"$T/err"

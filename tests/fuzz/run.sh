@@ -4,10 +4,10 @@
 # changed). Prints one line per harness: executions, seconds, and whether it found anything;
 # a finding's input is kept as BUILD/fuzz-findings/<harness>-<crash|leak|oom|timeout>-* and
 # the script exits 1.
-#   tests/fuzz/run.sh [BUILD] [SECONDS]      (defaults build-fuzz 30; make fuzz SECONDS=N)
+#   tests/fuzz/run.sh [BUILD] [SECONDS]      (defaults build-sanitize 30; make fuzz SECONDS=N)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=${1:-$top/build-fuzz}
+build=${1:-$top/build-sanitize}
 seconds=${2:-30}
 case $seconds in ''|*[!0-9]*) echo "run.sh: SECONDS must be a whole number" >&2; exit 2 ;; esac
 [ -d "$build/fuzz" ] || { echo "run.sh: no harnesses in $build/fuzz (make fuzz builds them)" >&2; exit 2; }

@@ -47,7 +47,8 @@ TEST_CASE("bandit: the policy reads the previous arm, the previous reward and t 
   for (int i = 0; i < 15; ++i) CHECK(x[i] == want[i]);
 }
 
-TEST_CASE("bandit: a short meta-training run beats random play, the same for any slices") {
+TEST_CASE("bandit: a short meta-training run beats random play, the same for any slices" *
+          doctest::test_suite("slow")) {
   rl::BanditConfig c;
   c.arms = 2, c.pulls = 6, c.width = 16, c.filters = 8, c.key = 8, c.value = 8;
   rl::BanditTrainOptions o;

@@ -227,7 +227,8 @@ std::vector<memory::EncodedQA> fixture(const data::Vocab** vocab_out, const std:
 
 }  // namespace
 
-TEST_CASE("memn2n: learns the tiny task-1 fixture perfectly; same seed, same weights") {
+TEST_CASE("memn2n: learns the tiny task-1 fixture perfectly; same seed, same weights" *
+          doctest::test_suite("slow")) {
   const data::Vocab* vocab = nullptr;
   const auto all = fixture(&vocab, "train");
   const auto test = fixture(&vocab, "test");

@@ -140,7 +140,8 @@ TEST_CASE("posenc: the encoding at p + k is a rotation of the one at p") {
   const int64_t d = 32;
   const Tensor pe = posenc::sinusoidal(400, d);
   const std::vector<std::pair<int64_t, int64_t>> pairs = {{3, 5}, {17, 1}, {100, 250}, {0, 399}};
-  for (auto [p, k] : pairs) {
+  for (const auto& pk : pairs) {
+    const int64_t p = pk.first, k = pk.second;  // (not a structured binding: CAPTURE's lambda)
     CAPTURE(p);
     CAPTURE(k);
     const Tensor rot = posenc::sinusoidal(1, d, with(Layout::Interleaved, k));  // sin wk, cos wk

@@ -259,7 +259,8 @@ double reverse_accuracy(Seq2SeqConfig c, int steps, double lr, int64_t warmup) {
 }
 }  // namespace
 
-TEST_CASE("seq2seq: an LSTM with Bahdanau attention learns to reverse sequences") {
+TEST_CASE("seq2seq: an LSTM with Bahdanau attention learns to reverse sequences" *
+          doctest::test_suite("slow")) {
   Seq2SeqConfig c;
   c.embed = 16;
   c.hidden = 32;
@@ -271,7 +272,7 @@ TEST_CASE("seq2seq: an LSTM with Bahdanau attention learns to reverse sequences"
   CHECK(acc >= 0.9);
 }
 
-TEST_CASE("seq2seq: a Transformer learns to reverse sequences") {
+TEST_CASE("seq2seq: a Transformer learns to reverse sequences" * doctest::test_suite("slow")) {
   Seq2SeqConfig c;
   c.type = ModelType::Transformer;
   c.d_model = 32;
