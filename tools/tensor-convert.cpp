@@ -1,4 +1,4 @@
-// tensor-convert: a tensor from one format to another (text, .npy, .npz members).
+// tensor-convert: a tensor from one format to another (text, .npy, .npz members; IDX in).
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
 
@@ -12,8 +12,8 @@ int main(int argc, char** argv) {
     app.describe("Convert a tensor between text, .npy and .npz.", "[OPTIONS] [[-i] IN [[-o] OUT]]");
     app.options().add_options()(
         "input,i", cli::po::value(&ins)->value_name("IN")->composing(),
-        "input: text, .npy or .npz (detected by content); FILE.npz:NAME picks a member; "
-        "- is standard input (the default)")(
+        "input: text, .npy, .npz or IDX, plain or gzip (detected by content); FILE.npz:NAME "
+        "picks a member; - is standard input (the default)")(
         "output,o", cli::po::value(&out)->value_name("OUT")->default_value("-"),
         "output: FILE.npy, FILE.npz[:NAME] (member NAME, default arr_0), any other name "
         "text, - standard output (text unless --npy)")("f64", cli::po::bool_switch(&f64),
@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
     app.enable(cli::kOutput);
     app.epilog(
         "Any .npy dtype (float16/32/64, signed and unsigned integers, bool; either byte\n"
-        "order; C or Fortran order) is read and converted to float32. Text holds rank 0\n"
-        "to 3; a rank-4 tensor needs .npy or .npz output.");
+        "order; C or Fortran order) is read and converted to float32, and so is IDX\n"
+        "(MNIST's format: u8, i8, i16, i32, f32, f64; gzip-compressed or not; image bytes\n"
+        "stay 0-255). Text holds rank 0 to 3; a rank-4 tensor needs .npy or .npz output.");
     app.parse();
     // "-i IN OUT", "IN OUT", "IN -o OUT": a second input word is the output.
     if (ins.size() == 2 && !app.given("output"))

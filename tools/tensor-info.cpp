@@ -20,6 +20,7 @@ std::string info_line(const std::string& file, const io::SourceInfo& info, const
   const TensorStats s = tensor_stats(t);
   std::string format = info.format == io::Format::Npy   ? "npy"
                        : info.format == io::Format::Npz ? "npz:" + info.member
+                       : info.format == io::Format::Idx ? (info.gzip ? "idx.gz" : "idx")
                                                         : "text";
   if (info.fortran_order) format += ",fortran";
   auto num = [](double v) { return io::format_number(static_cast<float>(v)); };
@@ -39,15 +40,18 @@ int main(int argc, char** argv) {
     app.options().add_options()(
         "input,i",
         cli::po::value(&inputs)->value_name("FILE")->multitoken()->default_value({"-"}, "-"),
-        "inputs (also as arguments): text, .npy, .npz or FILE.npz:NAME; - is standard input")(
-        "no-header", cli::po::bool_switch(&no_header), "leave out the line of column names");
+        "inputs (also as arguments): text, .npy, .npz, FILE.npz:NAME or IDX (plain or gzip); - is "
+        "standard input")("no-header", cli::po::bool_switch(&no_header),
+                          "leave out the line of column names");
     app.positional().add("input", -1);
     app.epilog(
         "Output: one line per tensor (per member of an .npz given without :NAME),\n"
         "tab-separated, after a line of the column names:\n"
         "  file      the input as given (- for standard input)\n"
-        "  format    text, npy or npz:MEMBER (\",fortran\" added for Fortran order)\n"
-        "  dtype     the type on disk (<f4, >f8, <i8, |u1, |b1, ...), or text\n"
+        "  format    text, npy, npz:MEMBER (\",fortran\" added for Fortran order), idx or\n"
+        "            idx.gz (gzip-compressed IDX)\n"
+        "  dtype     the type on disk (<f4, >f8, <i8, |u1, |b1, ...; IDX: |u1, |i1, >i2,\n"
+        "            >i4, >f4, >f8), or text\n"
         "  shape     the dimensions joined by x (3x4), or scalar\n"
         "  min       the smallest finite value (nan when there is none)\n"
         "  max       the largest finite value\n"

@@ -129,6 +129,11 @@ no_file other.npy
 # Write errors.
 expect_err 1 "tensor-convert: /dev/full: write error" tensor-convert m.txt /dev/full
 expect_err 1 "tensor-convert: /dev/full: write error" tensor-convert m.txt -o /dev/full
+# IDX in, .npy out: the values NumPy reads from the same bytes (testdata/make_idx_golden.py).
+for ty in u8 i16 f32; do
+  expect 0 tensor-convert "$ATTNKIT_TESTDATA/idx/$ty.idx.gz" -o $ty.npy
+  check_eq "$(cmp -s $ty.npy "$ATTNKIT_TESTDATA/idx/$ty.npy" && echo same)" same "$ty.idx.gz -> .npy"
+done
 run sh -c 'tensor-convert m.txt >/dev/full'
 check_eq "$RC" 1 "stdout on /dev/full: status"
 grep -q "^tensor-convert: .*write error" "$T/err" || fail "stdout on /dev/full: $(cat "$T/err")"

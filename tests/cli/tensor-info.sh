@@ -52,6 +52,24 @@ expect_err 1 "tensor-info: empty.txt: no numbers" tensor-info empty.txt
 head -c 300 r4.npy >cut.npy
 expect_err 1 "tensor-info: cut.npy: truncated .npy data" tensor-info cut.npy
 expect_err 1 "tensor-info: m.npz: no array 'x' in the archive (it holds: w)" tensor-info m.npz:x
+# IDX (MNIST's format), plain and gzip-compressed, detected by content whatever the name.
+I="$ATTNKIT_TESTDATA/idx"
+expect_out "$(printf 'u8\tidx\t|u1\t3x4x5\nu8.gz\tidx.gz\t|u1\t3x4x5\nf64\tidx\t>f8\t3x1')" \
+  sh -c "cp '$I/u8.idx' u8 && cp '$I/u8.idx.gz' u8.gz && cp '$I/f64.idx' f64 && tensor-info --no-header u8 u8.gz f64 | cut -f 1-4"
+printf '\0\0\x08\x02\0\0\0\x03\0\0\0\x04abc' >cut.idx
+expect_err 1 "tensor-info: cut.idx: IDX: the data is cut short (the header promises 12 bytes, 3 follow)" tensor-info cut.idx
+printf '\0\0\x07\x01\0\0\0\x01a' >type.idx
+expect_err 1 "tensor-info: type.idx: IDX: unknown element type 0x07" tensor-info type.idx
+gzip -c m.txt >m.txt.gz
+expect_err 1 "tensor-info: m.txt.gz: gzip-compressed, but not an IDX file inside" tensor-info m.txt.gz
+# Fashion-MNIST as Debian installs it (values checked against Python's gzip and struct).
+F=/usr/share/datasets/fashion-mnist
+if [ -r "$F/t10k-labels-idx1-ubyte.gz" ]; then
+  expect_out "$(printf 'idx.gz\t|u1\t10000x28x28\t0\t255\nidx.gz\t|u1\t10000\t0\t9')" \
+    sh -c "tensor-info --no-header $F/t10k-images-idx3-ubyte.gz $F/t10k-labels-idx1-ubyte.gz | cut -f 2-6"
+else
+  echo "SKIPPED (part): no $F (the Debian package dataset-fashion-mnist; make deps installs it)"
+fi
 # The lines of the files before the bad one are printed.
 expect_err 1 "tensor-info: missing.npy: cannot open" tensor-info --no-header m.txt missing.npy
 check_eq "$(cut -f1 "$T/out")" "m.txt" "lines before the error"

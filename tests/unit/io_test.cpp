@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -604,4 +605,147 @@ TEST_CASE("AtomicFile: all or nothing") {
   } catch (const IoError& e) {
     CHECK(contains(e.what(), "write error"));
   }
+}
+
+// ---- IDX (MNIST's format), plain and gzip-compressed
+
+namespace {
+
+std::string gzip_bytes(const std::string& raw) {
+  z_stream s;
+  std::memset(&s, 0, sizeof s);
+  REQUIRE(deflateInit2(&s, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&s, raw.size()) + 64, '\0');
+  s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+  s.avail_in = static_cast<uInt>(raw.size());
+  s.next_out = reinterpret_cast<Bytef*>(&out[0]);
+  s.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&s, Z_FINISH) == Z_STREAM_END);
+  out.resize(s.total_out);
+  deflateEnd(&s);
+  return out;
+}
+
+// An IDX header: type code, then the dimensions big-endian.
+std::string idx_header(unsigned char type, const std::vector<uint32_t>& dims) {
+  std::string h{'\0', '\0', static_cast<char>(type), static_cast<char>(dims.size())};
+  for (uint32_t d : dims)
+    for (int k = 3; k >= 0; --k) h += static_cast<char>((d >> (8 * k)) & 0xff);
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("idx: every element type, plain and gzip, equals NumPy's reading (golden files)") {
+  for (const char* type : {"u8", "i8", "i16", "i32", "f32", "f64"}) {
+    CAPTURE(type);
+    const Tensor want = read_tensor(test::testdata(std::string("idx/") + type + ".npy"));
+    SourceInfo plain, gz;
+    const Tensor a = read_tensor(test::testdata(std::string("idx/") + type + ".idx"), &plain);
+    const Tensor b = read_tensor(test::testdata(std::string("idx/") + type + ".idx.gz"), &gz);
+    test::check_close(a, want, 0.0, 0.0);
+    test::check_close(b, want, 0.0, 0.0);
+    CHECK(plain.format == Format::Idx);
+    CHECK(!plain.gzip);
+    CHECK(gz.format == Format::Idx);
+    CHECK(gz.gzip);
+    CHECK(plain.dtype == gz.dtype);
+  }
+  SourceInfo info;
+  read_tensor(test::testdata("idx/i16.idx"), &info);
+  CHECK(info.dtype == ">i2");
+}
+
+TEST_CASE("idx: a damaged header or body is a DataError before anything large is allocated") {
+  const std::string body(12, '\x07');
+  const std::string good = idx_header(0x08, {3, 4}) + body;
+  CHECK(parse_idx(good, "g.idx").shape() == Shape{3, 4});
+  CHECK(detect_format(good) == Format::Idx);
+  CHECK(detect_format(gzip_bytes(good)) == Format::Idx);
+  CHECK(contains(data_error([&] { parse_idx("\x01\x00\x08\x01", "m.idx"); }).first,
+                 "not an IDX file"));
+  CHECK(contains(data_error([&] { parse_idx(idx_header(0x0A, {2}) + "xx", "t.idx"); }).first,
+                 "unknown element type 0x0a"));
+  CHECK(contains(data_error([&] { parse_idx(idx_header(0x08, {}), "r.idx"); }).first,
+                 "0 dimensions (1 to 4 are read)"));
+  CHECK(contains(data_error([&] {
+                   parse_idx(idx_header(0x08, {1, 1, 1, 1, 1}), "r5.idx");
+                 }).first,
+                 "5 dimensions"));
+  CHECK(contains(data_error([&] {
+                   parse_idx(idx_header(0x08, {3, 0}), "z.idx");
+                 }).first,
+                 "dimension 2 is 0"));
+  CHECK(contains(data_error([&] { parse_idx(good.substr(0, 9), "h.idx"); }).first,
+                 "ends inside its header"));
+  CHECK(contains(data_error([&] { parse_idx(good.substr(0, good.size() - 1), "s.idx"); }).first,
+                 "cut short"));
+  CHECK(contains(data_error([&] { parse_idx(good + "x", "l.idx"); }).first, "data after the end"));
+  // Dimensions that multiply past 2^40, and a plain file promising 4 GB in 20 bytes.
+  CHECK(contains(data_error([&] {
+                   parse_idx(idx_header(0x0E, {65535, 65535, 65535, 65535}), "o.idx");
+                 }).first,
+                 "more than 2^40"));
+  CHECK(contains(data_error([&] {
+                   parse_idx(idx_header(0x08, {65536, 65536}) + "abcd", "p.idx");
+                 }).first,
+                 "cut short"));
+  // The file is named; no line (a binary file has none).
+  try {
+    parse_idx(good + "x", "l.idx");
+    FAIL("no DataError");
+  } catch (const DataError& e) {
+    CHECK(e.file() == "l.idx");
+    CHECK(e.line() == 0);
+  }
+}
+
+TEST_CASE("idx: gzip streams are inflated only as far as the header promises") {
+  const std::string good = idx_header(0x08, {3, 4}) + std::string(12, '\x05');
+  const std::string gz = gzip_bytes(good);
+  CHECK(parse_idx(gz, "g.idx.gz").shape() == Shape{3, 4});
+  // More data inside the stream than promised; the stream cut short; bytes after it.
+  CHECK(contains(data_error([&] { parse_idx(gzip_bytes(good + "x"), "l.gz"); }).first,
+                 "data after the 24 bytes"));
+  CHECK(
+      contains(data_error([&] { parse_idx(gz.substr(0, gz.size() - 12), "c.gz"); }).first, "gzip"));
+  CHECK(contains(data_error([&] { parse_idx(gz + "junk", "j.gz"); }).first,
+                 "after the end of the gzip stream"));
+  // A damaged checksum (the trailer's CRC-32) is found.
+  std::string bad = gz;
+  bad[bad.size() - 8] = static_cast<char>(bad[bad.size() - 8] ^ 1);
+  CHECK(contains(data_error([&] { parse_idx(bad, "crc.gz"); }).first, "damaged gzip"));
+  // A header promising 2^36 bytes from a few hundred compressed ones is refused before any
+  // allocation: deflate cannot expand more than 1032:1 (a "zip bomb" would have to).
+  const std::string bomb =
+      gzip_bytes(idx_header(0x08, {65536, 65536, 16}) + std::string(4096, '\0'));
+  CHECK(contains(data_error([&] { parse_idx(bomb, "bomb.gz"); }).first, "more than"));
+  // Only IDX is read compressed.
+  CHECK(contains(data_error([&] { parse_tensor(gzip_bytes("1 2\n3 4\n"), "t.gz", ""); }).first,
+                 "not an IDX file inside"));
+  CHECK(contains(data_error([&] { parse_tensor("\x1f\x8b", "tiny.gz", ""); }).first, "gzip"));
+}
+
+TEST_CASE("idx: Fashion-MNIST as Debian installs it (dataset-fashion-mnist)") {
+  const std::string dir = "/usr/share/datasets/fashion-mnist/";
+  if (::access((dir + "train-labels-idx1-ubyte.gz").c_str(), R_OK) != 0) {
+    test::skip("no " + dir + " (the Debian package dataset-fashion-mnist; make deps installs it)");
+    return;
+  }
+  // Reference values from Python's gzip and struct (independent of this reader).
+  const Tensor labels = read_tensor(dir + "train-labels-idx1-ubyte.gz");
+  REQUIRE(labels.shape() == Shape{60000});
+  const float first[] = {9, 0, 0, 3, 0, 2, 7, 2, 5, 5};
+  for (int i = 0; i < 10; ++i) CHECK(labels[i] == first[i]);
+  std::vector<int> count(10, 0);
+  for (int64_t i = 0; i < labels.size(); ++i) ++count[static_cast<size_t>(labels[i])];
+  for (int c : count) CHECK(c == 6000);
+  const Tensor images = read_tensor(dir + "train-images-idx3-ubyte.gz");
+  REQUIRE(images.shape() == Shape{60000, 28, 28});
+  double first_sum = 0, total = 0;
+  for (int64_t i = 0; i < 784; ++i) first_sum += images[i];
+  for (int64_t i = 0; i < images.size(); ++i) total += images[i];
+  CHECK(first_sum == 76247);
+  CHECK(total == 3431114169.0);
+  CHECK(images.at(0, 14, 12) == 237);
 }

@@ -119,6 +119,8 @@ Tensor parse_tensor(std::string_view bytes, const std::string& name, const std::
   switch (f) {
     case Format::Npy:
       return parse_npy(bytes, name, info);
+    case Format::Idx:
+      return parse_idx(bytes, name, info);
     case Format::Text:
       if (info) *info = SourceInfo{Format::Text, "text", false, ""};
       return parse_text(bytes, name);

@@ -63,6 +63,7 @@ Format detect_format(std::string_view head) {
   if (head.substr(0, 4) == std::string_view("PK\x03\x04", 4) ||
       head.substr(0, 4) == std::string_view("PK\x05\x06", 4))
     return Format::Npz;
+  if (is_idx(head)) return Format::Idx;
   return Format::Text;
 }
 

@@ -1,6 +1,7 @@
 // Reading and writing tensors: .npy (NumPy format 1.0/2.0/3.0), .npz (named arrays, through
-// libzip) and text matrices. The format of an input is detected by its content, never by
-// its name; the format of an output follows its name (.npy, .npz, otherwise text).
+// libzip) and text matrices; IDX (MNIST's and Fashion-MNIST's format, plain or
+// gzip-compressed, through zlib) is read. The format of an input is detected by its content,
+// never by its name; the format of an output follows its name (.npy, .npz, otherwise text).
 //
 // Text format: whitespace-separated numbers, one row per line; `#` starts a comment that
 // runs to the end of the line; one or more blank lines separate the matrices of a rank-3
@@ -22,7 +23,7 @@
 
 namespace attnkit::io {
 
-enum class Format { Text, Npy, Npz };
+enum class Format { Text, Npy, Npz, Idx };
 
 // What an input looked like on disk (tensor-info reports it).
 struct SourceInfo {
@@ -30,10 +31,12 @@ struct SourceInfo {
   std::string dtype;  // "<f4", ">f8", "<i8", "|u1", ... as in the .npy header; "text"
   bool fortran_order = false;
   std::string member;  // the .npz member read, if any
+  bool gzip = false;   // IDX: the file was gzip-compressed
 };
 
 // Format of a byte buffer by its first bytes: "\x93NUMPY" → Npy, "PK\x03\x04" (or an empty
-// zip's "PK\x05\x06") → Npz, anything else → Text.
+// zip's "PK\x05\x06") → Npz, two zero bytes (IDX's magic) or gzip's 1f 8b → Idx, anything
+// else → Text.
 Format detect_format(std::string_view head);
 
 // Reads the whole of `path` ("-": standard input, which can be read once per process: a
@@ -70,6 +73,15 @@ std::string format_npz(const std::vector<std::pair<std::string, const Tensor*>>&
 
 // Parsers and formatters over bytes; `name` is used in error messages.
 Tensor parse_npy(std::string_view bytes, const std::string& name, SourceInfo* info = nullptr);
+// IDX: bytes 0-1 zero, byte 2 the element type (08 u8, 09 i8, 0b i16, 0c i32, 0d f32,
+// 0e f64), byte 3 the rank, then each dimension as a big-endian u32, then the elements
+// big-endian in row-major order; or the same gzip-compressed (one gzip member). Values are
+// converted to float32 as they are (u8 images stay 0-255). DataError, before anything large
+// is allocated, for an unknown type, a zero dimension, a header cut short, data short of or
+// beyond what the header promises, a promise larger than the compressed bytes could hold,
+// and damaged gzip data.
+Tensor parse_idx(std::string_view bytes, const std::string& name, SourceInfo* info = nullptr);
+bool is_idx(std::string_view head);
 std::string format_npy(const Tensor& t, bool f64 = false);
 Tensor parse_text(std::string_view text, const std::string& name);
 // Text of t (rank 0 to 3; rank 4 is a ShapeError): precision < 0 writes the shortest decimal
