@@ -10,6 +10,7 @@
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
+#include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -539,4 +540,127 @@ TEST_CASE("autodiff: local parameter gradients stay on the tape") {
   t.backward(y2);
   CHECK(t.local_grad(w) == nullptr);
   CHECK(w.grad[0] == 1.0f);
+}
+
+// ---- images: conv2d and pooling (ops_conv.cpp)
+
+namespace {
+
+ad::Conv2dOptions conv_opts(const Tensor& o) {  // [sh, sw, ph, pw, dh, dw]
+  ad::Conv2dOptions c;
+  c.stride_h = static_cast<int64_t>(o[0]), c.stride_w = static_cast<int64_t>(o[1]);
+  c.pad_h = static_cast<int64_t>(o[2]), c.pad_w = static_cast<int64_t>(o[3]);
+  c.dil_h = static_cast<int64_t>(o[4]), c.dil_w = static_cast<int64_t>(o[5]);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("conv2d and pooling: values and gradients equal PyTorch's (golden files)") {
+  // testdata/make_conv_golden.py: torch.nn.functional in float64; the loss sum(y * r).
+  for (const char* name :
+       {"conv_k3_p1", "conv_rect_s2_d2", "conv_1x1", "conv_k3_s2_p2_d2", "conv_1x1_s2"}) {
+    CAPTURE(name);
+    const auto z = io::read_npz(test::testdata(std::string("conv/") + name + ".npz"));
+    const bool bias = z.count("b") > 0;
+    Tape t;
+    Var x = t.input(z.at("x").clone()), w = t.input(z.at("w").clone());
+    Var b = bias ? t.input(z.at("b").clone()) : Var();
+    Var y = ad::conv2d(x, w, b, conv_opts(z.at("opts")));
+    test::check_close(y.value(), z.at("y"), 1e-5, 1e-5);
+    t.backward(y, z.at("r"));
+    test::check_close(x.grad(), z.at("gx"), 1e-5, 1e-5);
+    test::check_close(w.grad(), z.at("gw"), 1e-5, 1e-5);
+    if (bias) test::check_close(b.grad(), z.at("gb"), 1e-5, 1e-5);
+  }
+  for (const char* name : {"max_k2", "max_k3_s2_p1", "avg_k2", "avg_k3_s2_p1", "avg_k3_s1"}) {
+    CAPTURE(name);
+    const auto z = io::read_npz(test::testdata(std::string("conv/") + name + ".npz"));
+    const Tensor& o = z.at("opts");
+    const auto k = static_cast<int64_t>(o[0]), s = static_cast<int64_t>(o[1]),
+               p = static_cast<int64_t>(o[2]);
+    Tape t;
+    Var x = t.input(z.at("x").clone());
+    Var y = name[0] == 'm' ? ad::max_pool2d(x, k, s, p) : ad::avg_pool2d(x, k, s, p);
+    test::check_close(y.value(), z.at("y"), 1e-6, 1e-5);
+    t.backward(y, z.at("r"));
+    test::check_close(x.grad(), z.at("gx"), 1e-5, 1e-5);
+  }
+}
+
+TEST_CASE("conv2d and pooling: finite-difference gradients") {
+  Tensor x1 = rnd({2, 2, 5, 4}, 1), w1 = rnd({3, 2, 3, 3}, 2), b1 = rnd({3}, 3);
+  grad_ok("conv2d 3x3 pad 1", ts({&x1, &w1, &b1}), [](Tape&, const VS& v) {
+    ad::Conv2dOptions p;
+    p.pad_h = p.pad_w = 1;
+    return ad::conv2d(v[0], v[1], v[2], p);
+  });
+  Tensor x2 = rnd({2, 2, 6, 7}, 4), w2 = rnd({2, 2, 2, 3}, 5);
+  grad_ok("conv2d 2x3, stride (2,1), padding (1,0), dilation (1,2)", ts({&x2, &w2}),
+          [](Tape&, const VS& v) {
+            ad::Conv2dOptions p;
+            p.stride_h = 2, p.pad_h = 1, p.dil_w = 2;
+            return ad::conv2d(v[0], v[1], Var(), p);
+          });
+  Tensor x3 = rnd({2, 3, 3, 4}, 6), w3 = rnd({2, 3, 1, 1}, 7), b3 = rnd({2}, 8);
+  grad_ok("conv2d 1x1", ts({&x3, &w3, &b3}),
+          [](Tape&, const VS& v) { return ad::conv2d(v[0], v[1], v[2]); });
+  // Max pooling away from ties: distinct values spread well apart.
+  Tensor xm({2, 2, 5, 6});
+  Rng rng(9);
+  std::vector<int> perm(static_cast<size_t>(xm.size()));
+  for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int>(i);
+  for (size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[rng.below(i)]);
+  for (int64_t i = 0; i < xm.size(); ++i)
+    xm[i] = 0.1f * static_cast<float>(perm[static_cast<size_t>(i)]);
+  Tensor xm2 = xm.clone(), xa = rnd({2, 2, 5, 6}, 10);
+  grad_ok("max_pool2d 3, stride 2, padding 1", ts({&xm}),
+          [](Tape&, const VS& v) { return ad::max_pool2d(v[0], 3, 2, 1); });
+  grad_ok("max_pool2d 2", ts({&xm2}), [](Tape&, const VS& v) { return ad::max_pool2d(v[0], 2); });
+  grad_ok("avg_pool2d 3, stride 2, padding 1", ts({&xa}),
+          [](Tape&, const VS& v) { return ad::avg_pool2d(v[0], 3, 2, 1); });
+}
+
+TEST_CASE("conv2d: a 1x1 convolution is a linear map of the channels; a delta kernel shifts") {
+  const Tensor x = rnd({2, 3, 4, 5}, 11), w = rnd({4, 3, 1, 1}, 12), b = rnd({4}, 13);
+  Tape t;
+  const Tensor& y =
+      ad::conv2d(t.constant(x.clone()), t.constant(w.clone()), t.constant(b.clone())).value();
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t o = 0; o < 4; ++o)
+      for (int64_t p = 0; p < 20; ++p) {
+        double s = b[o];
+        for (int64_t c = 0; c < 3; ++c) s += w[o * 3 + c] * x[(n * 3 + c) * 20 + p];
+        CHECK(y[(n * 4 + o) * 20 + p] == doctest::Approx(s).epsilon(1e-5));
+      }
+  // A 3x3 kernel that is 1 at (row 0, column 2), padding 1: out[i][j] = in[i-1][j+1].
+  Tensor d({1, 1, 3, 3}, 0.0f);
+  d[2] = 1.0f;
+  ad::Conv2dOptions p;
+  p.pad_h = p.pad_w = 1;
+  const Tensor one = rnd({1, 1, 4, 5}, 14);
+  const Tensor& s = ad::conv2d(t.constant(one.clone()), t.constant(d.clone()), Var(), p).value();
+  for (int64_t i = 0; i < 4; ++i)
+    for (int64_t j = 0; j < 5; ++j) {
+      const float want = i >= 1 && j + 1 < 5 ? one[(i - 1) * 5 + j + 1] : 0.0f;
+      CHECK(s[i * 5 + j] == want);
+    }
+}
+
+TEST_CASE("conv2d and pooling: shapes that do not fit are ShapeErrors") {
+  Tape t;
+  Var x = t.constant(Tensor({1, 2, 4, 4}));
+  CHECK_THROWS_AS(ad::conv2d(x, t.constant(Tensor({3, 1, 3, 3}))), ShapeError);  // channels
+  CHECK_THROWS_AS(ad::conv2d(x, t.constant(Tensor({3, 2, 5, 5}))), ShapeError);  // too big
+  CHECK_THROWS_AS(ad::conv2d(t.constant(Tensor({2, 4, 4})), t.constant(Tensor({3, 2, 1, 1}))),
+                  ShapeError);  // not [N, C, H, W]
+  CHECK_THROWS_AS(ad::conv2d(x, t.constant(Tensor({3, 2, 1, 1})), t.constant(Tensor({2}))),
+                  ShapeError);  // bias
+  ad::Conv2dOptions bad;
+  bad.stride_h = 0;
+  CHECK_THROWS_AS(ad::conv2d(x, t.constant(Tensor({3, 2, 1, 1})), Var(), bad), ShapeError);
+  CHECK_THROWS_AS(ad::max_pool2d(x, 5), ShapeError);
+  CHECK_THROWS_AS(ad::avg_pool2d(x, 2, 1, 2), ShapeError);  // padding > kernel / 2
+  CHECK(ad::max_pool2d(x, 2).shape() == Shape{1, 2, 2, 2});
+  CHECK(ad::avg_pool2d(x, 3, 1, 1).shape() == Shape{1, 2, 4, 4});
 }

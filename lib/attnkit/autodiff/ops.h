@@ -106,6 +106,22 @@ Var lstm_cell_h(Var a, Var c);
 // r = σ(xp_r + hp_r), z = σ(xp_z + hp_z), n = tanh(xp_n + r ⊙ hp_n), h' = (1 - z) ⊙ n + z ⊙ h.
 Var gru_cell(Var xp, Var hp, Var h);
 
+// ---- images [N, C, H, W] (PyTorch's layout and semantics; ops_conv.cpp)
+struct Conv2dOptions {
+  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0, dil_h = 1, dil_w = 1;
+  void validate() const;  // strides and dilations >= 1, padding >= 0 (ShapeError)
+};
+// Cross-correlation, as torch.nn.functional.conv2d: x [N, C, H, W], w [O, C, kh, kw], b [O]
+// (optional) → [N, O, Ho, Wo], Ho = (H + 2 pad - dil (kh - 1) - 1) / stride + 1 (floor);
+// zero padding. im2col + one gemm per image.
+Var conv2d(Var x, Var w, Var b = Var(), const Conv2dOptions& o = {});
+// Square windows of `kernel`, stride (0: = kernel) and zero-free padding (at most kernel/2;
+// padded cells never win a max and count in an average's divisor, as PyTorch's defaults
+// count_include_pad=True and ceil_mode=False). Max pooling's gradient goes to the first
+// maximum of a window in row-major order; a NaN in a window wins.
+Var max_pool2d(Var x, int64_t kernel, int64_t stride = 0, int64_t padding = 0);
+Var avg_pool2d(Var x, int64_t kernel, int64_t stride = 0, int64_t padding = 0);
+
 // ---- regularisation: inverted dropout with the tape's Rng; identity (the same Var) when
 // the tape is not training or p = 0. Element i is dropped (0) when the i-th 32-bit draw of
 // Rng::fill_u32 is below round(p·2^32), else scaled by 1/(1-p).
