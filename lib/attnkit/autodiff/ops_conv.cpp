@@ -40,6 +40,16 @@ struct Geometry {
   }
 };
 
+// The output columns q whose input column q·stride - pad + j·dil lies inside [0, w):
+// [q0, q1).
+void valid_cols(const Geometry& g, int64_t j, int64_t* q0, int64_t* q1) {
+  const int64_t off = j * g.o.dil_w - g.o.pad_w;  // input column of output column 0
+  const int64_t s = g.o.stride_w;
+  *q0 = off >= 0 ? 0 : (-off + s - 1) / s;
+  *q1 = off > g.w - 1 ? 0 : std::min<int64_t>(g.wo, (g.w - 1 - off) / s + 1);
+  if (*q1 < *q0) *q1 = *q0;
+}
+
 // cols [C·kh·kw, Ho·Wo] of one image x [C, H, W].
 void im2col(const float* x, const Geometry& g, float* cols) {
   for (int64_t c = 0; c < g.c; ++c)
@@ -47,6 +57,9 @@ void im2col(const float* x, const Geometry& g, float* cols) {
       for (int64_t j = 0; j < g.kw; ++j) {
         float* row = cols + ((c * g.kh + i) * g.kw + j) * g.l();
         const float* xc = x + c * g.h * g.w;
+        int64_t q0, q1;
+        valid_cols(g, j, &q0, &q1);
+        const int64_t off = j * g.o.dil_w - g.o.pad_w, s = g.o.stride_w;
         for (int64_t p = 0; p < g.ho; ++p) {
           const int64_t y = p * g.o.stride_h - g.o.pad_h + i * g.o.dil_h;
           float* r = row + p * g.wo;
@@ -54,11 +67,13 @@ void im2col(const float* x, const Geometry& g, float* cols) {
             std::fill(r, r + g.wo, 0.0f);
             continue;
           }
-          const float* xr = xc + y * g.w;
-          for (int64_t q = 0; q < g.wo; ++q) {
-            const int64_t xx = q * g.o.stride_w - g.o.pad_w + j * g.o.dil_w;
-            r[q] = xx >= 0 && xx < g.w ? xr[xx] : 0.0f;
-          }
+          const float* xr = xc + y * g.w + off;
+          std::fill(r, r + q0, 0.0f);
+          if (s == 1)
+            std::memcpy(r + q0, xr + q0, static_cast<size_t>(q1 - q0) * sizeof(float));
+          else
+            for (int64_t q = q0; q < q1; ++q) r[q] = xr[q * s];
+          std::fill(r + q1, r + g.wo, 0.0f);
         }
       }
 }
@@ -70,15 +85,15 @@ void col2im(const float* cols, const Geometry& g, float* dx) {
       for (int64_t j = 0; j < g.kw; ++j) {
         const float* row = cols + ((c * g.kh + i) * g.kw + j) * g.l();
         float* dc = dx + c * g.h * g.w;
+        int64_t q0, q1;
+        valid_cols(g, j, &q0, &q1);
+        const int64_t off = j * g.o.dil_w - g.o.pad_w, s = g.o.stride_w;
         for (int64_t p = 0; p < g.ho; ++p) {
           const int64_t y = p * g.o.stride_h - g.o.pad_h + i * g.o.dil_h;
           if (y < 0 || y >= g.h) continue;
           const float* r = row + p * g.wo;
-          float* dr = dc + y * g.w;
-          for (int64_t q = 0; q < g.wo; ++q) {
-            const int64_t xx = q * g.o.stride_w - g.o.pad_w + j * g.o.dil_w;
-            if (xx >= 0 && xx < g.w) dr[xx] += r[q];
-          }
+          float* dr = dc + y * g.w + off;
+          for (int64_t q = q0; q < q1; ++q) dr[q * s] += r[q];
         }
       }
 }
@@ -116,7 +131,7 @@ Var conv2d(Var x, Var w, Var b, const Conv2dOptions& o) {
   g.wo = out_size(g.w, g.kw, o.stride_w, o.pad_w, o.dil_w, "conv2d", X.shape());
   Tensor y = t.alloc({g.n, outc, g.ho, g.wo});
   const int64_t K = g.k(), L = g.l();
-  std::vector<float> cols(g.direct() ? 0 : static_cast<size_t>(K * L));
+  float* cols = g.direct() ? nullptr : t.scratch({K * L})->data();  // pooled by the tape
   for (int64_t n = 0; n < g.n; ++n) {
     const float* xn = X.data() + n * g.c * g.h * g.w;
     float* yn = y.data() + n * outc * L;
@@ -128,8 +143,8 @@ Var conv2d(Var x, Var w, Var b, const Conv2dOptions& o) {
     }
     const float* cn = xn;
     if (!g.direct()) {
-      im2col(xn, g, cols.data());
-      cn = cols.data();
+      im2col(xn, g, cols);
+      cn = cols;
     }
     gemm(Trans::No, Trans::No, 1.0f, view(Wt.data(), outc, K), view(cn, K, L), beta,
          view(yn, outc, L));
@@ -138,7 +153,7 @@ Var conv2d(Var x, Var w, Var b, const Conv2dOptions& o) {
     const Tensor& G = t.grad(out);
     const int64_t K = g.k(), L = g.l();
     const bool gx = t.requires_grad(x), gw = t.requires_grad(w);
-    std::vector<float> cols(g.direct() ? 0 : static_cast<size_t>(K * L));
+    float* cols = g.direct() ? nullptr : t.scratch({K * L})->data();
     const float* W = t.value(w).data();
     for (int64_t n = 0; n < g.n; ++n) {
       const float* gn = G.data() + n * outc * L;
@@ -146,8 +161,8 @@ Var conv2d(Var x, Var w, Var b, const Conv2dOptions& o) {
       if (gw) {
         const float* cn = xn;
         if (!g.direct()) {
-          im2col(xn, g, cols.data());
-          cn = cols.data();
+          im2col(xn, g, cols);
+          cn = cols;
         }
         gemm(Trans::No, Trans::Yes, 1.0f, view(gn, outc, L), view(cn, K, L), 1.0f,
              view(t.grad(w).data(), outc, K));
@@ -159,8 +174,8 @@ Var conv2d(Var x, Var w, Var b, const Conv2dOptions& o) {
                view(dxn, K, L));
         } else {
           gemm(Trans::Yes, Trans::No, 1.0f, view(W, outc, K), view(gn, outc, L), 0.0f,
-               view(cols.data(), K, L));
-          col2im(cols.data(), g, dxn);
+               view(cols, K, L));
+          col2im(cols, g, dxn);
         }
       }
     }
