@@ -14,9 +14,11 @@
 
 #include "attnkit/attention/attention.h"
 #include "attnkit/autodiff/gradcheck.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/attn2d.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
@@ -621,4 +623,61 @@ TEST_CASE("nn: end to end — a bi-LSTM learns to reverse sequences of 4 symbols
   }
   CHECK(perfect == 10);
   CHECK(static_cast<double>(right) / (B * T) >= 0.99);
+}
+
+// ---- 2-D attention blocks (nn/attn2d.h)
+
+TEST_CASE("attn2d: SAGAN, BigGAN and the non-local blocks equal PyTorch's (golden files)") {
+  // testdata/make_attn2d_golden.py: modules after each paper's released code, random weights,
+  // gamma != 0; the state_dict under PyTorch's names.
+  for (const char* kind :
+       {"sagan", "biggan", "nonlocal-gaussian", "nonlocal-dot", "nonlocal-concat"}) {
+    CAPTURE(kind);
+    std::map<std::string, Tensor> p =
+        io::read_npz(test::testdata(std::string("attn2d/") + kind + ".npz"));
+    ad::Tape t;
+    const nn::Attn2dOutput r =
+        nn::attn2d(nn::parse_attn2d_kind(kind), p, t.constant(p.at("x").clone()));
+    test::check_close(r.y.value(), p.at("y"), 1e-5, 1e-4);
+    test::check_close(r.attention.value(), p.at("attention"), 1e-6, 1e-4);
+  }
+}
+
+TEST_CASE("attn2d: gamma 0 (or a zero W) makes the block the identity; gradients; errors") {
+  std::map<std::string, Tensor> p = io::read_npz(test::testdata("attn2d/sagan.npz"));
+  p.at("gamma")[0] = 0.0f;
+  ad::Tape t;
+  const Tensor& x = p.at("x");
+  test::check_close(nn::attn2d(nn::Attn2dKind::Sagan, p, t.constant(x.clone())).y.value(), x, 0, 0);
+  std::map<std::string, Tensor> nl = io::read_npz(test::testdata("attn2d/nonlocal-gaussian.npz"));
+  std::fill(nl.at("W.weight").values().begin(), nl.at("W.weight").values().end(), 0.0f);
+  std::fill(nl.at("W.bias").values().begin(), nl.at("W.bias").values().end(), 0.0f);
+  test::check_close(
+      nn::attn2d(nn::Attn2dKind::NonLocalGaussian, nl, t.constant(x.clone())).y.value(), x, 0, 0);
+  // The input gradient through each block, by finite differences (a small input).
+  for (const char* kind : {"sagan", "biggan", "nonlocal-concat"}) {
+    CAPTURE(kind);
+    const std::map<std::string, Tensor> q =
+        io::read_npz(test::testdata(std::string("attn2d/") + kind + ".npz"));
+    Tensor small({1, 16, 2, 4});
+    for (int64_t i = 0; i < small.size(); ++i) small[i] = q.at("x")[i];
+    std::vector<Tensor> in;
+    in.push_back(std::move(small));
+    const nn::Attn2dKind k = nn::parse_attn2d_kind(kind);
+    ad::GradCheckOptions o;
+    o.eps = 1e-2;
+    const ad::GradCheckResult res = ad::check_gradients(
+        [&](ad::Tape&, const std::vector<ad::Var>& v) { return nn::attn2d(k, q, v[0]).y; }, in, o);
+    INFO(res.where);
+    CHECK(res.ok);
+  }
+  p.erase("key_conv.bias");
+  CHECK_THROWS_WITH_AS(nn::attn2d(nn::Attn2dKind::Sagan, p, t.constant(x.clone())),
+                       "missing parameter 'key_conv.bias'", DataError);
+  CHECK_THROWS_AS(nn::attn2d(nn::Attn2dKind::Sagan, nl, t.constant(x.clone())), DataError);
+  CHECK_THROWS_AS(
+      nn::attn2d(nn::Attn2dKind::BigGan, io::read_npz(test::testdata("attn2d/biggan.npz")),
+                 t.constant(Tensor({1, 16, 3, 4}))),
+      ShapeError);  // odd height: no 2x2 pooling
+  CHECK_THROWS_AS(nn::parse_attn2d_kind("sagn"), ChoiceError);
 }
