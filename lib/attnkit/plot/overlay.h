@@ -1,0 +1,24 @@
+// Attention over an image, drawn as people know it from SAGAN's and Show-Attend-Tell's
+// figures: the image in grey, then one panel per query, where the query's attention map
+// (upsampled to the image by repeating cells) is blended over the image in viridis colours
+// and the query's own pixel is outlined in red.
+#pragma once
+
+#include <vector>
+
+#include "attnkit/core/tensor.h"
+#include "attnkit/plot/heatmap.h"
+
+namespace attnkit::plot {
+
+struct OverlayQuery {
+  int64_t row = 0, col = 0;  // the query pixel in the image (-1: none to outline)
+  Tensor map;                // [h, w], h and w dividing the image's height and width
+};
+
+// image [H, W] (any values: scaled from its min to its max); each map's colours run from 0 to
+// the map's largest value. Pixels are drawn `scale` × `scale` (0: as large as keeps a panel
+// within about 256 pixels, at least 2). ShapeError for a map that does not divide the image.
+Image render_overlays(const Tensor& image, const std::vector<OverlayQuery>& queries, int scale = 0);
+
+}  // namespace attnkit::plot
