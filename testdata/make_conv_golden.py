@@ -65,3 +65,16 @@ for name, kind, n, c, h, w, k, s, p in pools:
     r = rand(*y.shape)
     (y * r).sum().backward()
     save(name, x=x, y=y, r=r, gx=x.grad, opts=np.array([k, s, p], dtype=np.float32))
+
+# batch norm: (name, training); x [3, 4, 5, 2], momentum 0.1, eps 1e-5
+for name, training in [("bn_train", True), ("bn_eval", False)]:
+    x = (rand(3, 4, 5, 2) * 2 + 0.5).requires_grad_()
+    gamma = rand(4).requires_grad_()
+    beta = rand(4).requires_grad_()
+    rm0, rv0 = rand(4), rand(4).abs() + 0.5
+    rm, rv = rm0.clone(), rv0.clone()
+    y = F.batch_norm(x, rm, rv, gamma, beta, training=training, momentum=0.1, eps=1e-5)
+    r = rand(*y.shape)
+    (y * r).sum().backward()
+    save(name, x=x, gamma=gamma, beta=beta, rm0=rm0, rv0=rv0, y=y, r=r, gx=x.grad,
+         ggamma=gamma.grad, gbeta=beta.grad, rm1=rm, rv1=rv)

@@ -664,3 +664,34 @@ TEST_CASE("conv2d and pooling: shapes that do not fit are ShapeErrors") {
   CHECK(ad::max_pool2d(x, 2).shape() == Shape{1, 2, 2, 2});
   CHECK(ad::avg_pool2d(x, 3, 1, 1).shape() == Shape{1, 2, 4, 4});
 }
+
+TEST_CASE("batch_norm2d: training and eval equal PyTorch's, running statistics included") {
+  for (const char* name : {"bn_train", "bn_eval"}) {
+    CAPTURE(name);
+    const auto z = io::read_npz(test::testdata(std::string("conv/") + name + ".npz"));
+    Tensor rm = z.at("rm0").clone(), rv = z.at("rv0").clone();
+    Tape t;
+    Var x = t.input(z.at("x").clone()), g = t.input(z.at("gamma").clone()),
+        b = t.input(z.at("beta").clone());
+    Var y = ad::batch_norm2d(x, g, b, rm, rv, name == std::string("bn_train"));
+    test::check_close(y.value(), z.at("y"), 1e-5, 1e-5);
+    test::check_close(rm, z.at("rm1"), 1e-6, 1e-5);
+    test::check_close(rv, z.at("rv1"), 1e-6, 1e-5);
+    t.backward(y, z.at("r"));
+    test::check_close(x.grad(), z.at("gx"), 1e-5, 1e-4);
+    test::check_close(g.grad(), z.at("ggamma"), 1e-5, 1e-5);
+    test::check_close(b.grad(), z.at("gbeta"), 1e-5, 1e-5);
+  }
+  // Finite differences through the batch statistics (training), gain and bias included.
+  Tensor x = rnd({2, 3, 2, 3}, 21, 1.5, 0.3), g = rnd({3}, 22), b = rnd({3}, 23);
+  grad_ok("batch_norm2d training", ts({&x, &g, &b}), [](Tape&, const VS& v) {
+    Tensor rm({3}, 0.0f), rv({3}, 1.0f);
+    return ad::batch_norm2d(v[0], v[1], v[2], rm, rv, true);
+  });
+  Tape t;
+  Tensor rm({3}), rv({3}, 1.0f), bad({4});
+  CHECK_THROWS_AS(ad::batch_norm2d(t.constant(Tensor({2, 3, 2, 2})), Var(), Var(), bad, rv, true),
+                  ShapeError);
+  CHECK_THROWS_AS(ad::batch_norm2d(t.constant(Tensor({1, 3, 1, 1})), Var(), Var(), rm, rv, true),
+                  ShapeError);  // one value a channel
+}

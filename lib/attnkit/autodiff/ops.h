@@ -121,6 +121,14 @@ Var conv2d(Var x, Var w, Var b = Var(), const Conv2dOptions& o = {});
 // maximum of a window in row-major order; a NaN in a window wins.
 Var max_pool2d(Var x, int64_t kernel, int64_t stride = 0, int64_t padding = 0);
 Var avg_pool2d(Var x, int64_t kernel, int64_t stride = 0, int64_t padding = 0);
+// Batch normalisation of each channel of x [N, C, H, W], as torch.nn.functional.batch_norm:
+// training uses the batch's mean and biased variance over N, H, W and moves the running
+// statistics [C] (mean; the unbiased variance) by `momentum` towards them; otherwise the
+// running statistics are used. y = (x - mean) / sqrt(var + eps) · gamma + beta, gamma and
+// beta [C] optional. Gradients reach x (through the batch statistics when training), gamma
+// and beta.
+Var batch_norm2d(Var x, Var gamma, Var beta, Tensor& running_mean, Tensor& running_var,
+                 bool training, float momentum = 0.1f, float eps = 1e-5f);
 
 // ---- regularisation: inverted dropout with the tape's Rng; identity (the same Var) when
 // the tape is not training or p = 0. Element i is dropped (0) when the i-th 32-bit draw of

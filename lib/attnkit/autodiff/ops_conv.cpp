@@ -6,6 +6,7 @@
 // them is kh·kw times the input), dcols = Wᵀ dY_n, scattered back by col2im. A 1×1
 // convolution with stride 1 and no padding needs no columns: x_n [C, H·W] is already them.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -297,6 +298,100 @@ Var avg_pool2d(Var x, int64_t kernel, int64_t stride, int64_t padding) {
         }
     }
   });
+}
+
+}  // namespace attnkit::ad
+
+namespace attnkit::ad {
+
+Var batch_norm2d(Var x, Var gamma, Var beta, Tensor& running_mean, Tensor& running_var,
+                 bool training, float momentum, float eps) {
+  Tape& t = x.tape();
+  const Tensor& X = x.value();
+  need_image(X, "batch_norm2d");
+  const int64_t n = X.dim(0), c = X.dim(1), hw = X.dim(2) * X.dim(3), count = n * hw;
+  for (const Var* v : {&gamma, &beta})
+    if (v->valid() && (v->value().rank() != 1 || v->value().dim(0) != c))
+      throw ShapeError("batch_norm2d: gain or bias " + shape_str(v->value().shape()) + " for " +
+                       std::to_string(c) + " channels");
+  if (running_mean.shape() != Shape{c} || running_var.shape() != Shape{c})
+    throw ShapeError("batch_norm2d: running statistics must be [" + std::to_string(c) + "]");
+  if (training && count < 2)
+    throw ShapeError("batch_norm2d: training needs more than one value a channel, got " +
+                     shape_str(X.shape()));
+  // Per channel: the mean and 1/sqrt(var + eps) used, in double for the sums.
+  std::vector<float> mean(static_cast<size_t>(c)), inv(static_cast<size_t>(c));
+  for (int64_t ch = 0; ch < c; ++ch) {
+    double m, v;
+    if (training) {
+      double s = 0.0, s2 = 0.0;
+      for (int64_t b = 0; b < n; ++b) {
+        const float* p = X.data() + (b * c + ch) * hw;
+        for (int64_t i = 0; i < hw; ++i) s += p[i];
+      }
+      m = s / static_cast<double>(count);
+      for (int64_t b = 0; b < n; ++b) {
+        const float* p = X.data() + (b * c + ch) * hw;
+        for (int64_t i = 0; i < hw; ++i) s2 += (p[i] - m) * (p[i] - m);
+      }
+      v = s2 / static_cast<double>(count);  // biased, for normalising
+      // PyTorch's update: the unbiased variance, momentum the weight of the new value.
+      running_mean[ch] = static_cast<float>((1.0 - momentum) * running_mean[ch] + momentum * m);
+      running_var[ch] = static_cast<float>((1.0 - momentum) * running_var[ch] +
+                                           momentum * s2 / static_cast<double>(count - 1));
+    } else {
+      m = running_mean[ch];
+      v = running_var[ch];
+    }
+    mean[static_cast<size_t>(ch)] = static_cast<float>(m);
+    inv[static_cast<size_t>(ch)] = static_cast<float>(1.0 / std::sqrt(v + eps));
+  }
+  Tensor y = t.alloc(X.shape());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const float g = gamma.valid() ? gamma.value()[ch] : 1.0f;
+      const float be = beta.valid() ? beta.value()[ch] : 0.0f;
+      const float m = mean[static_cast<size_t>(ch)], s = inv[static_cast<size_t>(ch)];
+      const float* p = X.data() + (b * c + ch) * hw;
+      float* q = y.data() + (b * c + ch) * hw;
+      for (int64_t i = 0; i < hw; ++i) q[i] = (p[i] - m) * s * g + be;
+    }
+  return t.push(std::move(y), {x, gamma, beta},
+                [x, gamma, beta, mean, inv, training, n, c, hw, count](Tape& t, Var out) {
+                  const Tensor& G = t.grad(out);
+                  const Tensor& X = t.value(x);
+                  for (int64_t ch = 0; ch < c; ++ch) {
+                    const float m = mean[static_cast<size_t>(ch)], s = inv[static_cast<size_t>(ch)];
+                    const float g = gamma.valid() ? t.value(gamma)[ch] : 1.0f;
+                    double sg = 0.0, sgx = 0.0;  // Σ dy, Σ dy x̂
+                    for (int64_t b = 0; b < n; ++b) {
+                      const float* p = X.data() + (b * c + ch) * hw;
+                      const float* d = G.data() + (b * c + ch) * hw;
+                      for (int64_t i = 0; i < hw; ++i) {
+                        sg += d[i];
+                        sgx += d[i] * (p[i] - m) * s;
+                      }
+                    }
+                    if (gamma.valid() && t.requires_grad(gamma))
+                      t.grad(gamma)[ch] += static_cast<float>(sgx);
+                    if (beta.valid() && t.requires_grad(beta))
+                      t.grad(beta)[ch] += static_cast<float>(sg);
+                    if (!t.requires_grad(x)) continue;
+                    float* gx = t.grad(x).data();
+                    // Training: dx = g s (dy - mean(dy) - x̂ mean(dy x̂)); eval: g s dy.
+                    const double a = training ? sg / static_cast<double>(count) : 0.0;
+                    const double bb = training ? sgx / static_cast<double>(count) : 0.0;
+                    for (int64_t b = 0; b < n; ++b) {
+                      const float* p = X.data() + (b * c + ch) * hw;
+                      const float* d = G.data() + (b * c + ch) * hw;
+                      float* o = gx + (b * c + ch) * hw;
+                      for (int64_t i = 0; i < hw; ++i) {
+                        const double xh = (p[i] - m) * s;
+                        o[i] += static_cast<float>(g * s * (d[i] - a - xh * bb));
+                      }
+                    }
+                  }
+                });
 }
 
 }  // namespace attnkit::ad
