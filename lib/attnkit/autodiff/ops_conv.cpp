@@ -12,12 +12,17 @@
 
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
+#include "attnkit/core/parallel.h"
 
 namespace attnkit::ad {
 
 namespace {
 
 using detail::view;
+
+// conv2d splits a batch into this many chunks of images (fewer for a smaller batch), spread
+// over the threads; the weight gradient is summed per chunk, then over the chunks in order.
+constexpr int64_t kChunks = 8;
 
 // The output size along one axis; ShapeError when the kernel does not fit.
 int64_t out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, int64_t dil, const char* op,
@@ -132,52 +137,77 @@ Var conv2d(Var x, Var w, Var b, const Conv2dOptions& o) {
   g.wo = out_size(g.w, g.kw, o.stride_w, o.pad_w, o.dil_w, "conv2d", X.shape());
   Tensor y = t.alloc({g.n, outc, g.ho, g.wo});
   const int64_t K = g.k(), L = g.l();
-  float* cols = g.direct() ? nullptr : t.scratch({K * L})->data();  // pooled by the tape
-  for (int64_t n = 0; n < g.n; ++n) {
-    const float* xn = X.data() + n * g.c * g.h * g.w;
-    float* yn = y.data() + n * outc * L;
-    float beta = 0.0f;
-    if (b.valid()) {
-      for (int64_t oc = 0; oc < outc; ++oc)
-        std::fill(yn + oc * L, yn + (oc + 1) * L, b.value()[oc]);
-      beta = 1.0f;
-    }
-    const float* cn = xn;
-    if (!g.direct()) {
-      im2col(xn, g, cols);
-      cn = cols;
-    }
-    gemm(Trans::No, Trans::No, 1.0f, view(Wt.data(), outc, K), view(cn, K, L), beta,
-         view(yn, outc, L));
-  }
+  // Images in kChunks fixed chunks over the threads, each with its own columns.
+  const int64_t chunks = std::min(kChunks, g.n);
+  float* cols = g.direct() ? nullptr : t.scratch({chunks * K * L})->data();  // pooled
+  const float* bias = b.valid() ? b.value().data() : nullptr;
+  parallel_for(chunks, [&](int64_t c0, int64_t c1) {
+    for (int64_t ch = c0; ch < c1; ++ch)
+      for (int64_t n = ch * g.n / chunks; n < (ch + 1) * g.n / chunks; ++n) {
+        const float* xn = X.data() + n * g.c * g.h * g.w;
+        float* yn = y.data() + n * outc * L;
+        float beta = 0.0f;
+        if (bias) {
+          for (int64_t oc = 0; oc < outc; ++oc) std::fill(yn + oc * L, yn + (oc + 1) * L, bias[oc]);
+          beta = 1.0f;
+        }
+        const float* cn = xn;
+        if (!g.direct()) {
+          cn = cols + ch * K * L;
+          im2col(xn, g, cols + ch * K * L);
+        }
+        gemm(Trans::No, Trans::No, 1.0f, view(Wt.data(), outc, K), view(cn, K, L), beta,
+             view(yn, outc, L));
+      }
+  });
   return t.push(std::move(y), {x, w, b}, [x, w, b, g, outc](Tape& t, Var out) {
     const Tensor& G = t.grad(out);
     const int64_t K = g.k(), L = g.l();
     const bool gx = t.requires_grad(x), gw = t.requires_grad(w);
-    float* cols = g.direct() ? nullptr : t.scratch({K * L})->data();
     const float* W = t.value(w).data();
-    for (int64_t n = 0; n < g.n; ++n) {
-      const float* gn = G.data() + n * outc * L;
-      const float* xn = t.value(x).data() + n * g.c * g.h * g.w;
-      if (gw) {
-        const float* cn = xn;
-        if (!g.direct()) {
-          im2col(xn, g, cols);
-          cn = cols;
+    const Tensor& X = t.value(x);
+    // Gradients allocated before the threads start; the weight's gradient summed per chunk,
+    // then over the chunks in order: the same sums for any thread count.
+    float* dx = gx ? t.grad(x).data() : nullptr;
+    const int64_t chunks = std::min(kChunks, g.n);
+    float* cols = g.direct() ? nullptr : t.scratch({chunks * K * L})->data();
+    Tensor* dws = gw ? t.scratch({chunks * outc * K}) : nullptr;
+    parallel_for(chunks, [&](int64_t c0, int64_t c1) {
+      for (int64_t ch = c0; ch < c1; ++ch) {
+        float* cl = g.direct() ? nullptr : cols + ch * K * L;
+        float* dw = gw ? dws->data() + ch * outc * K : nullptr;
+        if (dw) std::fill(dw, dw + outc * K, 0.0f);
+        for (int64_t n = ch * g.n / chunks; n < (ch + 1) * g.n / chunks; ++n) {
+          const float* gn = G.data() + n * outc * L;
+          const float* xn = X.data() + n * g.c * g.h * g.w;
+          if (dw) {
+            const float* cn = xn;
+            if (cl) {
+              im2col(xn, g, cl);
+              cn = cl;
+            }
+            gemm(Trans::No, Trans::Yes, 1.0f, view(gn, outc, L), view(cn, K, L), 1.0f,
+                 view(dw, outc, K));
+          }
+          if (dx) {
+            float* dxn = dx + n * g.c * g.h * g.w;
+            if (!cl) {
+              gemm(Trans::Yes, Trans::No, 1.0f, view(W, outc, K), view(gn, outc, L), 1.0f,
+                   view(dxn, K, L));
+            } else {
+              gemm(Trans::Yes, Trans::No, 1.0f, view(W, outc, K), view(gn, outc, L), 0.0f,
+                   view(cl, K, L));
+              col2im(cl, g, dxn);
+            }
+          }
         }
-        gemm(Trans::No, Trans::Yes, 1.0f, view(gn, outc, L), view(cn, K, L), 1.0f,
-             view(t.grad(w).data(), outc, K));
       }
-      if (gx) {
-        float* dxn = t.grad(x).data() + n * g.c * g.h * g.w;
-        if (g.direct()) {
-          gemm(Trans::Yes, Trans::No, 1.0f, view(W, outc, K), view(gn, outc, L), 1.0f,
-               view(dxn, K, L));
-        } else {
-          gemm(Trans::Yes, Trans::No, 1.0f, view(W, outc, K), view(gn, outc, L), 0.0f,
-               view(cols, K, L));
-          col2im(cols, g, dxn);
-        }
+    });
+    if (gw) {
+      float* gwp = t.grad(w).data();
+      for (int64_t ch = 0; ch < chunks; ++ch) {
+        const float* dw = dws->data() + ch * outc * K;
+        for (int64_t i = 0; i < outc * K; ++i) gwp[i] += dw[i];
       }
     }
     if (b.valid() && t.requires_grad(b)) {
