@@ -35,17 +35,4 @@ for r in $(seq "$reps"); do
 done
 [ -n "$py" ] || exit 0
 echo
-echo -e "case\tthreads\tratio_median\tratio_min\tratio_max"
-awk -F'\t' -v th="$th" '
-  # $out: repetition, then the TSV line (impl 2, case 3, rate 7).
-  $2 == "attnkit" { ar[$1, $3] = $7; keys[$3] = 1 }
-  $2 == "pytorch" { pr[$1, $3] = $7 }
-  END {
-    for (k in keys) {
-      m = 0
-      for (r = 1; (r, k) in ar; r++) if ((r, k) in pr && pr[r, k] > 0) q[++m] = ar[r, k] / pr[r, k]
-      if (!m) continue
-      for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (q[j] < q[i]) { t = q[i]; q[i] = q[j]; q[j] = t }
-      printf "%s\t%s\t%.2f\t%.2f\t%.2f\n", k, th, (m % 2 ? q[(m + 1) / 2] : (q[m / 2] + q[m / 2 + 1]) / 2), q[1], q[m]
-    }
-  }' "$out" | sort
+median_ratios "$out" '$3' 2 7 "$th"

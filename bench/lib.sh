@@ -28,3 +28,27 @@ torch_best() {
   [ -n "$best" ] || { echo "torch_best: no rate in column $col from: $*" >&2; return 1; }
   echo "$best"
 }
+
+# median_ratios FILE KEY IMPL_COL RATE_COL THREADS
+# FILE holds one line per measurement: the repetition, a tab, then the measurement's TSV
+# (columns counted in FILE's lines, the repetition being column 1). KEY is an awk expression
+# naming a measurement's case (e.g. '$4 " " $5'), IMPL_COL the column that says attnkit or
+# pytorch, RATE_COL the rate (higher is faster). Prints per case, sorted: the median of the
+# same-repetition ratios attnkit / pytorch, and their smallest and largest.
+median_ratios() {
+  local file=$1 key=$2 impl=$3 rate=$4 th=$5
+  echo -e "case\tthreads\tratio_median\tratio_min\tratio_max"
+  awk -F'\t' -v th="$th" -v ic="$impl" -v rc="$rate" "function casekey() { return $key }"'
+    { k = casekey() }
+    $ic == "attnkit" { ar[$1, k] = $rc; keys[k] = 1 }
+    $ic == "pytorch" { pr[$1, k] = $rc }
+    END {
+      for (k in keys) {
+        m = 0
+        for (r = 1; (r, k) in ar; r++) if ((r, k) in pr && pr[r, k] > 0) q[++m] = ar[r, k] / pr[r, k]
+        if (!m) continue
+        for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (q[j] < q[i]) { t = q[i]; q[i] = q[j]; q[j] = t }
+        printf "%s\t%s\t%.2f\t%.2f\t%.2f\n", k, th, (m % 2 ? q[(m + 1) / 2] : (q[m / 2] + q[m / 2 + 1]) / 2), q[1], q[m]
+      }
+    }' "$file" | sort
+}
