@@ -1,10 +1,10 @@
 // IDX, the format of MNIST and Fashion-MNIST (LeCun's "THE IDX FILE FORMAT"), plain or
 // gzip-compressed (zlib), read into float32 tensors. Every size is checked before anything
 // is allocated: a plain file must hold exactly the bytes its header promises; a compressed
-// one is inflated only as far as its header promises (one byte more is an error), and the
-// promise must fit what deflate can produce from the compressed bytes at all (1032:1 at
-// most), so neither a lying header nor a "zip bomb" can make the reader allocate more than a
-// fixed multiple of the file's size.
+// one is inflated only as far as its header promises (one byte more is an error), into a
+// buffer that grows with what the stream actually gives, and the promise must fit what
+// deflate can produce from the compressed bytes at all (1032:1 at most), so neither a lying
+// header nor a "zip bomb" can make the reader allocate more than the data it really holds.
 #include <zlib.h>
 
 #include <cstring>
@@ -101,38 +101,33 @@ std::string inflate_gzip(std::string_view z, uint64_t limit, bool* more, const s
     z_stream* s;
     ~Guard() { inflateEnd(s); }
   } guard{&s};
+  // The output grows with what the stream gives (never with what a header promises), up to
+  // `limit`, plus one byte that tells whether there is more.
   std::string out;
-  out.resize(static_cast<size_t>(limit));
+  unsigned char buf[1 << 16];
   s.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
-  uint64_t in_left = z.size(), done = 0;
+  uint64_t in_left = z.size();
   constexpr uInt kChunk = 1u << 30;
-  unsigned char probe = 0;
-  int rc = Z_OK;
   *more = false;
-  while (rc != Z_STREAM_END) {
+  for (;;) {
     if (s.avail_in == 0 && in_left) {
       s.avail_in = static_cast<uInt>(std::min<uint64_t>(in_left, kChunk));
       in_left -= s.avail_in;
     }
-    if (done < limit) {
-      s.next_out = reinterpret_cast<Bytef*>(&out[static_cast<size_t>(done)]);
-      s.avail_out = static_cast<uInt>(std::min<uint64_t>(limit - done, kChunk));
-    } else {
-      s.next_out = &probe;  // one byte past the promise: is there more?
-      s.avail_out = 1;
-    }
-    const uInt before = s.avail_out;
-    rc = inflate(&s, Z_NO_FLUSH);
-    const uInt wrote = before - s.avail_out;
-    if (done >= limit && wrote) {
+    s.next_out = buf;
+    s.avail_out = static_cast<uInt>(std::min<uint64_t>(sizeof buf, limit - out.size() + 1));
+    const int rc = inflate(&s, Z_NO_FLUSH);
+    const size_t wrote = static_cast<size_t>(s.next_out - buf);
+    if (out.size() + wrote > limit) {
+      out.append(reinterpret_cast<const char*>(buf), static_cast<size_t>(limit - out.size()));
       *more = true;
       return out;
     }
-    done += wrote;
+    out.append(reinterpret_cast<const char*>(buf), wrote);
     if (rc == Z_STREAM_END) {
       if (s.avail_in || in_left)
         throw DataError("bytes after the end of the gzip stream (one IDX file a file)", name);
-      break;
+      return out;
     }
     if (rc == Z_BUF_ERROR && s.avail_in == 0 && in_left == 0)
       throw DataError("the gzip stream is cut short", name);
@@ -140,8 +135,6 @@ std::string inflate_gzip(std::string_view z, uint64_t limit, bool* more, const s
       throw DataError(std::string("damaged gzip data (zlib: ") + (s.msg ? s.msg : "error") + ")",
                       name);
   }
-  out.resize(static_cast<size_t>(done));
-  return out;
 }
 
 }  // namespace
