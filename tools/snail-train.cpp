@@ -1,13 +1,21 @@
-// snail-train: meta-train a SNAIL policy on Bernoulli multi-armed bandits by REINFORCE.
+// snail-train: meta-train SNAIL on Bernoulli bandits by REINFORCE, or as a few-shot classifier.
+#include <algorithm>
+#include <filesystem>
 #include <string>
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
+#include "attnkit/io/tensor_io.h"
+#include "attnkit/models/snail_fewshot.h"
 #include "attnkit/rl/bandit.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;
+
+namespace {
+constexpr const char* kFashionMnist = "/usr/share/datasets/fashion-mnist";
+}  // namespace
 
 int main(int argc, char** argv) {
   return cli::run("snail-train", argc, argv, [](cli::App& app) {
@@ -22,16 +30,22 @@ int main(int argc, char** argv) {
     tf.clip_help = "scale the gradients to a global L2 norm of at most C (0: off)";
     rl::BanditConfig c;
     rl::BanditTrainOptions o;
+    models::FewShotConfig fc;
+    std::string images = std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz",
+                labels = std::string(kFashionMnist) + "/train-labels-idx1-ubyte.gz",
+                classes = "0,2,4,6,8";
     app.describe(
-        "Meta-train a SNAIL policy (temporal convolutions and causal attention) on "
-        "Bernoulli multi-armed bandits by REINFORCE with a learned baseline.",
-        "[--arms K] [--pulls N] [--steps S] [--seed S] -o MODEL [--log LOG.tsv]");
+        "Meta-train SNAIL (temporal convolutions and causal attention): a policy on "
+        "Bernoulli multi-armed bandits by REINFORCE with a learned baseline, or a few-shot "
+        "image classifier.",
+        "[--arms K] [--pulls N] [--steps S] [--seed S] -o MODEL [--log LOG.tsv]\n"
+        "       snail-train --task fewshot [--ways N] [--shots K] [--classes LIST] -o MODEL");
     app.options().add_options()("output,o", po::value(&out)->value_name("MODEL"),
                                 "the trained model (required)");
     cli::add_training_options(app, tf);
     app.config_options().add_options()("task",
                                        po::value(&task)->value_name("TASK")->default_value(task),
-                                       "bandit (the only task)")(
+                                       "bandit, or fewshot (N-way K-shot image classification)")(
         "arms", po::value(&c.arms)->value_name("K")->default_value(c.arms), "arms of each bandit")(
         "pulls", po::value(&c.pulls)->value_name("N")->default_value(c.pulls), "pulls per episode")(
         "width", po::value(&c.width)->value_name("N")->default_value(c.width),
@@ -53,18 +67,75 @@ int main(int argc, char** argv) {
                                          "normalise the advantages of each slice")(
         "eval-episodes",
         po::value(&o.eval_episodes)->value_name("N")->default_value(o.eval_episodes),
-        "bandits of each evaluation (a fixed set)");
+        "bandits (or few-shot episodes) of each evaluation (a fixed set)")(
+        "images", po::value(&images)->value_name("FILE")->default_value(images),
+        "fewshot: pictures [n, H, W] (IDX, .npy, ...; IDX bytes are scaled to [0, 1])")(
+        "labels", po::value(&labels)->value_name("FILE")->default_value(labels),
+        "fewshot: their class ids [n]")(
+        "classes", po::value(&classes)->value_name("LIST")->default_value(classes),
+        "fewshot: the classes episodes are drawn from in training; evaluation draws from the "
+        "others")("ways", po::value(&fc.ways)->value_name("N")->default_value(fc.ways),
+                  "fewshot: classes an episode")(
+        "shots", po::value(&fc.shots)->value_name("K")->default_value(fc.shots),
+        "fewshot: labelled pictures a class")(
+        "channels", po::value(&fc.channels)->value_name("N")->default_value(fc.channels),
+        "fewshot: filters of each of the 4 convolution blocks of the embedding");
     app.epilog(
         "Each episode is a new bandit whose arms pay 1 with probabilities drawn from U[0, 1];\n"
         "the return is the number of successes in N pulls. The loss is REINFORCE's over every\n"
         "pull, with the value head as the baseline and an entropy bonus. The log's return is\n"
         "the training batches' mean return; eval_return is the sampled policy's on a fixed\n"
         "set of --eval-episodes bandits. snail-run compares a model with random, greedy, UCB1,\n"
-        "Thompson sampling and the oracle on the same bandits.");
+        "Thompson sampling and the oracle on the same bandits.\n\n"
+        "--task fewshot: each episode is N x K labelled pictures of N classes and one query of\n"
+        "one of them, the labels 0..N-1 given to the classes afresh each episode; the loss is\n"
+        "the query's cross-entropy. Training draws episodes from --classes of --images; the\n"
+        "log's eval_accuracy is on a fixed set of episodes of the other classes, beside\n"
+        "eval_embed_nn, the nearest class mean on the model's own embeddings. Defaults:\n"
+        "Fashion-MNIST (Debian's dataset-fashion-mnist), 5-way 1-shot, classes 0,2,4,6,8.");
     app.parse();
 
-    const train::TrainOptions topt = cli::resolve_training(app, tf, "snail-bandit", out);
-    if (task != "bandit") throw UsageError("--task: only 'bandit' is known");
+    if (task == "fewshot")
+      for (const char* opt :
+           {"arms", "pulls", "entropy", "value-weight", "discount", "normalize-advantage"})
+        if (app.given(opt))
+          throw UsageError(std::string("--") + opt + " is for --task bandit, not fewshot");
+    // Any kind here: with --resume the task comes from the checkpoint, and the training layer
+    // checks the checkpoint's kind against the module's.
+    const train::TrainOptions topt = cli::resolve_training(app, tf, "", out);
+    if (task == "fewshot") {
+      fc.filters = c.filters, fc.key = c.key, fc.value = c.value;
+      fc.validate();
+      const std::vector<int32_t> train_classes = models::parse_class_list(classes, "--classes");
+      for (const std::string* f : {&images, &labels})
+        if (!app.given(f == &images ? "images" : "labels") && !std::filesystem::exists(*f))
+          throw DataError(std::string("Fashion-MNIST is not installed (Debian's "
+                                      "dataset-fashion-mnist; make deps installs it)"),
+                          *f);
+      io::SourceInfo info;
+      const Tensor x = io::read_tensor(images, &info), y = io::read_tensor(labels);
+      const bool idx = info.format == io::Format::Idx;  // bytes 0-255
+      std::vector<int32_t> held;
+      for (int32_t k : models::label_classes(x, y, images))
+        if (!std::binary_search(train_classes.begin(), train_classes.end(), k)) held.push_back(k);
+      if (static_cast<int64_t>(train_classes.size()) < fc.ways ||
+          static_cast<int64_t>(held.size()) < fc.ways)
+        throw UsageError("--classes " + classes + ": " + std::to_string(fc.ways) +
+                         "-way episodes need " + std::to_string(fc.ways) +
+                         " training classes and as many held out; the data has " +
+                         std::to_string(train_classes.size() + held.size()) + " classes");
+      const int64_t need = fc.shots + 1;
+      models::LabelledImages tr = models::select_classes(x, y, train_classes, idx, need, images);
+      models::LabelledImages ev = models::select_classes(x, y, held, idx, need, images);
+      fc.height = tr.height(), fc.width = tr.width();
+      models::FewShotTrainOptions fo;
+      fo.batch = tf.batch_size, fo.lr = tf.lr, fo.eval_episodes = o.eval_episodes;
+      models::FewShotTraining module(fc, fo, std::move(tr), std::move(ev), tf.steps,
+                                     app.common().seed, app.config_yaml());
+      cli::train(app, module, topt);
+      return;
+    }
+    if (task != "bandit") throw UsageError("--task must be bandit or fewshot, not '" + task + "'");
     o.batch = tf.batch_size, o.lr = tf.lr;
     rl::BanditTraining module(c, o, tf.steps, app.common().seed, app.config_yaml());
     cli::train(app, module, topt);

@@ -35,7 +35,7 @@ check_eq "$(awk -F'\t' '$1 == "oracle" { print ($2 > 0.63 && $2 < 0.70) }' b.tsv
 # Errors.
 expect_err 2 "snail-train: --arms must be from 2 to 1000" snail-train --arms 1 --steps 1 -o x.akm
 no_file x.akm
-expect_err 2 "snail-train: --task: only 'bandit' is known" snail-train --task maze --steps 1 -o x.akm
+expect_err 2 "snail-train: --task must be bandit or fewshot, not 'maze'" snail-train --task maze --steps 1 -o x.akm
 expect_err 2 "snail-run: --arms and --pulls come from the model" snail-run --model t1.akm --arms 4
 expect_err 1 "snail-run: nothing.akm" snail-run --model nothing.akm
 expect 0 tensor-rand --shape 2 -o notmodel.npy
