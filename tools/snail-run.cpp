@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -17,8 +16,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr const char* kFashionMnist = "/usr/share/datasets/fashion-mnist";
-
 // snail-run with a model of kind snail-fewshot: fresh episodes of the held-out classes.
 std::string run_fewshot(cli::App& app, const std::string& model_path, int64_t episodes,
                         std::string images, std::string labels, const std::string& classes) {
@@ -26,27 +23,21 @@ std::string run_fewshot(cli::App& app, const std::string& model_path, int64_t ep
   for (const char* opt : {"arms", "pulls", "trace"})
     if (app.given(opt))
       throw UsageError(std::string("--") + opt + " is for bandit models, not few-shot ones");
-  if (images.empty()) images = std::string(kFashionMnist) + "/t10k-images-idx3-ubyte.gz";
-  if (labels.empty()) labels = std::string(kFashionMnist) + "/t10k-labels-idx1-ubyte.gz";
-  for (const std::string* f : {&images, &labels})
-    if (!app.given(f == &images ? "images" : "labels") && !std::filesystem::exists(*f))
-      throw DataError(
-          "Fashion-MNIST is not installed (Debian's dataset-fashion-mnist; make deps installs it)",
-          *f);
-  io::SourceInfo info;
-  const Tensor x = io::read_tensor(images, &info), y = io::read_tensor(labels);
+  if (images.empty()) images = std::string(models::kFashionMnistDir) + "/t10k-images-idx3-ubyte.gz";
+  if (labels.empty()) labels = std::string(models::kFashionMnistDir) + "/t10k-labels-idx1-ubyte.gz";
+  const models::Pictures p = models::read_pictures(images, labels);
   std::vector<int32_t> held;
   if (!classes.empty()) {
     held = models::parse_class_list(classes, "--classes");
   } else {
-    for (int32_t k : models::label_classes(x, y, images))
+    for (int32_t k : models::label_classes(p.images, p.labels, images))
       if (!std::binary_search(m.train_classes.begin(), m.train_classes.end(), k)) held.push_back(k);
   }
   if (static_cast<int64_t>(held.size()) < m.config.ways)
     throw UsageError("the model plays " + std::to_string(m.config.ways) +
                      "-way episodes; the test classes are only " + std::to_string(held.size()));
-  const models::LabelledImages d = models::select_classes(
-      x, y, held, info.format == io::Format::Idx, m.config.shots + 1, images);
+  const models::LabelledImages d =
+      models::select_classes(p.images, p.labels, held, p.bytes, m.config.shots + 1, images);
   if (d.height() != m.config.height || d.width() != m.config.width)
     throw DataError("pictures of " + std::to_string(d.height()) + " x " +
                         std::to_string(d.width()) + " for a model of " +

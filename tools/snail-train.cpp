@@ -1,6 +1,5 @@
 // snail-train: meta-train SNAIL on Bernoulli bandits by REINFORCE, or as a few-shot classifier.
 #include <algorithm>
-#include <filesystem>
 #include <string>
 
 #include "attnkit/cli/cli.h"
@@ -12,10 +11,6 @@
 
 using namespace attnkit;
 namespace po = boost::program_options;
-
-namespace {
-constexpr const char* kFashionMnist = "/usr/share/datasets/fashion-mnist";
-}  // namespace
 
 int main(int argc, char** argv) {
   return cli::run("snail-train", argc, argv, [](cli::App& app) {
@@ -31,8 +26,8 @@ int main(int argc, char** argv) {
     rl::BanditConfig c;
     rl::BanditTrainOptions o;
     models::FewShotConfig fc;
-    std::string images = std::string(kFashionMnist) + "/train-images-idx3-ubyte.gz",
-                labels = std::string(kFashionMnist) + "/train-labels-idx1-ubyte.gz",
+    std::string images = std::string(models::kFashionMnistDir) + "/train-images-idx3-ubyte.gz",
+                labels = std::string(models::kFashionMnistDir) + "/train-labels-idx1-ubyte.gz",
                 classes = "0,2,4,6,8";
     app.describe(
         "Meta-train SNAIL (temporal convolutions and causal attention): a policy on "
@@ -106,31 +101,13 @@ int main(int argc, char** argv) {
     if (task == "fewshot") {
       fc.filters = c.filters, fc.key = c.key, fc.value = c.value;
       fc.validate();
-      const std::vector<int32_t> train_classes = models::parse_class_list(classes, "--classes");
-      for (const std::string* f : {&images, &labels})
-        if (!app.given(f == &images ? "images" : "labels") && !std::filesystem::exists(*f))
-          throw DataError(std::string("Fashion-MNIST is not installed (Debian's "
-                                      "dataset-fashion-mnist; make deps installs it)"),
-                          *f);
-      io::SourceInfo info;
-      const Tensor x = io::read_tensor(images, &info), y = io::read_tensor(labels);
-      const bool idx = info.format == io::Format::Idx;  // bytes 0-255
-      std::vector<int32_t> held;
-      for (int32_t k : models::label_classes(x, y, images))
-        if (!std::binary_search(train_classes.begin(), train_classes.end(), k)) held.push_back(k);
-      if (static_cast<int64_t>(train_classes.size()) < fc.ways ||
-          static_cast<int64_t>(held.size()) < fc.ways)
-        throw UsageError("--classes " + classes + ": " + std::to_string(fc.ways) +
-                         "-way episodes need " + std::to_string(fc.ways) +
-                         " training classes and as many held out; the data has " +
-                         std::to_string(train_classes.size() + held.size()) + " classes");
-      const int64_t need = fc.shots + 1;
-      models::LabelledImages tr = models::select_classes(x, y, train_classes, idx, need, images);
-      models::LabelledImages ev = models::select_classes(x, y, held, idx, need, images);
-      fc.height = tr.height(), fc.width = tr.width();
+      models::ClassSplit d =
+          models::split_classes(models::read_pictures(images, labels),
+                                models::parse_class_list(classes, "--classes"), fc);
+      fc.height = d.train.height(), fc.width = d.train.width();
       models::FewShotTrainOptions fo;
       fo.batch = tf.batch_size, fo.lr = tf.lr, fo.eval_episodes = o.eval_episodes;
-      models::FewShotTraining module(fc, fo, std::move(tr), std::move(ev), tf.steps,
+      models::FewShotTraining module(fc, fo, std::move(d.train), std::move(d.held_out), tf.steps,
                                      app.common().seed, app.config_yaml());
       cli::train(app, module, topt);
       return;

@@ -30,7 +30,7 @@ expect 0 snail-run --model t1.akm --images x.npy --labels y.txt --episodes 30 --
 check_eq "$(cat "$T/out")" "$(cat a.tsv)" "the same seed gives the same table"
 
 # Errors.
-expect_err 2 "--classes 0,1: 3-way episodes need 3 training classes" snail-train $data --labels y.txt $sizes --classes 0,1 --steps 1 -o x.akm
+expect_err 2 "3-way episodes need 3 training classes" snail-train $data --labels y.txt $sizes --classes 0,1 --steps 1 -o x.akm
 expect_err 2 "--classes: expected class ids" snail-train $data --labels y.txt $sizes --classes 0,a --steps 1 -o x.akm
 expect_err 2 "--arms is for --task bandit, not fewshot" snail-train $small --arms 3 --steps 1 -o x.akm
 expect_err 2 "--shots must be from 1 to 100" snail-train $data --labels y.txt --classes 0,1,2,3 $sizes --shots 0 --steps 1 -o x.akm

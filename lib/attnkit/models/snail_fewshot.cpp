@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <numeric>
 
@@ -9,6 +10,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
+#include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
 
 namespace attnkit::models {
@@ -146,6 +148,39 @@ LabelledImages select_classes(const Tensor& images, const Tensor& labels,
                           std::to_string(min_per_class),
                       name);
   return d;
+}
+
+Pictures read_pictures(const std::string& images, const std::string& labels) {
+  for (const std::string& f : {images, labels})
+    if (f.rfind(kFashionMnistDir, 0) == 0 && !std::filesystem::exists(f))
+      throw DataError(
+          "Fashion-MNIST is not installed (Debian's dataset-fashion-mnist; make deps installs it)",
+          f);
+  Pictures p;
+  io::SourceInfo info;
+  p.images = io::read_tensor(images, &info);
+  p.labels = io::read_tensor(labels);
+  p.bytes = info.format == io::Format::Idx;
+  p.name = images;
+  return p;
+}
+
+ClassSplit split_classes(const Pictures& p, const std::vector<int32_t>& train,
+                         const FewShotConfig& c) {
+  std::vector<int32_t> held;
+  for (int32_t k : label_classes(p.images, p.labels, p.name))
+    if (!std::binary_search(train.begin(), train.end(), k)) held.push_back(k);
+  if (static_cast<int64_t>(train.size()) < c.ways || static_cast<int64_t>(held.size()) < c.ways) {
+    std::string list;
+    for (int32_t k : train) list += (list.empty() ? "" : ",") + std::to_string(k);
+    throw UsageError("classes " + list + ": " + std::to_string(c.ways) + "-way episodes need " +
+                     std::to_string(c.ways) + " training classes and as many held out; " +
+                     std::to_string(held.size()) + " others are in the data");
+  }
+  ClassSplit out;
+  out.train = select_classes(p.images, p.labels, train, p.bytes, c.shots + 1, p.name);
+  out.held_out = select_classes(p.images, p.labels, held, p.bytes, c.shots + 1, p.name);
+  return out;
 }
 
 EpisodeBatch draw_episodes(const LabelledImages& data, int64_t episodes, int64_t ways,
