@@ -10,14 +10,23 @@
 #  1. d2l's recipe: 2 layers, hidden 128, 2 heads, FFN 256, batch 512, Adam 0.01, 50 steps
 #     (dropout 0.2, min-freq 5, max-len 64 as d2l). Claim: the MLM loss, averaged over the 50
 #     steps as d2l prints it (5.885 against ln 20256 = 9.916 on WikiText-2), <= 0.6 ln|V|.
-#  2. The same model trained anew (800 steps of batch 128, 1.3 epochs, Adam 1e-3, dropout
+#  2. The same model trained anew (2,400 steps of batch 128, 3.8 epochs, Adam 1e-3, dropout
 #     0.1), timed: claim <= 30 minutes. Claims on the held-out stories: masked-token
 #     accuracy >= 2x the majority-token baseline (always guessing the training text's most
 #     frequent word, "the"), NSP accuracy >= 75%; and the masking over the whole run within 1
 #     point of 15% chosen, and of 80/10/10 ([MASK]/random/kept).
 # Prints a few bert-fill examples; draws the learning curve (curve.png: MLM and NSP loss and
 # accuracy). Exit 1 when a claim fails.
-# Measured (seed 1): see the figures below the line.
+# Measured (seed 1; 19 min 29 s in all, 6 min 54 s of CPU, on the 2-core machine under a load
+# of about 20 from other work, niced): the d2l recipe's mean MLM loss 3.926 against the bar
+# 0.6 ln 169 = 3.078: NOT MET. At Adam 0.01 the loss stays at the text's unigram entropy (3.849),
+# with a tied or an untied output and embeddings initialised at 0.02, 1/sqrt(128) or 1 alike
+# (50-step runs at batch 128); at 1e-3 the same model learns (below). The second run took
+# 977 s (<= 30 min): held-out masked-token accuracy 0.706 against a majority baseline of 0.145
+# (bar 0.291), NSP accuracy 0.836 (0.737 after 800 steps, 0.800 after 1,200; flat from 1,600 on);
+# held-out MLM loss 0.640; masking over the run 15.00% chosen, 80.00/9.98/10.01. bert-fill:
+# "Mary went to the [MASK]." -> kitchen 0.209, bathroom 0.204, bedroom 0.188; "Is Daniel in
+# the office? [MASK]" -> no 0.575, yes 0.404, maybe 0.016.
 # With --quick (a smoke run: a small model, a few steps on the tiny fixtures of testdata/babi)
 # only the outputs' shapes are checked.
 #   pipelines/bert-tiny.sh [--quick] [--seed S] [--keep DIR]
@@ -58,7 +67,7 @@ if [ "$quick" = 1 ]; then
   d2l="--batch-size 64 --steps 5" long="--batch-size 64 --steps 20 --eval-every 10"
 else
   d2l="--batch-size 512 --steps 50"
-  long="--batch-size 128 --steps 800 --eval-every 200"
+  long="--batch-size 128 --steps 2400 --eval-every 400"
 fi
 # shellcheck disable=SC2086
 bert-pretrain --train "$dir/train.txt" $model $d2l --lr 0.01 --dropout 0.2 --seed "$seed" \
