@@ -20,8 +20,9 @@
 # Measured (seed 1; 19 min 29 s in all, 6 min 54 s of CPU, on the 2-core machine under a load
 # of about 20 from other work, niced): the d2l recipe's mean MLM loss 3.926 against the bar
 # 0.6 ln 169 = 3.078: NOT MET. At Adam 0.01 the loss stays at the text's unigram entropy (3.849),
-# with a tied or an untied output and embeddings initialised at 0.02, 1/sqrt(128) or 1 alike
-# (50-step runs at batch 128); at 1e-3 the same model learns (below). The second run took
+# with a tied or an untied output, without the embeddings' layer norm, and with embeddings
+# initialised at 0.02, 1/sqrt(128) or 1 alike (50-step runs at batch 128; the cause is not
+# found); at 1e-3 the same model learns (below). The second run took
 # 977 s (<= 30 min): held-out masked-token accuracy 0.706 against a majority baseline of 0.145
 # (bar 0.291), NSP accuracy 0.836 (0.737 after 800 steps, 0.800 after 1,200; flat from 1,600 on);
 # held-out MLM loss 0.640; masking over the run 15.00% chosen, 80.00/9.98/10.01. bert-fill:
