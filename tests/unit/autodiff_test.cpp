@@ -157,6 +157,7 @@ TEST_CASE("autodiff: scalar and unary ops") {
   cases.push_back({"sigmoid", [](Var x) { return ad::sigmoid(x); }, rnd({3, 4}, 5, 2.0)});
   cases.push_back({"relu", [](Var x) { return ad::relu(x); }, rnd({3, 4}, 6, 1.0, 0.0, 0.1)});
   cases.push_back({"softplus", [](Var x) { return ad::softplus(x); }, rnd({3, 4}, 7, 3.0)});
+  cases.push_back({"gelu", [](Var x) { return ad::gelu(x); }, rnd({3, 4}, 12, 3.0)});
   cases.push_back({"exp", [](Var x) { return ad::exp(x); }, rnd({3, 4}, 8)});
   cases.push_back({"log", [](Var x) { return ad::log(x); }, positive({3, 4}, 9, 0.5, 3.0)});
   cases.push_back({"sqrt", [](Var x) { return ad::sqrt(x); }, positive({3, 4}, 10, 0.5, 3.0)});
@@ -172,6 +173,12 @@ TEST_CASE("autodiff: scalar and unary ops") {
   CHECK(th[2] == doctest::Approx(std::tanh(1.0)).epsilon(1e-6));
   const Tensor& sg = ad::sigmoid(x).value();
   CHECK(sg[1] == doctest::Approx(0.5));
+  // GELU's values: x Φ(x) (Φ(1) = 0.841344746, Φ(-2) = 0.022750132), 0 at 0, x far right.
+  const Tensor& ge = ad::gelu(x).value();
+  CHECK(ge[0] == doctest::Approx(-2.0 * 0.022750132).epsilon(1e-6));
+  CHECK(ge[1] == 0.0f);
+  CHECK(ge[2] == doctest::Approx(0.841344746).epsilon(1e-6));
+  CHECK(ge[3] == doctest::Approx(40.0));
 }
 
 TEST_CASE("autodiff: softmax, log-softmax and masked softmax") {

@@ -38,6 +38,9 @@ Var neg(Var a);
 Var tanh(Var x);
 Var sigmoid(Var x);
 Var relu(Var x);
+// The Gaussian error linear unit x Φ(x) = x (1 + erf(x/√2)) / 2 (Hendrycks & Gimpel 2016; the
+// exact form, torch.nn.functional.gelu's default), derivative Φ(x) + x φ(x).
+Var gelu(Var x);
 Var softplus(Var x);  // ln(1 + e^x), stable for large |x|
 Var exp(Var x);
 Var log(Var x);   // x > 0

@@ -195,6 +195,20 @@ Var relu(Var x) {
       x, [](float v) { return v > 0.0f ? v : 0.0f; },
       [](float v, float) { return v > 0.0f ? 1.0f : 0.0f; });
 }
+Var gelu(Var x) {
+  return unary(
+      x,
+      [](float v) {
+        const double d = v;
+        return static_cast<float>(0.5 * d * (1.0 + std::erf(d * 0.70710678118654752)));
+      },
+      [](float v, float) {
+        const double d = v;
+        const double cdf = 0.5 * (1.0 + std::erf(d * 0.70710678118654752));
+        const double pdf = 0.39894228040143268 * std::exp(-0.5 * d * d);
+        return static_cast<float>(cdf + d * pdf);
+      });
+}
 Var softplus(Var x) {
   // ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|); derivative σ(x).
   return unary(

@@ -42,13 +42,15 @@ Var LayerNorm::operator()(Tape& t, Var x) const {
 }
 
 FeedForward::FeedForward(ParamStore& ps, const std::string& name, int64_t dim, int64_t hidden,
-                         Rng& rng, float dropout_)
+                         Rng& rng, float dropout_, bool gelu_)
     : l1(ps, name + ".l1", dim, hidden, rng),
       l2(ps, name + ".l2", hidden, dim, rng),
-      dropout(dropout_) {}
+      dropout(dropout_),
+      gelu(gelu_) {}
 
 Var FeedForward::operator()(Tape& t, Var x) const {
-  return l2(t, ad::dropout(ad::relu(l1(t, x)), dropout));
+  Var h = l1(t, x);
+  return l2(t, ad::dropout(gelu ? ad::gelu(h) : ad::relu(h), dropout));
 }
 
 }  // namespace attnkit::nn

@@ -45,14 +45,16 @@ class LayerNorm {
   float eps;
 };
 
-// The Transformer's position-wise feed-forward: W2 dropout(relu(W1 x + b1)) + b2.
+// The Transformer's position-wise feed-forward: W2 dropout(act(W1 x + b1)) + b2, act = relu
+// (the Transformer's) or gelu (BERT's).
 class FeedForward {
  public:
   FeedForward(ParamStore& ps, const std::string& name, int64_t dim, int64_t hidden, Rng& rng,
-              float dropout = 0.0f);
+              float dropout = 0.0f, bool gelu = false);
   Var operator()(Tape& t, Var x) const;
   Linear l1, l2;
   float dropout;
+  bool gelu;
 };
 
 }  // namespace attnkit::nn

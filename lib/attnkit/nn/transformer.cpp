@@ -56,7 +56,7 @@ TransformerEncoderLayer::TransformerEncoderLayer(ParamStore& ps, const std::stri
                                                  const TransformerOptions& o, Rng& rng)
     : opt(o),
       self_attn(ps, name + ".self_attn", o.dim, o.heads, rng, o.dropout),
-      ff(ps, name + ".ff", o.dim, o.ff, rng, o.dropout),
+      ff(ps, name + ".ff", o.dim, o.ff, rng, o.dropout, o.gelu),
       norm1(ps, name + ".norm1", o.dim),
       norm2(ps, name + ".norm2", o.dim) {}
 

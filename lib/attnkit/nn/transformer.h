@@ -38,6 +38,7 @@ struct TransformerOptions {
   int64_t dim = 0, heads = 1, ff = 0;
   float dropout = 0.0f;
   bool pre_norm = false;  // pre-norm: x + f(LN(x)); post-norm (the paper's): LN(x + f(x))
+  bool gelu = false;      // the feed-forward's activation: GELU (BERT's) instead of ReLU
 };
 
 class TransformerEncoderLayer {
