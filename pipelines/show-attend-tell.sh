@@ -16,8 +16,15 @@
 #   - for >= 90% of the nouns of the reference captions, the argmax of the noun's attention
 #     (teacher-forced) lies inside the cell of the item it names;
 #   - lambda = 1 lowers the mean |1 - sum_t alpha_ti| against lambda = 0.
-# Measured: see the report in the commit that states the figures (MEASURED below).
-# MEASURED: not yet run in full.
+# Measured (seed 1; 6,000 training scenes, 1,000 test scenes, 6 epochs, batch 64, lr 1e-3):
+# 1,288 s (21.5 min) on the 2-core machine under a load of about 29 from other work.
+#   soft     BLEU-4 69.00, nouns in their cell 0.888, mean |1 - sum_t alpha_ti| 0.8018
+#   none     BLEU-4 42.53, nouns in their cell 0.249 (uniform attention), 0.8018
+#   soft-l0  BLEU-4 67.43, nouns in their cell 0.611, 0.9254
+# So: BLEU-4 +26.5 over the baseline (met); nouns 88.8% (NOT met, bar 90%); lambda 1 lowers
+# the deviation 0.9254 -> 0.8018 (met; 0.8018 = 1 - T/L is the least the mean can be while
+# every region's total stays <= 1, which lambda 1 reaches). At 3 epochs (528 s): soft 39.02 /
+# 0.423, none 30.73, soft-l0 47.89 / 0.527: the regulariser slows learning early on.
 # With --quick (a smoke run: 256 training scenes, 1 epoch, small sizes) only the tables'
 # shapes are checked.
 #   pipelines/show-attend-tell.sh [--quick] [--seed S] [--keep DIR]
@@ -36,7 +43,7 @@ fi
 if [ "$quick" = 1 ]; then
   ntrain=256 ntest=64 epochs=1 size="--channels 4,8,8 --embed 16 --hidden 32 --attention-size 16"
 else
-  ntrain=6000 ntest=1000 epochs=3 size="--channels 16,32,64 --embed 64 --hidden 128 --attention-size 64"
+  ntrain=6000 ntest=1000 epochs=6 size="--channels 16,32,64 --embed 64 --hidden 128 --attention-size 64"
 fi
 work_dir
 start=$(date +%s)
