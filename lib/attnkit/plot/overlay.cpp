@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "attnkit/core/error.h"
+#include "attnkit/plot/font.h"
 
 namespace attnkit::plot {
 
@@ -19,7 +20,11 @@ Image render_overlays(const Tensor& image, const std::vector<OverlayQuery>& quer
   const int panels = 1 + static_cast<int>(queries.size());
   Image img;
   img.width = panels * pw + (panels + 1) * gap;
-  img.height = ph + 2 * gap;
+  bool labels = false;
+  for (const OverlayQuery& q : queries) labels = labels || !q.label.empty();
+  constexpr int kLabelScale = 2;
+  const int strip = labels ? kGlyphH * kLabelScale + gap : 0;
+  img.height = ph + 2 * gap + strip;
   img.rgb.assign(static_cast<size_t>(img.width) * static_cast<size_t>(img.height) * 3, 255);
   auto put = [&](int x, int y, Rgb c) {
     const size_t i =
@@ -66,6 +71,27 @@ Image render_overlays(const Tensor& image, const std::vector<OverlayQuery>& quer
           put(xa, ya, {230, 20, 20});
           put(xb, yb, {230, 20, 20});
         }
+      }
+    }
+    if (q && !q->label.empty()) {
+      // The label centred under the panel, cut to the panel's width.
+      std::vector<uint32_t> cps = utf8_decode(q->label);
+      const size_t fit = static_cast<size_t>(std::max(1, pw / (kAdvance * kLabelScale)));
+      if (cps.size() > fit) cps.resize(fit);
+      const int tw = static_cast<int>(cps.size()) * kAdvance * kLabelScale;
+      const int tx = x0 + std::max(0, (pw - tw) / 2), ty = y0 + ph + gap / 2;
+      for (size_t k = 0; k < cps.size(); ++k) {
+        const uint8_t* g = glyph(cps[k]);
+        for (int r = 0; r < kGlyphH; ++r)
+          for (int b = 0; b < kGlyphW; ++b) {
+            if (!(g[r] & (0x10 >> b))) continue;
+            for (int sy = 0; sy < kLabelScale; ++sy)
+              for (int sx = 0; sx < kLabelScale; ++sx) {
+                const int x = tx + (static_cast<int>(k) * kAdvance + b) * kLabelScale + sx,
+                          y = ty + r * kLabelScale + sy;
+                if (x >= 0 && x < img.width && y >= 0 && y < img.height) put(x, y, {0, 0, 0});
+              }
+          }
       }
     }
   }

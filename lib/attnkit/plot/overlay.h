@@ -4,6 +4,7 @@
 // and the query's own pixel is outlined in red.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "attnkit/core/tensor.h"
@@ -14,11 +15,14 @@ namespace attnkit::plot {
 struct OverlayQuery {
   int64_t row = 0, col = 0;  // the query pixel in the image (-1: none to outline)
   Tensor map;                // [h, w], h and w dividing the image's height and width
+  std::string label = {};    // written under the panel (Show-Attend-Tell: the word); may be ""
 };
 
 // image [H, W] (any values: scaled from its min to its max); each map's colours run from 0 to
 // the map's largest value. Pixels are drawn `scale` × `scale` (0: as large as keeps a panel
-// within about 256 pixels, at least 2). ShapeError for a map that does not divide the image.
+// within about 256 pixels, at least 2). When a query has a label, a strip under the panels
+// holds each label (5x7 font at twice its size, centred, cut to the panel's width). ShapeError for
+// a map that does not divide the image.
 Image render_overlays(const Tensor& image, const std::vector<OverlayQuery>& queries, int scale = 0);
 
 }  // namespace attnkit::plot

@@ -1,0 +1,205 @@
+// Show, Attend and Tell (Xu et al. 2015), soft attention: a CNN encoder (vision/cnn.h) gives
+// L annotation vectors a_1..a_L of D channels (the regions); an LSTM decoder writes the
+// caption one word at a time, attending over the regions.
+//
+//   ā = (1/L) Σ_i a_i;  h_0 = tanh(f_init,h(ā)), c_0 = tanh(f_init,c(ā))     (the paper's 4.2.1)
+//   e_ti = v · tanh(W_a a_i + W_h h_{t-1})          additive attention (ad::additive_scores)
+//   α_t = softmax(e_t);  ẑ_t = β_t Σ_i α_ti a_i,  β_t = σ(f_β(h_{t-1}))    (the gate, 4.2.1)
+//   h_t, c_t = LSTM([E y_{t-1}; ẑ_t], h_{t-1}, c_{t-1})
+//   p(y_t | ...) = softmax(L_o(E y_{t-1} + L_h h_t + L_z ẑ_t))             (deep output, eq. 7)
+//
+// Loss of an image: -Σ_t log p(y_t) + λ Σ_i (1 - Σ_t α_ti)² (the doubly stochastic
+// regularisation, eq. 14), t over the caption's words and its end. The training layer divides
+// the batch's sum by its number of predicted tokens.
+// attention "none": the no-attention baseline (NIC-style): the context is ā at every step,
+// gated the same way; the decoder is otherwise the same (and α is uniform, 1/L).
+//
+// Words: a vocabulary of the training captions (data::Vocab: <pad> <bos> <eos> <unk>, then by
+// count); a caption is decoded until <eos> or max_len words.
+// Regions map to the scenes' 2×2 grid of cells by their centre: region (r, c) of an H'×W' grid
+// is in the top half when (r + ½)/H' < ½, the bottom half when > ½ (and in no cell when its
+// centre lies on the middle line: odd H'), the same for columns; cells 0..3 = top-left,
+// top-right, bottom-left, bottom-right (IMAGES.md).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnkit/data/vocab.h"
+#include "attnkit/nn/layers.h"
+#include "attnkit/nn/model_file.h"
+#include "attnkit/nn/optim.h"
+#include "attnkit/nn/rnn.h"
+#include "attnkit/train/module.h"
+#include "attnkit/vision/cnn.h"
+
+namespace attnkit::models {
+
+enum class CaptionAttention { Soft, None };
+CaptionAttention parse_caption_attention(const std::string& name);  // "soft", "none"
+
+struct CaptionConfig {
+  std::vector<int64_t> channels = {16, 32};  // the CNN's blocks
+  std::string attention = "soft";
+  int64_t embed = 64, hidden = 128, attn = 64;  // word embedding, LSTM units, W_a's size
+  double lambda = 1.0;                          // doubly stochastic regularisation
+  int64_t max_len = 20;                         // decoding: most words before <eos>
+  void validate() const;                        // UsageError
+  CaptionAttention kind() const { return parse_caption_attention(attention); }
+};
+
+// Images and their captions (IMAGES.md): images [N, H, W], one caption per image, each token's
+// cell (-1 for tokens that name no item; empty when the file has no second column).
+struct CaptionData {
+  Tensor images;
+  std::vector<std::vector<std::string>> captions;
+  std::vector<std::vector<int32_t>> cells;
+  int64_t size() const { return images.rank() ? images.dim(0) : 0; }
+};
+// Reads images (an .npz with an "images" member, or any tensor spec io::read_tensor reads,
+// [N, H, W]) and captions (TSV: CAPTION[<TAB>TOKEN_CELLS]). DataError naming the file and line:
+// a count that differs from N, an empty caption, TOKEN_CELLS not one integer in -1..3 per
+// token, images not [N, H, W].
+CaptionData read_caption_data(const std::string& images, const std::string& captions);
+// Only the images (for captioning without references).
+Tensor read_caption_images(const std::string& images);
+
+// The cell (0..3) of region l on an h × w grid, -1 for none (see above).
+int cell_of_region(int64_t l, int64_t h, int64_t w);
+
+class CaptionModel {
+ public:
+  CaptionModel(nn::ParamStore& ps, const CaptionConfig& c, data::Vocab vocab, Rng& rng);
+  const CaptionConfig& config() const { return c_; }
+  const data::Vocab& vocab() const { return vocab_; }
+  vision::CnnEncoder& encoder() { return cnn_; }
+  const vision::CnnEncoder& encoder() const { return cnn_; }
+
+  struct Forward {
+    ad::Var nll;                 // Σ over the batch's tokens of -log p
+    ad::Var reg;                 // Σ over images of Σ_i (1 - Σ_t α_ti)²
+    ad::Var loss;                // nll + λ reg
+    int64_t tokens = 0;          // predicted tokens (words and ends)
+    std::vector<ad::Var> alpha;  // per step [B, L] (steps = the longest caption + 1)
+  };
+  // Teacher-forced pass over images [B, H, W] with their captions (word ids, without <bos> and
+  // <eos>). On a training tape `bn_sums` (optional) receives the CNN's batch-norm sums.
+  Forward forward(ad::Tape& t, ad::Var images, const std::vector<std::vector<int32_t>>& captions,
+                  std::vector<double>* bn_sums = nullptr) const;
+
+  struct Decoded {
+    std::vector<int32_t> words;  // without <eos>
+    Tensor alpha;                // [steps, L]: one row per generated word (and the <eos> step)
+  };
+  // Greedy decoding of images [B, H, W] (an evaluation pass: running statistics).
+  std::vector<Decoded> greedy(const Tensor& images) const;
+  // Beam search of one image [H, W] with k hypotheses: the finished caption of the highest
+  // total log-probability (no length normalisation); k = 1 is greedy decoding.
+  Decoded beam(const Tensor& image, int k) const;
+  // The regions' grid (H', W') for images of H × W.
+  std::pair<int64_t, int64_t> grid(int64_t h, int64_t w) const {
+    return {cnn_.out_size(h), cnn_.out_size(w)};
+  }
+  std::vector<int32_t> encode(const std::vector<std::string>& words) const;
+
+ private:
+  struct Encoded;
+  struct Step;
+  Encoded encode_images(ad::Tape& t, ad::Var images, std::vector<double>* sums) const;
+  Step step(ad::Tape& t, const Encoded& e, const std::vector<int32_t>& prev,
+            const nn::State& s) const;
+  CaptionConfig c_;
+  CaptionAttention kind_;
+  data::Vocab vocab_;
+  vision::CnnEncoder cnn_;
+  nn::Linear init_h_, init_c_;  // D → hidden
+  nn::Embedding embed_;         // V × embed
+  nn::Linear wa_, wh_;          // D → attn (no bias), hidden → attn
+  ad::Parameter* v_;            // [attn]
+  nn::Linear f_beta_;           // hidden → 1
+  nn::RecurrentCell lstm_;      // [embed + D] → hidden
+  nn::Linear l_h_, l_z_, l_o_;  // hidden → embed, D → embed, embed → V
+};
+
+// ---- evaluation (caption-run --eval, the trainer's validation)
+struct CaptionScore {
+  int64_t images = 0;
+  double bleu4 = 0;         // corpus BLEU-4 in [0, 1] (sacreBLEU's defaults, eval/bleu.h)
+  int64_t nouns = 0;        // reference tokens with a cell
+  double noun_in_cell = 0;  // share of them whose α argmax lies in their item's cell
+  double coverage_dev = 0;  // mean over images and regions of |1 - Σ_t α_ti|
+};
+// Decodes every image (greedy in batches of 64, or beam k > 1), on `threads` threads (0: all),
+// and scores the captions against the references. The attention figures come from a
+// teacher-forced pass over the reference captions (so every noun has its α).
+CaptionScore evaluate_captions(const CaptionModel& m, const CaptionData& d, int beam, int threads,
+                               std::vector<CaptionModel::Decoded>* outputs = nullptr);
+std::vector<CaptionModel::Decoded> decode_captions(const CaptionModel& m, const Tensor& images,
+                                                   int beam, int threads);
+
+struct CaptionTrainOptions {
+  int64_t batch = 64;
+  double lr = 1e-3;
+  std::string schedule = "constant";
+  int64_t warmup = 0;
+  void validate() const;
+};
+
+// Training as a module of the training layer: shuffled epochs in 4 fixed slices; the loss per
+// predicted token; the CNN's running statistics move once a step by the whole batch
+// (CnnEncoder::update_running); evaluation: greedy decoding of the validation images, BLEU-4.
+class CaptionTraining : public train::Module {
+ public:
+  CaptionTraining(CaptionConfig config, CaptionTrainOptions o, CaptionData train, CaptionData valid,
+                  int64_t steps_or_0, int64_t epochs, uint64_t seed, std::string config_yaml);
+  const CaptionModel& model() const { return *model_; }
+  std::string kind() const override { return "caption"; }
+  nn::ParamStore& params() override { return ps_; }
+  nn::Optimizer& optimizer() override { return *opt_; }
+  int64_t total_steps() const override { return steps_; }
+  int64_t batches_per_epoch() const override;
+  void describe(nn::ModelFile& f) const override;
+  void save_state(nn::ModelFile& f) const override;
+  void load_state(const nn::ModelFile& f) override;
+  int slices() const override { return 4; }
+  std::vector<std::string> slice_sums() const override;
+  int64_t begin_batch(const nn::TrainState& s) override;
+  train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
+  train::StepEnd end_step(const nn::TrainState& s, double loss,
+                          const train::Metrics& sums) override;
+  std::vector<std::string> step_metrics() const override { return {"reg"}; }
+  train::Metrics evaluate() override;
+  std::vector<std::string> eval_metrics() const override;
+  bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
+  double score() override;
+  void finish(nn::ModelFile& f) override;
+
+ private:
+  CaptionConfig cfg_;
+  CaptionTrainOptions o_;
+  CaptionData train_, valid_;
+  std::vector<std::vector<int32_t>> ids_;
+  int64_t steps_;
+  uint64_t seed_;
+  std::string config_yaml_;
+  nn::ParamStore ps_;
+  std::unique_ptr<CaptionModel> model_;
+  std::unique_ptr<nn::Optimizer> opt_;
+  std::vector<int64_t> batch_, order_;
+  int64_t order_epoch_ = -1;
+  train::Metrics last_;
+  double last_score_ = 0;
+  bool evaluated_ = false;
+};
+
+struct LoadedCaption {
+  nn::ModelFile file;
+  CaptionConfig config;
+  std::unique_ptr<nn::ParamStore> params;
+  std::unique_ptr<CaptionModel> model;
+};
+LoadedCaption load_caption(const std::string& path);
+
+}  // namespace attnkit::models

@@ -1,0 +1,74 @@
+// caption-train: train a Show, Attend and Tell captioner (Xu et al. 2015) on images and captions.
+#include <string>
+
+#include "attnkit/cli/cli.h"
+#include "attnkit/cli/training.h"
+#include "attnkit/core/error.h"
+#include "attnkit/models/caption.h"
+
+using namespace attnkit;
+namespace po = boost::program_options;
+
+int main(int argc, char** argv) {
+  return cli::run("caption-train", argc, argv, [](cli::App& app) {
+    std::string images, captions, valid_images, valid_captions, out, channels = "16,32";
+    cli::TrainingFlags tf;
+    tf.batch_size = 64, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 50;
+    tf.offered = cli::kAllTraining & ~cli::kRuns;
+    tf.batch_help = "images per step, in 4 slices (the same model for any --threads)";
+    models::CaptionConfig c;
+    models::CaptionTrainOptions o;
+    app.describe(
+        "Train a Show, Attend and Tell captioner: a small CNN encoder, an LSTM decoder with soft "
+        "attention over the image's regions, the gate and the doubly stochastic regulariser; "
+        "--attention none trains the no-attention baseline.",
+        "--images IMAGES.npz --captions CAPTIONS.tsv [--valid-images V.npz --valid-captions "
+        "V.tsv] -o MODEL [--log LOG.tsv]");
+    app.options().add_options()(
+        "images", po::value(&images)->value_name("IMAGES")->required(),
+        "training images [N, H, W] (.npz with an 'images' array, as image-gen writes, or any "
+        "tensor file)")("captions", po::value(&captions)->value_name("TSV")->required(),
+                        "one caption a line, in the images' order (CAPTION[<TAB>TOKEN_CELLS])")(
+        "valid-images", po::value(&valid_images)->value_name("IMAGES"),
+        "validation images: greedy decoding scored (BLEU-4) after every epoch")(
+        "valid-captions", po::value(&valid_captions)->value_name("TSV"),
+        "the validation images' captions")("output,o", po::value(&out)->value_name("MODEL"),
+                                           "the trained model (required)");
+    cli::add_training_options(app, tf);
+    app.config_options().add_options()(
+        "attention", po::value(&c.attention)->value_name("KIND")->default_value(c.attention),
+        "soft (the paper's soft attention) or none (the mean region at every step)")(
+        "channels", po::value(&channels)->value_name("LIST")->default_value(channels),
+        "the CNN's blocks: output channels of each conv 3x3 + batch norm + ReLU + 2x2 max pool")(
+        "embed", po::value(&c.embed)->value_name("N")->default_value(c.embed),
+        "word embedding size")(
+        "hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden), "LSTM units")(
+        "attention-size", po::value(&c.attn)->value_name("N")->default_value(c.attn),
+        "the additive attention's size")(
+        "lambda", po::value(&c.lambda)->value_name("R")->default_value(c.lambda),
+        "weight of the doubly stochastic regularisation sum_i (1 - sum_t alpha_ti)^2")(
+        "max-len", po::value(&c.max_len)->value_name("N")->default_value(c.max_len),
+        "decoding: the most words of a caption");
+    app.epilog(
+        "The loss (the log's loss) is the cross-entropy of each word and of the end, per\n"
+        "predicted token, plus lambda times the regulariser (the log's reg: its mean per\n"
+        "image). The words are the training captions' tokens. The CNN's batch norm\n"
+        "normalises each of the 4 slices by its own statistics; its running statistics move\n"
+        "once a step by the whole batch's and are saved with the model. With --valid-images\n"
+        "the log has valid_bleu4 (greedy, BLEU-4 x 100), valid_noun_in_cell and\n"
+        "valid_coverage_dev (see caption-run --eval). caption-run decodes and scores.");
+    app.parse();
+    const train::TrainOptions topt = cli::resolve_training(app, tf, "caption", out);
+    c.channels = cli::parse_option("--channels", [&] { return vision::parse_channels(channels); });
+    cli::parse_option("--attention", [&] { return c.kind(); });
+    if (valid_images.empty() != valid_captions.empty())
+      throw UsageError("--valid-images and --valid-captions go together");
+    auto train = models::read_caption_data(images, captions);
+    models::CaptionData valid;
+    if (!valid_images.empty()) valid = models::read_caption_data(valid_images, valid_captions);
+    o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
+    models::CaptionTraining module(c, o, std::move(train), std::move(valid), tf.steps, tf.epochs,
+                                   app.common().seed, app.config_yaml());
+    cli::train(app, module, topt);
+  });
+}
