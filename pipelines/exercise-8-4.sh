@@ -29,13 +29,15 @@
 # Measured (single trainings of this recipe, seed 1, on the shared 2-core machine at load
 # ~20; the full form, 29 trainings two at a time, has not been run to the end: about 5-10
 # min a training there, so well over the 30-minute budget at that load):
-#   queue/copy    valid 1.00 after 4 epochs (the read-out form's test coarse was 1.00)
+#   queue/copy    test coarse 0.995, fine 1.00 (20 epochs, 1,309 s at load ~20)
+#   deque/copy    valid 1.00 after 8 epochs
 #   stack/reverse valid 0.63, test coarse 0.01, fine 0.19: FAILS its claim. The trace shows
 #                 why: pushes of 0.1-0.3 while reading, 0.8-0.95 while answering, no pops;
 #                 the LSTM memorises 8-16 symbols of 10 and uses the stack as a passthrough
-#                 (also with a push bias of +1, hidden 32, or lengths 8-32 / test 33-64)
-#   stack RNN     a^n b^n, n 1-19, 4,000 pairs, 20 epochs: test (n <= 60) coarse 1.00 with
-#                 seed 3 (664 s); with 2,000 pairs and 10 epochs (seed 1) 0.00, fine 0.88
+#                 (also with a push bias of +1, hidden 32, lengths 8-32 / test 33-64, or
+#                 32 or 128 symbols: valid 0.50 and 0.47, test 0.00 both)
+#   stack RNN     a^n b^n, n 1-19, 4,000 pairs, 20 epochs: test (n 20-60) coarse 1.00 with
+#                 seeds 1 (630 s) and 3 (664 s); 2,000 pairs, 10 epochs: 0.00, fine 0.88
 # So today this script exits 1 on the stack's claim.
 set -euo pipefail
 export LC_ALL=C
