@@ -30,7 +30,7 @@
 # ~20; the full form, 29 trainings two at a time, has not been run to the end: about 5-10
 # min a training there, so well over the 30-minute budget at that load):
 #   queue/copy    test coarse 0.995, fine 1.00 (20 epochs, 1,309 s at load ~20)
-#   deque/copy    valid 1.00 after 8 epochs
+#   deque/copy    test coarse 1.00, fine 1.00 (20 epochs)
 #   stack/reverse valid 0.63, test coarse 0.01, fine 0.19: FAILS its claim. The trace shows
 #                 why: pushes of 0.1-0.3 while reading, 0.8-0.95 while answering, no pops;
 #                 the LSTM memorises 8-16 symbols of 10 and uses the stack as a passthrough
