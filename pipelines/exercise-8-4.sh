@@ -1,23 +1,44 @@
 #!/usr/bin/env bash
 # Exercise 8-4: external memory organised as a stack, a queue or a deque, against the LSTM
-# without one (Grefenstette et al. 2015, "Learning to Transduce with Unbounded Memory").
+# without one (Grefenstette et al. 2015, "Learning to Transduce with Unbounded Memory"), and
+# the stack RNN of Joulin & Mikolov 2015 on a^n b^n.
 #
-# For copy and reversal (transduce-gen, 10 symbols), trains the Stack-, Queue- and DeQue-LSTM
-# and the plain LSTM (stackmem-train) on source lengths 8-16 and tests them on 17-32, twice
-# the training lengths (the paper: 8-64 then 65-128, 128 symbols, hours of training), and
-# prints the table: task, memory, test coarse and fine accuracy (stackmem-run --eval).
-# It draws the stack's strengths over time for one reversal and the queue's for one copy
-# (attn-plot: stack-reverse.png, queue-copy.png in --keep DIR).
+# For copy, reversal and bigram flip (transduce-gen, SYMBOLS symbols), trains the Stack-,
+# Queue- and DeQue-LSTM and the plain LSTM (stackmem-train, the paper's form: the prediction
+# from the controller, pop bias -1) on source lengths 8-16 and tests them on 17-32, twice
+# the training lengths (the paper: 8-64 then 65-128, 128 symbols, hours of training). The
+# pairs the claims rest on (stack/reverse, queue/copy, deque/copy, deque/reverse) run with
+# SEEDS seeds, the others with the first; the stack RNN (40 units, 10 stacks) learns
+# a^n -> b^n on n < 20 and is tested on n <= 60. Prints the table (task, model, seeds, test
+# coarse and fine of each seed; stackmem-run --eval) and draws the stack's strengths over
+# time for one reversal and the queue's for one copy (attn-plot: stack-reverse.png,
+# queue-copy.png in --keep DIR).
 #
 # Why: a stack hands back the newest value first, which is what reversal needs; a queue
 # hands back the oldest, which is what copying needs; a deque does either. Their access
 # order does not depend on the length, so what is learned on short sequences holds on long
 # ones; the LSTM has to squeeze the whole sequence into its state and does not.
-# Claims checked (exit 1 when one fails): queue on copy and stack on reversal reach test
-# coarse >= 0.95; the plain LSTM stays <= 0.10 on both; the queue on reversal <= 0.10.
-# With --quick (a smoke run: lengths 2-5 then 6-10, 400 pairs, 3 epochs) only the table is
-# made and its shape checked.
+# Claims checked (exit 1 when one fails): stack/reverse, queue/copy, deque/copy and
+# deque/reverse reach test coarse >= 0.95 in at least 3 of the seeds (of 5); the plain LSTM
+# stays <= 0.10 on copy and reversal; the queue on reversal <= 0.10; the queue's test fine
+# accuracy on bigram flip >= 0.95; the stack RNN gets >= 95% of a^n b^n, n <= 60, right.
+# With --quick (a smoke run: lengths 2-5 then 6-10, 400 pairs, 2 epochs, one seed) only the
+# table is made and its shape checked.
 #   pipelines/exercise-8-4.sh [--quick] [--seed S] [--keep DIR]
+#
+# Measured (single trainings of this recipe, seed 1, on the shared 2-core machine at load
+# ~20; the full form, 29 trainings two at a time, has not been run to the end: about 5-10
+# min a training there, so well over the 30-minute budget at that load):
+#   queue/copy    test coarse 0.995, fine 1.00 (20 epochs, 1,309 s at load ~20)
+#   deque/copy    test coarse 1.00, fine 1.00 (20 epochs)
+#   stack/reverse valid 0.63, test coarse 0.01, fine 0.19: FAILS its claim. The trace shows
+#                 why: pushes of 0.1-0.3 while reading, 0.8-0.95 while answering, no pops;
+#                 the LSTM memorises 8-16 symbols of 10 and uses the stack as a passthrough
+#                 (also with a push bias of +1, hidden 32, lengths 8-32 / test 33-64, or
+#                 32 or 128 symbols: valid 0.50 and 0.47, test 0.00 both)
+#   stack RNN     a^n b^n, n 1-19, 4,000 pairs, 20 epochs: test (n 20-60) coarse 1.00 with
+#                 seeds 1 (630 s) and 3 (664 s); 2,000 pairs, 10 epochs: 0.00, fine 0.88
+# So today this script exits 1 on the stack's claim.
 set -euo pipefail
 export LC_ALL=C
 
@@ -25,43 +46,73 @@ export LC_ALL=C
 pipeline_args "$@"
 need_tools transduce-gen stackmem-train stackmem-run attn-plot
 
+symbols=${EX84_SYMBOLS:-10}
 if [ "$quick" = 1 ]; then
-  lo=2 hi=5 tlo=6 thi=10 count=400 epochs=3
+  lo=2 hi=5 tlo=6 thi=10 count=400 epochs=2 seeds=1 rnn_epochs=2 rnn_count=200
 else
-  lo=8 hi=16 tlo=17 thi=32 count=5000 epochs=40
+  lo=8 hi=16 tlo=17 thi=32 count=5000 epochs=${EX84_EPOCHS:-20} seeds=${EX84_SEEDS:-5}
+  rnn_epochs=20 rnn_count=4000
 fi
 work_dir
 
-printf 'task\tmemory\tcoarse\tfine\n' > "$dir/table.tsv"
-for task in copy reverse; do
-  transduce-gen --task $task --len-min $lo --len-max $hi --symbols 10 --count $count --seed "$seed" -o "$dir/$task-train.tsv"
-  transduce-gen --task $task --len-min $tlo --len-max $thi --symbols 10 --count 200 --seed $((seed + 1)) -o "$dir/$task-test.tsv"
+# train TASK MEMORY SEED: one model, its test coarse and fine appended to results.tsv.
+train() {
+  local task=$1 mem=$2 s=$3 m="$dir/$1-$2-$3.akm"
+  stackmem-train --train "$dir/$task-train.tsv" --memory "$mem" --epochs $epochs --lr 0.003 \
+    --width 16 --seed "$s" --threads 1 -q -o "$m"
+  stackmem-run --model "$m" -i "$dir/$task-test.tsv" --eval |
+    awk -F'\t' -v t="$task" -v m="$mem" -v s="$s" '$1 == "all" { printf "%s\t%s\t%s\t%s\t%s\n", t, m, s, $3, $4 }'
+}
+
+jobs=()
+for task in copy reverse bigram-flip; do
+  transduce-gen --task $task --len-min $lo --len-max $hi --symbols $symbols --count $count --seed "$seed" -o "$dir/$task-train.tsv"
+  transduce-gen --task $task --len-min $tlo --len-max $thi --symbols $symbols --count 200 --seed $((seed + 1)) -o "$dir/$task-test.tsv"
   for mem in stack queue deque none; do
-    stackmem-train --train "$dir/$task-train.tsv" --memory $mem --epochs $epochs --lr 0.003 \
-      --width 16 --seed "$seed" --threads 2 -q -o "$dir/$task-$mem.akm"
-    stackmem-run --model "$dir/$task-$mem.akm" -i "$dir/$task-test.tsv" --eval |
-      awk -F'\t' -v t=$task -v m=$mem '$1 == "all" { printf "%s\t%s\t%s\t%s\n", t, m, $3, $4 }' >> "$dir/table.tsv"
+    n=1
+    case $task:$mem in reverse:stack|copy:queue|copy:deque|reverse:deque) n=$seeds ;; esac
+    for ((k = 0; k < n; k++)); do jobs+=("$task $mem $((seed + k))"); done
   done
 done
+transduce-gen --task anbn --len-min 1 --len-max 19 --count $rnn_count --seed "$seed" -o "$dir/anbn-train.tsv"
+transduce-gen --task anbn --len-min 1 --len-max 60 --count 300 --seed $((seed + 1)) -o "$dir/anbn-test.tsv"
+
+# Two trainings at a time, one thread each (the machine's two cores).
+: > "$dir/results.tsv"
+printf '%s\n' "${jobs[@]}" | xargs -P 2 -L 1 bash -c "$(declare -f train); dir='$dir' epochs=$epochs; train \"\$@\" >> '$dir/results.tsv'" _
+stackmem-train --train "$dir/anbn-train.tsv" --stack-rnn --stacks 10 --hidden 40 --embed 8 \
+  --lr 0.01 --epochs $rnn_epochs --seed "$seed" --threads 2 -q -o "$dir/anbn-stack-rnn.akm"
+stackmem-run --model "$dir/anbn-stack-rnn.akm" -i "$dir/anbn-test.tsv" --eval |
+  awk -F'\t' -v s="$seed" '$1 == "all" { printf "anbn\tstack-rnn\t%s\t%s\t%s\n", s, $3, $4 }' >> "$dir/results.tsv"
+
+# The table: one row per task and model, the seeds' coarse and fine.
+sort -t$'\t' -k1,1 -k2,2 -k3,3n "$dir/results.tsv" |
+  awk -F'\t' 'BEGIN { print "task\tmodel\tseeds\tcoarse\tfine" }
+    { k = $1 "\t" $2; if (!(k in c)) order[++n] = k; c[k] = c[k] (c[k] == "" ? "" : " ") $4; f[k] = f[k] (f[k] == "" ? "" : " ") $5; s[k]++ }
+    END { for (i = 1; i <= n; i++) { k = order[i]; printf "%s\t%d\t%s\t%s\n", k, s[k], c[k], f[k] } }' > "$dir/table.tsv"
 cat "$dir/table.tsv"
 
 # The memories at work: strengths over time (rows: steps; columns: slots, bottom first).
-stackmem-run --model "$dir/reverse-stack.akm" -i "$dir/reverse-test.tsv" --trace "$dir/stack-trace.npz" -o /dev/null
-stackmem-run --model "$dir/copy-queue.akm" -i "$dir/copy-test.tsv" --trace "$dir/queue-trace.npz" -o /dev/null
+stackmem-run --model "$dir/reverse-stack-$seed.akm" -i "$dir/reverse-test.tsv" --trace "$dir/stack-trace.npz" -o /dev/null
+stackmem-run --model "$dir/copy-queue-$seed.akm" -i "$dir/copy-test.tsv" --trace "$dir/queue-trace.npz" -o /dev/null
 attn-plot -i "$dir/stack-trace.npz:strengths" -o "$dir/stack-reverse.png" 2>/dev/null || true
 attn-plot -i "$dir/queue-trace.npz:strengths" -o "$dir/queue-copy.png" 2>/dev/null || true
 [ -s "$dir/stack-reverse.png" ] && echo "$PIPELINE: the stack's strengths on a reversal: $dir/stack-reverse.png" >&2
 
 awk -F'\t' -v quick="$quick" '
-  NR > 1 { c[$1, $2] = $3; n++ }
+  NR == 1 { next }
+  { rows++; k = $1 ":" $2; m = split($4, c, " "); split($5, f, " "); good[k] = 0; seeds[k] = m
+    for (i = 1; i <= m; i++) { if (c[i] >= 0.95) good[k]++; if (!(k in hi) || c[i] > hi[k]) hi[k] = c[i] }
+    fine[k] = f[1] }
+  function most(k, bar) { if (hi[k] > bar) { printf "claim failed: %s test coarse %.3f > %.2f\n", k, hi[k], bar; bad++ } }
   END {
-    if (n != 8) { print "claim failed: the table has " n " rows, not 8"; exit 1 }
-    if (quick) { print "checked (smoke): 8 rows"; exit 0 }
-    if (c["copy", "queue"] < 0.95) { printf "claim failed: queue on copy %.3f < 0.95\n", c["copy", "queue"]; bad++ }
-    if (c["reverse", "stack"] < 0.95) { printf "claim failed: stack on reversal %.3f < 0.95\n", c["reverse", "stack"]; bad++ }
-    if (c["copy", "none"] > 0.10) { printf "claim failed: the LSTM on copy %.3f > 0.10\n", c["copy", "none"]; bad++ }
-    if (c["reverse", "none"] > 0.10) { printf "claim failed: the LSTM on reversal %.3f > 0.10\n", c["reverse", "none"]; bad++ }
-    if (c["reverse", "queue"] > 0.10) { printf "claim failed: the queue on reversal %.3f > 0.10\n", c["reverse", "queue"]; bad++ }
+    if (rows != 13) { print "claim failed: the table has " rows " rows, not 13"; exit 1 }
+    if (quick) { print "checked (smoke): 13 rows"; exit 0 }
+    split("reverse:stack copy:queue copy:deque reverse:deque", need, " ")
+    for (i = 1; i <= 4; i++) { k = need[i]; if (good[k] < 3) { printf "claim failed: %s test coarse >= 0.95 in %d of %d seeds, not 3\n", k, good[k], seeds[k]; bad++ } }
+    most("copy:none", 0.10); most("reverse:none", 0.10); most("reverse:queue", 0.10)
+    if (fine["bigram-flip:queue"] < 0.95) { printf "claim failed: queue on bigram flip test fine %.3f < 0.95\n", fine["bigram-flip:queue"]; bad++ }
+    if (hi["anbn:stack-rnn"] < 0.95) { printf "claim failed: the stack RNN on a^n b^n (n <= 60) %.3f < 0.95\n", hi["anbn:stack-rnn"]; bad++ }
     if (bad) exit 1
-    printf "checked: queue/copy %.2f, stack/reverse %.2f >= 0.95; LSTM %.2f and %.2f, queue/reverse %.2f <= 0.10\n", c["copy", "queue"], c["reverse", "stack"], c["copy", "none"], c["reverse", "none"], c["reverse", "queue"]
+    printf "checked: stack/reverse %d, queue/copy %d, deque/copy %d, deque/reverse %d seeds >= 0.95; LSTM %.2f and %.2f, queue/reverse %.2f <= 0.10; queue/bigram fine %.2f; stack RNN %.2f\n", good["reverse:stack"], good["copy:queue"], good["copy:deque"], good["reverse:deque"], hi["copy:none"], hi["reverse:none"], hi["reverse:queue"], fine["bigram-flip:queue"], hi["anbn:stack-rnn"]
   }' "$dir/table.tsv" >&2

@@ -13,7 +13,7 @@ namespace po = boost::program_options;
 int main(int argc, char** argv) {
   return cli::run("stackmem-run", argc, argv, [](cli::App& app) {
     std::string model, input, out = "-", trace;
-    bool eval = false;
+    bool eval = false, rounding = false, soft = false;
     int64_t bucket = 8;
     app.describe(
         "Decode SOURCE<TAB>TARGET pairs greedily with a Stack-, Queue- or DeQue-LSTM; "
@@ -29,6 +29,9 @@ int main(int argc, char** argv) {
         "--eval: target lengths per bucket")(
         "trace", po::value(&trace)->value_name("TRACE.npz"),
         "the first pair's per-step push, pop, strengths and reads (for attn-plot)")(
+        "rounding", po::bool_switch(&rounding),
+        "a stack RNN: decode with each stack's likeliest action whole")(
+        "soft", po::bool_switch(&soft), "a stack RNN: decode with the soft actions")(
         "output,o", po::value(&out)->value_name("FILE")->default_value(out),
         "outputs or the table (- is standard output)");
     app.epilog(
@@ -39,7 +42,11 @@ int main(int argc, char** argv) {
         "[steps, read size].");
     app.parse();
     if (bucket < 1) throw UsageError("--bucket must be >= 1");
-    const memory::LoadedStackLstm m = memory::load_stack_lstm(model);
+    if (rounding && soft) throw UsageError("--rounding and --soft exclude each other");
+    memory::LoadedStackLstm m = memory::load_stack_lstm(model);
+    if ((rounding || soft) && !m.config.stack_rnn)
+      throw UsageError("--rounding and --soft apply to a stack RNN (stackmem-train --stack-rnn)");
+    if (rounding || soft) m.model->set_rounding(rounding);
     const auto data = memory::read_transduce(input, m.vocab);
     std::string text;
     if (eval) {

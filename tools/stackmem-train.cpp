@@ -37,7 +37,19 @@ int main(int argc, char** argv) {
                                  po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
                                  "controller LSTM units")(
         "width", po::value(&c.width)->value_name("N")->default_value(c.width),
-        "the memory's value size");
+        "the memory's value size")(
+        "read-out", po::bool_switch(&c.read_out),
+        "the prediction also sees this step's read (without: the paper's form, from the "
+        "controller alone; the read enters the next step's input)")(
+        "stack-rnn", po::bool_switch(&c.stack_rnn),
+        "Joulin & Mikolov's stack RNN instead of an LSTM with --memory")(
+        "stacks", po::value(&c.stacks)->value_name("K")->default_value(c.stacks),
+        "--stack-rnn: the number of stacks")(
+        "stack-top", po::value(&c.stack_top)->value_name("N")->default_value(c.stack_top),
+        "--stack-rnn: the top elements of each stack fed back to the hidden layer")(
+        "rounding", po::bool_switch(&c.rounding),
+        "--stack-rnn: decoding takes each stack's likeliest action whole (training keeps "
+        "the soft ones)");
     app.epilog(
         "The model reads the source, a separator and (teacher-forced) the target, and is\n"
         "trained on the cross-entropy of the target symbols and <eos>; the log's loss is per\n"

@@ -77,4 +77,28 @@ no_file x.akm
 expect 0 stackmem-train $small --memory none --epochs 1 -o none.akm
 expect_err 2 "stackmem-run: --trace: the plain LSTM has no memory to trace" stackmem-run --model none.akm -i valid.tsv --trace t.npz
 expect_err 2 "stackmem-train: unknown memory 'tree' (choose stack, queue or deque)" stackmem-train $small --memory tree --epochs 1 -o x.akm
+# --read-out (the read also goes to the prediction): another model, decoded by stackmem-run.
+expect 0 stackmem-train $small --read-out --epochs 1 -o ro.akm
+CHECKS=$((CHECKS + 1)); cmp -s ro.akm none.akm && fail "--read-out made the same model"
+expect 0 stackmem-run --model ro.akm -i valid.tsv --eval
+# The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
+# stack for push and pop; --rounding is stored with the model; errors.
+expect 0 transduce-gen --task anbn --len-min 1 --len-max 6 --count 100 --seed 1 -o anbn.tsv
+rnn="--train anbn.tsv --stack-rnn --stacks 3 --hidden 8 --embed 4 --lr 0.01 --seed 1 -q"
+expect 0 stackmem-train $rnn --epochs 2 -o rnn.akm
+expect 0 stackmem-run --model rnn.akm -i anbn.tsv --eval
+check_eq "$(awk -F'\t' '$1 == "all" { print $2 }' "$T/out")" 100 "stack RNN pairs evaluated"
+expect 0 stackmem-run --model rnn.akm -i anbn.tsv --trace rt.npz -o /dev/null
+expect 0 tensor-info rt.npz:push
+grep -q "x3" "$T/out" || fail "the stack RNN's push trace is not steps x 3: $(cat "$T/out")"
+CHECKS=$((CHECKS + 1))
+expect 0 stackmem-train $rnn --epochs 2 --rounding -o rnd.akm
+CHECKS=$((CHECKS + 1)); cmp -s rnn.akm rnd.akm && fail "--rounding was not stored"
+expect_err 2 "stackmem-train: --stacks must be >= 1" stackmem-train ${rnn/--stacks 3/--stacks 0} --epochs 1 -o x.akm
+expect_err 2 "stackmem-train: --stack-top must be >= 1" stackmem-train $rnn --stack-top 0 --epochs 1 -o x.akm
+no_file x.akm
+expect 0 stackmem-run --model rnd.akm -i anbn.tsv --soft -o soft.txt
+expect 0 stackmem-run --model rnn.akm -i anbn.tsv --rounding -o round.txt
+expect_err 2 "stackmem-run: --rounding and --soft exclude each other" stackmem-run --model rnn.akm -i anbn.tsv --rounding --soft
+expect_err 2 "stackmem-run: --rounding and --soft apply to a stack RNN" stackmem-run --model s1.akm -i valid.tsv --rounding
 finish

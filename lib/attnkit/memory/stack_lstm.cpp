@@ -18,11 +18,13 @@ namespace attnkit::memory {
 using ad::Var;
 
 void StackLstmConfig::validate() const {
-  if (memory != "none") parse_stack_kind(memory);
+  if (!stack_rnn && memory != "none") parse_stack_kind(memory);
   if (vocab < 5)
     throw UsageError("the vocabulary needs at least one symbol besides the reserved ones");
   if (embed < 1 || hidden < 1 || width < 1)
     throw UsageError("embed, hidden and width must be >= 1");
+  if (stack_rnn && stacks < 1) throw UsageError("stacks must be >= 1");
+  if (stack_rnn && stack_top < 1) throw UsageError("stack-top must be >= 1");
 }
 
 void StackTrainOptions::validate() const {
@@ -32,17 +34,27 @@ void StackTrainOptions::validate() const {
 
 namespace {
 int64_t read_size(const StackLstmConfig& c) {
+  if (c.stack_rnn) return c.stacks * c.stack_top;
   if (!c.has_memory()) return 0;
   return (c.memory == "deque" ? 2 : 1) * c.width;
 }
 }  // namespace
 
 StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
-    : c_((c.validate(), c)),
-      emb_(ps, "embedding", c.vocab, c.embed, rng),
-      cell_(ps, "controller", nn::CellKind::LSTM, c.embed + read_size(c), c.hidden, rng),
-      out_(ps, "output", c.hidden + read_size(c), c.hidden, rng),
-      proj_(ps, "projection", c.hidden, c.vocab, rng) {
+    : c_((c.validate(), c)), emb_(ps, "embedding", c.vocab, c.embed, rng) {
+  if (c_.stack_rnn) {
+    rnn_ = std::make_unique<nn::Linear>(ps, "recurrence", c.embed + c.hidden + read_size(c),
+                                        c.hidden, rng);
+    act_ = std::make_unique<nn::Linear>(ps, "actions", c.hidden, 3 * c.stacks, rng);
+    val_ = std::make_unique<nn::Linear>(ps, "push_values", c.hidden, c.stacks, rng);
+    proj_ = std::make_unique<nn::Linear>(ps, "projection", c.hidden, c.vocab, rng);
+    return;
+  }
+  cell_ = std::make_unique<nn::RecurrentCell>(ps, "controller", nn::CellKind::LSTM,
+                                              c.embed + read_size(c), c.hidden, rng);
+  out_ = std::make_unique<nn::Linear>(ps, "output", c.hidden + (c.read_out ? read_size(c) : 0),
+                                      c.hidden, rng);
+  proj_ = std::make_unique<nn::Linear>(ps, "projection", c.hidden, c.vocab, rng);
   if (c_.has_memory()) {
     kind_ = parse_stack_kind(c_.memory);
     ends_ = kind_ == StackKind::Deque ? 2 : 1;
@@ -54,45 +66,90 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
 }
 
 struct StackLstm::Step {
-  nn::State s;
-  StackState mem;
-  Var read;  // [B, R] (absent without memory)
+  nn::State s;     // the LSTM's state; the stack RNN's hidden state in s.h
+  StackState mem;  // the continuous stack, queue or deque
+  Var stacks;      // the stack RNN: [B·K, n], row b·K + k = stack k of item b, the top first
+  Var read;        // [B, R]: the memory's read (the stack RNN: the stacks' top elements)
 };
 
-namespace {
-
-// One step: the controller reads x [B, E] and the previous read; the memory is updated; the
-// logits [B, V] come back. trace (B = 1) receives the step's values.
-Var advance(ad::Tape& t, const nn::RecurrentCell& cell, const nn::Linear* ctrl,
-            const nn::Linear& out, const nn::Linear& proj, StackKind kind, int64_t ends,
-            int64_t width, bool memory, Var x, nn::State& s, StackState& mem, Var& read,
-            StackTrace* trace) {
-  const int64_t b = x.dim(0);
-  Var in = memory ? ad::concat({x, read}, 1) : x;
-  s = cell(t, in, s);
-  Var feat = s.h;
-  if (memory) {
-    Var c = (*ctrl)(t, s.h);
-    Var d = ad::sigmoid(ad::slice(c, 1, 0, ends));
-    Var u = ad::sigmoid(ad::slice(c, 1, ends, 2 * ends));
-    Var v = ad::tanh(ad::slice(c, 1, 2 * ends, 2 * ends + ends * width));
-    StackUpdate up = stack_update(t, kind, mem, d, u, v);
-    mem = up.state;
-    read = up.read;
-    feat = ad::concat({s.h, read}, 1);
-    if (trace) {
-      trace->push.emplace_back(d.value().data(), d.value().data() + ends);
-      trace->pop.emplace_back(u.value().data(), u.value().data() + ends);
-      const Tensor& st = mem.strengths.value();
-      trace->strengths.emplace_back(st.data(), st.data() + st.size());
-      trace->read.emplace_back(read.value().data(), read.value().data() + read.size());
-    }
+StackLstm::Step StackLstm::start(ad::Tape& t, int64_t batch) const {
+  Step st;
+  const int64_t R = read_size(c_);
+  if (R) st.read = t.constant(Tensor({batch, R}, 0.0f));
+  if (c_.stack_rnn) {
+    st.s.h = t.constant(Tensor({batch, c_.hidden}, 0.0f));
+    st.stacks = t.constant(Tensor({batch * c_.stacks, c_.stack_top}, 0.0f));
+  } else {
+    st.s = cell_->zero_state(t, batch);
   }
-  (void)b;
-  return proj(t, ad::tanh(out(t, feat)));
+  return st;
 }
 
-}  // namespace
+// One step: the controller reads the symbols' embeddings and the previous read; the memory is
+// updated; the logits [B, V] come back. trace (B = 1) receives the step's values.
+Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st,
+                       StackTrace* trace) const {
+  const int64_t b = static_cast<int64_t>(ids.size());
+  Var x = emb_(t, ids, {b});
+  if (c_.stack_rnn) {
+    // Joulin & Mikolov 2015, eq. 4-6: h from the input, the previous h and the stacks' tops;
+    // per stack a = softmax(A h) over PUSH, POP, NO-OP and the pushed value σ(D h).
+    const int64_t K = c_.stacks;
+    st.s.h = ad::sigmoid((*rnn_)(t, ad::concat({x, st.s.h, st.read}, 1)));
+    Var a = ad::softmax(ad::reshape((*act_)(t, st.s.h), {b * K, 3}));
+    if (c_.rounding && !t.training()) {
+      Tensor hard({b * K, 3}, 0.0f);
+      const Tensor& av = a.value();
+      for (int64_t r = 0; r < b * K; ++r) {
+        int64_t best = 0;
+        for (int64_t j = 1; j < 3; ++j)
+          if (av.at(r, j) > av.at(r, best)) best = j;
+        hard.at(r, best) = 1.0f;
+      }
+      a = t.constant(std::move(hard));
+    }
+    Var v = ad::reshape(ad::sigmoid((*val_)(t, st.s.h)), {b * K, 1});
+    const int64_t n = st.stacks.dim(1);
+    st.stacks = stack_rnn_update(t, st.stacks, a, v);
+    st.read = ad::reshape(ad::slice(st.stacks, 1, 0, c_.stack_top), {b, K * c_.stack_top});
+    if (trace) {
+      const Tensor& av = a.value();
+      std::vector<float> pu(static_cast<size_t>(K)), po(static_cast<size_t>(K));
+      for (int64_t k = 0; k < K; ++k)
+        pu[static_cast<size_t>(k)] = av.at(k, 0), po[static_cast<size_t>(k)] = av.at(k, 1);
+      trace->push.push_back(pu);
+      trace->pop.push_back(po);
+      const Tensor& sv = st.stacks.value();  // stack 0, bottom first
+      std::vector<float> s0(static_cast<size_t>(n + 1));
+      for (int64_t i = 0; i <= n; ++i) s0[static_cast<size_t>(i)] = sv.at(0, n - i);
+      trace->strengths.push_back(s0);
+      trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
+    }
+    return (*proj_)(t, st.s.h);
+  }
+  Var in = c_.has_memory() ? ad::concat({x, st.read}, 1) : x;
+  st.s = (*cell_)(t, in, st.s);
+  Var feat = st.s.h;
+  if (c_.has_memory()) {
+    Var c = (*ctrl_)(t, st.s.h);
+    const int64_t e = ends_;
+    Var d = ad::sigmoid(ad::slice(c, 1, 0, e));
+    Var u = ad::sigmoid(ad::slice(c, 1, e, 2 * e));
+    Var v = ad::tanh(ad::slice(c, 1, 2 * e, 2 * e + e * c_.width));
+    StackUpdate up = stack_update(t, kind_, st.mem, d, u, v);
+    st.mem = up.state;
+    st.read = up.read;
+    if (c_.read_out) feat = ad::concat({st.s.h, st.read}, 1);
+    if (trace) {
+      trace->push.emplace_back(d.value().data(), d.value().data() + e);
+      trace->pop.emplace_back(u.value().data(), u.value().data() + e);
+      const Tensor& sv = st.mem.strengths.value();
+      trace->strengths.emplace_back(sv.data(), sv.data() + sv.size());
+      trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
+    }
+  }
+  return (*proj_)(t, ad::tanh((*out_)(t, feat)));
+}
 
 Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& items,
                     int64_t* tokens) const {
@@ -100,10 +157,7 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
   int64_t L = 0;
   for (const TransduceExample* e : items)
     L = std::max<int64_t>(L, static_cast<int64_t>(e->source.size() + 1 + e->target.size()));
-  nn::State s = cell_.zero_state(t, B);
-  StackState mem;
-  const int64_t R = read_size(c_);
-  Var read = R ? t.constant(Tensor({B, R}, 0.0f)) : Var();
+  Step st = start(t, B);
   Var total;
   int64_t count = 0;
   std::vector<int32_t> ids(static_cast<size_t>(B)), targets(static_cast<size_t>(B));
@@ -129,8 +183,7 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
       targets[static_cast<size_t>(b)] = y;
       n += y >= 0;
     }
-    Var logits = advance(t, cell_, ctrl_.get(), out_, proj_, kind_, ends_, c_.width,
-                         c_.has_memory(), emb_(t, ids, {B}), s, mem, read, nullptr);
+    Var logits = advance(t, ids, st, nullptr);
     if (n == 0) continue;
     Var l = ad::mul(nn::cross_entropy(logits, targets), static_cast<float>(n));
     total = total.valid() ? ad::add(total, l) : l;
@@ -145,17 +198,10 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
   ad::Tape t(0);
   t.set_training(false);
   t.set_recording(false);
-  nn::State s = cell_.zero_state(t, 1);
-  StackState mem;
-  const int64_t R = read_size(c_);
-  Var read = R ? t.constant(Tensor({1, R}, 0.0f)) : Var();
+  Step st = start(t, 1);
   std::vector<int32_t> out;
-  auto feed = [&](int32_t id) {
-    return advance(t, cell_, ctrl_.get(), out_, proj_, kind_, ends_, c_.width, c_.has_memory(),
-                   emb_(t, {id}, {1}), s, mem, read, trace);
-  };
-  for (int32_t id : source) feed(id);
-  Var logits = feed(data::Vocab::kBos);
+  for (int32_t id : source) advance(t, {id}, st, trace);
+  Var logits = advance(t, {data::Vocab::kBos}, st, trace);
   while (static_cast<int64_t>(out.size()) < max_len) {
     const Tensor& l = logits.value();
     int32_t best = data::Vocab::kEos;
@@ -165,7 +211,7 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
         best = v;
     if (best == data::Vocab::kEos) break;
     out.push_back(best);
-    logits = feed(best);
+    logits = advance(t, {best}, st, trace);
   }
   return out;
 }
@@ -373,6 +419,11 @@ LoadedStackLstm load_stack_lstm(const std::string& path) {
     m.config.embed = c.get<int64_t>("embed");
     m.config.hidden = c.get<int64_t>("hidden");
     m.config.width = c.get<int64_t>("width");
+    m.config.read_out = c.get<bool>("read-out", true);  // older files: the read went out
+    m.config.stack_rnn = c.get<bool>("stack-rnn", false);
+    m.config.stacks = c.get<int64_t>("stacks", m.config.stacks);
+    m.config.stack_top = c.get<int64_t>("stack-top", m.config.stack_top);
+    m.config.rounding = c.get<bool>("rounding", false);
     m.config.vocab = m.vocab.size();
     io::check_stored([&] { m.config.validate(); }, path);
     m.params = std::make_unique<nn::ParamStore>();

@@ -31,8 +31,19 @@ struct StackLstmConfig {
   std::string memory = "stack";                 // stack, queue, deque or none (the plain LSTM)
   int64_t vocab = 0;                            // from the training data
   int64_t embed = 32, hidden = 64, width = 32;  // width: the memory's value size
+  // The prediction also sees this step's read (softmax(W_y tanh(W_o [h_t; r_t]))); false:
+  // the paper's form, from the controller alone (the read enters at the next step's input).
+  bool read_out = false;
+  // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
+  // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
+  // pushed value σ(·), the prediction softmax(V h_t). `memory` is then unused.
+  bool stack_rnn = false;
+  int64_t stacks = 10, stack_top = 2;
+  // The stack RNN's decoding takes each stack's likeliest action, whole (Joulin & Mikolov's
+  // "rounding"); training keeps the soft actions.
+  bool rounding = false;
   void validate() const;
-  bool has_memory() const { return memory != "none"; }
+  bool has_memory() const { return stack_rnn || memory != "none"; }
 };
 
 // A pair as ids (no specials).
@@ -51,6 +62,8 @@ class StackLstm {
  public:
   StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng);
   const StackLstmConfig& config() const { return c_; }
+  // The stack RNN's decoding with whole actions (config rounding) or soft ones.
+  void set_rounding(bool on) { c_.rounding = on; }
   // The summed cross-entropy over the targets (and their <eos>) of the items, and how many.
   ad::Var loss(ad::Tape& t, const std::vector<const TransduceExample*>& items,
                int64_t* tokens) const;
@@ -60,13 +73,18 @@ class StackLstm {
 
  private:
   struct Step;
+  // One step: reads ids [B], updates the state, returns the logits [B, V].
+  ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace) const;
+  Step start(ad::Tape& t, int64_t batch) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;
   int64_t ends_ = 1;
   nn::Embedding emb_;
-  nn::RecurrentCell cell_;
-  std::unique_ptr<nn::Linear> ctrl_;  // → [d, u, v] (deque: each twice)
-  nn::Linear out_, proj_;
+  std::unique_ptr<nn::RecurrentCell> cell_;      // the LSTM controller
+  std::unique_ptr<nn::Linear> ctrl_;             // → [d, u, v] (deque: each twice)
+  std::unique_ptr<nn::Linear> out_;              // the LSTM's output layer
+  std::unique_ptr<nn::Linear> proj_;             // → the logits
+  std::unique_ptr<nn::Linear> rnn_, act_, val_;  // the stack RNN: recurrence, actions, values
 };
 
 // Lines "SOURCE<TAB>TARGET" of space-separated symbols (transduce-gen's), as ids of `vocab`;

@@ -194,4 +194,22 @@ StackUpdate stack_update(ad::Tape& t, StackKind kind, const StackState& prev, Va
   return out;
 }
 
+Var stack_rnn_update(ad::Tape& t, Var stacks, Var actions, Var value) {
+  if (stacks.rank() != 2 || stacks.dim(1) < 1 || actions.shape() != Shape{stacks.dim(0), 3} ||
+      value.shape() != Shape{stacks.dim(0), 1})
+    throw ShapeError(
+        "stack_rnn_update: stacks must be [N, n] (n >= 1), actions [N, 3] and the "
+        "value [N, 1]; got " +
+        shape_str(stacks.shape()) + ", " + shape_str(actions.shape()) + ", " +
+        shape_str(value.shape()));
+  const int64_t N = stacks.dim(0), n = stacks.dim(1);
+  Var pushed = ad::concat({value, stacks}, 1);
+  Var popped = n > 1 ? ad::concat({ad::slice(stacks, 1, 1, n), t.constant(Tensor({N, 2}, 0.0f))}, 1)
+                     : t.constant(Tensor({N, 2}, 0.0f));
+  Var kept = ad::concat({stacks, t.constant(Tensor({N, 1}, 0.0f))}, 1);
+  return ad::add(ad::add(ad::mul(ad::slice(actions, 1, 0, 1), pushed),
+                         ad::mul(ad::slice(actions, 1, 1, 2), popped)),
+                 ad::mul(ad::slice(actions, 1, 2, 3), kept));
+}
+
 }  // namespace attnkit::memory

@@ -71,4 +71,12 @@ struct StackUpdate {
 StackUpdate stack_update(ad::Tape& t, StackKind kind, const StackState& prev, ad::Var push,
                          ad::Var pop, ad::Var value);
 
+// Joulin & Mikolov 2015's stack (eq. 5-6), for N stacks of scalars at once: stacks [N, n]
+// (column 0 the top), actions [N, 3] (the probabilities of PUSH, POP, NO-OP, each row summing
+// to 1), value [N, 1] (what PUSH puts on top). The new stacks are [N, n + 1]: the stack grows
+// by a slot so that nothing falls off the bottom; a POP brings up a 0 from below.
+//   s'[0] = push · value + pop · s[1] + no-op · s[0]
+//   s'[i] = push · s[i − 1] + pop · s[i + 1] + no-op · s[i]
+ad::Var stack_rnn_update(ad::Tape& t, ad::Var stacks, ad::Var actions, ad::Var value);
+
 }  // namespace attnkit::memory

@@ -1,0 +1,143 @@
+// The models of exercise 8-4 (memory/stack_lstm.h): the Stack-, Queue- and DeQue-LSTM in the
+// paper's form and with the read out, and Joulin & Mikolov's stack RNN, whose stack update
+// (memory/stackmem.h: stack_rnn_update) is checked by hand, by finite differences and for
+// its errors.
+#include "attnkit/memory/stack_lstm.h"
+
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "attnkit/autodiff/gradcheck.h"
+#include "attnkit/autodiff/ops.h"
+#include "attnkit/core/error.h"
+#include "attnkit/memory/stackmem.h"
+
+using namespace attnkit;
+
+namespace {
+
+Tensor rows(const std::vector<std::vector<float>>& r) {
+  Tensor t({static_cast<int64_t>(r.size()), static_cast<int64_t>(r[0].size())});
+  for (size_t i = 0; i < r.size(); ++i)
+    for (size_t j = 0; j < r[i].size(); ++j)
+      t.at(static_cast<int64_t>(i), static_cast<int64_t>(j)) = r[i][j];
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("stack RNN: hard PUSH, POP and NO-OP move the values as a stack") {
+  ad::Tape t(0);
+  t.set_recording(false);
+  auto push = [] { return rows({{1, 0, 0}}); };
+  auto pop = [] { return rows({{0, 1, 0}}); };
+  auto noop = [] { return rows({{0, 0, 1}}); };
+  ad::Var s = t.constant(Tensor({1, 2}, 0.0f));
+  s = memory::stack_rnn_update(t, s, t.constant(push()), t.constant(rows({{0.25f}})));
+  s = memory::stack_rnn_update(t, s, t.constant(push()), t.constant(rows({{0.75f}})));
+  s = memory::stack_rnn_update(t, s, t.constant(noop()), t.constant(rows({{0.5f}})));
+  REQUIRE(s.value().shape() == Shape{1, 5});
+  CHECK(s.value().at(0, 0) == 0.75f);  // the newest on top, exactly
+  CHECK(s.value().at(0, 1) == 0.25f);
+  s = memory::stack_rnn_update(t, s, t.constant(pop()), t.constant(rows({{0.5f}})));
+  CHECK(s.value().at(0, 0) == 0.25f);  // popped: the older value comes back exactly
+  s = memory::stack_rnn_update(t, s, t.constant(pop()), t.constant(rows({{0.5f}})));
+  CHECK(s.value().at(0, 0) == 0.0f);  // empty: zeros come up from below
+  for (int64_t i = 0; i < s.value().size(); ++i) CHECK(s.value()[i] == 0.0f);
+}
+
+TEST_CASE("stack RNN: a soft action mixes the three outcomes") {
+  ad::Tape t(0);
+  t.set_recording(false);
+  ad::Var s = t.constant(rows({{0.2f, 0.4f, 0.6f}}));
+  s = memory::stack_rnn_update(t, s, t.constant(rows({{0.5f, 0.3f, 0.2f}})),
+                               t.constant(rows({{0.9f}})));
+  // top: 0.5 · 0.9 + 0.3 · 0.4 + 0.2 · 0.2; then 0.5 · 0.2 + 0.3 · 0.6 + 0.2 · 0.4, ...
+  const std::vector<float> want = {0.45f + 0.12f + 0.04f, 0.1f + 0.18f + 0.08f, 0.2f + 0.0f + 0.12f,
+                                   0.3f};
+  for (size_t i = 0; i < want.size(); ++i)
+    CHECK(s.value().at(0, static_cast<int64_t>(i)) == doctest::Approx(want[i]).epsilon(1e-6));
+}
+
+TEST_CASE("stack RNN: gradients of the update by finite differences, over several steps") {
+  Rng rng(7);
+  const int64_t N = 3, steps = 3;
+  std::vector<Tensor> in;
+  Tensor s0({N, 2});
+  for (int64_t i = 0; i < s0.size(); ++i) s0[i] = static_cast<float>(rng.uniform());
+  in.push_back(std::move(s0));
+  for (int64_t k = 0; k < steps; ++k) {
+    Tensor logits({N, 3}), v({N, 1});
+    for (int64_t i = 0; i < logits.size(); ++i) logits[i] = static_cast<float>(rng.normal());
+    for (int64_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(rng.uniform());
+    in.push_back(std::move(logits));
+    in.push_back(std::move(v));
+  }
+  ad::GradCheckOptions opt;
+  opt.eps = 1e-3;
+  const auto r = ad::check_gradients(
+      [&](ad::Tape& t, const std::vector<ad::Var>& x) {
+        ad::Var s = x[0];
+        for (int64_t k = 0; k < steps; ++k)
+          s = memory::stack_rnn_update(t, s, ad::softmax(x[1 + 2 * k]), x[2 + 2 * k]);
+        return s;
+      },
+      in, opt);
+  CHECK_MESSAGE(r.ok, r.where);
+}
+
+TEST_CASE("stack RNN: shape errors") {
+  ad::Tape t(0);
+  ad::Var s = t.constant(Tensor({2, 3}, 0.0f));
+  CHECK_THROWS_AS(memory::stack_rnn_update(t, s, t.constant(Tensor({2, 2}, 0.0f)),
+                                           t.constant(Tensor({2, 1}, 0.0f))),
+                  ShapeError);
+  CHECK_THROWS_AS(memory::stack_rnn_update(t, s, t.constant(Tensor({2, 3}, 0.0f)),
+                                           t.constant(Tensor({1, 1}, 0.0f))),
+                  ShapeError);
+  CHECK_THROWS_AS(
+      memory::stack_rnn_update(t, t.constant(Tensor({2}, 0.0f)), t.constant(Tensor({2, 3}, 0.0f)),
+                               t.constant(Tensor({2, 1}, 0.0f))),
+      ShapeError);
+}
+
+TEST_CASE("stack LSTM and stack RNN: the loss's gradients by finite differences") {
+  std::vector<memory::TransduceExample> data = {{{5, 6, 7}, {7, 6, 5}}, {{6, 5}, {5, 6}}};
+  std::vector<const memory::TransduceExample*> items = {&data[0], &data[1]};
+  auto check = [&](memory::StackLstmConfig c) {
+    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.stacks = 2;
+    nn::ParamStore ps;
+    Rng rng(3);
+    memory::StackLstm m(ps, c, rng);
+    ad::GradCheckOptions opt;
+    opt.eps = 1e-3;
+    opt.max_per_tensor = 12;
+    const auto r = ad::check_gradients([&](ad::Tape& t) { return m.loss(t, items, nullptr); },
+                                       ps.params(), opt);
+    CHECK_MESSAGE(r.ok, c.memory << (c.stack_rnn ? " (stack RNN)" : "") << ": " << r.where);
+  };
+  for (const char* mem : {"stack", "queue", "deque", "none"}) {
+    memory::StackLstmConfig c;
+    c.memory = mem;
+    check(c);
+    c.read_out = true;
+    if (c.memory != "none") check(c);
+  }
+  memory::StackLstmConfig c;
+  c.stack_rnn = true;
+  check(c);
+}
+
+TEST_CASE("stack LSTM config: errors") {
+  memory::StackLstmConfig c;
+  c.vocab = 8;
+  c.memory = "tree";
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.memory = "stack";
+  c.stack_rnn = true;
+  c.stacks = 0;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.stacks = 2, c.stack_top = 0;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+}
