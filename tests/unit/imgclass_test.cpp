@@ -159,3 +159,25 @@ TEST_CASE("imgclass: configuration, data and size errors") {
   bad.labels[3] = 2;
   CHECK_THROWS_AS(ImgTraining(config("mlp"), o, std::move(bad), {}, 0, 1, 1, 1, ""), DataError);
 }
+
+TEST_CASE("imgclass: trainable parameter counts (pipelines/same-different.sh's formula)") {
+  auto count = [](const std::string& arch, std::vector<int64_t> ch, int64_t h, int64_t k) {
+    nn::ParamStore ps;
+    Rng rng(1);
+    ImgNetConfig c;
+    c.arch = arch;
+    c.channels = std::move(ch);
+    c.attn_after = 3;
+    c.height = c.width = h;
+    c.classes = k;
+    ImgNet net(ps, c, rng);
+    int64_t n = 0;
+    for (const ad::Parameter* p : ps.params())
+      if (p->name.find("running_") == std::string::npos) n += p->value.size();
+    return n;
+  };
+  CHECK(count("cnn", {16, 32, 35}, 64, 2) == 15070);
+  CHECK(count("cnn-sagan", {16, 32, 32}, 64, 2) == 15515);
+  CHECK(count("cnn", {16, 32, 35}, 28, 10) == 15358);
+  CHECK(count("cnn-sagan", {16, 32, 32}, 28, 10) == 15779);
+}
