@@ -21,6 +21,8 @@ std::string info_line(const std::string& file, const io::SourceInfo& info, const
   std::string format = info.format == io::Format::Npy   ? "npy"
                        : info.format == io::Format::Npz ? "npz:" + info.member
                        : info.format == io::Format::Idx ? (info.gzip ? "idx.gz" : "idx")
+                       : info.format == io::Format::Pgm ? "pgm"
+                       : info.format == io::Format::Png ? "png"
                                                         : "text";
   if (info.fortran_order) format += ",fortran";
   auto num = [](double v) { return io::format_number(static_cast<float>(v)); };
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
         "tab-separated, after a line of the column names:\n"
         "  file      the input as given (- for standard input)\n"
         "  format    text, npy, npz:MEMBER (\",fortran\" added for Fortran order), idx or\n"
-        "            idx.gz (gzip-compressed IDX)\n"
+        "            idx.gz (gzip-compressed IDX), pgm or png (grey pictures in [0,1])\n"
         "  dtype     the type on disk (<f4, >f8, <i8, |u1, |b1, ...; IDX: |u1, |i1, >i2,\n"
         "            >i4, >f4, >f8), or text\n"
         "  shape     the dimensions joined by x (3x4), or scalar\n"

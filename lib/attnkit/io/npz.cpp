@@ -121,6 +121,10 @@ Tensor parse_tensor(std::string_view bytes, const std::string& name, const std::
       return parse_npy(bytes, name, info);
     case Format::Idx:
       return parse_idx(bytes, name, info);
+    case Format::Pgm:
+      return parse_pgm(bytes, name, info);
+    case Format::Png:
+      return parse_png(bytes, name, info);
     case Format::Text:
       if (info) *info = SourceInfo{Format::Text, "text", false, ""};
       return parse_text(bytes, name);

@@ -64,6 +64,8 @@ Format detect_format(std::string_view head) {
       head.substr(0, 4) == std::string_view("PK\x05\x06", 4))
     return Format::Npz;
   if (is_idx(head)) return Format::Idx;
+  if (is_png(head)) return Format::Png;
+  if (is_pgm(head)) return Format::Pgm;
   return Format::Text;
 }
 
@@ -120,6 +122,10 @@ void write_tensor(const std::string& path, const Tensor& t, const WriteOptions& 
       bytes = opt.npy_on_stdout ? format_npy(t, opt.f64) : format_text(t, opt.precision);
     } else if (ends_with_ci(path, ".npy")) {
       bytes = format_npy(t, opt.f64);
+    } else if (ends_with_ci(path, ".pgm")) {
+      bytes = format_pgm(t);
+    } else if (ends_with_ci(path, ".png")) {
+      bytes = format_png(t);
     } else {
       auto [file, member] = split_member(path);
       if (ends_with_ci(file, ".npz")) {

@@ -23,7 +23,7 @@
 
 namespace attnkit::io {
 
-enum class Format { Text, Npy, Npz, Idx };
+enum class Format { Text, Npy, Npz, Idx, Pgm, Png };
 
 // What an input looked like on disk (tensor-info reports it).
 struct SourceInfo {
@@ -35,8 +35,8 @@ struct SourceInfo {
 };
 
 // Format of a byte buffer by its first bytes: "\x93NUMPY" → Npy, "PK\x03\x04" (or an empty
-// zip's "PK\x05\x06") → Npz, two zero bytes (IDX's magic) or gzip's 1f 8b → Idx, anything
-// else → Text.
+// zip's "PK\x05\x06") → Npz, two zero bytes (IDX's magic) or gzip's 1f 8b → Idx, "P2" or
+// "P5" and white space → Pgm, PNG's 8-byte signature → Png, anything else → Text.
 Format detect_format(std::string_view head);
 
 // Reads the whole of `path` ("-": standard input, which can be read once per process: a
@@ -82,6 +82,27 @@ Tensor parse_npy(std::string_view bytes, const std::string& name, SourceInfo* in
 // and damaged gzip data.
 Tensor parse_idx(std::string_view bytes, const std::string& name, SourceInfo* info = nullptr);
 bool is_idx(std::string_view head);
+
+// Pictures (io/image.cpp). Both give a rank-2 tensor [height, width] of values in [0, 1].
+// PGM: P2 (ASCII) or P5 (binary; 16-bit samples big-endian when maxval > 255), maxval
+// 1-65535, '#' comments in the header; one image a file (trailing bytes beyond white space are
+// an error). A sample is its value / maxval; a sample above maxval is an error.
+// PNG (libpng's simplified reader): grey files give their samples / 255 (8-bit or less) or /
+// 65535 (16-bit), exactly; colour (RGB, palette) is converted to grey as luma
+// Y = 0.299 R + 0.587 G + 0.114 B of the 8-bit samples (as PIL's convert("L"), unrounded),
+// / 255 (16-bit colour: reduced to 8-bit sRGB by libpng first); an alpha channel is composed
+// over black. DataError, before the pixels are allocated, for a damaged header, a zero or
+// larger-than-the-file-could-hold size (PGM: the bytes the samples need; PNG: deflate's 1032:1
+// limit) and beyond 2^28 pixels; then for short or damaged data.
+Tensor parse_pgm(std::string_view bytes, const std::string& name, SourceInfo* info = nullptr);
+Tensor parse_png(std::string_view bytes, const std::string& name, SourceInfo* info = nullptr);
+bool is_pgm(std::string_view head);
+bool is_png(std::string_view head);
+// A grey picture of t: rank 2 (or rank 3 with one matrix), values in [0, 1] (a DataError
+// naming the first value outside, NaN included). PGM: P5, maxval 255 (or 65535 with
+// sixteen_bit); PNG: 8-bit grey. A value v becomes round(v · maxval).
+std::string format_pgm(const Tensor& t, bool sixteen_bit = false);
+std::string format_png(const Tensor& t);
 std::string format_npy(const Tensor& t, bool f64 = false);
 Tensor parse_text(std::string_view text, const std::string& name);
 // Text of t (rank 0 to 3; rank 4 is a ShapeError): precision < 0 writes the shortest decimal
@@ -97,7 +118,8 @@ struct WriteOptions {
 };
 
 // Writes t to `path`: "-" → standard output; "X.npy" → .npy; "X.npz" or "X.npz:NAME" → an
-// archive holding the one array (named NAME, default "arr_0"); anything else → text.
+// archive holding the one array (named NAME, default "arr_0"); "X.pgm" / "X.png" → an 8-bit
+// grey picture (format_pgm, format_png); anything else → text.
 // Files are written atomically (temporary file in the same folder, then rename), so a failed
 // run leaves no output file; a path that is not a regular file (/dev/null, /dev/full, a
 // FIFO) is written directly. Throws IoError ("write error") when the write fails.
