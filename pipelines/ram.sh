@@ -61,7 +61,7 @@ ram() {  # ram NAME TASK OPTION...: trains, evaluates, appends a table row
   ram-train --train "$dir/$task-train.npz" --valid "$dir/$task-valid.npz" --epochs "$epochs" \
     --glimpses 6 --seed "$seed" --threads 2 --quiet "$@" -o "$dir/$name.akm" --log "$dir/$name.tsv"
   ram-run --model "$dir/$name.akm" -i "$dir/$task-test.npz" --eval --samples "$samples" \
-    --seed $((seed + 7)) --threads 2 -q |
+    --seed $((seed + 7)) --threads 2 |
     awk -F'\t' -v t="$task" -v m="$name" 'NR == 2 { print t "\t" m "\t" $3 }' >> "$dir/table.tsv"
 }
 echo -e "task\tmodel\ttest_error" > "$dir/table.tsv"
@@ -86,7 +86,7 @@ for task in translated cluttered; do
   m=ram
   [ "$task" = cluttered ] && m=ram-learned
   ram-run --model "$dir/$m.akm" -i "$dir/$task-test.npz" --seed $((seed + 7)) --trace "$dir/$task-trace.tsv" \
-    --draw "$dir/$task.png" --draw-count 4 -q -o /dev/null
+    --draw "$dir/$task.png" --draw-count 4 -o /dev/null
 done
 learning_curve "$dir/learning-curve.png" "RAM on 60 x 60 Fashion-MNIST canvases" \
   "$dir/ram-learned.tsv:valid_error:cluttered, learned" "$dir/ram-random.tsv:valid_error:cluttered, random" \
