@@ -1,0 +1,77 @@
+// ram-train: train a recurrent attention model (Mnih et al. 2014) on image classification.
+#include <string>
+
+#include "attnkit/cli/cli.h"
+#include "attnkit/cli/training.h"
+#include "attnkit/core/error.h"
+#include "attnkit/models/ram.h"
+
+using namespace attnkit;
+namespace po = boost::program_options;
+
+int main(int argc, char** argv) {
+  return cli::run("ram-train", argc, argv, [](cli::App& app) {
+    std::string train_path, valid_path, out;
+    cli::TrainingFlags tf;
+    tf.batch_size = 64, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 100;
+    tf.offered = cli::kAllTraining & ~cli::kRuns;
+    tf.batch_help = "images per step, in 4 slices (the same model for any --threads)";
+    models::RamConfig c;
+    models::RamTrainOptions o;
+    app.describe(
+        "Train a recurrent attention model: a network that classifies an image from a few "
+        "glimpses, choosing where to look by a Gaussian location policy trained by REINFORCE.",
+        "--train IMAGES.npz [--valid IMAGES.npz] -o MODEL [--glimpses N] [--core rnn|lstm] "
+        "[--loc-std S] [--random-glimpses] [--log LOG.tsv]");
+    app.options().add_options()(
+        "train", po::value(&train_path)->value_name("IMAGES.npz")->required(),
+        "training images [N, H, W] and labels [N] (image-gen's .npz: members images, labels)")(
+        "valid", po::value(&valid_path)->value_name("IMAGES.npz"),
+        "validation images: the error is measured after every epoch; the best epoch is kept")(
+        "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)")(
+        "eval-samples", po::value(&o.eval_samples)->value_name("M")->default_value(o.eval_samples),
+        "location samples averaged in each validation");
+    cli::add_training_options(app, tf);
+    app.config_options().add_options()(
+        "glimpse-size", po::value(&c.glimpse.size)->value_name("G")->default_value(c.glimpse.size),
+        "side of each patch after resampling (g)")(
+        "glimpse-scales",
+        po::value(&c.glimpse.scales)->value_name("K")->default_value(c.glimpse.scales),
+        "patches per glimpse (k)")(
+        "glimpse-factor",
+        po::value(&c.glimpse.factor)->value_name("S")->default_value(c.glimpse.factor),
+        "each patch is S times as wide as the one before")(
+        "glimpses", po::value(&c.glimpses)->value_name("N")->default_value(c.glimpses),
+        "glimpses per image; the class is read after the last")(
+        "glimpse-hidden",
+        po::value(&c.glimpse_hidden)->value_name("N")->default_value(c.glimpse_hidden),
+        "units of h_g and h_l")("hidden",
+                                po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
+                                "units of the glimpse feature g and the core's state")(
+        "core", po::value(&c.core)->value_name("KIND")->default_value(c.core),
+        "rnn (h = ReLU(Linear(g) + Linear(h)), the paper's) or lstm")(
+        "loc-std", po::value(&c.loc_std)->value_name("S")->default_value(c.loc_std, "0.1"),
+        "standard deviation of the location policy (locations in [-1, 1])")(
+        "random-glimpses", po::bool_switch(&c.random_glimpses),
+        "the ablation: every location uniform in [-1, 1]^2, nothing learned about where");
+    app.epilog(
+        "The sensor takes K patches of G, G*S, G*S^2, ... pixels around the location, each\n"
+        "averaged down to G x G (zeros outside the image). The first location is uniform; the\n"
+        "next ones are sampled from N(tanh(Linear(h)), S^2), clipped to [-1, 1]. The loss is the\n"
+        "final classification's cross-entropy, plus REINFORCE on the locations with reward 1\n"
+        "for a right classification (the baseline b = Linear(h), regressed on the reward,\n"
+        "subtracted), plus the baseline's squared error; a mean over images. The log's reward\n"
+        "is the training batches' share of right classifications; valid_error is the share of\n"
+        "wrong ones on --valid. ram-run evaluates, traces and draws.");
+    app.parse();
+    const train::TrainOptions topt = cli::resolve_training(app, tf, "ram", out);
+    c.validate();
+    models::ImageSet train = models::read_image_set(train_path);
+    models::ImageSet valid;
+    if (!valid_path.empty()) valid = models::read_image_set(valid_path);
+    o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
+    models::RamTraining module(c, o, std::move(train), std::move(valid), tf.steps, tf.epochs,
+                               app.common().seed, app.config_yaml());
+    cli::train(app, module, topt);
+  });
+}
