@@ -90,8 +90,8 @@ if [ "$have_img" = 1 ]; then
   for arch in mlp cnn; do
     img-train --arch "$arch" --train "$dir/translated-train.npz" --valid "$dir/translated-valid.npz" \
       --epochs "$epochs" --seed "$seed" --threads 2 --quiet -o "$dir/$arch.akm"
-    img-run --model "$dir/$arch.akm" -i "$dir/translated-test.npz" --eval -q |
-      awk -F'\t' -v m="$arch" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "error") c = i } NR == 2 { print "translated\t" m "\t1\t" $c }' >> "$dir/table.tsv"
+    img-run --model "$dir/$arch.akm" -i "$dir/translated-test.npz" --eval |
+      awk -F'\t' -v m="$arch" '$1 == "all" { printf "translated\t%s\t1\t%.4f\n", m, 1 - $4 }' >> "$dir/table.tsv"
   done
 else
   echo "$PIPELINE: img-train/img-run not found (the vision branch's): the translated baselines are not measured" >&2
