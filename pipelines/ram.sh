@@ -33,12 +33,13 @@
 #     30 glimpses;
 #   - cluttered, 3 patches (12, 24, 48), the same otherwise: learned 46.1% / 41.5%, random
 #     46.85% / 41.7%: no gap (a 48-pixel patch sees most of the canvas);
-#   - translated, 6 glimpses of 3 patches: 36.15% / 35.4%. img-train was not on the vision
-#     branch: the 2 x 64 network and the convnet were not measured here (PyTorch stand-ins
+#   - translated, 6 glimpses of 3 patches: 36.15% / 35.4%. img-train was not yet merged when
+#     this was measured: the 2 x 64 network and the convnet were not measured here (PyTorch stand-ins
 #     outside this script on the same kind of data: a 2 x 64 network 34.95% after 8 epochs,
 #     a small convnet 34.7% after 1): RAM at this budget does not beat them.
 # The full run: the three RAM trainings and their evaluations took 283 s (4.7 min; 464 s
-# with 3 patches for cluttered, under heavier load); exit 1 for the missing img-train only.
+# with 3 patches for cluttered, under heavier load). With img-train now in the toolkit the
+# full run measures the translated baselines too; it has not been re-run since.
 # The 30-minute budget leaves room for several times the epochs, not yet tried.
 #   pipelines/ram.sh [--quick] [--seed S] [--keep DIR]
 set -euo pipefail

@@ -252,7 +252,8 @@ TEST_CASE("caption: regions map to the 2x2 cells by their centres") {
   CHECK(models::cell_of_region(6, 3, 3) == 2);
 }
 
-TEST_CASE("caption: a tiny scene task is learned; attention finds the named items") {
+TEST_CASE("caption: a tiny scene task is learned; attention finds the named items" *
+          doctest::test_suite("slow")) {
   const int64_t STEPS = 600;
   const uint64_t SEED = 1;
   // Measured over seeds 1-5 (600 steps): exact captions 87-100 of 100 (chance: far below 1),

@@ -74,7 +74,8 @@ TEST_CASE("imgclass: gradients of the whole net by finite differences, every arc
   }
 }
 
-TEST_CASE("imgclass: learns a toy task for every architecture; the same model for any slices") {
+TEST_CASE("imgclass: learns a toy task for every architecture; the same model for any slices" *
+          doctest::test_suite("slow")) {
   const ImageSet valid = toy(200, 9);
   for (const char* arch : {"mlp", "cnn", "cnn-sagan", "cnn-nonlocal"}) {
     CAPTURE(arch);

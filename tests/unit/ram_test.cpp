@@ -303,7 +303,8 @@ double train_corner(bool random, uint64_t seed, int64_t steps) {
 
 }  // namespace
 
-TEST_CASE("ram: learns where to look on a toy task where only one corner tells the class") {
+TEST_CASE("ram: learns where to look on a toy task where only one corner tells the class" *
+          doctest::test_suite("slow")) {
   // Two glimpses of 3 x 3, the first uniform: random locations see the quarter in about
   // half the images. Measured over seeds 1-4 (600 steps of 32): learned 0.000 every time,
   // random 0.20-0.23.
