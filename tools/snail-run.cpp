@@ -19,6 +19,7 @@ namespace {
 // snail-run with a model of kind snail-fewshot: fresh episodes of the held-out classes.
 std::string run_fewshot(cli::App& app, const std::string& model_path, int64_t episodes,
                         std::string images, std::string labels, const std::string& classes) {
+  if (episodes < 1) throw UsageError("episodes must be >= 1");
   const models::LoadedFewShot m = models::load_fewshot(model_path);
   for (const char* opt : {"arms", "pulls", "trace"})
     if (app.given(opt))
