@@ -52,3 +52,34 @@ median_ratios() {
       }
     }' "$file" | sort
 }
+
+# peer_setup NAME: for a script that sets `top`: bin=$top/build/bench/bench-NAME (or under
+# ATTNKIT_BUILD; exit 1 naming it when not built), OPENBLAS_CORETYPE as the tools set it,
+# py=/usr/bin/python3 when it imports torch (else empty, with a comment line saying the peer
+# is skipped), out= a temporary file of the measurements (removed at exit); prints the
+# header of the measurement lines that bench-NAME and its peer write.
+peer_setup() {
+  bin="${ATTNKIT_BUILD:-$top/build}/bench/bench-$1"
+  [ -x "$bin" ] || { echo "$1.sh: no $bin (build first: make)" >&2; exit 1; }
+  export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+  py=
+  /usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
+  [ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
+  out=$(mktemp)
+  trap 'rm -f "$out"' EXIT
+  echo -e "impl\ttask\tmodel\tthreads\tsteps\tsec\trate\tloss\tsetting"
+}
+
+# peer_pair REP THREADS ARG... -- SCRIPT ARG...: one repetition of both sides: $bin ARG... at
+# THREADS, then (when py is set) SCRIPT ARG... at PyTorch's best setting (torch_best, rate in
+# column 7, threads in 4); each line is printed and kept in $out behind REP.
+peer_pair() {
+  local r=$1 th=$2 line
+  shift 2
+  local mine=()
+  while [ "$1" != -- ]; do mine+=("$1"); shift; done
+  shift
+  line=$(OMP_NUM_THREADS=$th "$bin" "${mine[@]}"); echo "$line"; echo -e "$r\t$line" >> "$out"
+  [ -n "$py" ] || return 0
+  line=$(torch_best 7 4 "$th" "$py" "$@"); echo "$line"; echo -e "$r\t$line" >> "$out"
+}

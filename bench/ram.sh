@@ -10,21 +10,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
-build=${ATTNKIT_BUILD:-$top/build}
-bin="$build/bench/bench-ram"
-[ -x "$bin" ] || { echo "ram.sh: no $bin (build first: make)" >&2; exit 1; }
 steps=${1:-20} reps=${2:-3} th=${3:-2}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
-py=
-/usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
-[ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-echo -e "impl\ttask\tmodel\tthreads\tsteps\tsec\trate\tloss\tsetting"
+peer_setup ram
 for r in $(seq "$reps"); do
-  line=$(OMP_NUM_THREADS=$th "$bin" "$steps" "$th"); echo "$line"; echo -e "$r\t$line" >> "$out"
-  [ -n "$py" ] || continue
-  line=$(torch_best 7 4 "$th" "$py" "$top/bench/ram_torch.py" "$steps" @T); echo "$line"; echo -e "$r\t$line" >> "$out"
+  peer_pair "$r" "$th" "$steps" "$th" -- "$top/bench/ram_torch.py" "$steps" @T
 done
 [ -n "$py" ] || exit 0
 echo

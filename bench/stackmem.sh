@@ -11,22 +11,11 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
-build=${ATTNKIT_BUILD:-$top/build}
-bin="$build/bench/bench-stackmem"
-[ -x "$bin" ] || { echo "stackmem.sh: no $bin (build first: make)" >&2; exit 1; }
 reps=${1:-3} th=${2:-2}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
-py=
-/usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
-[ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
-echo -e "impl\ttask\tmodel\tthreads\tsteps\tsec\trate\tloss\tsetting"
+peer_setup stackmem
 for r in $(seq "$reps"); do
   for len in 8 16; do
-    line=$(OMP_NUM_THREADS=$th "$bin" $len 20 "$th"); echo "$line"; echo -e "$r\t$line" >> "$out"
-    [ -n "$py" ] || continue
-    line=$(torch_best 7 4 "$th" "$py" "$top/bench/stackmem_torch.py" $len 10 @T); echo "$line"; echo -e "$r\t$line" >> "$out"
+    peer_pair "$r" "$th" $len 20 "$th" -- "$top/bench/stackmem_torch.py" $len 10 @T
   done
 done
 [ -n "$py" ] || exit 0
