@@ -24,26 +24,24 @@ std::string run_fewshot(cli::App& app, const std::string& model_path, int64_t ep
   for (const char* opt : {"arms", "pulls", "trace"})
     if (app.given(opt))
       throw UsageError(std::string("--") + opt + " is for bandit models, not few-shot ones");
-  if (images.empty()) images = std::string(models::kFashionMnistDir) + "/t10k-images-idx3-ubyte.gz";
-  if (labels.empty()) labels = std::string(models::kFashionMnistDir) + "/t10k-labels-idx1-ubyte.gz";
-  const models::Pictures p = models::read_pictures(images, labels);
+  const models::Pictures p = models::read_pictures(images, labels, "test");
   std::vector<int32_t> held;
   if (!classes.empty()) {
     held = models::parse_class_list(classes, "--classes");
   } else {
-    for (int32_t k : models::label_classes(p.images, p.labels, images))
+    for (int32_t k : models::label_classes(p.images, p.labels, p.name))
       if (!std::binary_search(m.train_classes.begin(), m.train_classes.end(), k)) held.push_back(k);
   }
   if (static_cast<int64_t>(held.size()) < m.config.ways)
     throw UsageError("the model plays " + std::to_string(m.config.ways) +
                      "-way episodes; the test classes are only " + std::to_string(held.size()));
   const models::LabelledImages d =
-      models::select_classes(p.images, p.labels, held, p.bytes, m.config.shots + 1, images);
+      models::select_classes(p.images, p.labels, held, p.bytes, m.config.shots + 1, p.name);
   if (d.height() != m.config.height || d.width() != m.config.width)
     throw DataError("pictures of " + std::to_string(d.height()) + " x " +
                         std::to_string(d.width()) + " for a model of " +
                         std::to_string(m.config.height) + " x " + std::to_string(m.config.width),
-                    images);
+                    p.name);
   Rng rng(app.common().seed);
   const models::EpisodeBatch b =
       models::draw_episodes(d, episodes, m.config.ways, m.config.shots, rng);

@@ -26,9 +26,7 @@ int main(int argc, char** argv) {
     rl::BanditConfig c;
     rl::BanditTrainOptions o;
     models::FewShotConfig fc;
-    std::string images = std::string(models::kFashionMnistDir) + "/train-images-idx3-ubyte.gz",
-                labels = std::string(models::kFashionMnistDir) + "/train-labels-idx1-ubyte.gz",
-                classes = "0,2,4,6,8";
+    std::string images, labels, classes = "0,2,4,6,8";
     app.describe(
         "Meta-train SNAIL (temporal convolutions and causal attention): a policy on "
         "Bernoulli multi-armed bandits by REINFORCE with a learned baseline, or a few-shot "
@@ -63,10 +61,11 @@ int main(int argc, char** argv) {
         "eval-episodes",
         po::value(&o.eval_episodes)->value_name("N")->default_value(o.eval_episodes),
         "bandits (or few-shot episodes) of each evaluation (a fixed set)")(
-        "images", po::value(&images)->value_name("FILE")->default_value(images),
-        "fewshot: pictures [n, H, W] (IDX, .npy, ...; IDX bytes are scaled to [0, 1])")(
-        "labels", po::value(&labels)->value_name("FILE")->default_value(labels),
-        "fewshot: their class ids [n]")(
+        "images", po::value(&images)->value_name("FILE"),
+        "fewshot: pictures [n, H, W] (IDX, .npy, ...; IDX bytes are scaled to [0, 1]); default: "
+        "Fashion-MNIST's 60,000 training pictures")(
+        "labels", po::value(&labels)->value_name("FILE"),
+        "fewshot: their class ids [n] (default: Fashion-MNIST's)")(
         "classes", po::value(&classes)->value_name("LIST")->default_value(classes),
         "fewshot: the classes episodes are drawn from in training; evaluation draws from the "
         "others")("ways", po::value(&fc.ways)->value_name("N")->default_value(fc.ways),
@@ -102,7 +101,7 @@ int main(int argc, char** argv) {
       fc.filters = c.filters, fc.key = c.key, fc.value = c.value;
       fc.validate();
       models::ClassSplit d =
-          models::split_classes(models::read_pictures(images, labels),
+          models::split_classes(models::read_pictures(images, labels, "train"),
                                 models::parse_class_list(classes, "--classes"), fc);
       fc.height = d.train.height(), fc.width = d.train.width();
       models::FewShotTrainOptions fo;

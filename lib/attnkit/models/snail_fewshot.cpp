@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <numeric>
 
@@ -12,6 +11,7 @@
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
+#include "attnkit/vision/fmnist.h"
 
 namespace attnkit::models {
 
@@ -150,12 +150,9 @@ LabelledImages select_classes(const Tensor& images, const Tensor& labels,
   return d;
 }
 
-Pictures read_pictures(const std::string& images, const std::string& labels) {
-  for (const std::string& f : {images, labels})
-    if (f.rfind(kFashionMnistDir, 0) == 0 && !std::filesystem::exists(f))
-      throw DataError(
-          "Fashion-MNIST is not installed (Debian's dataset-fashion-mnist; make deps installs it)",
-          f);
+Pictures read_pictures(std::string images, std::string labels, const std::string& split) {
+  if (images.empty()) images = vision::fmnist_file(vision::default_fmnist_dir(), split, "images");
+  if (labels.empty()) labels = vision::fmnist_file(vision::default_fmnist_dir(), split, "labels");
   Pictures p;
   io::SourceInfo info;
   p.images = io::read_tensor(images, &info);

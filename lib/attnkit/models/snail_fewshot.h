@@ -67,17 +67,15 @@ LabelledImages select_classes(const Tensor& images, const Tensor& labels,
                               const std::vector<int32_t>& classes, bool scale_255,
                               int64_t min_per_class, const std::string& name);
 
-// Fashion-MNIST as Debian's dataset-fashion-mnist installs it.
-constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
-
-// Pictures and their labels read from tensor files (IDX bytes scaled to [0, 1]). A missing
-// file under kFashionMnistDir is a DataError saying which Debian package to install.
+// Pictures and their labels read from tensor files (IDX bytes scaled to [0, 1]). An empty
+// path is Fashion-MNIST's file of `split` ("train" or "test") in Debian's folder
+// (vision::fmnist_file: a missing one names the package to install).
 struct Pictures {
   Tensor images, labels;
   bool bytes = false;  // IDX: values 0-255
   std::string name;    // the images' path
 };
-Pictures read_pictures(const std::string& images, const std::string& labels);
+Pictures read_pictures(std::string images, std::string labels, const std::string& split);
 
 // The training classes `train` and the others (held out) of `p`, each with at least
 // shots + 1 pictures a class; UsageError when either side has fewer than c.ways classes.
