@@ -459,7 +459,10 @@ CaptionScore evaluate_captions(const CaptionModel& m, const CaptionData& d, int 
   }
   sc.bleu4 = eval::bleu_score(st).score;
   // Teacher-forced attention over the references.
-  const auto [gh, gw] = m.grid(H, W);
+  // Named copies, not a structured binding: the lambda below uses them, and C++17 does not
+  // let a lambda capture a structured binding (clang refuses; GCC accepts it as an extension).
+  const auto grid = m.grid(H, W);
+  const int64_t gh = grid.first, gw = grid.second;
   const int64_t L = gh * gw;
   constexpr int64_t kGroup = 64;
   const int64_t groups = (N + kGroup - 1) / kGroup;
