@@ -270,8 +270,8 @@ TEST_CASE("ntm_train: output probabilities, trace arrays, data-set detection, mo
       "controller: lstm\ncontroller-size: 24\ncontroller-layers: 1\nread-heads: 1\n"
       "write-heads: 1\nmemory-rows: 12\nmemory-cols: 6\nshift-range: 1\nmemory-init: constant\n"
       "weight-init: learned\nadd-activation: tanh\ntask: copy\nwidth: 4\nmax-len: 3\n";
-  mf.numbers["ntm/input"] = 5;
-  mf.numbers["ntm/output"] = 4;
+  mf.set_arch("input", 5);
+  mf.set_arch("output", 4);
   nn::put_params(mf, ps);
   nn::save_model_file(d.path + "/m.akm", mf);
   const LoadedNtm m = load_ntm(d.path + "/m.akm");

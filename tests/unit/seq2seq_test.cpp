@@ -14,6 +14,8 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/batch.h"
 #include "attnkit/data/vocab.h"
+#include "attnkit/io/config.h"
+#include "attnkit/models/seq2seq_file.h"
 #include "attnkit/models/seq2seq_train.h"
 #include "attnkit/nn/optim.h"
 #include "test_util.h"
@@ -175,6 +177,70 @@ TEST_CASE("seq2seq: decoding step by step agrees with the teacher-forced loss; b
       }
     }
   }
+}
+
+TEST_CASE("seq2seq model file: the architecture under seq2seq-train's option names") {
+  data::TokenCounts counts;
+  data::count_tokens(counts, {"a", "b", "c", "d", "e"});
+  const data::Vocab v = data::Vocab::build(counts);  // 9 tokens: the tiny models' size
+  for (ModelType type : {ModelType::RNN, ModelType::Transformer}) {
+    Seq2SeqConfig c = tiny(type);
+    c.src_vocab = c.tgt_vocab = v.size();
+    c.layers = 2;
+    c.input_feeding = false;
+    c.dropout = 0.25f;
+    auto model = Seq2Seq::create(c, 3);
+    nn::ModelFile m;
+    m.kind = "seq2seq";
+    m.config_yaml = "lr: 0.001\nhidden: 5\n";  // what seq2seq-train's options put there
+    models::put_seq2seq(m, c, v, v, data::Tokenization::Chars);
+    nn::put_params(m, model->params());
+    CHECK(m.strings.count("seq2seq.model") == 0);
+    const io::StoredConfig y(m.config_yaml, "model");
+    CHECK(y.get<double>("lr") == 0.001);  // the other options stay
+    CHECK(y.get<std::string>("tokens") == "chars");
+    CHECK(y.get<int>("layers") == 2);
+    CHECK(y.get<std::string>("type") == (type == ModelType::RNN ? "rnn" : "transformer"));
+    if (type == ModelType::RNN) CHECK(y.get<bool>("no-input-feeding"));
+    if (type == ModelType::Transformer) CHECK(y.get<int>("d-model") == 8);
+    const models::Seq2SeqBundle b = models::get_seq2seq(m);
+    CHECK(b.model->config().to_map() == c.to_map());
+    CHECK(b.source_tok == data::Tokenization::Chars);
+    CHECK(b.target_tok == data::Tokenization::Chars);
+    // A stored value that is not valid is the file's fault.
+    const std::string key = type == ModelType::RNN ? "attention: bahdanau" : "heads: 2";
+    REQUIRE(m.config_yaml.find(key) != std::string::npos);
+    m.config_yaml.replace(m.config_yaml.find(key), key.size(),
+                          type == ModelType::RNN ? "attention: cosine" : "heads: 3");
+    CHECK_THROWS_AS(models::get_seq2seq(m), DataError);
+  }
+  // Files written before: the architecture as "key=value" lines with '_' keys.
+  Seq2SeqConfig c = tiny(ModelType::RNN);
+  c.input_feeding = false;
+  auto model = Seq2Seq::create(c, 3);
+  nn::ModelFile old;
+  old.kind = "seq2seq";
+  old.config_yaml = "lr: 0.001\n";
+  old.strings["seq2seq.model"] = {"type=rnn",
+                                  "src_vocab=9",
+                                  "tgt_vocab=9",
+                                  "dropout=0",
+                                  "layers=1",
+                                  "cell=lstm",
+                                  "embed=4",
+                                  "hidden=5",
+                                  "bidirectional=false",
+                                  "attention=bahdanau",
+                                  "input_feeding=false"};
+  old.strings["seq2seq.tokens"] = {"words", "words"};
+  old.texts["vocab.source"] = old.texts["vocab.target"] = v.format();
+  nn::put_params(old, model->params());
+  const models::Seq2SeqBundle b = models::get_seq2seq(old);
+  CHECK(b.model->config().to_map() == c.to_map());
+  CHECK_FALSE(b.model->config().input_feeding);
+  old.strings["seq2seq.model"][1] = "src_vocab=10";
+  CHECK_THROWS_WITH_AS(models::get_seq2seq(old), doctest::Contains("vocabularies do not match"),
+                       DataError);
 }
 
 TEST_CASE("seq2seq: settings round trip, validation, parameter counts") {

@@ -63,12 +63,13 @@ int64_t NtmTraining::batches_per_epoch() const {
 
 void NtmTraining::describe(nn::ModelFile& f) const {
   f.config_yaml = config_yaml_;
-  f.numbers["ntm/input"] = static_cast<double>(cfg_.input);
-  f.numbers["ntm/output"] = static_cast<double>(cfg_.output);
+  f.set_arch("input", cfg_.input);
+  f.set_arch("output", cfg_.output);
 }
 
 void NtmTraining::check_resume(const nn::ModelFile& ck) const {
-  if (ck.integer("ntm/input") != cfg_.input || ck.integer("ntm/output") != cfg_.output)
+  if (ck.arch("input", 1, 1 << 20, "ntm/input") != cfg_.input ||
+      ck.arch("output", 1, 1 << 20, "ntm/output") != cfg_.output)
     throw DataError("the checkpoint's input/output sizes do not fit this task or data", ck.file);
 }
 
@@ -126,8 +127,8 @@ std::vector<std::string> NtmTraining::step_metrics() const {
 LoadedNtm load_ntm(const std::string& path) {
   LoadedNtm m;
   m.file = nn::load_model_file(path, "ntm");
-  m.input = m.file.integer("ntm/input", 1, 1 << 20);
-  m.output = m.file.integer("ntm/output", 1, 1 << 20);
+  m.input = m.file.arch("input", 1, 1 << 20, "ntm/input");
+  m.output = m.file.arch("output", 1, 1 << 20, "ntm/output");
   m.config = ntm_config_from_yaml(m.file.config_yaml, path, m.input, m.output);
   m.params = std::make_unique<nn::ParamStore>();
   Rng init(0);

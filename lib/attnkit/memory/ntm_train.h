@@ -15,7 +15,7 @@
 #include "attnkit/core/rng.h"
 #include "attnkit/data/seqtask.h"
 #include "attnkit/memory/ntm.h"
-#include "attnkit/memory/ntm_io.h"
+#include "attnkit/memory/ntm_task.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/trainer.h"

@@ -287,14 +287,15 @@ int64_t RamTraining::batches_per_epoch() const { return (train_.size() + o_.batc
 
 void RamTraining::describe(nn::ModelFile& f) const {
   f.config_yaml = config_yaml_;
-  f.numbers["ram/height"] = static_cast<double>(cfg_.height);
-  f.numbers["ram/width"] = static_cast<double>(cfg_.width);
-  f.numbers["ram/classes"] = static_cast<double>(cfg_.classes);
+  f.set_arch("height", cfg_.height);
+  f.set_arch("width", cfg_.width);
+  f.set_arch("classes", cfg_.classes);
 }
 
 void RamTraining::check_resume(const nn::ModelFile& ck) const {
-  if (ck.integer("ram/height") != cfg_.height || ck.integer("ram/width") != cfg_.width ||
-      ck.integer("ram/classes") != cfg_.classes)
+  if (ck.arch("height", 1, 4096, "ram/height") != cfg_.height ||
+      ck.arch("width", 1, 4096, "ram/width") != cfg_.width ||
+      ck.arch("classes", 2, 1000, "ram/classes") != cfg_.classes)
     throw DataError("the checkpoint was trained on images of another size or class count", ck.file);
 }
 
@@ -372,9 +373,9 @@ LoadedRam load_ram(const std::string& path) {
     r.core = c.get<std::string>("core");
     r.loc_std = c.get<double>("loc-std");
     r.random_glimpses = c.get<bool>("random-glimpses", false);
-    r.height = m.file.integer("ram/height", 1, 4096);
-    r.width = m.file.integer("ram/width", 1, 4096);
-    r.classes = m.file.integer("ram/classes", 2, 1000);
+    r.height = m.file.arch("height", 1, 4096, "ram/height");
+    r.width = m.file.arch("width", 1, 4096, "ram/width");
+    r.classes = m.file.arch("classes", 2, 1000, "ram/classes");
     io::check_stored([&] { r.validate(); }, path);
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);

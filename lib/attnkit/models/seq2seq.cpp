@@ -95,8 +95,8 @@ bool to_bool(const std::map<std::string, std::string>& m, const std::string& k, 
 std::map<std::string, std::string> Seq2SeqConfig::to_map() const {
   std::map<std::string, std::string> m;
   m["type"] = model_type_name(type);
-  m["src_vocab"] = std::to_string(src_vocab);
-  m["tgt_vocab"] = std::to_string(tgt_vocab);
+  m["src-vocab"] = std::to_string(src_vocab);
+  m["tgt-vocab"] = std::to_string(tgt_vocab);
   m["dropout"] = fmt(dropout);
   m["layers"] = std::to_string(layers);
   if (type == ModelType::RNN) {
@@ -105,23 +105,34 @@ std::map<std::string, std::string> Seq2SeqConfig::to_map() const {
     m["hidden"] = std::to_string(hidden);
     m["bidirectional"] = bidirectional ? "true" : "false";
     m["attention"] = attention_name(attention);
-    m["input_feeding"] = input_feeding ? "true" : "false";
+    m["no-input-feeding"] = input_feeding ? "false" : "true";
   } else {
-    m["d_model"] = std::to_string(d_model);
+    m["d-model"] = std::to_string(d_model);
     m["heads"] = std::to_string(heads);
-    m["d_ff"] = std::to_string(d_ff);
-    m["shared_embeddings"] = shared_embeddings ? "true" : "false";
+    m["d-ff"] = std::to_string(d_ff);
+    m["shared-embeddings"] = shared_embeddings ? "true" : "false";
   }
   return m;
 }
 
-Seq2SeqConfig Seq2SeqConfig::from_map(const std::map<std::string, std::string>& m) {
+Seq2SeqConfig Seq2SeqConfig::from_map(std::map<std::string, std::string> m) {
+  // Files written before the keys were seq2seq-train's option names spelt them with '_'
+  // (and stored input_feeding rather than its negation).
+  for (const char* k : {"src_vocab", "tgt_vocab", "d_model", "d_ff", "shared_embeddings"}) {
+    auto it = m.find(k);
+    if (it == m.end()) continue;
+    std::string key = k;
+    std::replace(key.begin(), key.end(), '_', '-');
+    m.emplace(key, it->second);
+  }
+  if (auto it = m.find("input_feeding"); it != m.end() && !m.count("no-input-feeding"))
+    m["no-input-feeding"] = to_bool(m, "input_feeding", true) ? "false" : "true";
   Seq2SeqConfig c;
   auto it = m.find("type");
   if (it == m.end()) throw UsageError("model setting 'type' is missing");
   c.type = parse_model_type(it->second);
-  c.src_vocab = to_int(m, "src_vocab", 0);
-  c.tgt_vocab = to_int(m, "tgt_vocab", 0);
+  c.src_vocab = to_int(m, "src-vocab", 0);
+  c.tgt_vocab = to_int(m, "tgt-vocab", 0);
   c.dropout = static_cast<float>(to_double(m, "dropout", 0.0));
   c.layers = static_cast<int>(to_int(m, "layers", 1));
   if (c.type == ModelType::RNN) {
@@ -130,12 +141,12 @@ Seq2SeqConfig Seq2SeqConfig::from_map(const std::map<std::string, std::string>& 
     c.hidden = to_int(m, "hidden", c.hidden);
     c.bidirectional = to_bool(m, "bidirectional", false);
     if ((it = m.find("attention")) != m.end()) c.attention = parse_attention(it->second);
-    c.input_feeding = to_bool(m, "input_feeding", true);
+    c.input_feeding = !to_bool(m, "no-input-feeding", false);
   } else {
-    c.d_model = to_int(m, "d_model", c.d_model);
+    c.d_model = to_int(m, "d-model", c.d_model);
     c.heads = to_int(m, "heads", c.heads);
-    c.d_ff = to_int(m, "d_ff", c.d_ff);
-    c.shared_embeddings = to_bool(m, "shared_embeddings", false);
+    c.d_ff = to_int(m, "d-ff", c.d_ff);
+    c.shared_embeddings = to_bool(m, "shared-embeddings", false);
   }
   c.validate();
   return c;

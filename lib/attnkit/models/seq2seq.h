@@ -81,10 +81,12 @@ struct Seq2SeqConfig {
   int64_t d_model = 128, heads = 4, d_ff = 512;
   bool shared_embeddings = false;
 
-  // As key → value text (the model file's hyper-parameters), and back. from_map checks every
-  // value (UsageError naming the key) and ignores keys of the other model type.
+  // As key → value text, and back: the keys are seq2seq-train's option names ("hidden",
+  // "d-model", "no-input-feeding", ...) plus "src-vocab"/"tgt-vocab", the values as the
+  // options spell them. from_map checks every value (UsageError naming the key), ignores keys
+  // of the other model type and of other options, and reads the older '_' spellings too.
   std::map<std::string, std::string> to_map() const;
-  static Seq2SeqConfig from_map(const std::map<std::string, std::string>& m);
+  static Seq2SeqConfig from_map(std::map<std::string, std::string> m);
   // Throws UsageError when sizes are out of range or inconsistent.
   void validate() const;
 };

@@ -1,51 +1,82 @@
 #include "attnkit/models/seq2seq_file.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <map>
 
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/io/config.h"
 
 namespace attnkit::models {
 
 void put_seq2seq(nn::ModelFile& m, const Seq2SeqConfig& config, const data::Vocab& source,
-                 const data::Vocab& target, data::Tokenization source_tok,
-                 data::Tokenization target_tok) {
-  std::vector<std::string> kv;
-  for (const auto& [k, v] : config.to_map()) kv.push_back(k + "=" + v);
-  m.strings["seq2seq.model"] = kv;
-  m.strings["seq2seq.tokens"] = {data::tokenization_name(source_tok),
-                                 data::tokenization_name(target_tok)};
+                 const data::Vocab& target, data::Tokenization tok) {
+  // The architecture goes into the configuration YAML under seq2seq-train's option names,
+  // where the options the run was given already are (the same values when seq2seq-train
+  // wrote it; a model built in code gets its keys here). The vocabulary sizes are the
+  // vocabularies' own.
+  YAML::Node y =
+      m.config_yaml.empty() ? YAML::Node(YAML::NodeType::Map) : YAML::Load(m.config_yaml);
+  if (!y.IsMap()) throw Error("the configuration to store is not a YAML map");
+  for (const auto& [k, v] : config.to_map())
+    if (k != "src-vocab" && k != "tgt-vocab") y[k] = v;
+  y["tokens"] = data::tokenization_name(tok);
+  y.SetStyle(YAML::EmitterStyle::Block);
+  YAML::Emitter e;
+  e << y;
+  m.config_yaml = std::string(e.c_str()) + "\n";
   m.texts["vocab.source"] = source.format();
   m.texts["vocab.target"] = target.format();
 }
 
-Seq2SeqBundle get_seq2seq(const nn::ModelFile& m) {
-  Seq2SeqBundle b;
-  try {
-    std::map<std::string, std::string> kv;
+namespace {
+
+// The architecture's key → value text: from the configuration YAML, or from the
+// "seq2seq.model" lines of files written before (one "key=value" a line).
+std::map<std::string, std::string> stored_settings(const nn::ModelFile& m) {
+  std::map<std::string, std::string> kv;
+  if (m.strings.count("seq2seq.model")) {
     for (const std::string& line : m.string_list("seq2seq.model")) {
       const size_t eq = line.find('=');
       if (eq == std::string::npos) throw DataError("malformed model setting '" + line + "'");
       kv[line.substr(0, eq)] = line.substr(eq + 1);
     }
-    Seq2SeqConfig c;
-    try {
-      c = Seq2SeqConfig::from_map(kv);
-    } catch (const UsageError& e) {
-      throw DataError(e.what());  // a bad file, not bad usage
-    }
     const auto& toks = m.string_list("seq2seq.tokens");
-    if (toks.size() != 2) throw DataError("seq2seq.tokens must name two tokenisations");
-    try {
-      b.source_tok = data::parse_tokenization(toks[0]);
-      b.target_tok = data::parse_tokenization(toks[1]);
-    } catch (const UsageError& e) {
-      throw DataError(e.what());  // a bad file, not bad usage
-    }
+    if (toks.size() != 2 || toks[0] != toks[1])
+      throw DataError("seq2seq.tokens must name one tokenisation twice");
+    kv["tokens"] = toks[0];
+    return kv;
+  }
+  const io::StoredConfig c(m.config_yaml, m.file);
+  for (const char* k :
+       {"type", "dropout", "layers", "cell", "embed", "hidden", "bidirectional", "attention",
+        "no-input-feeding", "d-model", "heads", "d-ff", "shared-embeddings"})
+    if (c.has(k)) kv[k] = c.get<std::string>(k);
+  kv["tokens"] = c.get<std::string>("tokens");
+  return kv;
+}
+
+}  // namespace
+
+Seq2SeqBundle get_seq2seq(const nn::ModelFile& m) {
+  Seq2SeqBundle b;
+  try {
+    std::map<std::string, std::string> kv = stored_settings(m);
+    io::check_stored([&] { b.source_tok = b.target_tok = data::parse_tokenization(kv["tokens"]); },
+                     m.file);
     b.source_vocab = data::Vocab::parse(m.text("vocab.source"), m.file + " (source vocabulary)");
     b.target_vocab = data::Vocab::parse(m.text("vocab.target"), m.file + " (target vocabulary)");
-    if (b.source_vocab.size() != c.src_vocab || b.target_vocab.size() != c.tgt_vocab)
+    const int64_t src = b.source_vocab.size(), tgt = b.target_vocab.size();
+    if ((kv.count("src-vocab") && kv["src-vocab"] != std::to_string(src)) ||
+        (kv.count("tgt-vocab") && kv["tgt-vocab"] != std::to_string(tgt)) ||
+        (kv.count("src_vocab") && kv["src_vocab"] != std::to_string(src)) ||
+        (kv.count("tgt_vocab") && kv["tgt_vocab"] != std::to_string(tgt)))
       throw DataError("the vocabularies do not match the model's sizes");
+    kv["src-vocab"] = std::to_string(src);
+    kv["tgt-vocab"] = std::to_string(tgt);
+    Seq2SeqConfig c;
+    io::check_stored([&] { c = Seq2SeqConfig::from_map(kv); }, m.file);
     b.model = Seq2Seq::create(c, 0);
     nn::get_params(m, b.model->params());
   } catch (Error& e) {

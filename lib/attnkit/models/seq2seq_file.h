@@ -1,11 +1,15 @@
 // A trained seq2seq model as a file (nn/model_file.h, kind "seq2seq"), and the text side of
 // translating with it.
 //
-// Besides the parameters ("param/<name>") and the training configuration YAML, the file holds:
-//   strings["seq2seq.model"]   the model's hyper-parameters, "key=value" lines
-//                              (Seq2SeqConfig::to_map)
-//   strings["seq2seq.tokens"]  the source and target tokenisation ("words" / "chars")
-//   texts["vocab.source"], texts["vocab.target"]  the vocabularies in data::Vocab's format
+// Besides the parameters ("param/<name>"), the file holds:
+//   config_yaml  seq2seq-train's options, among them the architecture (type, cell, embed,
+//                hidden, layers, ..., Seq2SeqConfig::to_map's keys) and the tokenisation of
+//                both sides ("tokens": words or chars), as every model file keeps its
+//                hyper-parameters (nn/model_file.h)
+//   texts["vocab.source"], texts["vocab.target"]  the vocabularies in data::Vocab's format,
+//                whose sizes are the model's
+// Files written before the architecture moved into the YAML held it as "key=value" lines in
+// strings["seq2seq.model"] and the tokenisations in strings["seq2seq.tokens"]; they still load.
 #pragma once
 
 #include <memory>
@@ -26,10 +30,10 @@ struct Seq2SeqBundle {
   data::Tokenization target_tok = data::Tokenization::Words;
 };
 
-// Everything but the parameters and the configuration YAML (the Trainer adds those).
+// Everything but the parameters: the architecture and the tokenisation into config_yaml
+// (added to the options already there), and the vocabularies.
 void put_seq2seq(nn::ModelFile& m, const Seq2SeqConfig& config, const data::Vocab& source,
-                 const data::Vocab& target, data::Tokenization source_tok,
-                 data::Tokenization target_tok);
+                 const data::Vocab& target, data::Tokenization tok);
 // A model rebuilt from a file (its parameters loaded); DataError naming the file otherwise.
 Seq2SeqBundle get_seq2seq(const nn::ModelFile& m);
 Seq2SeqBundle load_seq2seq(const std::string& path);

@@ -108,7 +108,7 @@ Seq2SeqTraining::Seq2SeqTraining(std::unique_ptr<Seq2Seq> model, Seq2SeqData&& d
 
 void Seq2SeqTraining::describe(nn::ModelFile& f) const {
   f.config_yaml = recipe_.config_yaml;
-  put_seq2seq(f, model_->config(), data_.source_vocab, data_.target_vocab, data_.tok, data_.tok);
+  put_seq2seq(f, model_->config(), data_.source_vocab, data_.target_vocab, data_.tok);
 }
 
 void Seq2SeqTraining::check_resume(const nn::ModelFile& ck) const {

@@ -422,8 +422,8 @@ void FewShotTraining::describe(nn::ModelFile& f) const {
   std::vector<std::string> cls;
   for (int32_t c : train_.classes) cls.push_back(std::to_string(c));
   f.strings["fewshot/train_classes"] = cls;
-  f.numbers["fewshot/height"] = static_cast<double>(cfg_.height);
-  f.numbers["fewshot/width"] = static_cast<double>(cfg_.width);
+  f.set_arch("height", cfg_.height);
+  f.set_arch("width", cfg_.width);
 }
 
 void FewShotTraining::check_resume(const nn::ModelFile& ck) const {
@@ -490,8 +490,8 @@ LoadedFewShot load_fewshot(const std::string& path) {
     io::StoredConfig c(m.file.config_yaml, path);
     m.config.ways = c.get<int64_t>("ways");
     m.config.shots = c.get<int64_t>("shots");
-    m.config.height = m.file.integer("fewshot/height", 16, 4096);
-    m.config.width = m.file.integer("fewshot/width", 16, 4096);
+    m.config.height = m.file.arch("height", 16, 4096, "fewshot/height");
+    m.config.width = m.file.arch("width", 16, 4096, "fewshot/width");
     m.config.channels = c.get<int64_t>("channels");
     m.config.filters = c.get<int64_t>("filters");
     m.config.key = c.get<int64_t>("key-size");

@@ -221,6 +221,13 @@ int64_t ModelFile::integer(const std::string& name, int64_t lo, int64_t hi) cons
   return static_cast<int64_t>(v);
 }
 
+int64_t ModelFile::arch(const std::string& key, int64_t lo, int64_t hi,
+                        const std::string& legacy) const {
+  const std::string name = "arch/" + key;
+  return integer(!numbers.count(name) && !legacy.empty() && numbers.count(legacy) ? legacy : name,
+                 lo, hi);
+}
+
 // ---- bytes
 
 std::string format_model_file(const ModelFile& m) {

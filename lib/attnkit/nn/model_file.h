@@ -31,6 +31,20 @@
 // bulk is a fixed little-endian float32 layout that reads back bit for bit anywhere.
 // The archived classes carry BOOST_CLASS_VERSION, so a later format can still read them.
 //
+// Hyper-parameters, one scheme for every kind:
+//   config_yaml         the trainer's options under their flag names ("hidden: 128",
+//                       "d-model: 256", "no-mask: false"), as cli::App::config_yaml() writes
+//                       them; a loader reads them with io::StoredConfig (io/config.h), and
+//                       --resume takes the options not given again from there.
+//   numbers["arch/K"]   the architecture values that are not options' own: sizes the data
+//                       decided (vocabulary, input width, image height and width, classes),
+//                       and values an option resolves differently by data (memn2n's
+//                       dimension and position-encoding length: it keeps its whole resolved
+//                       architecture here). set_arch()/arch() below.
+// Besides them: "param/<name>" tensors, "train/*" and "log/*" numbers of the training layer,
+// "result/*" the final evaluation, and a kind's own run statistics or data description
+// under its own prefix (e.g. bert/ masking counts, fewshot/train_classes).
+//
 // Errors are DataErrors naming the file: "not an attnkit model file (bad magic)",
 // "unsupported model format version N", "is a ntm model, expected seq2seq", "truncated
 // model file", "corrupted model file (checksum mismatch)". A damaged file never crashes,
@@ -69,6 +83,12 @@ struct ModelFile {
   const std::string& text(const std::string& name) const;
   // A number that must be a whole number in [lo, hi] (steps, epochs, sizes).
   int64_t integer(const std::string& name, int64_t lo = 0, int64_t hi = INT64_MAX) const;
+  // An architecture size kept beside the options (see "Hyper-parameters" above):
+  // numbers["arch/<key>"], read as a whole number in [lo, hi]; `legacy` is the number's name
+  // in files written before the arch/ scheme.
+  void set_arch(const std::string& key, int64_t v) { numbers["arch/" + key] = double(v); }
+  int64_t arch(const std::string& key, int64_t lo, int64_t hi,
+               const std::string& legacy = "") const;
   std::string file;  // set by load_model_file (for messages); not saved
 };
 

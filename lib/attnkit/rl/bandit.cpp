@@ -267,12 +267,13 @@ int64_t BanditTraining::batches_per_epoch() const {
 
 void BanditTraining::describe(nn::ModelFile& f) const {
   f.config_yaml = config_yaml_;
-  f.numbers["bandit/arms"] = static_cast<double>(cfg_.arms);
-  f.numbers["bandit/pulls"] = static_cast<double>(cfg_.pulls);
+  f.set_arch("arms", cfg_.arms);
+  f.set_arch("pulls", cfg_.pulls);
 }
 
 void BanditTraining::check_resume(const nn::ModelFile& ck) const {
-  if (ck.integer("bandit/arms") != cfg_.arms || ck.integer("bandit/pulls") != cfg_.pulls)
+  if (ck.arch("arms", 2, 1000, "bandit/arms") != cfg_.arms ||
+      ck.arch("pulls", 1, 10000, "bandit/pulls") != cfg_.pulls)
     throw DataError("the checkpoint was trained for other arms or pulls", ck.file);
 }
 
@@ -357,8 +358,8 @@ LoadedBandit load_bandit(const std::string& path) {
   LoadedBandit m;
   m.file = nn::load_model_file(path, "snail-bandit");
   m.config = bandit_config_from_yaml(m.file.config_yaml, path);
-  if (m.file.integer("bandit/arms", 2, 1000) != m.config.arms ||
-      m.file.integer("bandit/pulls", 1, 10000) != m.config.pulls)
+  if (m.file.arch("arms", 2, 1000, "bandit/arms") != m.config.arms ||
+      m.file.arch("pulls", 1, 10000, "bandit/pulls") != m.config.pulls)
     throw DataError("the model's sizes disagree with its stored configuration", path);
   m.params = std::make_unique<nn::ParamStore>();
   Rng init(0);

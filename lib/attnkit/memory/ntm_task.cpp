@@ -1,4 +1,4 @@
-#include "attnkit/memory/ntm_io.h"
+#include "attnkit/memory/ntm_task.h"
 
 #include <algorithm>
 #include <cmath>
