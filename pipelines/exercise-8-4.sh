@@ -50,7 +50,7 @@ symbols=${EX84_SYMBOLS:-10}
 if [ "$quick" = 1 ]; then
   lo=2 hi=5 tlo=6 thi=10 count=400 epochs=2 seeds=1 rnn_epochs=2 rnn_count=200
 else
-  lo=8 hi=16 tlo=17 thi=32 count=5000 epochs=${EX84_EPOCHS:-20} seeds=${EX84_SEEDS:-5}
+  lo=8 hi=16 tlo=17 thi=32 count=5000 epochs=${EX84_EPOCHS:-8} seeds=${EX84_SEEDS:-5}
   rnn_epochs=20 rnn_count=4000
 fi
 work_dir
@@ -77,11 +77,11 @@ done
 transduce-gen --task anbn --len-min 1 --len-max 19 --count $rnn_count --seed "$seed" -o "$dir/anbn-train.tsv"
 transduce-gen --task anbn --len-min 1 --len-max 60 --count 300 --seed $((seed + 1)) -o "$dir/anbn-test.tsv"
 
-# Two trainings at a time, one thread each (the machine's two cores).
+# EX84_JOBS trainings at a time (default 2, the machine's two cores), one thread each.
 : > "$dir/results.tsv"
-printf '%s\n' "${jobs[@]}" | xargs -P 2 -L 1 bash -c "$(declare -f train); dir='$dir' epochs=$epochs; train \"\$@\" >> '$dir/results.tsv'" _
+printf '%s\n' "${jobs[@]}" | xargs -P "${EX84_JOBS:-2}" -L 1 bash -c "$(declare -f train); dir='$dir' epochs=$epochs; train \"\$@\" >> '$dir/results.tsv'" _
 stackmem-train --train "$dir/anbn-train.tsv" --stack-rnn --stacks 10 --hidden 40 --embed 8 \
-  --lr 0.01 --epochs $rnn_epochs --seed "$seed" --threads 2 -q -o "$dir/anbn-stack-rnn.akm"
+  --lr 0.01 --epochs $rnn_epochs --seed "$seed" --threads 1 -q -o "$dir/anbn-stack-rnn.akm"
 stackmem-run --model "$dir/anbn-stack-rnn.akm" -i "$dir/anbn-test.tsv" --eval |
   awk -F'\t' -v s="$seed" '$1 == "all" { printf "anbn\tstack-rnn\t%s\t%s\t%s\n", s, $3, $4 }' >> "$dir/results.tsv"
 
