@@ -53,7 +53,9 @@
 # pops (the stack as a passthrough to the next step). Tried without success (test coarse on
 # lengths 17-32): 40,000 pairs and 12,500 steps (train loss 0.06; 0.02, fine 0.20); a
 # penalty on the answering steps' pushes (the controller stopped pushing at all; 0.00, fine
-# 0.12); hidden 16 (0.00, fine 0.04 after 2,500 steps); earlier a push bias of +1, hidden
+# 0.12); hidden 16 (0.00, fine 0.04 after 2,500 steps); a public replication's sizes (batch
+# 48, lr 0.001, values of 64; 0.00, fine 0.07 after 1,668 steps, where it trained 100,000+
+# batches of 50); earlier a push bias of +1, hidden
 # 32, lengths 8-32 / test 33-64, 32 or 128 symbols.
 # The NTM rows are not in the table: ntm-train reads seqtask-gen's bit-vector files, not
 # transduce-gen's pairs.
