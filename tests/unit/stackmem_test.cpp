@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -13,6 +15,7 @@
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
+#include "attnkit/memory/stackmem_ops.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -112,6 +115,55 @@ std::vector<double> values_of(const Tensor& t) {
   return std::vector<double>(t.data(), t.data() + t.size());
 }
 
+// The composition of ops.h that the fused stack_pop and stack_read replaced: the sums "nearer
+// the end" as a product with a 0/1 triangular matrix, max(0, x) as relu, min(a, b) as
+// a − relu(a − b).
+Tensor nearer(int64_t n, bool from_top) {
+  Tensor a({n, n}, 0.0f);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < n; ++i)
+      if (from_top ? j > i : j < i) a.at(j, i) = 1.0f;
+  return a;
+}
+ad::Var composed_pop(ad::Tape& t, ad::Var s, ad::Var u, bool from_top) {
+  ad::Var above = ad::matmul(s, t.constant(nearer(s.dim(1), from_top)));
+  return ad::relu(ad::sub(s, ad::relu(ad::sub(u, above))));
+}
+ad::Var composed_read(ad::Tape& t, ad::Var s, ad::Var values, bool from_top) {
+  const int64_t b = s.dim(0), n = s.dim(1), m = values.dim(2);
+  ad::Var above = ad::matmul(s, t.constant(nearer(n, from_top)));
+  ad::Var room = ad::relu(ad::add(ad::neg(above), 1.0f));
+  ad::Var w = ad::sub(s, ad::relu(ad::sub(s, room)));
+  return ad::reshape(ad::matmul(ad::reshape(w, {b, 1, n}), values), {b, m});
+}
+
+// How far a pop of u then a read, from one end, of the strengths s [B, n] are from their
+// kinks: the smallest |argument| of every max(0, ·) and min over the rows.
+double kink_margin(const Tensor& s, const Tensor& u, bool from_top) {
+  const int64_t B = s.dim(0), n = s.dim(1);
+  double margin = 1e9;
+  for (int64_t b = 0; b < B; ++b) {
+    std::vector<double> p(static_cast<size_t>(n));
+    double above = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t i = from_top ? n - 1 - k : k;
+      const double x = s[b * n + i], z = u[b] - above;
+      margin = std::min({margin, std::fabs(z), std::fabs(x - std::max(0.0, z))});
+      p[static_cast<size_t>(i)] = std::max(0.0, x - std::max(0.0, z));
+      above += x;
+    }
+    above = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t i = from_top ? n - 1 - k : k;
+      const double x = p[static_cast<size_t>(i)];
+      margin =
+          std::min({margin, std::fabs(1.0 - above), std::fabs(x - std::max(0.0, 1.0 - above))});
+      above += x;
+    }
+  }
+  return margin;
+}
+
 }  // namespace
 
 TEST_CASE("stackmem: the double and tape updates agree with NumPy's on 21 golden cases") {
@@ -209,6 +261,73 @@ TEST_CASE("stackmem: gradients through three steps of each memory (away from tie
         in, opt);
     CHECK_MESSAGE(r.ok, memory::stack_kind_name(kind) << ": " << r.where);
   }
+}
+
+TEST_CASE("stackmem: the fused pop and read equal their composition, values and gradients") {
+  // Strengths in [0, 0.7] over 7 slots and pops in [0, 1.2]: partial pops, pops past the
+  // bottom, reads capped by the room left and slots out of reach, in both directions.
+  Rng rng(8);
+  const int64_t B = 5, n = 7, m = 3;
+  int checked = 0;
+  for (int trial = 0; trial < 4; ++trial)
+    for (bool top : {true, false}) {
+      Tensor s({B, n}), u({B, 1}), v({B, n, m}), gp({B, n}), gr({B, m});
+      do {  // draws at least 0.01 from every kink (finite differences of 0.001 stay on a side)
+        for (int64_t i = 0; i < s.size(); ++i) s[i] = 0.7f * static_cast<float>(rng.uniform());
+        for (int64_t i = 0; i < u.size(); ++i) u[i] = 1.2f * static_cast<float>(rng.uniform());
+      } while (kink_margin(s, u, top) < 0.01);
+      ++checked;
+      for (int64_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(rng.normal());
+      for (int64_t i = 0; i < gp.size(); ++i) gp[i] = static_cast<float>(rng.normal());
+      for (int64_t i = 0; i < gr.size(); ++i) gr[i] = static_cast<float>(rng.normal());
+      std::vector<Tensor> got, want;
+      for (bool fused : {true, false}) {
+        ad::Tape t;
+        ad::Var S = t.input(s.clone()), U = t.input(u.clone()), V = t.input(v.clone());
+        ad::Var p = fused ? memory::stack_pop(S, U, top) : composed_pop(t, S, U, top);
+        ad::Var r = fused ? memory::stack_read(p, V, top) : composed_read(t, p, V, top);
+        // One seed through both outputs: loss = Σ gp ⊙ p + Σ gr ⊙ r.
+        ad::Var loss = ad::add(ad::sum(ad::mul(p, t.constant(gp.clone()))),
+                               ad::sum(ad::mul(r, t.constant(gr.clone()))));
+        t.backward(loss);
+        auto& out = fused ? got : want;
+        for (ad::Var x : {p, r, S, U, V}) out.push_back(x.value().clone());
+        for (ad::Var x : {S, U, V}) out.push_back(x.grad().clone());
+      }
+      const char* names[] = {"pop", "read", "s", "u", "v", "d s", "d u", "d values"};
+      for (size_t k = 0; k < got.size(); ++k) {
+        REQUIRE(got[k].shape() == want[k].shape());
+        for (int64_t i = 0; i < got[k].size(); ++i)
+          CHECK_MESSAGE(std::fabs(got[k][i] - want[k][i]) <= 1e-5f,
+                        names[k] << "[" << i << "] " << (top ? "top" : "bottom") << ": "
+                                 << got[k][i] << " vs " << want[k][i]);
+      }
+      // And by finite differences.
+      ad::GradCheckOptions opt;
+      opt.eps = 1e-3;
+      const auto g = ad::check_gradients(
+          [&](ad::Tape&, const std::vector<ad::Var>& x) {
+            ad::Var p = memory::stack_pop(x[0], x[1], top);
+            return ad::concat({p, memory::stack_read(p, x[2], top)}, 1);
+          },
+          [&] {
+            std::vector<Tensor> in;
+            in.push_back(s.clone());
+            in.push_back(u.clone());
+            in.push_back(v.clone());
+            return in;
+          }(),
+          opt);
+      CHECK_MESSAGE(g.ok, std::string(top ? "top: " : "bottom: ") << g.where);
+    }
+  CHECK(checked == 8);
+  ad::Tape t;
+  CHECK_THROWS_AS(
+      memory::stack_pop(t.constant(Tensor({2, 3}, 0.5f)), t.constant(Tensor({2, 2}, 0.5f)), true),
+      ShapeError);
+  CHECK_THROWS_AS(memory::stack_read(t.constant(Tensor({2, 3}, 0.5f)),
+                                     t.constant(Tensor({2, 4, 1}, 0.5f)), true),
+                  ShapeError);
 }
 
 TEST_CASE("stackmem: errors") {

@@ -87,8 +87,8 @@ StackLstm::Step StackLstm::start(ad::Tape& t, int64_t batch) const {
 
 // One step: the controller reads the symbols' embeddings and the previous read; the memory is
 // updated; the logits [B, V] come back. trace (B = 1) receives the step's values.
-Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st,
-                       StackTrace* trace) const {
+Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
+                       bool logits) const {
   const int64_t b = static_cast<int64_t>(ids.size());
   Var x = emb_(t, ids, {b});
   if (c_.stack_rnn) {
@@ -125,7 +125,7 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st,
       trace->strengths.push_back(s0);
       trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
     }
-    return (*proj_)(t, st.s.h);
+    return logits ? (*proj_)(t, st.s.h) : Var();
   }
   Var in = c_.has_memory() ? ad::concat({x, st.read}, 1) : x;
   st.s = (*cell_)(t, in, st.s);
@@ -148,7 +148,7 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st,
       trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
     }
   }
-  return (*proj_)(t, ad::tanh((*out_)(t, feat)));
+  return logits ? (*proj_)(t, ad::tanh((*out_)(t, feat))) : Var();
 }
 
 Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& items,
@@ -183,7 +183,7 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
       targets[static_cast<size_t>(b)] = y;
       n += y >= 0;
     }
-    Var logits = advance(t, ids, st, nullptr);
+    Var logits = advance(t, ids, st, nullptr, n > 0);
     if (n == 0) continue;
     Var l = ad::mul(nn::cross_entropy(logits, targets), static_cast<float>(n));
     total = total.valid() ? ad::add(total, l) : l;
@@ -200,7 +200,7 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
   t.set_recording(false);
   Step st = start(t, 1);
   std::vector<int32_t> out;
-  for (int32_t id : source) advance(t, {id}, st, trace);
+  for (int32_t id : source) advance(t, {id}, st, trace, false);
   Var logits = advance(t, {data::Vocab::kBos}, st, trace);
   while (static_cast<int64_t>(out.size()) < max_len) {
     const Tensor& l = logits.value();

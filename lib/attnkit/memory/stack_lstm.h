@@ -73,8 +73,10 @@ class StackLstm {
 
  private:
   struct Step;
-  // One step: reads ids [B], updates the state, returns the logits [B, V].
-  ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace) const;
+  // One step: reads ids [B], updates the state, returns the logits [B, V] (when `logits`;
+  // else an invalid Var: the steps that predict nothing skip the output layers).
+  ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
+                  bool logits = true) const;
   Step start(ad::Tape& t, int64_t batch) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;

@@ -6,6 +6,7 @@
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
+#include "attnkit/memory/stackmem_ops.h"
 
 namespace attnkit::memory {
 
@@ -117,40 +118,9 @@ StackStepOut stack_step(StackKind kind, const StackStepIn& in) {
 
 // ---- on the tape
 
-namespace {
-
 using ad::Var;
 
-// [n, n] 0/1: column i sums the strengths nearer the end than i (from_top: j > i; else j < i).
-Tensor nearer(int64_t n, bool from_top) {
-  Tensor a({n, n}, 0.0f);
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t i = 0; i < n; ++i)
-      if (from_top ? j > i : j < i) a.at(j, i) = 1.0f;
-  return a;
-}
-
-// max(0, x) and min(a, b) = a − max(0, a − b): ReLU's derivative at 0 is 0 (ties).
-Var pos(Var x) { return ad::relu(x); }
-
-Var pop_tape(ad::Tape& t, Var s, Var u, bool from_top) {
-  const int64_t n = s.dim(1);
-  Var above = ad::matmul(s, t.constant(nearer(n, from_top)));  // [B, n]
-  return pos(ad::sub(s, pos(ad::sub(u, above))));              // u [B, 1] broadcasts
-}
-
-Var read_tape(ad::Tape& t, Var s, Var values, bool from_top) {
-  const int64_t b = s.dim(0), n = s.dim(1), m = values.dim(2);
-  Var above = ad::matmul(s, t.constant(nearer(n, from_top)));
-  Var room = pos(ad::add(ad::neg(above), 1.0f));          // max(0, 1 − Σ)
-  Var w = ad::sub(s, pos(ad::sub(s, room)));              // min(s, room)
-  Var r = ad::matmul(ad::reshape(w, {b, 1, n}), values);  // [B, 1, m]
-  return ad::reshape(r, {b, m});
-}
-
-}  // namespace
-
-StackUpdate stack_update(ad::Tape& t, StackKind kind, const StackState& prev, Var push, Var pop,
+StackUpdate stack_update(ad::Tape& /*t*/, StackKind kind, const StackState& prev, Var push, Var pop,
                          Var value) {
   const bool deque = kind == StackKind::Deque;
   const int64_t b = push.dim(0), ends = deque ? 2 : 1;
@@ -171,10 +141,10 @@ StackUpdate stack_update(ad::Tape& t, StackKind kind, const StackState& prev, Va
       out.state.strengths = d_top;
       out.state.values = v_top;
     } else {
-      out.state.strengths = ad::concat({pop_tape(t, prev.strengths, pop, top), d_top}, 1);
+      out.state.strengths = ad::concat({stack_pop(prev.strengths, pop, top), d_top}, 1);
       out.state.values = ad::concat({prev.values, v_top}, 1);
     }
-    out.read = read_tape(t, out.state.strengths, out.state.values, top);
+    out.read = stack_read(out.state.strengths, out.state.values, top);
     return out;
   }
   Var v_bot = ad::reshape(ad::slice(value, 1, m, 2 * m), {b, 1, m});
@@ -183,13 +153,13 @@ StackUpdate stack_update(ad::Tape& t, StackKind kind, const StackState& prev, Va
     out.state.strengths = ad::concat({d_bot, d_top}, 1);
     out.state.values = ad::concat({v_bot, v_top}, 1);
   } else {
-    Var s = pop_tape(t, prev.strengths, ad::slice(pop, 1, 0, 1), true);
-    s = pop_tape(t, s, ad::slice(pop, 1, 1, 2), false);
+    Var s = stack_pop(prev.strengths, ad::slice(pop, 1, 0, 1), true);
+    s = stack_pop(s, ad::slice(pop, 1, 1, 2), false);
     out.state.strengths = ad::concat({d_bot, s, d_top}, 1);
     out.state.values = ad::concat({v_bot, prev.values, v_top}, 1);
   }
-  out.read = ad::concat({read_tape(t, out.state.strengths, out.state.values, true),
-                         read_tape(t, out.state.strengths, out.state.values, false)},
+  out.read = ad::concat({stack_read(out.state.strengths, out.state.values, true),
+                         stack_read(out.state.strengths, out.state.values, false)},
                         1);
   return out;
 }

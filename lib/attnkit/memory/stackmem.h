@@ -16,8 +16,8 @@
 //
 // Two implementations: stack_step() in double precision over explicit vectors (what
 // `stackmem-step` prints; the reference of the tests, checked against an independent NumPy
-// one), and stack_update() on the tape for training, with exact gradients of max and min
-// (away from ties).
+// one), and stack_update() on the tape for training (its pop and read are fused nodes,
+// memory/stackmem_ops.h), with exact gradients of max and min (away from ties).
 #pragma once
 
 #include <cstdint>
