@@ -702,3 +702,78 @@ TEST_CASE("batch_norm2d: training and eval equal PyTorch's, running statistics i
   CHECK_THROWS_AS(ad::batch_norm2d(t.constant(Tensor({1, 3, 1, 1})), Var(), Var(), rm, rv, true),
                   ShapeError);  // one value a channel
 }
+
+// Gradients written on first use (Tape::grad(v, assign)): a new buffer comes from the pool
+// with whatever a past step left in it, so a backward function that assigns must write every
+// element. Each input below gets its gradient from the ops once (assigned), then from the
+// same ops twice (assigned, then added), on a tape whose pool holds
+// buffers dirtied by earlier steps; the results must match a fresh tape's bit for bit, and an
+// input whose gradient one op writes once per element gets exactly twice it from two copies.
+TEST_CASE("autodiff: gradients assigned on first use equal gradients added to zeros") {
+  const int64_t B = 3, T = 4, A = 8, h = 2;
+  std::vector<Tensor> in;
+  in.push_back(rnd({B, T, A}, 1));       // 0: x, rank 3
+  in.push_back(rnd({A, A}, 2));          // 1: w
+  in.push_back(rnd({A}, 3));             // 2: bias
+  in.push_back(rnd({B, A}, 4));          // 3: q
+  in.push_back(rnd({B, 4 * h}, 5));      // 4: gate inputs
+  in.push_back(rnd({B, h}, 6));          // 5: cell state
+  in.push_back(rnd({B, A, T}, 7));       // 6: batched right operand
+  in.push_back(rnd({B * T, 4 * h}, 8));  // 7: addmm summand
+  const size_t n = in.size();
+  auto loss = [&](Tape& t, const VS& v, int times) {
+    Var total;
+    auto add = [&](Var l) { total = total.valid() ? ad::add(total, ad::sum(l)) : ad::sum(l); };
+    for (int k = 0; k < times; ++k) {
+      Var y = ad::linear(v[0], v[1], v[2]);      // x, w, bias
+      add(ad::additive_scores(y, v[3], v[2]));   // keys, q, v
+      add(ad::matmul(v[0], v[1]));               // flat
+      add(ad::matmul(v[0], v[1], false, true));  // flat, transposed b
+      add(ad::matmul(v[6], v[0]));               // batched
+      add(ad::matmul(v[1], v[6], true));         // a shared, b batched
+      add(ad::matmul(v[1], v[1], false, true));  // one Var twice
+      add(ad::addmm(v[7], ad::reshape(v[0], {B * T, A}), ad::slice(v[1], 0, 0, 4 * h), false,
+                    true));
+      Var a = ad::lstm_gates(v[4]);
+      Var c = ad::lstm_cell_c(a, v[5]);
+      add(ad::lstm_cell_h(a, c));
+      add(c);
+    }
+    return total;
+  };
+  auto grads = [&](Tape& t, int times) {
+    VS v;
+    for (size_t i = 0; i < n; ++i) v.push_back(t.input(in[i].clone()));
+    t.backward(loss(t, v, times));
+    std::vector<Tensor> g;
+    for (size_t i = 0; i < n; ++i) g.push_back(v[i].grad().clone());
+    t.clear();
+    return g;
+  };
+  Tape fresh1, fresh2, dirty;
+  const std::vector<Tensor> once = grads(fresh1, 1), twice = grads(fresh2, 2);
+  for (int round = 0; round < 3; ++round) {  // the pool's buffers hold old gradients
+    const std::vector<Tensor> d1 = grads(dirty, 1), d2 = grads(dirty, 2);
+    for (size_t i = 0; i < n; ++i) {
+      INFO("round " << round << ", input " << i);
+      REQUIRE(d1[i].size() == once[i].size());
+      for (int64_t j = 0; j < once[i].size(); ++j) {
+        CHECK(d1[i][j] == once[i][j]);
+        CHECK(d2[i][j] == twice[i][j]);
+        if (i == 4 || i == 5 || i == 7)  // one write per element: assigned, then added
+          CHECK(twice[i][j] == 2.0f * once[i][j]);
+      }
+    }
+  }
+  // The flag: new buffer once, then the same buffer to add to; a parameter's never.
+  Tape t;
+  Var x = t.input(rnd({2, 3}, 9));
+  bool assign = false;
+  t.grad(x, assign);
+  CHECK(assign);
+  t.grad(x, assign);
+  CHECK_FALSE(assign);
+  ad::Parameter p("p", rnd({2}, 10));
+  t.grad(t.param(p), assign);
+  CHECK_FALSE(assign);
+}

@@ -222,3 +222,12 @@ TEST_CASE("parallel_for covers every index once, restores BLAS threads, rethrows
       1);
   CHECK(calls == 1);
 }
+
+TEST_CASE("gemm with k = 0 and beta = 0 writes zeros without reading C") {
+  Tensor a({2, 0}), b({0, 3}), c({2, 3}, std::nanf(""));
+  gemm(Trans::No, Trans::No, 1.0f, mat(a), mat(b), 0.0f, mat(c));
+  for (int64_t i = 0; i < c.size(); ++i) CHECK(c[i] == 0.0f);
+  Tensor d({2, 3}, 2.0f);
+  gemm(Trans::No, Trans::No, 1.0f, mat(a), mat(b), 0.5f, mat(d));
+  for (int64_t i = 0; i < d.size(); ++i) CHECK(d[i] == 1.0f);
+}

@@ -1,4 +1,5 @@
 // Matrix products: matmul, addmm, linear. Forward and backward are gemm calls.
+#include <algorithm>
 #include <vector>
 
 #include "attnkit/autodiff/detail.h"
@@ -68,23 +69,34 @@ void backward(const MM& p, Tape& t, Var va, Var vb, bool ta, bool tb, const Tens
   const bool need_a = t.requires_grad(va), need_b = t.requires_grad(vb);
   if (p.flat) {
     const ConstMat G = view(gc.data(), p.batch * p.m, p.n);
+    bool assign = false;
     if (need_a) {  // gA = gC op(B)ᵀ
-      Tensor& ga = t.grad(va);
-      gemm(Trans::No, tb ? Trans::No : Trans::Yes, 1.0f, G, view(b.data(), p.br, p.bc), 1.0f,
-           view(ga.data(), p.batch * p.ar, p.ac));
+      Tensor& ga = t.grad(va, assign);
+      gemm(Trans::No, tb ? Trans::No : Trans::Yes, 1.0f, G, view(b.data(), p.br, p.bc),
+           assign ? 0.0f : 1.0f, view(ga.data(), p.batch * p.ar, p.ac));
     }
     if (need_b) {
-      Tensor& gb = t.grad(vb);
+      Tensor& gb = t.grad(vb, assign);
+      const float beta = assign ? 0.0f : 1.0f;
       const ConstMat A = view(a.data(), p.batch * p.ar, p.ac);
       if (!tb)  // gB = Aᵀ gC
-        gemm(Trans::Yes, Trans::No, 1.0f, A, G, 1.0f, view(gb.data(), p.br, p.bc));
+        gemm(Trans::Yes, Trans::No, 1.0f, A, G, beta, view(gb.data(), p.br, p.bc));
       else  // gB = gCᵀ A
-        gemm(Trans::Yes, Trans::No, 1.0f, G, A, 1.0f, view(gb.data(), p.br, p.bc));
+        gemm(Trans::Yes, Trans::No, 1.0f, G, A, beta, view(gb.data(), p.br, p.bc));
     }
     return;
   }
-  Tensor* ga = need_a ? &t.grad(va) : nullptr;
-  Tensor* gb = need_b ? &t.grad(vb) : nullptr;
+  // A new gradient buffer is written by its first product (every block of a batched
+  // operand, the first only of one shared by the batch) and added to after that. a and b
+  // may be one Var: a's gradient is then fetched first and b's adds to it.
+  bool assign_a = false, assign_b = false;
+  Tensor* ga = need_a ? &t.grad(va, assign_a) : nullptr;
+  Tensor* gb = need_b ? &t.grad(vb, assign_b) : nullptr;
+  if (p.batch == 0) {  // nothing to write: a new buffer must still be zeros
+    if (assign_a) std::fill(ga->values().begin(), ga->values().end(), 0.0f);
+    if (assign_b) std::fill(gb->values().begin(), gb->values().end(), 0.0f);
+    return;
+  }
   for (int64_t i = 0; i < p.batch; ++i) {
     const int64_t oa = p.a3 ? i * p.ar * p.ac : 0, ob = p.b3 ? i * p.br * p.bc : 0;
     const ConstMat A = view(a.data() + oa, p.ar, p.ac);
@@ -92,17 +104,19 @@ void backward(const MM& p, Tape& t, Var va, Var vb, bool ta, bool tb, const Tens
     const ConstMat G = view(gc.data() + i * p.m * p.n, p.m, p.n);
     if (ga) {
       const Mat GA = view(ga->data() + oa, p.ar, p.ac);
+      const float beta = assign_a && (p.a3 || i == 0) ? 0.0f : 1.0f;
       if (!ta)
-        gemm(Trans::No, tb ? Trans::No : Trans::Yes, 1.0f, G, B, 1.0f, GA);  // gC op(B)ᵀ
+        gemm(Trans::No, tb ? Trans::No : Trans::Yes, 1.0f, G, B, beta, GA);  // gC op(B)ᵀ
       else
-        gemm(tb ? Trans::Yes : Trans::No, Trans::Yes, 1.0f, B, G, 1.0f, GA);  // op(B) gCᵀ
+        gemm(tb ? Trans::Yes : Trans::No, Trans::Yes, 1.0f, B, G, beta, GA);  // op(B) gCᵀ
     }
     if (gb) {
       const Mat GB = view(gb->data() + ob, p.br, p.bc);
+      const float beta = assign_b && (p.b3 || i == 0) ? 0.0f : 1.0f;
       if (!tb)
-        gemm(ta ? Trans::No : Trans::Yes, Trans::No, 1.0f, A, G, 1.0f, GB);  // op(A)ᵀ gC
+        gemm(ta ? Trans::No : Trans::Yes, Trans::No, 1.0f, A, G, beta, GB);  // op(A)ᵀ gC
       else
-        gemm(Trans::Yes, ta ? Trans::Yes : Trans::No, 1.0f, G, A, 1.0f, GB);  // gCᵀ op(A)
+        gemm(Trans::Yes, ta ? Trans::Yes : Trans::No, 1.0f, G, A, beta, GB);  // gCᵀ op(A)
     }
   }
 }
@@ -130,7 +144,14 @@ Var addmm(Var c, Var a, Var b, bool ta, bool tb) {
   forward(p, a.value(), b.value(), ta, tb, 1.0f, y);
   return t.push(std::move(y), {c, a, b}, [c, a, b, ta, tb, p](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
-    if (t.requires_grad(c)) detail::acc(t.grad(c), g);
+    if (t.requires_grad(c)) {
+      bool assign = false;
+      Tensor& gc = t.grad(c, assign);
+      if (assign)
+        std::copy(g.values().begin(), g.values().end(), gc.values().begin());
+      else
+        detail::acc(gc, g);
+    }
     backward(p, t, a, b, ta, tb, g);
   });
 }
@@ -161,20 +182,28 @@ Var linear(Var x, Var w, Var b) {
   return t.push(std::move(y), {x, w, b}, [x, w, b, rows, in, outd](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
     const ConstMat G = view(g.data(), rows, outd);
-    if (t.requires_grad(x))
-      gemm(Trans::No, Trans::No, 1.0f, G, view(t.value(w).data(), outd, in), 1.0f,
-           view(t.grad(x).data(), rows, in));
-    if (t.requires_grad(w))
-      gemm(Trans::Yes, Trans::No, 1.0f, G, view(t.value(x).data(), rows, in), 1.0f,
-           view(t.grad(w).data(), outd, in));
+    bool assign = false;
+    if (t.requires_grad(x)) {
+      float* gx = t.grad(x, assign).data();
+      gemm(Trans::No, Trans::No, 1.0f, G, view(t.value(w).data(), outd, in), assign ? 0.0f : 1.0f,
+           view(gx, rows, in));
+    }
+    if (t.requires_grad(w)) {
+      float* gw = t.grad(w, assign).data();
+      gemm(Trans::Yes, Trans::No, 1.0f, G, view(t.value(x).data(), rows, in), assign ? 0.0f : 1.0f,
+           view(gw, outd, in));
+    }
     if (b.valid() && t.requires_grad(b)) {
       std::vector<double> s(static_cast<size_t>(outd), 0.0);
       for (int64_t r = 0; r < rows; ++r) {
         const float* pg = g.data() + r * outd;
         for (int64_t j = 0; j < outd; ++j) s[static_cast<size_t>(j)] += pg[j];
       }
-      float* gb = t.grad(b).data();
-      for (int64_t j = 0; j < outd; ++j) gb[j] += static_cast<float>(s[static_cast<size_t>(j)]);
+      float* gb = t.grad(b, assign).data();
+      if (assign)
+        for (int64_t j = 0; j < outd; ++j) gb[j] = static_cast<float>(s[static_cast<size_t>(j)]);
+      else
+        for (int64_t j = 0; j < outd; ++j) gb[j] += static_cast<float>(s[static_cast<size_t>(j)]);
     }
   });
 }

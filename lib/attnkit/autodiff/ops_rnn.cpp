@@ -1,5 +1,7 @@
 // Fused pointwise steps of the LSTM and GRU cells: one node (and one pass over memory) where
 // separate ops would take eight or more.
+#include <algorithm>
+
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/fastmath.h"
@@ -38,13 +40,24 @@ Var lstm_gates(Var g) {
   return t.push(std::move(y), {g}, [g, B, h](Tape& t, Var out) {
     const float* y = t.value(out).data();
     const float* go = t.grad(out).data();
-    float* gg = t.grad(g).data();
-    for (int64_t b = 0; b < B; ++b) {
-      const int64_t o = b * 4 * h;
-      for (int64_t j = 0; j < 2 * h; ++j) gg[o + j] += go[o + j] * y[o + j] * (1.0f - y[o + j]);
-      for (int64_t j = 2 * h; j < 3 * h; ++j) gg[o + j] += go[o + j] * (1.0f - y[o + j] * y[o + j]);
-      for (int64_t j = 3 * h; j < 4 * h; ++j) gg[o + j] += go[o + j] * y[o + j] * (1.0f - y[o + j]);
-    }
+    bool assign = false;
+    float* gg = t.grad(g, assign).data();
+    // The gradient at the gates' inputs; assigned (a new buffer) or added.
+    auto pass = [&](auto put) {
+      for (int64_t b = 0; b < B; ++b) {
+        const int64_t o = b * 4 * h;
+        for (int64_t j = 0; j < 2 * h; ++j)
+          put(gg[o + j], go[o + j] * y[o + j] * (1.0f - y[o + j]));
+        for (int64_t j = 2 * h; j < 3 * h; ++j)
+          put(gg[o + j], go[o + j] * (1.0f - y[o + j] * y[o + j]));
+        for (int64_t j = 3 * h; j < 4 * h; ++j)
+          put(gg[o + j], go[o + j] * y[o + j] * (1.0f - y[o + j]));
+      }
+    };
+    if (assign)
+      pass([](float& d, float v) { d = v; });
+    else
+      pass([](float& d, float v) { d += v; });
   });
 }
 
@@ -76,9 +89,14 @@ Var lstm_cell_c(Var a, Var c) {
         }
     }
     if (t.requires_grad(c)) {
-      float* gc = t.grad(c).data();
-      for (int64_t b = 0; b < B; ++b)
-        for (int64_t j = 0; j < h; ++j) gc[b * h + j] += go[b * h + j] * pa[b * 4 * h + h + j];
+      bool assign = false;
+      float* gc = t.grad(c, assign).data();
+      if (assign)
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t j = 0; j < h; ++j) gc[b * h + j] = go[b * h + j] * pa[b * 4 * h + h + j];
+      else
+        for (int64_t b = 0; b < B; ++b)
+          for (int64_t j = 0; j < h; ++j) gc[b * h + j] += go[b * h + j] * pa[b * 4 * h + h + j];
     }
   });
 }
@@ -97,15 +115,32 @@ Var lstm_cell_h(Var a, Var c) {
     const float* go = t.grad(out).data();
     const float* pa = t.value(a).data();
     const float* pc = t.value(c).data();
-    float* ga = t.requires_grad(a) ? t.grad(a).data() : nullptr;
-    float* gc = t.requires_grad(c) ? t.grad(c).data() : nullptr;
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t j = 0; j < h; ++j) {
-        const float th = fm::fast_tanh(pc[b * h + j]), g = go[b * h + j];
-        const float o = pa[b * 4 * h + 3 * h + j];
-        if (ga) ga[b * 4 * h + 3 * h + j] += g * th;
-        if (gc) gc[b * h + j] += g * o * (1.0f - th * th);
-      }
+    // a's gradient: this op writes its o quarter only (lstm_cell_c the others); a new
+    // buffer gets zeros in the other three quarters, not everywhere.
+    bool new_a = false, assign = false;
+    float* ga = t.requires_grad(a) ? t.grad(a, new_a).data() : nullptr;
+    if (new_a)
+      for (int64_t b = 0; b < B; ++b) std::fill(ga + b * 4 * h, ga + b * 4 * h + 3 * h, 0.0f);
+    float* gc = t.requires_grad(c) ? t.grad(c, assign).data() : nullptr;
+    auto pass = [&](auto put_a, auto put_c) {
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t j = 0; j < h; ++j) {
+          const float th = fm::fast_tanh(pc[b * h + j]), g = go[b * h + j];
+          const float o = pa[b * 4 * h + 3 * h + j];
+          if (ga) put_a(ga[b * 4 * h + 3 * h + j], g * th);
+          if (gc) put_c(gc[b * h + j], g * o * (1.0f - th * th));
+        }
+    };
+    auto set = [](float& d, float v) { d = v; };
+    auto add = [](float& d, float v) { d += v; };
+    if (new_a && assign)
+      pass(set, set);
+    else if (new_a)
+      pass(set, add);
+    else if (assign)
+      pass(add, set);
+    else
+      pass(add, add);
   });
 }
 

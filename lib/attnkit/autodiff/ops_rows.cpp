@@ -354,19 +354,24 @@ Var additive_scores(Var keys, Var q, Var v) {
       const float* pk = K.data() + (b * T + s) * A;
       const float* pq = Q.data() + b * A;
       float* ph = keep ? th->data() + (b * T + s) * A : row.data();
+      // Two loops: the tanh vectorises on its own; the sum stays in index order.
+      for (int64_t a = 0; a < A; ++a) ph[a] = fastmath::fast_tanh(pk[a] + pq[a]);
       float acc = 0.0f;
-      for (int64_t a = 0; a < A; ++a) {
-        ph[a] = fastmath::fast_tanh(pk[a] + pq[a]);
-        acc += W[a] * ph[a];
-      }
+      for (int64_t a = 0; a < A; ++a) acc += W[a] * ph[a];
       y[b * T + s] = acc;
     }
   return t.push(std::move(y), {keys, q, v}, [keys, q, v, th, B, T, A](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
     const float* W = t.value(v).data();
-    float* gk = t.requires_grad(keys) ? t.grad(keys).data() : nullptr;
-    float* gq = t.requires_grad(q) ? t.grad(q).data() : nullptr;
-    float* gv = t.requires_grad(v) ? t.grad(v).data() : nullptr;
+    // New gradient buffers are written by their first write and added to after it.
+    bool new_k = false, new_q = false, new_v = false;
+    float* gk = t.requires_grad(keys) ? t.grad(keys, new_k).data() : nullptr;
+    float* gq = t.requires_grad(q) ? t.grad(q, new_q).data() : nullptr;
+    float* gv = t.requires_grad(v) ? t.grad(v, new_v).data() : nullptr;
+    if (B * T == 0) {  // nothing to write: new buffers must still be zeros
+      if (new_q) std::fill(gq, gq + B * A, 0.0f);
+      if (new_v) std::fill(gv, gv + A, 0.0f);
+    }
     std::vector<float> d(static_cast<size_t>(A));
     for (int64_t b = 0; b < B; ++b)
       for (int64_t s = 0; s < T; ++s) {
@@ -376,14 +381,24 @@ Var additive_scores(Var keys, Var q, Var v) {
           d[static_cast<size_t>(a)] = gs * W[a] * (1.0f - ph[a] * ph[a]);
         if (gk) {
           float* pk = gk + (b * T + s) * A;
-          for (int64_t a = 0; a < A; ++a) pk[a] += d[static_cast<size_t>(a)];
+          if (new_k)
+            for (int64_t a = 0; a < A; ++a) pk[a] = d[static_cast<size_t>(a)];
+          else
+            for (int64_t a = 0; a < A; ++a) pk[a] += d[static_cast<size_t>(a)];
         }
         if (gq) {
           float* pq = gq + b * A;
-          for (int64_t a = 0; a < A; ++a) pq[a] += d[static_cast<size_t>(a)];
+          if (new_q && s == 0)
+            for (int64_t a = 0; a < A; ++a) pq[a] = d[static_cast<size_t>(a)];
+          else
+            for (int64_t a = 0; a < A; ++a) pq[a] += d[static_cast<size_t>(a)];
         }
-        if (gv)
-          for (int64_t a = 0; a < A; ++a) gv[a] += gs * ph[a];
+        if (gv) {
+          if (new_v && b == 0 && s == 0)
+            for (int64_t a = 0; a < A; ++a) gv[a] = gs * ph[a];
+          else
+            for (int64_t a = 0; a < A; ++a) gv[a] += gs * ph[a];
+        }
       }
   });
 }

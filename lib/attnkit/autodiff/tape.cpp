@@ -81,6 +81,18 @@ Tensor& Tape::grad(Var v) {
   return n.grad;
 }
 
+Tensor& Tape::grad(Var v, bool& assign) {
+  Node& n = node(v);
+  assign = false;
+  if (n.ext_grad) return *n.ext_grad;
+  if (!n.has_grad) {
+    n.grad = alloc(n.ext_value ? n.ext_value->shape() : n.value.shape());
+    n.has_grad = true;
+    assign = true;
+  }
+  return n.grad;
+}
+
 bool Tape::has_grad(Var v) const { return node(v).has_grad; }
 
 const Tensor* Tape::local_grad(const Parameter& p) const {

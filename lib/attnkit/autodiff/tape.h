@@ -17,9 +17,10 @@
 // - Parameters live outside the tape (they persist across steps with their gradient and the
 //   optimiser's state). t.param(p) enters p once per tape as a leaf that *refers* to p.value
 //   and accumulates straight into p.grad: no copies of weights or gradients per step.
-// - Gradients are allocated lazily (on first use, as zeros); nodes no gradient reaches are
-//   skipped. Ops whose inputs need no gradient record no backward function at all, so an
-//   evaluation pass (or set_recording(false)) keeps only values.
+// - Gradients are allocated lazily (on first use, as zeros, or unwritten for an op that
+//   writes the whole gradient: grad(v, assign)); nodes no gradient reaches are skipped. Ops whose
+//   inputs need no gradient record no backward function at all, so an evaluation pass (or
+//   set_recording(false)) keeps only values.
 // - clear() moves every value and gradient buffer into a pool that alloc()/zeros() draw from
 //   by size class (exact up to 64 floats, then 8 classes a doubling): a training loop
 //   allocates almost nothing after its first steps. The pool keeps, per class, at most as
@@ -116,6 +117,12 @@ class Tape {
   const Tensor& value(Var v) const;
   // The gradient buffer of v, allocated as zeros on first use.
   Tensor& grad(Var v);
+  // The same for a backward function that writes every element of v's gradient: when
+  // `assign` comes back true the buffer is new and its values are unspecified (write, do
+  // not add), which saves zeroing it; otherwise add into it as with grad(). Writing x where
+  // 0 + x was added gives the same bits (only a zero's sign may differ: the parameter
+  // gradients, sums from +0, do not see it).
+  Tensor& grad(Var v, bool& assign);
   bool has_grad(Var v) const;
   bool requires_grad(Var v) const;
 

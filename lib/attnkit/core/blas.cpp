@@ -74,8 +74,10 @@ void gemm(Trans ta, Trans tb, float alpha, ConstMat a, ConstMat b, float beta, M
   if (m == 0 || n == 0) return;
   count(2 * m * n * k);
   if (k == 0) {  // BLAS leaves C untouched only for beta = 1: make it explicit
+    // (beta = 0 writes zeros without reading C, as BLAS does: C may be unwritten memory)
     for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c.data[i * c.ld + j] *= beta;
+      for (int64_t j = 0; j < n; ++j)
+        c.data[i * c.ld + j] = beta == 0.0f ? 0.0f : c.data[i * c.ld + j] * beta;
     return;
   }
   cblas_sgemm(CblasRowMajor, at ? CblasTrans : CblasNoTrans, bt ? CblasTrans : CblasNoTrans,
@@ -95,7 +97,7 @@ void gemv(Trans ta, float alpha, ConstMat a, const float* x, int64_t nx, float b
   if (m == 0) return;
   count(2 * m * k);
   if (k == 0) {
-    for (int64_t i = 0; i < m; ++i) y[i] *= beta;
+    for (int64_t i = 0; i < m; ++i) y[i] = beta == 0.0f ? 0.0f : y[i] * beta;
     return;
   }
   cblas_sgemv(CblasRowMajor, at ? CblasTrans : CblasNoTrans, static_cast<blasint>(a.rows),

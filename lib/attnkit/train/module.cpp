@@ -45,8 +45,11 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
   const auto& params = const_cast<Module&>(m).params().params();
 
   // Forward passes of this rank's slices, each on its own tape (made here, before the
-  // threads start: Tapes::get grows a vector).
+  // threads start: Tapes::get grows a vector), on max_threads() threads (a thread runs its
+  // slices one after the other: each slice's tape and result are the same either way; more
+  // threads than --threads asked for would only contend for the cores).
   if (mine > 0) tapes.get(static_cast<size_t>(mine - 1));
+  const int threads = max_threads();
   std::vector<Slice> out(static_cast<size_t>(std::max<int64_t>(mine, 0)));
   parallel_for(
       mine,
@@ -63,7 +66,7 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
               m.forward(t, rows * c / S, rows * (c + 1) / S, static_cast<int>(c));
         }
       },
-      static_cast<int>(std::max<int64_t>(mine, 1)));
+      threads);
 
   // Share per slice: weight, loss and sums (one rank owns each entry), and the interrupt flag.
   const std::vector<std::string> names = m.slice_sums();
@@ -110,7 +113,7 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
               .backward(s.loss, Tensor(s.loss.value().shape(), seed_grad));
         }
       },
-      static_cast<int>(std::max<int64_t>(mine, 1)));
+      threads);
 
   // Gradients: zero, then every slice's added in slice order (across ranks by the chain).
   for (ad::Parameter* p : params)
