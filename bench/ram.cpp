@@ -3,7 +3,7 @@
 //   bench-ram STEPS THREADS [GLIMPSES]
 // 60 x 60 images (uniform noise, random labels of 10 classes), batch 64, glimpses of 3
 // patches of 12, 24, 48 pixels averaged to 12 x 12, h_g = h_l = 128, g and the RNN core 256,
-// 6 glimpses (ram-train's defaults), loc-std 0.1; the training layer's step (4 slices, Adam,
+// 6 glimpses (ram-train's defaults), loc-std 0.1; the training layer's step (2 slices, Adam,
 // clipping at 5). Prints one TSV line: impl, task, model, threads, steps, sec (a step),
 // images/s, loss.
 #include "attnkit/models/ram.h"

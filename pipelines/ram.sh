@@ -9,12 +9,15 @@
 #     --random-glimpses (locations uniform: the paper's ablation); 2 patches a glimpse (12 and
 #     24 pixels): with a third of 48 pixels a glimpse sees most of the canvas coarsely, and
 #     random locations lost only 0.2 points against learned ones (41.7% vs 41.5%, 8 epochs);
-#   - translated: RAM with 3 patches a glimpse (12, 24, 48 pixels), beside a fully connected 2 x 64 network on the whole canvas and a small
-#     convnet, both from img-train (--arch mlp|cnn; the vision branch's tool, evaluated by
-#     img-run --eval).
-# Fewer training images than the paper (20,000 canvases of the 60,000 items, 8 epochs) to
-# stay within 30 minutes of training on the 2-core machine. Prints the table (task, model,
-# test_error) and draws the glimpse paths (translated.png, cluttered.png) into --keep DIR.
+#   - translated: RAM with 3 patches a glimpse (12, 24, 48 pixels), beside a fully connected
+#     2 x 64 network on the whole canvas and a small convnet, both from img-train
+#     (--arch mlp|cnn, evaluated by img-run --eval);
+#   - plain: the untranslated 28 x 28 items, glimpses of 2 patches of 8 and 16 pixels (the
+#     paper's 28 x 28 figure; reported, no claim: no published RAM result on Fashion-MNIST).
+# Fewer training images than the paper (20,000 canvases or items of the 60,000, 8 epochs;
+# translated RAM and the 2 x 64 network 16 epochs, the convnet 8) to bound the run's time.
+# Prints the table (task, model, samples, test_error) and draws the glimpse paths
+# (translated.png, cluttered.png, plain.png) and the validation curves into --keep DIR.
 #
 # Claims checked (exit 1 when one fails):
 #   - cluttered: learned glimpses beat random ones by >= 5 points of test error (the issue's
@@ -25,22 +28,24 @@
 # those claims, naming the missing tool; --quick reports them as not measured.
 # With --quick (a smoke run: 1,000 canvases, 1 epoch) only the plumbing is checked: every
 # error is in [0, 1], the trace and pictures are written.
-# Measured (seed 1, --threads 2, the 2-core machine shared with other work; 20,000 training
-# canvases, 8 epochs; test errors on 2,000 fresh canvases, 1 and 5 location samples):
-#   - cluttered, 2 patches (12, 24): learned 50.35% / 42.70%, random 57.55% / 42.35%: the
-#     5-point claim is MET at 1 sample (7.2 points; the check uses 1 sample, the same 6
-#     glimpses a decision) but not at 5, where averaging random locations is an ensemble of
-#     30 glimpses;
-#   - cluttered, 3 patches (12, 24, 48), the same otherwise: learned 46.1% / 41.5%, random
-#     46.85% / 41.7%: no gap (a 48-pixel patch sees most of the canvas);
-#   - translated, 6 glimpses of 3 patches: 36.15% / 35.4%. img-train was not yet merged when
-#     this was measured: the 2 x 64 network and the convnet were not measured here (PyTorch stand-ins
-#     outside this script on the same kind of data: a 2 x 64 network 34.95% after 8 epochs,
-#     a small convnet 34.7% after 1): RAM at this budget does not beat them.
-# The full run: the three RAM trainings and their evaluations took 283 s (4.7 min; 464 s
-# with 3 patches for cluttered, under heavier load). With img-train now in the toolkit the
-# full run measures the translated baselines too; it has not been re-run since.
-# The 30-minute budget leaves room for several times the epochs, not yet tried.
+# Measured (full run, seed 1, --threads 2, 2026-11-25; test errors on 2,000 fresh canvases
+# or test items, 1 / 5 location samples):
+#   - cluttered, 8 epochs: learned 50.90% / 43.35%, random 57.70% / 43.55%: the 5-point
+#     claim is MET at 1 sample (6.8 points; the check uses 1 sample, the same 6 glimpses a
+#     decision) but not at 5, where averaging random locations is an ensemble of 30 glimpses;
+#   - translated: RAM (16 epochs) 29.85% / 27.95%, the 2 x 64 network (16 epochs) 35.05%:
+#     RAM beats it by 5.2 points (MET); the convnet (8 epochs) 19.35%: RAM is 10.5 points
+#     above it, the "within 1 point" claim FAILS (the script exits 1). At 8 epochs RAM had
+#     36.15% against the 2 x 64 network's 35.9% (8 epochs): the epochs were the lever; RAM's
+#     validation error was still falling at epoch 16 (36.5% at 12, 29.2% at 16), so more
+#     epochs would narrow the gap, but a 10-point gap is not closed within this budget;
+#   - plain 28 x 28, 8 epochs: 28.30% / 26.15% (a reference figure; coarse 8 x 8 glimpses
+#     of items whose classes differ in texture as much as in shape).
+# Duration: 2085 s of training and evaluation (35 min; the convnet alone about 23 min),
+# 49 min wall in all with image-gen, on the 2-core machine at a load average of 12-17 from
+# other work (nice 10; 11.3 min of CPU): over the 30 minutes asked, because of the load.
+# The earlier figures (4 training slices a step, before ram-train used 2): cluttered 50.35%
+# vs 57.55%, translated (8 epochs) 36.15%.
 #   pipelines/ram.sh [--quick] [--seed S] [--keep DIR]
 set -euo pipefail
 export LC_ALL=C
@@ -50,9 +55,9 @@ pipeline_args "$@"
 need_tools image-gen ram-train ram-run
 
 if [ "$quick" = 1 ]; then
-  ntrain=1000 nvalid=200 ntest=200 epochs=1 samples=2
+  ntrain=1000 nvalid=200 ntest=200 epochs=1 tepochs=1 samples=2
 else
-  ntrain=20000 nvalid=1000 ntest=2000 epochs=8 samples=5
+  ntrain=20000 nvalid=1000 ntest=2000 epochs=8 tepochs=16 samples=5
 fi
 work_dir
 have_img=0
@@ -70,11 +75,15 @@ for task in translated cluttered; do
   gen "$task" train "$nvalid" $((seed + 500)) "$dir/$task-valid.npz" "${extra[@]}"
   gen "$task" test "$ntest" $((seed + 1000)) "$dir/$task-test.npz" "${extra[@]}"
 done
+# The untranslated 28 x 28 items themselves (a seeded sample of each split).
+image-gen --task plain --split train --sample --count "$ntrain" --seed "$seed" -q -o "$dir/plain-train.npz"
+image-gen --task plain --split train --sample --count "$nvalid" --seed $((seed + 500)) -q -o "$dir/plain-valid.npz"
+image-gen --task plain --split test --sample --count "$ntest" --seed $((seed + 1000)) -q -o "$dir/plain-test.npz"
 
-ram() {  # ram NAME TASK OPTION...: trains, evaluates, appends a table row
-  local name=$1 task=$2
-  shift 2
-  ram-train --train "$dir/$task-train.npz" --valid "$dir/$task-valid.npz" --epochs "$epochs" \
+ram() {  # ram NAME TASK EPOCHS OPTION...: trains, evaluates, appends a table row
+  local name=$1 task=$2 ep=$3
+  shift 3
+  ram-train --train "$dir/$task-train.npz" --valid "$dir/$task-valid.npz" --epochs "$ep" \
     --glimpses 6 --seed "$seed" --threads 2 --quiet "$@" -o "$dir/$name.akm" --log "$dir/$name.tsv"
   for m in 1 "$samples"; do
     ram-run --model "$dir/$name.akm" -i "$dir/$task-test.npz" --eval --samples "$m" \
@@ -84,13 +93,16 @@ ram() {  # ram NAME TASK OPTION...: trains, evaluates, appends a table row
 }
 echo -e "task\tmodel\tsamples\ttest_error" > "$dir/table.tsv"
 start=$(date +%s)
-ram ram-learned cluttered --glimpse-scales 2
-ram ram-random cluttered --glimpse-scales 2 --random-glimpses
-ram ram translated
+ram ram-learned cluttered "$epochs" --glimpse-scales 2
+ram ram-random cluttered "$epochs" --glimpse-scales 2 --random-glimpses
+ram ram translated "$tepochs"
+ram ram-plain plain "$epochs" --glimpse-size 8 --glimpse-scales 2
 if [ "$have_img" = 1 ]; then
   for arch in mlp cnn; do
+    ep=$tepochs
+    [ "$arch" = cnn ] && ep=$epochs
     img-train --arch "$arch" --train "$dir/translated-train.npz" --valid "$dir/translated-valid.npz" \
-      --epochs "$epochs" --seed "$seed" --threads 2 --quiet -o "$dir/$arch.akm"
+      --epochs "$ep" --seed "$seed" --threads 2 --quiet -o "$dir/$arch.akm"
     img-run --model "$dir/$arch.akm" -i "$dir/translated-test.npz" --eval |
       awk -F'\t' -v m="$arch" '$1 == "all" { printf "translated\t%s\t1\t%.4f\n", m, 1 - $4 }' >> "$dir/table.tsv"
   done
@@ -100,15 +112,16 @@ fi
 echo "$PIPELINE: training and evaluation took $(( $(date +%s) - start )) s" >&2
 cat "$dir/table.tsv"
 
-for task in translated cluttered; do
+for task in translated cluttered plain; do
   m=ram
   [ "$task" = cluttered ] && m=ram-learned
+  [ "$task" = plain ] && m=ram-plain
   ram-run --model "$dir/$m.akm" -i "$dir/$task-test.npz" --seed $((seed + 7)) --trace "$dir/$task-trace.tsv" \
     --draw "$dir/$task.png" --draw-count 4 -o /dev/null
 done
 learning_curve "$dir/learning-curve.png" "RAM on 60 x 60 Fashion-MNIST canvases" \
   "$dir/ram-learned.tsv:valid_error:cluttered, learned" "$dir/ram-random.tsv:valid_error:cluttered, random" \
-  "$dir/ram.tsv:valid_error:translated"
+  "$dir/ram.tsv:valid_error:translated" "$dir/ram-plain.tsv:valid_error:plain 28 x 28"
 
 awk -F '\t' -v quick="$quick" -v have_img="$have_img" '
   NR > 1 && $3 == 1 { e[$1 " " $2] = $4; n++ }
@@ -116,9 +129,9 @@ awk -F '\t' -v quick="$quick" -v have_img="$have_img" '
   END {
     for (k in all) if (all[k] < 0 || all[k] > 1) { printf "claim failed: %s error %s outside [0, 1]\n", k, all[k]; bad++ }
     if (quick) {
-      if (n < 3) { print "claim failed: the table is incomplete"; bad++ }
+      if (n < 4) { print "claim failed: the table is incomplete"; bad++ }
       if (bad) exit 1
-      printf "checked (smoke): cluttered learned %.3f, random %.3f; translated %.3f%s\n", e["cluttered ram-learned"], e["cluttered ram-random"], e["translated ram"], have_img ? "" : " (img-train not found: baselines not measured)"
+      printf "checked (smoke): cluttered learned %.3f, random %.3f; translated %.3f; plain 28 x 28 %.3f%s\n", e["cluttered ram-learned"], e["cluttered ram-random"], e["translated ram"], e["plain ram-plain"], have_img ? "" : " (img-train not found: baselines not measured)"
       exit 0
     }
     gap = e["cluttered ram-random"] - e["cluttered ram-learned"]
@@ -129,5 +142,5 @@ awk -F '\t' -v quick="$quick" -v have_img="$have_img" '
       if (e["translated ram"] > e["translated cnn"] + 0.01) { printf "claim failed: translated RAM %.4f is more than 1 point above the convnet %.4f\n", e["translated ram"], e["translated cnn"]; bad++ }
     }
     if (bad) exit 1
-    printf "checked: cluttered learned %.4f vs random %.4f (%.1f points); translated RAM %.4f, 2 x 64 %.4f, convnet %.4f\n", e["cluttered ram-learned"], e["cluttered ram-random"], 100 * gap, e["translated ram"], e["translated mlp"], e["translated cnn"]
+    printf "checked: cluttered learned %.4f vs random %.4f (%.1f points); translated RAM %.4f, 2 x 64 %.4f, convnet %.4f; plain 28 x 28 RAM %.4f (no claim)\n", e["cluttered ram-learned"], e["cluttered ram-random"], 100 * gap, e["translated ram"], e["translated mlp"], e["translated cnn"], e["plain ram-plain"]
   }' "$dir/table.tsv" >&2

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
     cli::TrainingFlags tf;
     tf.batch_size = 64, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 100;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
-    tf.batch_help = "images per step, in 4 slices (the same model for any --threads)";
+    tf.batch_help = "images per step, in 2 slices (the same model for any --threads)";
     models::RamConfig c;
     models::RamTrainOptions o;
     app.describe(

@@ -117,7 +117,7 @@ struct RamTrainOptions {
   void validate() const;
 };
 
-// Training as a module of the training layer: shuffled epochs, batches in 4 fixed slices
+// Training as a module of the training layer: shuffled epochs, batches in 2 fixed slices
 // (the same model for any --threads), each slice's draws from its tape's generator. Step
 // metric: reward (the batch's share of right final classifications). Evaluation after
 // every epoch: valid_error with eval_samples samples; the best epoch is kept.
@@ -133,7 +133,7 @@ class RamTraining : public train::Module {
   int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
-  int slices() const override { return 4; }
+  int slices() const override { return 2; }
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   std::vector<std::string> slice_sums() const override { return {"correct"}; }

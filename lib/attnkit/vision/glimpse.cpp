@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "attnkit/core/error.h"
 
@@ -49,6 +50,9 @@ Tensor glimpse(const Tensor& images, const Tensor& locations, const GlimpseConfi
                      shape_str(images.shape()) + ", not " + shape_str(locations.shape()));
   const int64_t g = c.size, k = c.scales;
   Tensor out({n, k, g, g}, 0.0f);
+  // Each output row: the block's image rows added column by column into col (contiguous,
+  // vectorised), then each run of r columns added; columns outside the image stay 0.
+  std::vector<float> col(static_cast<size_t>(c.side(k - 1)));
   for (int64_t i = 0; i < n; ++i) {
     const float* img = images.data() + i * h * w;
     const double x = locations.data()[2 * i], y = locations.data()[2 * i + 1];
@@ -59,15 +63,22 @@ Tensor glimpse(const Tensor& images, const Tensor& locations, const GlimpseConfi
       const int64_t r = b.side / g;  // block side
       const float inv = 1.0f / static_cast<float>(r * r);
       float* o = out.data() + (i * k + j) * g * g;
+      const int64_t c0 = std::max<int64_t>(b.left, 0), c1 = std::min<int64_t>(b.left + b.side, w);
+      if (c0 >= c1) continue;  // the patch lies beside the image: all zeros
       for (int64_t p = 0; p < g; ++p) {
         const int64_t r0 = std::max<int64_t>(b.top + p * r, 0);
         const int64_t r1 = std::min<int64_t>(b.top + (p + 1) * r, h);
+        if (r0 >= r1) continue;
+        float* cs = col.data() + (c0 - b.left);
+        const int64_t len = c1 - c0;
+        std::fill(col.begin(), col.begin() + b.side, 0.0f);
+        for (int64_t rr = r0; rr < r1; ++rr) {
+          const float* row = img + rr * w + c0;
+          for (int64_t q = 0; q < len; ++q) cs[q] += row[q];
+        }
         for (int64_t q = 0; q < g; ++q) {
-          const int64_t c0 = std::max<int64_t>(b.left + q * r, 0);
-          const int64_t c1 = std::min<int64_t>(b.left + (q + 1) * r, w);
           float s = 0.0f;
-          for (int64_t rr = r0; rr < r1; ++rr)
-            for (int64_t cc = c0; cc < c1; ++cc) s += img[rr * w + cc];
+          for (int64_t e = q * r; e < (q + 1) * r; ++e) s += col[static_cast<size_t>(e)];
           o[p * g + q] = s * inv;
         }
       }
