@@ -43,7 +43,7 @@ fi
 if [ "$quick" = 1 ]; then
   ntrain=256 ntest=64 epochs=1 size="--channels 4,8,8 --embed 16 --hidden 32 --attention-size 16"
 else
-  ntrain=6000 ntest=1000 epochs=6 size="--channels 16,32,64 --embed 64 --hidden 128 --attention-size 64"
+  ntrain=6000 ntest=1000 epochs=7 size="--channels 16,32,64 --pad 4 --embed 64 --hidden 128 --attention-size 64"
 fi
 work_dir
 start=$(date +%s)
@@ -67,16 +67,18 @@ train() {  # NAME OPTIONS...
   train soft --lambda 1
   train none --attention none
   train soft-l0 --lambda 0
+  train hard --attention hard --lambda 1
 } | tee "$dir/table.tsv"
 caption-run --model "$dir/soft.akm" -i "$dir/test.npz" --draw "$dir/figure.png" -o "$dir/captions.txt"
-echo "$PIPELINE: the attention of one test scene, word by word: $dir/figure.png" >&2
+caption-run --model "$dir/hard.akm" -i "$dir/test.npz" --draw "$dir/figure-hard.png" -o "$dir/captions-hard.txt"
+echo "$PIPELINE: the attention of one test scene, word by word: $dir/figure.png (hard: the region each word looked at, $dir/figure-hard.png)" >&2
 echo "$PIPELINE: $(( $(date +%s) - start )) s" >&2
 
 awk -F'\t' -v quick="$quick" '
   NR > 1 { b[$1] = $3; n[$1] = $5; d[$1] = $6; rows++ }
   END {
-    if (rows != 3) { print "claim failed: the table has " rows " rows, not 3"; exit 1 }
-    if (quick) { print "checked (smoke): 3 rows"; exit 0 }
+    if (rows != 4) { print "claim failed: the table has " rows " rows, not 4"; exit 1 }
+    if (quick) { print "checked (smoke): 4 rows"; exit 0 }
     bad = 0
     if (b["soft"] < b["none"] + 10) { printf "claim failed: BLEU-4 soft %.2f < none %.2f + 10\n", b["soft"], b["none"]; bad = 1 }
     else printf "checked: BLEU-4 soft %.2f >= none %.2f + 10\n", b["soft"], b["none"]
@@ -84,5 +86,7 @@ awk -F'\t' -v quick="$quick" '
     else printf "checked: nouns attended in their cell %.3f >= 0.90\n", n["soft"]
     if (d["soft"] >= d["soft-l0"]) { printf "claim failed: mean |1 - sum_t alpha| with lambda 1 %.4f >= lambda 0 %.4f\n", d["soft"], d["soft-l0"]; bad = 1 }
     else printf "checked: mean |1 - sum_t alpha| with lambda 1 %.4f < lambda 0 %.4f\n", d["soft"], d["soft-l0"]
+    if (b["hard"] < b["soft"] - 5) { printf "claim failed: BLEU-4 hard %.2f < soft %.2f - 5\n", b["hard"], b["soft"]; bad = 1 }
+    else printf "checked: BLEU-4 hard %.2f >= soft %.2f - 5\n", b["hard"], b["soft"]
     exit bad
   }' "$dir/table.tsv" >&2
