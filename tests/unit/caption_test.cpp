@@ -458,6 +458,51 @@ TEST_CASE("caption: a tiny scene task is learned; attention finds the named item
   CHECK(tr.model().encoder().running_mean()[0][0] != 0.0f);
 }
 
+TEST_CASE("caption: hard attention learns the tiny scene task by REINFORCE" *
+          doctest::test_suite("slow")) {
+  const int64_t STEPS = 600;
+  const uint64_t SEED = 1;
+  // Measured over seeds 1-3 (600 steps, lambda 1): exact captions 22-42 of 100, BLEU-4
+  // 60.6-69.8, nouns attended in their cell 0.41-0.47 (far below soft attention's 0.85-1.00 on
+  // the same task; uniform attention's argmax is the first region, cell 0), the baseline
+  // falling from 2.7-2.9 to 0.20-0.23 per token.
+  models::CaptionConfig c;
+  c.channels = {8, 8};
+  c.embed = 16, c.hidden = 32, c.attn = 16;
+  c.attention = "hard";
+  models::CaptionTrainOptions o;
+  o.batch = 32;
+  o.lr = 1e-2;
+  models::CaptionTraining tr(c, o, tiny_scenes(512, SEED), tiny_scenes(100, 2), STEPS, 0, SEED, "");
+  train::Tapes tapes;
+  nn::TrainState s;
+  std::vector<double> base;
+  for (int64_t k = 0; k < tr.total_steps(); ++k) {
+    const int64_t rows = tr.begin_batch(s);
+    const auto out = train::step(tr, tapes, rows, SEED, s.step, 5.0);
+    const auto end = tr.end_step(s, out.loss, out.sums);
+    base.push_back(end.metrics.back().second);  // the moving-average baseline
+    ++s.step;
+    s.advance(tr.batches_per_epoch());
+  }
+  const auto valid = tiny_scenes(100, 2);
+  std::vector<models::CaptionModel::Decoded> outs;
+  const auto sc = models::evaluate_captions(tr.model(), valid, 1, 1, &outs);
+  int exact = 0;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::vector<std::string> w;
+    for (int32_t y : outs[i].words) w.push_back(tr.model().vocab().token(y));
+    exact += w == valid.captions[i];
+  }
+  MESSAGE("hard: exact " << exact << "/100, BLEU-4 " << 100 * sc.bleu4 << ", nouns in cell "
+                         << sc.noun_in_cell << ", baseline " << base.front() << " -> "
+                         << base.back());
+  CHECK(exact >= 10);
+  CHECK(sc.bleu4 > 0.45);
+  CHECK(sc.noun_in_cell > 0.33);
+  CHECK(base.back() < 0.5 * base.front());  // the sampled captions' cost fell
+}
+
 TEST_CASE("caption: reading images and captions; errors name the file and line") {
   const std::string img = temp_path("i.npz"), cap = temp_path("c.tsv");
   std::vector<std::pair<std::string, Tensor>> arrays;
