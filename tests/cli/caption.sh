@@ -116,9 +116,9 @@ expect_err 2 "caption-run: --beam must be >= 1" caption-run --model m1.akm -i va
 expect_err 2 "caption-run: --invert is for pictures without references (no --captions)" caption-run --model m1.akm -i valid.txt --captions valid.tsv --invert
 printf '0 2\n1 0\n' > two.txt
 expect_err 1 "caption-run: two.txt: --invert needs values in [0, 1], found 2" caption-run --model m1.akm -i two.txt --invert
-printf '0 1 0\n' > row.txt
-expect_err 1 "caption-run: row.txt: expected images [N, H, W] or one picture [H, W], got [3]" caption-run --model m1.akm -i row.txt
-expect_err 2 "caption-train: sample-prob must be in [0, 1]" caption-train $small --attention hard --sample-prob 1.5 -o x.akm
+expect 0 tensor-rand --shape 3 -o row.npy
+expect_err 1 "caption-run: row.npy: expected images [N, H, W] or one picture [H, W], got [3]" caption-run --model m1.akm -i row.npy
+expect_err 2 "caption-train: --sample-prob must be in [0, 1]" caption-train $small --attention hard --sample-prob 1.5 -o x.akm
 head -5 valid.tsv > short.tsv
 expect_err 1 "caption-run: short.tsv: 5 captions for 24 images in valid.txt" caption-run --model m1.akm -i valid.txt --captions short.tsv --eval
 printf 'a box\t-1 0 1\n' > bad.tsv
