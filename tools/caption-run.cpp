@@ -16,7 +16,7 @@ namespace po = boost::program_options;
 int main(int argc, char** argv) {
   return cli::run("caption-run", argc, argv, [](cli::App& app) {
     std::string model, input, captions, out = "-", attention, draw;
-    bool eval = false;
+    bool eval = false, invert = false;
     int beam = 1;
     int64_t draw_index = 0;
     app.describe(
@@ -29,7 +29,9 @@ int main(int argc, char** argv) {
                                 "a model from caption-train")(
         "input,i", po::value(&input)->value_name("IMAGES")->required(),
         "images [N, H, W] (.npz with an 'images' array, as image-gen writes, or any tensor "
-        "file), or one picture [H, W] (.npy or a text matrix)")(
+        "file), or one grey picture [H, W] (PGM, PNG, .npy or a text matrix)")(
+        "invert", po::bool_switch(&invert),
+        "take 1 - v of every value: for pictures drawn dark on a light background")(
         "captions", po::value(&captions)->value_name("TSV"),
         "reference captions, one a line in the images' order (CAPTION<TAB>TOKEN_CELLS); needed "
         "by --eval")("beam", po::value(&beam)->value_name("K")->default_value(beam),
@@ -54,7 +56,12 @@ int main(int argc, char** argv) {
         "the reference captions, so every noun has its attention. A region belongs to the cell\n"
         "its centre lies in (none when it lies on the middle line).\n"
         "Beam search keeps K hypotheses and returns the finished caption of the highest total\n"
-        "log-probability.");
+        "log-probability. A grey picture of your own: the models see light items on a black\n"
+        "background in [0, 1] (PGM and PNG samples are divided by their maximum; colour PNGs\n"
+        "become grey); --invert turns a dark drawing on white into that. A picture of another\n"
+        "size than the training images gives another grid of regions (the same model).\n"
+        "With a hard-attention model --attention and --draw show the region each word\n"
+        "looked at (one-hot).");
     app.parse();
     if (beam < 1) throw UsageError("--beam must be >= 1");
     if (!draw.empty() && !(draw.size() >= 4 && draw.compare(draw.size() - 4, 4, ".png") == 0))
@@ -65,21 +72,10 @@ int main(int argc, char** argv) {
     const models::LoadedCaption m = models::load_caption(model);
     models::CaptionData d;
     if (!captions.empty()) {
+      if (invert) throw UsageError("--invert is for pictures without references (no --captions)");
       d = models::read_caption_data(input, captions);
     } else {
-      const auto [path, member] = io::split_member(input);
-      Tensor x;
-      if (member.empty() && path != "-" &&
-          io::detect_format(io::read_all(path).substr(0, 8)) == io::Format::Npz) {
-        x = models::read_caption_images(input);
-      } else {
-        x = io::read_tensor(input);
-        if (x.rank() == 2) x.reshape({1, x.dim(0), x.dim(1)});
-        if (x.rank() != 3)
-          throw DataError(
-              "expected images [N, H, W] or one picture [H, W], got " + shape_str(x.shape()), path);
-      }
-      d.images = std::move(x);
+      d.images = models::read_caption_input(input, invert);
     }
     if (draw_index < 0 || draw_index >= d.size())
       throw UsageError("--draw-index " + std::to_string(draw_index) + " is outside the " +
@@ -113,10 +109,13 @@ int main(int argc, char** argv) {
     }
     if (!draw.empty()) {
       const auto& y = outputs[static_cast<size_t>(draw_index)];
-      const int64_t H = d.images.dim(1), W = d.images.dim(2);
-      Tensor img({H, W});
-      std::copy(d.images.data() + draw_index * H * W, d.images.data() + (draw_index + 1) * H * W,
-                img.data());
+      // The picture as the CNN sees it: with the model's padding.
+      const int64_t h = d.images.dim(1), w = d.images.dim(2), P = m.config.pad;
+      const int64_t H = h + 2 * P, W = w + 2 * P;
+      Tensor img({H, W}, 0.0f);
+      for (int64_t r = 0; r < h; ++r)
+        std::copy(d.images.data() + (draw_index * h + r) * w,
+                  d.images.data() + (draw_index * h + r + 1) * w, img.data() + (r + P) * W + P);
       std::vector<plot::OverlayQuery> qs;
       for (int64_t k = 0; k < y.alpha.dim(0); ++k) {
         plot::OverlayQuery q;

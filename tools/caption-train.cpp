@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
     cli::add_training_options(app, tf);
     app.config_options().add_options()(
         "attention", po::value(&c.attention)->value_name("KIND")->default_value(c.attention),
-        "soft (the paper's soft attention) or none (the mean region at every step)")(
+        "soft (the paper's soft attention), hard (one region sampled per word, trained by "
+        "REINFORCE) or none (the mean region at every step)")(
         "channels", po::value(&channels)->value_name("LIST")->default_value(channels),
         "the CNN's blocks: output channels of each conv 3x3 + batch norm + ReLU + 2x2 max pool")(
         "embed", po::value(&c.embed)->value_name("N")->default_value(c.embed),
@@ -48,7 +49,19 @@ int main(int argc, char** argv) {
         "lambda", po::value(&c.lambda)->value_name("R")->default_value(c.lambda),
         "weight of the doubly stochastic regularisation sum_i (1 - sum_t alpha_ti)^2")(
         "max-len", po::value(&c.max_len)->value_name("N")->default_value(c.max_len),
-        "decoding: the most words of a caption");
+        "decoding: the most words of a caption")(
+        "pad", po::value(&c.pad)->value_name("N")->default_value(c.pad),
+        "black pixels added on every side before the CNN (4 turns 56x56 scenes into an even "
+        "8x8 grid of regions with 3 blocks)")(
+        "reinforce", po::value(&c.reinforce)->value_name("R")->default_value(c.reinforce),
+        "hard: weight of the REINFORCE term n (C - b) sum_t log p(s_t) (1: unbiased)")(
+        "entropy", po::value(&c.entropy)->value_name("R")->default_value(c.entropy),
+        "hard: weight of the entropy bonus sum_t H(alpha_t)")(
+        "sample-prob", po::value(&c.sample_prob)->value_name("P")->default_value(c.sample_prob),
+        "hard: the share of images that sample their regions (the others take the expected "
+        "context)")("baseline-decay",
+                    po::value(&c.baseline_decay)->value_name("R")->default_value(c.baseline_decay),
+                    "hard: decay of the moving-average baseline b <- decay b + (1 - decay) C");
     app.epilog(
         "The loss (the log's loss) is the cross-entropy of each word and of the end, per\n"
         "predicted token, plus lambda times the regulariser (the log's reg: its mean per\n"
@@ -56,7 +69,14 @@ int main(int argc, char** argv) {
         "normalises each of the 4 slices by its own statistics; its running statistics move\n"
         "once a step by the whole batch's and are saved with the model. With --valid-images\n"
         "the log has valid_bleu4 (greedy, BLEU-4 x 100), valid_noun_in_cell and\n"
-        "valid_coverage_dev (see caption-run --eval). caption-run decodes and scores.");
+        "valid_coverage_dev (see caption-run --eval). caption-run decodes and scores.\n"
+        "\n"
+        "--attention hard (the paper's 4.1): each image samples its regions with\n"
+        "probability --sample-prob, one a word from the attention's alpha, and otherwise\n"
+        "takes the expected (soft) context. A sampled image's cost C is its mean -log p\n"
+        "per predicted token (n of them); the loss adds reinforce n (C - b) sum_t log p(s_t)\n"
+        "- entropy sum_t H(alpha_t), b a moving average of C (the log's baseline;\n"
+        "sampled_cost is the step's mean C). Decoding takes the argmax region.");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "caption", out);
     c.channels = cli::parse_option("--channels", [&] { return vision::parse_channels(channels); });

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Show, Attend and Tell: caption-train (threads, exact resume, the baseline) and caption-run
-# (captions, --eval, beam, --attention, --draw, one picture) on tiny scenes made here with awk
+# (captions, --eval, beam, --attention, --draw, one picture as text, PGM and PNG), hard
+# attention (threads, resume, one-hot regions) on tiny scenes made here with awk
 # (16 x 16 images, a 2 x 2 grid of 8 x 8 cells, patterned items, image-gen's caption grammar),
 # and every documented error.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
@@ -80,6 +81,31 @@ check_eq "$(head -c 4 fig.png | tail -c 3)" "PNG" "the picture is a PNG"
 head -16 valid.txt > one.txt
 expect 0 caption-run --model m1.akm -i one.txt
 check_eq "$(cat "$T/out")" "$(head -1 caps.txt)" "one picture: the first caption"
+# The same picture as PGM and PNG (0/1 pixels: exact in 8 bits), and drawn dark on white.
+expect 0 tensor-convert one.txt -o one.pgm
+expect 0 tensor-convert one.txt -o one.png
+expect 0 caption-run --model m1.akm -i one.pgm
+check_eq "$(cat "$T/out")" "$(head -1 caps.txt)" "one PGM picture: the first caption"
+expect 0 caption-run --model m1.akm -i one.png --attention one.npz
+check_eq "$(cat "$T/out")" "$(head -1 caps.txt)" "one PNG picture: the first caption"
+awk '{ for (i = 1; i <= NF; i++) $i = 1 - $i; print }' one.txt > inv.txt
+expect 0 tensor-convert inv.txt -o inv.png
+expect 0 caption-run --model m1.akm -i inv.png --invert
+check_eq "$(cat "$T/out")" "$(head -1 caps.txt)" "an inverted PNG with --invert: the first caption"
+
+# Hard attention: the same model for any --threads, an exact resume (the moving-average
+# baseline travels in the checkpoint), the log's baseline, one-hot regions per word.
+hard="$small --attention hard --epochs 3"
+expect 0 caption-train $hard --threads 1 -o h1.akm --log h1.tsv
+expect 0 caption-train $hard --threads 2 -o h2.akm
+CHECKS=$((CHECKS + 1)); cmp -s h1.akm h2.akm || fail "the hard model depends on --threads"
+check_eq "$(head -1 h1.tsv | cut -f6-8)" "$(printf 'reg\tsampled_cost\tbaseline')" "hard log header"
+expect 0 caption-train $small --attention hard --epochs 2 --threads 1 -o hr.akm --log hr.tsv --checkpoint-every 5
+expect 0 caption-train --images train.txt --captions train.tsv --valid-images valid.txt --valid-captions valid.tsv --epochs 3 -q -o hr.akm --log hr.tsv --resume
+CHECKS=$((CHECKS + 1)); cmp -s h1.akm hr.akm || fail "resumed hard model differs"
+expect 0 caption-run --model h1.akm -i valid.txt --attention hatt.npz -o hcaps.txt
+expect 0 tensor-convert hatt.npz:a0 -o h0.txt
+check_eq "$(awk 'NF { for (i = 1; i <= NF; i++) { s += $i; if ($i != 0 && $i != 1) bad++ } } END { print bad + 0, s }' h0.txt)" "0 $(($(head -1 hcaps.txt | wc -w) + 1))" "hard: one region a word"
 
 # Errors.
 expect_err 2 "caption-run: --eval needs --captions" caption-run --model m1.akm -i valid.txt --eval
@@ -87,6 +113,12 @@ expect_err 2 "caption-run: --draw: the file must end in .png" caption-run --mode
 expect_err 2 "caption-run: --draw-index 24 is outside the 24 images" caption-run --model m1.akm -i valid.txt --draw x.png --draw-index 24
 no_file x.png
 expect_err 2 "caption-run: --beam must be >= 1" caption-run --model m1.akm -i valid.txt --beam 0
+expect_err 2 "caption-run: --invert is for pictures without references (no --captions)" caption-run --model m1.akm -i valid.txt --captions valid.tsv --invert
+printf '0 2\n1 0\n' > two.txt
+expect_err 1 "caption-run: two.txt: --invert needs values in [0, 1], found 2" caption-run --model m1.akm -i two.txt --invert
+expect 0 tensor-rand --shape 3 -o row.npy
+expect_err 1 "caption-run: row.npy: expected images [N, H, W] or one picture [H, W], got [3]" caption-run --model m1.akm -i row.npy
+expect_err 2 "caption-train: --sample-prob must be in [0, 1]" caption-train $small --attention hard --sample-prob 1.5 -o x.akm
 head -5 valid.tsv > short.tsv
 expect_err 1 "caption-run: short.tsv: 5 captions for 24 images in valid.txt" caption-run --model m1.akm -i valid.txt --captions short.tsv --eval
 printf 'a box\t-1 0 1\n' > bad.tsv
@@ -97,7 +129,7 @@ printf 'a box\n\t-1\n' > bad.tsv
 expect_err 1 "caption-train: bad.tsv:2: empty caption" caption-train --images train.txt --captions bad.tsv -o x.akm
 expect_err 1 "caption-train: one.txt: expected images [N, H, W], got [16, 16]" caption-train --images one.txt --captions train.tsv -o x.akm
 expect_err 2 "caption-train: --channels: channels: expected comma-separated counts in 1..4096 such as 16,32, got '4,x'" caption-train $base --channels 4,x -o x.akm
-expect_err 2 "caption-train: --attention: unknown attention 'hard'" caption-train $small --attention hard -o x.akm
+expect_err 2 "caption-train: --attention: unknown attention 'glimpse'" caption-train $small --attention glimpse -o x.akm
 expect_err 2 "caption-train: --valid-images and --valid-captions go together" caption-train --images train.txt --captions train.tsv --valid-images valid.txt -o x.akm
 expect_err 1 "caption-train: a side of 16 pixels is too small for 5 pooling blocks (needs at least 32)" caption-train $base --channels 2,2,2,2,2 -o x.akm
 no_file x.akm

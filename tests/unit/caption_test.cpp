@@ -191,6 +191,172 @@ TEST_CASE("caption: gradients of the decoder step and of the whole loss (gate, r
   CHECK(none.forward(t2, t2.constant(x.clone()), caps).reg.value()[0] == 0.0f);
 }
 
+TEST_CASE("caption: hard attention: gradient checks of the picked regions' log-probability") {
+  nn::ParamStore ps;
+  Rng rng(5);
+  models::CaptionConfig c = small_config();
+  c.attention = "hard";
+  c.lambda = 0.3, c.reinforce = 0.8, c.entropy = 0.05;
+  models::CaptionModel m(ps, c, small_vocab(5), rng);
+  const Tensor x = random_images(3, 8, 8, 6);  // 2 x 2 regions
+  const std::vector<std::vector<int32_t>> caps = {{4, 5, 6}, {7}, {5, 8}};
+  const std::vector<std::vector<int32_t>> forced = {{0, 3, 1}, {2, 2, 0}, {1, 0, 3}, {3, 1, 2}};
+  models::CaptionModel::HardSampling hs;
+  hs.forced = &forced;
+  hs.baseline = 1.7, hs.baseline_started = true;
+  ad::GradCheckOptions o;
+  o.eps = 1e-3, o.rtol = 3e-2, o.atol = 2e-3, o.max_per_tensor = 16;
+  // log p(s̃) summed over each image's live steps (the REINFORCE node), the likelihood with the
+  // picked regions' contexts, and the entropy.
+  for (int which = 0; which < 3; ++which) {
+    auto r = ad::check_gradients(
+        [&](Tape& t) {
+          auto f = m.forward(t, t.constant(x.clone()), caps, nullptr, &hs);
+          return which == 0 ? ad::sum(f.log_pi) : which == 1 ? f.nll : f.entropy;
+        },
+        ps.params(), o);
+    CHECK_MESSAGE(r.ok, which << ": " << r.where);
+    CHECK(r.checked > 40);
+  }
+  // The loss adds reinforce (C_b - b) log_pi_b - entropy H to the likelihood and regulariser,
+  // C_b each image's mean -log p per token; log_pi is the sum of the picked log α.
+  Tape t(1);
+  auto f = m.forward(t, t.constant(x.clone()), caps, nullptr, &hs);
+  REQUIRE(f.costs.size() == 3);
+  double surrogate = 0.0;
+  for (int64_t b = 0; b < 3; ++b) {
+    double lp = 0.0;
+    for (size_t k = 0; k <= caps[static_cast<size_t>(b)].size(); ++k)
+      lp += std::log(f.alpha[k].value().at(b, forced[k][static_cast<size_t>(b)]));
+    CHECK(f.log_pi.value()[b] == doctest::Approx(lp).epsilon(1e-4));
+    const double n = static_cast<double>(caps[static_cast<size_t>(b)].size() + 1);
+    surrogate += c.reinforce * n * (f.costs[static_cast<size_t>(b)] - hs.baseline) * lp;
+  }
+  CHECK(f.nll.value()[0] / 9.0 ==
+        doctest::Approx((f.costs[0] * 4 + f.costs[1] * 2 + f.costs[2] * 3) / 9.0).epsilon(1e-4));
+  const double expect =
+      f.nll.value()[0] + c.lambda * f.reg.value()[0] + surrogate - c.entropy * f.entropy.value()[0];
+  CHECK(f.loss.value()[0] == doctest::Approx(expect).epsilon(1e-4));
+  // Without sampling the context is the argmax region: decoding's rows are one-hot there.
+  for (const auto& d : m.greedy(x))
+    for (int64_t k = 0; k < d.alpha.dim(0); ++k) {
+      double s1 = 0, mx = 0;
+      for (int64_t l = 0; l < 4; ++l)
+        s1 += d.alpha.at(k, l), mx = std::max<double>(mx, d.alpha.at(k, l));
+      CHECK(s1 == 1.0);
+      CHECK(mx == 1.0);
+    }
+  // Forced locations for fewer steps than the captions need.
+  std::vector<std::vector<int32_t>> few(1, std::vector<int32_t>(3, 0));
+  hs.forced = &few;
+  Tape t2(1);
+  CHECK_THROWS_AS(m.forward(t2, t2.constant(x.clone()), caps, nullptr, &hs), ShapeError);
+}
+
+TEST_CASE(
+    "caption: hard attention's REINFORCE estimate is unbiased; the baseline lowers its variance") {
+  // One image, 2 x 2 regions, a one-word caption: 2 steps, 16 location pairs. The exact
+  // gradient of E_s[C(s)] (C the mean -log p per token) is Σ_s ∇(p(s) C(s)) by enumeration;
+  // the estimate of one sample is ∇C(s)|s + (C(s) - b) ∇log p(s) (no entropy, λ = 0, every
+  // image sampling). Its mean over many samples must agree within its standard error, with
+  // any baseline b; a baseline near E[C] lowers the variance.
+  nn::ParamStore ps;
+  Rng init(11);
+  models::CaptionConfig c = small_config();
+  c.attention = "hard";
+  c.lambda = 0.0, c.entropy = 0.0, c.reinforce = 1.0, c.sample_prob = 1.0;
+  models::CaptionModel m(ps, c, small_vocab(5), init);
+  const Tensor x = random_images(1, 8, 8, 12);
+  const std::vector<std::vector<int32_t>> caps = {{6}};
+  auto& params = ps.params();
+  auto grads = [&] {
+    std::vector<double> g;
+    for (auto* p : params)
+      for (float v : p->grad.values()) g.push_back(v);
+    return g;
+  };
+  std::vector<double> exact;
+  double mean_cost = 0.0;
+  for (int32_t s0 = 0; s0 < 4; ++s0)
+    for (int32_t s1 = 0; s1 < 4; ++s1) {
+      const std::vector<std::vector<int32_t>> forced = {{s0}, {s1}};
+      models::CaptionModel::HardSampling hs;
+      hs.forced = &forced, hs.baseline_started = true;
+      ps.zero_grad();
+      Tape t(1);
+      t.set_training(false);
+      auto f = m.forward(t, t.constant(x.clone()), caps, nullptr, &hs);
+      Var p = ad::exp(ad::sum(f.log_pi));
+      t.backward(ad::mul(p, ad::mul(f.nll, 0.5f)));
+      mean_cost += p.value()[0] * f.costs[0];
+      const auto g = grads();
+      if (exact.empty()) exact.assign(g.size(), 0.0);
+      for (size_t i = 0; i < g.size(); ++i) exact[i] += g[i];
+    }
+  const int N = 1500;
+  double var_sum[2] = {0, 0};
+  for (int run = 0; run < 2; ++run) {
+    const double b = run == 0 ? 0.0 : mean_cost;
+    std::vector<double> sum(exact.size(), 0.0), sq(exact.size(), 0.0);
+    Rng rng(100 + static_cast<uint64_t>(run));
+    for (int n = 0; n < N; ++n) {
+      models::CaptionModel::HardSampling hs;
+      hs.rng = &rng, hs.baseline = b, hs.baseline_started = true;
+      ps.zero_grad();
+      Tape t(1);
+      t.set_training(false);
+      auto f = m.forward(t, t.constant(x.clone()), caps, nullptr, &hs);
+      t.backward(ad::mul(f.loss, 0.5f));  // per token: 2 predicted tokens
+      const auto g = grads();
+      for (size_t i = 0; i < g.size(); ++i) sum[i] += g[i], sq[i] += g[i] * g[i];
+    }
+    int checked = 0, big = 0;
+    double worst = 0.0;
+    for (size_t i = 0; i < exact.size(); ++i) {
+      const double mean = sum[i] / N, var = std::max(0.0, sq[i] / N - mean * mean);
+      const double se = std::sqrt(var / N);
+      var_sum[run] += var;
+      if (se < 1e-7) {  // parameters the locations do not reach: exact
+        CHECK(mean == doctest::Approx(exact[i]).epsilon(1e-2).scale(1e-4));
+        continue;
+      }
+      ++checked;
+      big += std::fabs(exact[i]) > 3 * se;
+      worst = std::max(worst, std::fabs(mean - exact[i]) / se);
+    }
+    MESSAGE("baseline " << b << ": " << checked << " noisy components, worst |mean - exact| = "
+                        << worst << " standard errors, " << big << " exact values beyond 3");
+    CHECK(checked > 20);
+    CHECK(big > 10);     // the test has power: many gradients are far from 0
+    CHECK(worst < 5.0);  // over ~100s of components: 5 standard errors
+  }
+  MESSAGE("summed variance without a baseline " << var_sum[0] << ", with b = E[C] " << var_sum[1]);
+  CHECK(var_sum[1] < 0.7 * var_sum[0]);
+}
+
+TEST_CASE("caption: pad: the same as padding the images by hand") {
+  nn::ParamStore ps1, ps2;
+  Rng r1(8), r2(8);
+  models::CaptionConfig c = small_config();
+  models::CaptionConfig cp = c;
+  cp.pad = 4;
+  models::CaptionModel plain(ps1, c, small_vocab(5), r1), padded(ps2, cp, small_vocab(5), r2);
+  const Tensor x = random_images(2, 8, 8, 3);
+  Tensor xp({2, 16, 16}, 0.0f);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t r = 0; r < 8; ++r)
+      for (int64_t col = 0; col < 8; ++col)
+        xp[(b * 16 + r + 4) * 16 + col + 4] = x[(b * 8 + r) * 8 + col];
+  CHECK(padded.grid(8, 8) == std::make_pair<int64_t, int64_t>(4, 4));
+  const auto a = plain.greedy(xp), p = padded.greedy(x);
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(a[i].words == p[i].words);
+    test::check_close(a[i].alpha, p[i].alpha, 1e-6, 1e-6);
+  }
+  cp.pad = -1;
+  CHECK_THROWS_AS(cp.validate(), UsageError);
+}
+
 TEST_CASE("caption: beam 1 = greedy, batched = single, attention rows sum to 1") {
   nn::ParamStore ps;
   Rng rng(3);
@@ -290,6 +456,51 @@ TEST_CASE("caption: a tiny scene task is learned; attention finds the named item
   CHECK(sc.noun_in_cell > 0.7);
   // The running statistics moved away from their start (0, 1).
   CHECK(tr.model().encoder().running_mean()[0][0] != 0.0f);
+}
+
+TEST_CASE("caption: hard attention learns the tiny scene task by REINFORCE" *
+          doctest::test_suite("slow")) {
+  const int64_t STEPS = 600;
+  const uint64_t SEED = 1;
+  // Measured over seeds 1-3 (600 steps, lambda 1): exact captions 22-42 of 100, BLEU-4
+  // 60.6-69.8, nouns attended in their cell 0.41-0.47 (far below soft attention's 0.85-1.00 on
+  // the same task; uniform attention's argmax is the first region, cell 0), the baseline
+  // falling from 2.7-2.9 to 0.20-0.23 per token.
+  models::CaptionConfig c;
+  c.channels = {8, 8};
+  c.embed = 16, c.hidden = 32, c.attn = 16;
+  c.attention = "hard";
+  models::CaptionTrainOptions o;
+  o.batch = 32;
+  o.lr = 1e-2;
+  models::CaptionTraining tr(c, o, tiny_scenes(512, SEED), tiny_scenes(100, 2), STEPS, 0, SEED, "");
+  train::Tapes tapes;
+  nn::TrainState s;
+  std::vector<double> base;
+  for (int64_t k = 0; k < tr.total_steps(); ++k) {
+    const int64_t rows = tr.begin_batch(s);
+    const auto out = train::step(tr, tapes, rows, SEED, s.step, 5.0);
+    const auto end = tr.end_step(s, out.loss, out.sums);
+    base.push_back(end.metrics.back().second);  // the moving-average baseline
+    ++s.step;
+    s.advance(tr.batches_per_epoch());
+  }
+  const auto valid = tiny_scenes(100, 2);
+  std::vector<models::CaptionModel::Decoded> outs;
+  const auto sc = models::evaluate_captions(tr.model(), valid, 1, 1, &outs);
+  int exact = 0;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::vector<std::string> w;
+    for (int32_t y : outs[i].words) w.push_back(tr.model().vocab().token(y));
+    exact += w == valid.captions[i];
+  }
+  MESSAGE("hard: exact " << exact << "/100, BLEU-4 " << 100 * sc.bleu4 << ", nouns in cell "
+                         << sc.noun_in_cell << ", baseline " << base.front() << " -> "
+                         << base.back());
+  CHECK(exact >= 10);
+  CHECK(sc.bleu4 > 0.45);
+  CHECK(sc.noun_in_cell > 0.33);
+  CHECK(base.back() < 0.5 * base.front());  // the sampled captions' cost fell
 }
 
 TEST_CASE("caption: reading images and captions; errors name the file and line") {

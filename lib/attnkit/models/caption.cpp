@@ -21,8 +21,10 @@ using ad::Var;
 using data::Vocab;
 
 CaptionAttention parse_caption_attention(const std::string& name) {
-  return parse_choice<CaptionAttention>(
-      "attention", name, {{"soft", CaptionAttention::Soft}, {"none", CaptionAttention::None}});
+  return parse_choice<CaptionAttention>("attention", name,
+                                        {{"soft", CaptionAttention::Soft},
+                                         {"none", CaptionAttention::None},
+                                         {"hard", CaptionAttention::Hard}});
 }
 
 void CaptionConfig::validate() const {
@@ -34,6 +36,13 @@ void CaptionConfig::validate() const {
     throw UsageError("embed, hidden and attention sizes must be >= 1");
   if (!(lambda >= 0.0) || !std::isfinite(lambda)) throw UsageError("lambda must be >= 0");
   if (max_len < 1 || max_len > 1000) throw UsageError("max-len must be in 1..1000");
+  if (pad < 0 || pad > 256) throw UsageError("pad must be in 0..256");
+  if (!(reinforce >= 0.0) || !std::isfinite(reinforce)) throw UsageError("reinforce must be >= 0");
+  if (!(entropy >= 0.0) || !std::isfinite(entropy)) throw UsageError("entropy must be >= 0");
+  if (!(sample_prob >= 0.0 && sample_prob <= 1.0))
+    throw UsageError("sample-prob must be in [0, 1]");
+  if (!(baseline_decay >= 0.0 && baseline_decay < 1.0))
+    throw UsageError("baseline-decay must be in [0, 1)");
 }
 
 void CaptionTrainOptions::validate() const {
@@ -66,6 +75,30 @@ Tensor read_caption_images(const std::string& images) {
     throw DataError("expected images [N, H, W], got " + shape_str(x.shape()), path);
   for (int64_t i = 0; i < x.size(); ++i)
     if (!std::isfinite(x[i])) throw DataError("the images hold a non-finite value", path);
+  return x;
+}
+
+Tensor read_caption_input(const std::string& spec, bool invert) {
+  const auto [path, member] = io::split_member(spec);
+  Tensor x;
+  if (member.empty() && path != "-" &&
+      io::detect_format(io::read_all(path).substr(0, 8)) == io::Format::Npz) {
+    x = read_caption_images(spec);
+  } else {
+    x = io::read_tensor(spec);
+    if (x.rank() == 2) x.reshape({1, x.dim(0), x.dim(1)});
+    if (x.rank() != 3 || x.dim(0) < 1)
+      throw DataError(
+          "expected images [N, H, W] or one picture [H, W], got " + shape_str(x.shape()), path);
+  }
+  for (int64_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(x[i])) throw DataError("the images hold a non-finite value", path);
+    if (invert) {
+      if (x[i] < 0.0f || x[i] > 1.0f)
+        throw DataError("--invert needs values in [0, 1], found " + std::to_string(x[i]), path);
+      x[i] = 1.0f - x[i];
+    }
+  }
   return x;
 }
 
@@ -138,8 +171,20 @@ struct CaptionModel::Encoded {
 
 struct CaptionModel::Step {
   nn::State s;
-  Var alpha;   // [B, L]
-  Var logits;  // [B, V]
+  Var alpha;    // [B, L]
+  Var weights;  // [B, L]: the context's weights (α, or one-hot for hard attention's picks)
+  Var scores;   // [B, L]: the attention's logits (soft and hard)
+  Var logits;   // [B, V]
+};
+
+// Hard attention's choice in one step. In: the rows that sample (the others take the expected
+// context), and the generator or forced locations; without either, every row takes its argmax.
+// Out: the region of each row, -1 for the expected context.
+struct CaptionModel::Pick {
+  Rng* rng = nullptr;
+  const std::vector<uint8_t>* sampled = nullptr;
+  const std::vector<int32_t>* forced = nullptr;
+  std::vector<int32_t> where;
 };
 
 CaptionModel::CaptionModel(nn::ParamStore& ps, const CaptionConfig& c, Vocab vocab, Rng& rng)
@@ -178,6 +223,16 @@ std::vector<int32_t> CaptionModel::encode(const std::vector<std::string>& words)
 CaptionModel::Encoded CaptionModel::encode_images(ad::Tape& t, Var images,
                                                   std::vector<double>* sums) const {
   Encoded e;
+  if (c_.pad > 0) {
+    const Tensor& x = images.value();  // the images are data (a constant), not trained
+    const int64_t B = x.dim(0), H = x.dim(1), W = x.dim(2), P = c_.pad;
+    Tensor p({B, H + 2 * P, W + 2 * P}, 0.0f);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t r = 0; r < H; ++r)
+        std::copy(x.data() + (b * H + r) * W, x.data() + (b * H + r + 1) * W,
+                  p.data() + (b * (H + 2 * P) + r + P) * (W + 2 * P) + P);
+    images = t.constant(std::move(p));
+  }
   Var maps = cnn_.features(t, images, sums);
   e.gh = maps.dim(2), e.gw = maps.dim(3);
   e.a = vision::CnnEncoder::regions(maps);
@@ -185,22 +240,49 @@ CaptionModel::Encoded CaptionModel::encode_images(ad::Tape& t, Var images,
   e.mean = ad::reshape(ad::mean_last(ad::transpose(e.a)), {e.B, e.D});
   e.s0.h = ad::tanh(init_h_(t, e.mean));
   e.s0.c = ad::tanh(init_c_(t, e.mean));
-  if (kind_ == CaptionAttention::Soft) e.keys = wa_(t, e.a);
+  if (kind_ != CaptionAttention::None) e.keys = wa_(t, e.a);
   return e;
 }
 
 CaptionModel::Step CaptionModel::step(ad::Tape& t, const Encoded& e,
-                                      const std::vector<int32_t>& prev, const nn::State& s) const {
+                                      const std::vector<int32_t>& prev, const nn::State& s,
+                                      Pick* pick) const {
   Step out;
   Var ey = embed_(t, prev);
   Var ctx;
-  if (kind_ == CaptionAttention::Soft) {
-    Var sc = ad::additive_scores(e.keys, wh_(t, s.h), t.param(*v_));
-    out.alpha = ad::softmax(sc);
-    ctx = ad::reshape(ad::matmul(ad::reshape(out.alpha, {e.B, 1, e.L}), e.a), {e.B, e.D});
-  } else {
+  if (kind_ == CaptionAttention::None) {
     out.alpha = t.constant(Tensor({e.B, e.L}, 1.0f / static_cast<float>(e.L)));
+    out.weights = out.alpha;
     ctx = e.mean;
+  } else {
+    out.scores = ad::additive_scores(e.keys, wh_(t, s.h), t.param(*v_));
+    out.alpha = ad::softmax(out.scores);
+    out.weights = out.alpha;
+    if (kind_ == CaptionAttention::Hard) {
+      const size_t B = static_cast<size_t>(e.B);
+      std::vector<int32_t> where;
+      std::vector<uint8_t> expected(B, 0);
+      if (pick && (pick->rng || pick->forced)) {
+        where =
+            pick->forced ? *pick->forced : rl::sample_categorical(out.scores.value(), *pick->rng);
+        if (where.size() != B) throw ShapeError("hard attention: forced locations for each image");
+        for (size_t b = 0; b < B; ++b)
+          if (!(*pick->sampled)[b]) expected[b] = 1, where[b] = -1;
+      } else {
+        where = rl::argmax_rows(out.scores.value());
+      }
+      Tensor onehot({e.B, e.L}, 0.0f);
+      for (size_t b = 0; b < B; ++b) {
+        if (where[b] >= e.L) throw UsageError("hard attention: a forced location is out of range");
+        if (where[b] >= 0) onehot.at(static_cast<int64_t>(b), where[b]) = 1.0f;
+      }
+      Var hot = t.constant(std::move(onehot));
+      out.weights = pick && (pick->rng || pick->forced)
+                        ? ad::add(ad::mask_rows(out.alpha, expected), hot)
+                        : hot;
+      if (pick) pick->where = std::move(where);
+    }
+    ctx = ad::reshape(ad::matmul(ad::reshape(out.weights, {e.B, 1, e.L}), e.a), {e.B, e.D});
   }
   Var z = ad::mul(ctx, ad::sigmoid(f_beta_(t, s.h)));
   out.s = lstm_(t, ad::concat({ey, z}, 1), s);
@@ -210,7 +292,8 @@ CaptionModel::Step CaptionModel::step(ad::Tape& t, const Encoded& e,
 
 CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
                                             const std::vector<std::vector<int32_t>>& captions,
-                                            std::vector<double>* bn_sums) const {
+                                            std::vector<double>* bn_sums,
+                                            const HardSampling* hard) const {
   if (images.rank() != 3 || images.dim(0) != static_cast<int64_t>(captions.size()))
     throw ShapeError("caption forward: images " + shape_str(images.shape()) + " for " +
                      std::to_string(captions.size()) + " captions");
@@ -223,6 +306,18 @@ CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
   std::vector<int32_t> targets;
   nn::State s = e.s0;
   Var cover;  // Σ_t α_t over each item's real steps
+  const bool sampling = kind_ == CaptionAttention::Hard && hard && (hard->rng || hard->forced);
+  if (sampling) {
+    f.sampled.assign(static_cast<size_t>(B), 1);
+    if (hard->forced) {
+      if (hard->forced->size() < T)
+        throw ShapeError("hard attention: forced locations for " +
+                         std::to_string(hard->forced->size()) + " steps, not " + std::to_string(T));
+    } else {
+      for (auto& x : f.sampled) x = hard->rng->uniform_double() < c_.sample_prob;
+    }
+  }
+  Var log_pi, ent;  // [B, 1]: Σ_t log p(s̃_t) over the sampled images' steps, Σ_t H(α_t)
   for (size_t k = 0; k < T; ++k) {
     std::vector<int32_t> prev(static_cast<size_t>(B));
     std::vector<uint8_t> live(static_cast<size_t>(B));
@@ -234,13 +329,31 @@ CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
       targets.push_back(k < c.size() ? c[k] : (k == c.size() ? Vocab::kEos : -1));
       if (k <= c.size()) ++f.tokens;
     }
-    Step st = step(t, e, prev, s);
+    Pick pick;
+    if (sampling) {
+      pick.rng = hard->rng;
+      pick.sampled = &f.sampled;
+      if (hard->forced) pick.forced = &(*hard->forced)[k];
+    }
+    Step st = step(t, e, prev, s, sampling ? &pick : nullptr);
     s = st.s;
     logits.push_back(st.logits);
     f.alpha.push_back(st.alpha);
-    if (kind_ == CaptionAttention::Soft) {
+    if (kind_ != CaptionAttention::None) {
       Var m = ad::mask_rows(st.alpha, live);
       cover = cover.valid() ? ad::add(cover, m) : m;
+    }
+    if (sampling) {
+      std::vector<int32_t> a(pick.where);
+      std::vector<uint8_t> keep(live);
+      for (int64_t b = 0; b < B; ++b) {
+        const size_t i = static_cast<size_t>(b);
+        if (a[i] < 0) a[i] = 0, keep[i] = 0;
+      }
+      Var lp = ad::mask_rows(rl::categorical_log_prob(st.scores, a), keep);
+      Var h = ad::mask_rows(rl::categorical_entropy(st.scores), live);
+      log_pi = log_pi.valid() ? ad::add(log_pi, lp) : lp;
+      ent = ent.valid() ? ad::add(ent, h) : h;
     }
   }
   nn::CrossEntropyOptions ce;
@@ -252,6 +365,51 @@ CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
   else
     f.reg = t.constant(Tensor::scalar(0.0f));
   f.loss = c_.lambda > 0 ? ad::add(f.nll, ad::mul(f.reg, static_cast<float>(c_.lambda))) : f.nll;
+  if (sampling) {
+    // Each image's cost C_b: its mean -log p per predicted token, from the logits' values.
+    const int64_t V = vocab_.size();
+    f.costs.assign(static_cast<size_t>(B), 0.0);
+    std::vector<int64_t> n(static_cast<size_t>(B), 0);
+    for (size_t k = 0; k < T; ++k) {
+      const Tensor& lg = logits[k].value();
+      for (int64_t b = 0; b < B; ++b) {
+        const int32_t y = targets[k * static_cast<size_t>(B) + static_cast<size_t>(b)];
+        if (y < 0) continue;
+        const float* row = lg.data() + b * V;
+        const double mx = *std::max_element(row, row + V);
+        double z = 0.0;
+        for (int64_t j = 0; j < V; ++j) z += std::exp(static_cast<double>(row[j]) - mx);
+        f.costs[static_cast<size_t>(b)] += mx + std::log(z) - row[y];
+        ++n[static_cast<size_t>(b)];
+      }
+    }
+    double mean = 0.0;
+    int64_t m = 0;
+    for (int64_t b = 0; b < B; ++b) {
+      f.costs[static_cast<size_t>(b)] /=
+          static_cast<double>(std::max<int64_t>(n[static_cast<size_t>(b)], 1));
+      if (f.sampled[static_cast<size_t>(b)]) mean += f.costs[static_cast<size_t>(b)], ++m;
+    }
+    const double base =
+        hard->baseline_started ? hard->baseline : (m ? mean / static_cast<double>(m) : 0.0);
+    // rl::reinforce_loss minimises -mean_b A_b log_pi_b - entropy mean_b H_b with A = G - baseline:
+    // with G_b = -λ_r n_b C_b (= λ_r log p(y_b | s̃, a)) and the baseline -λ_r n_b b (0 advantage
+    // for images that did not sample), B times it is λ_r Σ_b n_b (C_b - b) log_pi_b - λ_e Σ_b H_b.
+    std::vector<float> ret(static_cast<size_t>(B)), bl(static_cast<size_t>(B));
+    for (int64_t b = 0; b < B; ++b) {
+      const size_t i = static_cast<size_t>(b);
+      const double len = static_cast<double>(n[i]);
+      bl[i] = static_cast<float>(-c_.reinforce * len * base);
+      ret[i] = f.sampled[i] ? static_cast<float>(-c_.reinforce * len * f.costs[i]) : bl[i];
+    }
+    rl::ReinforceOptions ro;
+    ro.entropy = c_.entropy;
+    const rl::PolicyLoss pl = rl::reinforce_loss(t, log_pi, ret, Var(), ro, ent, bl);
+    f.log_pi = log_pi;
+    f.policy = pl.policy;
+    f.entropy = ad::sum(ent);
+    f.loss = ad::add(f.loss, ad::mul(pl.total, static_cast<float>(B)));
+  }
   return f;
 }
 
@@ -286,7 +444,7 @@ std::vector<CaptionModel::Decoded> CaptionModel::greedy(const Tensor& images) co
     Step st = step(t, e, prev, s);
     s = st.s;
     const Tensor& lg = st.logits.value();
-    const Tensor& al = st.alpha.value();
+    const Tensor& al = st.weights.value();
     bool all = true;
     for (int64_t b = 0; b < B; ++b) {
       if (done[static_cast<size_t>(b)]) continue;
@@ -345,7 +503,7 @@ CaptionModel::Decoded CaptionModel::beam(const Tensor& image, int k) const {
     for (const Hyp& h : live) prev.push_back(h.words.empty() ? Vocab::kBos : h.words.back());
     Step st = step(t, e, prev, s);
     Tensor logp = ad::log_softmax(st.logits).value().clone();
-    const Tensor& al = st.alpha.value();
+    const Tensor& al = st.weights.value();
     struct Cand {
       double score;
       int64_t hyp;
@@ -532,7 +690,8 @@ CaptionTraining::CaptionTraining(CaptionConfig config, CaptionTrainOptions o, Ca
       train_(std::move(train)),
       valid_(std::move(valid)),
       seed_(seed),
-      config_yaml_(std::move(config_yaml)) {
+      config_yaml_(std::move(config_yaml)),
+      baseline_(cfg_.baseline_decay) {
   cfg_.validate();
   o_.validate();
   if (train_.size() < 2) throw DataError("caption training needs at least 2 images");
@@ -563,15 +722,35 @@ void CaptionTraining::describe(nn::ModelFile& f) const {
   model_->encoder().put_buffers(f);
 }
 
-void CaptionTraining::save_state(nn::ModelFile& f) const { model_->encoder().put_buffers(f); }
+void CaptionTraining::save_state(nn::ModelFile& f) const {
+  model_->encoder().put_buffers(f);
+  if (cfg_.kind() == CaptionAttention::Hard) {
+    f.numbers["hard/baseline"] = baseline_.value();
+    f.numbers["hard/baseline_started"] = baseline_.started() ? 1.0 : 0.0;
+  }
+}
 
-void CaptionTraining::load_state(const nn::ModelFile& f) { model_->encoder().get_buffers(f); }
+void CaptionTraining::load_state(const nn::ModelFile& f) {
+  model_->encoder().get_buffers(f);
+  if (cfg_.kind() == CaptionAttention::Hard) {
+    const auto v = f.numbers.find("hard/baseline"), s = f.numbers.find("hard/baseline_started");
+    if (v == f.numbers.end() || s == f.numbers.end())
+      throw DataError("the checkpoint has no hard attention baseline (hard/baseline)");
+    baseline_.restore(v->second, s->second != 0.0);
+  }
+}
+
+std::vector<std::string> CaptionTraining::step_metrics() const {
+  if (cfg_.kind() == CaptionAttention::Hard) return {"reg", "sampled_cost", "baseline"};
+  return {"reg"};
+}
 
 std::vector<std::string> CaptionTraining::slice_sums() const {
   std::vector<std::string> n;
   for (int64_t i = 0; i < model_->encoder().batch_sums(); ++i)
     n.push_back("bn" + std::to_string(i));
   n.push_back("reg");
+  if (cfg_.kind() == CaptionAttention::Hard) n.push_back("cost_sum"), n.push_back("cost_n");
   return n;
 }
 
@@ -595,8 +774,20 @@ train::Slice CaptionTraining::forward(ad::Tape& t, int64_t begin, int64_t end, i
     caps.push_back(ids_[static_cast<size_t>(j)]);
   }
   train::Slice s;
-  auto f = model_->forward(t, t.constant(std::move(x)), caps, &s.sums);
+  CaptionModel::HardSampling hs;
+  hs.rng = &t.rng();
+  hs.baseline = baseline_.value();
+  hs.baseline_started = baseline_.started();
+  auto f = model_->forward(t, t.constant(std::move(x)), caps, &s.sums,
+                           cfg_.kind() == CaptionAttention::Hard ? &hs : nullptr);
   s.sums.push_back(static_cast<double>(f.reg.value()[0]));
+  if (cfg_.kind() == CaptionAttention::Hard) {
+    double c = 0.0, n = 0.0;
+    for (size_t b = 0; b < f.sampled.size(); ++b)
+      if (f.sampled[b]) c += f.costs[b], n += 1.0;
+    s.sums.push_back(c);
+    s.sums.push_back(n);
+  }
   s.weight = static_cast<double>(std::max<int64_t>(f.tokens, 1));
   s.loss = ad::mul(f.loss, 1.0f / static_cast<float>(s.weight));
   return s;
@@ -607,8 +798,15 @@ train::StepEnd CaptionTraining::end_step(const nn::TrainState&, double,
   std::vector<double> v;
   for (const auto& kv : sums) v.push_back(kv.second);
   model_->encoder().update_running(v);
+  const size_t r = static_cast<size_t>(model_->encoder().batch_sums());  // reg's index
   train::StepEnd e;
-  e.metrics = {{"reg", v.back() / static_cast<double>(std::max<size_t>(batch_.size(), 1))}};
+  e.metrics = {{"reg", v.at(r) / static_cast<double>(std::max<size_t>(batch_.size(), 1))}};
+  if (cfg_.kind() == CaptionAttention::Hard) {
+    const double c = v.at(r + 1), n = v.at(r + 2);
+    if (n > 0) baseline_.update(c / n);
+    e.metrics.emplace_back("sampled_cost", n > 0 ? c / n : 0.0);
+    e.metrics.emplace_back("baseline", baseline_.value());
+  }
   return e;
 }
 
@@ -653,6 +851,11 @@ LoadedCaption load_caption(const std::string& path) {
     m.config.attn = c.get<int64_t>("attention-size");
     m.config.lambda = c.get<double>("lambda");
     m.config.max_len = c.get<int64_t>("max-len");
+    m.config.pad = c.get<int64_t>("pad", 0);
+    m.config.reinforce = c.get<double>("reinforce", m.config.reinforce);
+    m.config.entropy = c.get<double>("entropy", m.config.entropy);
+    m.config.sample_prob = c.get<double>("sample-prob", m.config.sample_prob);
+    m.config.baseline_decay = c.get<double>("baseline-decay", m.config.baseline_decay);
     io::check_stored([&] { m.config.validate(); }, path);
     Vocab v = Vocab::parse(m.file.text("vocab"), path + ":vocab");
     m.params = std::make_unique<nn::ParamStore>();

@@ -13,9 +13,26 @@
 // the batch's sum by its number of predicted tokens.
 // attention "none": the no-attention baseline (NIC-style): the context is ā at every step,
 // gated the same way; the decoder is otherwise the same (and α is uniform, 1/L).
+// attention "hard": stochastic hard attention (the paper's 4.1): the same α_t, but the context
+// is one region a_{s_t}, s_t ~ Multinoulli(α_t). Training (forward with a HardSampling) draws,
+// for each image, with probability sample_prob one location per word (the REINFORCE path) and
+// otherwise takes the expected context Σ_i α_ti a_i (the soft path, as the paper does half the
+// time; the authors' code draws this choice once per minibatch, here once per image). For a
+// sampled image b with n_b predicted tokens and cost C_b = −log p(y|s̃, a) / n_b (its mean
+// per token) the loss adds the score-function surrogate of eq. 12 and the entropy bonus,
+//   reinforce · n_b (C_b − baseline) · Σ_t log p(s̃_t | a) − entropy · Σ_t H(α_t),
+// With reinforce = 1 the gradient, ∇(−log p(y|s̃)) + (−log p(y|s̃) − n_b b) ∇ log p(s̃), is the
+// REINFORCE estimate of ∇E_s̃[−log p(y|s̃, a)], unbiased for any b (rl/reinforce.h; the
+// baseline is a moving average of the per-token cost, b ← 0.9 b + 0.1 C̄, kept by the
+// trainer, so that captions of different lengths share it). The entropy term covers every
+// image's live steps. Without sampling (evaluation, decoding) the context is the argmax region.
 //
 // Words: a vocabulary of the training captions (data::Vocab: <pad> <bos> <eos> <unk>, then by
 // count); a caption is decoded until <eos> or max_len words.
+// pad: the images are padded with `pad` zeros on every side before the CNN, so that the grid
+// of regions can split evenly: 56×56 scenes padded by 4 give 64×64 and, after 3 poolings, an
+// 8×8 grid whose halves are the scene's halves (unpadded, 7×7, the middle row and column lie
+// on the cells' border and belong to no cell).
 // Regions map to the scenes' 2×2 grid of cells by their centre: region (r, c) of an H'×W' grid
 // is in the top half when (r + ½)/H' < ½, the bottom half when > ½ (and in no cell when its
 // centre lies on the middle line: odd H'), the same for columns; cells 0..3 = top-left,
@@ -32,13 +49,14 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
+#include "attnkit/rl/reinforce.h"
 #include "attnkit/train/module.h"
 #include "attnkit/vision/cnn.h"
 
 namespace attnkit::models {
 
-enum class CaptionAttention { Soft, None };
-CaptionAttention parse_caption_attention(const std::string& name);  // "soft", "none"
+enum class CaptionAttention { Soft, None, Hard };
+CaptionAttention parse_caption_attention(const std::string& name);  // "soft", "none", "hard"
 
 struct CaptionConfig {
   std::vector<int64_t> channels = {16, 32};  // the CNN's blocks
@@ -46,7 +64,13 @@ struct CaptionConfig {
   int64_t embed = 64, hidden = 128, attn = 64;  // word embedding, LSTM units, W_a's size
   double lambda = 1.0;                          // doubly stochastic regularisation
   int64_t max_len = 20;                         // decoding: most words before <eos>
-  void validate() const;                        // UsageError
+  int64_t pad = 0;  // black pixels added on every side before the CNN (aligns the regions)
+  // hard attention's training (see above)
+  double reinforce = 1.0;       // λ_r, the REINFORCE term's weight
+  double entropy = 0.002;       // λ_e, the entropy bonus (the authors' default)
+  double sample_prob = 0.5;     // the share of images that sample (the rest: expected context)
+  double baseline_decay = 0.9;  // the moving-average baseline's decay
+  void validate() const;        // UsageError
   CaptionAttention kind() const { return parse_caption_attention(attention); }
 };
 
@@ -65,6 +89,12 @@ struct CaptionData {
 CaptionData read_caption_data(const std::string& images, const std::string& captions);
 // Only the images (for captioning without references).
 Tensor read_caption_images(const std::string& images);
+// What caption-run captions: images [N, H, W] as read_caption_images reads them, or one grey
+// picture [H, W] → [1, H, W]: PGM or PNG (io/tensor_io.h: samples / maxval, colour as luma),
+// .npy or a text matrix. The models are trained on light items on a black (0) background;
+// `invert` takes 1 − v for pictures drawn dark on light. DataError naming the file: another
+// rank, a non-finite value, and with `invert` a value outside [0, 1].
+Tensor read_caption_input(const std::string& spec, bool invert = false);
 
 // The cell (0..3) of region l on an h × w grid, -1 for none (see above).
 int cell_of_region(int64_t l, int64_t h, int64_t w);
@@ -77,21 +107,38 @@ class CaptionModel {
   vision::CnnEncoder& encoder() { return cnn_; }
   const vision::CnnEncoder& encoder() const { return cnn_; }
 
+  // Hard attention's training pass: where the draws come from and the baseline to use.
+  struct HardSampling {
+    Rng* rng = nullptr;
+    double baseline = 0.0;
+    bool baseline_started = false;  // false: the pass's mean sampled cost is the baseline
+    // Tests: forced locations, [step][image] (then every image samples; rng is not used).
+    const std::vector<std::vector<int32_t>>* forced = nullptr;
+  };
   struct Forward {
     ad::Var nll;                 // Σ over the batch's tokens of -log p
     ad::Var reg;                 // Σ over images of Σ_i (1 - Σ_t α_ti)²
-    ad::Var loss;                // nll + λ reg
+    ad::Var loss;                // nll + λ reg (+ the hard terms when sampling)
     int64_t tokens = 0;          // predicted tokens (words and ends)
     std::vector<ad::Var> alpha;  // per step [B, L] (steps = the longest caption + 1)
+    // hard attention, sampling: the images that sampled, their costs C_b (mean -log p per
+    // token), Σ_t log p(s̃_t) per image [B, 1] (0 for the others), and the surrogate terms
+    std::vector<uint8_t> sampled;
+    std::vector<double> costs;
+    ad::Var log_pi, policy, entropy;
   };
   // Teacher-forced pass over images [B, H, W] with their captions (word ids, without <bos> and
-  // <eos>). On a training tape `bn_sums` (optional) receives the CNN's batch-norm sums.
+  // <eos>). On a training tape `bn_sums` (optional) receives the CNN's batch-norm sums. `hard`
+  // (hard attention only): the stochastic training pass; without it hard attention takes the
+  // argmax region.
   Forward forward(ad::Tape& t, ad::Var images, const std::vector<std::vector<int32_t>>& captions,
-                  std::vector<double>* bn_sums = nullptr) const;
+                  std::vector<double>* bn_sums = nullptr, const HardSampling* hard = nullptr) const;
 
   struct Decoded {
     std::vector<int32_t> words;  // without <eos>
-    Tensor alpha;                // [steps, L]: one row per generated word (and the <eos> step)
+    // [steps, L]: one row per generated word (and the <eos> step): α, or for hard attention
+    // the region it looked at (one-hot)
+    Tensor alpha;
   };
   // Greedy decoding of images [B, H, W] (an evaluation pass: running statistics).
   std::vector<Decoded> greedy(const Tensor& images) const;
@@ -100,7 +147,7 @@ class CaptionModel {
   Decoded beam(const Tensor& image, int k) const;
   // The regions' grid (H', W') for images of H × W.
   std::pair<int64_t, int64_t> grid(int64_t h, int64_t w) const {
-    return {cnn_.out_size(h), cnn_.out_size(w)};
+    return {cnn_.out_size(h + 2 * c_.pad), cnn_.out_size(w + 2 * c_.pad)};
   }
   std::vector<int32_t> encode(const std::vector<std::string>& words) const;
 
@@ -108,8 +155,9 @@ class CaptionModel {
   struct Encoded;
   struct Step;
   Encoded encode_images(ad::Tape& t, ad::Var images, std::vector<double>* sums) const;
-  Step step(ad::Tape& t, const Encoded& e, const std::vector<int32_t>& prev,
-            const nn::State& s) const;
+  struct Pick;
+  Step step(ad::Tape& t, const Encoded& e, const std::vector<int32_t>& prev, const nn::State& s,
+            Pick* pick = nullptr) const;
   CaptionConfig c_;
   CaptionAttention kind_;
   data::Vocab vocab_;
@@ -169,7 +217,7 @@ class CaptionTraining : public train::Module {
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   train::StepEnd end_step(const nn::TrainState& s, double loss,
                           const train::Metrics& sums) override;
-  std::vector<std::string> step_metrics() const override { return {"reg"}; }
+  std::vector<std::string> step_metrics() const override;
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
@@ -192,6 +240,7 @@ class CaptionTraining : public train::Module {
   train::Metrics last_;
   double last_score_ = 0;
   bool evaluated_ = false;
+  rl::MovingAverageBaseline baseline_;  // hard attention: the moving average of the cost
 };
 
 struct LoadedCaption {
