@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # labels: pipeline
+# cost: 30
 # pipelines/exercise-8-5.sh --quick: the TSV of argmax and entropy per memn2n hop and NTM step,
 # re-checked here from the kept traces; the three plots; a claim failing when the NTM is
 # barely trained; usage errors.

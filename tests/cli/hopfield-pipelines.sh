@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # labels: pipeline
+# cost: 34
 # The Hopfield pipelines in their --quick forms: capacity (the collapse past alpha ~ 0.138),
 # exercise 8.6 (energy descent, the sync 2-cycle), letters (pictures; projection beats Hebb),
 # modern (beta, equality with attn-score); self-checks that can fail; usage errors.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cost: 21
 # image-gen over Debian's Fashion-MNIST (skipped when absent): every task's arrays and shapes,
 # plain = the IDX's pixels / 255, seeds reproducible, pairs balanced, scenes' captions naming
 # their cells and the compositional split, every documented error (no output file left).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # labels: slow
+# cost: 22
 # memn2n-train: a tiny task learned, the log, determinism, configs, joint training, best of
 # runs, resume from a checkpoint, and every documented error.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cost: 30
 # ntm-train and ntm-run: a short copy training run that must reduce the cost, the model file,
 # configuration (YAML, precedence, --dump-config), checkpoints and an exact resume, the NaN
 # guard, data-set training, outputs, traces, evaluation by length, and every documented error.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cost: 20
 # Pointer networks: ptrtask-gen's answers (checked here by independent awk), ptr-train
 # (threads, resume, learning to sort 4 numbers), ptr-run (outputs, --eval, beam, attention,
 # pictures) and every documented error.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # labels: pipeline
+# cost: 36
 # pipelines/ram.sh --quick: trains the three RAM models on small image-gen canvases, writes
 # the table, traces and pictures; the usage. Skipped while image-gen (the vision branch's) is
 # not built.

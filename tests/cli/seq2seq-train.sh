@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cost: 140
 # seq2seq-train: a short run that learns (dates, characters), reproducibility, --dry-run
 # counts, --log columns, --config/--dump-config, checkpoints and --resume (same model as an
 # uninterrupted run), the Transformer, aligned files, and every documented error.

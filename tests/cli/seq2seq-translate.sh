@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cost: 110
 # seq2seq-translate: a small dates model translates unseen dates, greedy and beam, threads do
 # not change the output, alignments (.npz layout, token files, attn-plot renders them),
 # --tokenize-only, and every documented error (status, message, no output file).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cost: 100
 # --shard K/N of attn-score, attn-mha and hopfield-recall: the three slices' outputs
 # concatenated are the whole run's output, byte for byte, for every score kind, mask kind
 # (causal masks count the absolute query position), local attention, batches and row

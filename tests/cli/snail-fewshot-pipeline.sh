@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # labels: pipeline
+# cost: 52
 # pipelines/snail-fewshot.sh: its smoke form on Fashion-MNIST (skipped when Debian's
 # dataset-fashion-mnist is absent), its usage and its message without the data set.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # labels: pipeline
+# cost: 70
 # snail-train and snail-run: meta-RL on bandits. The model does not depend on --threads (4
 # fixed slices); a resumed run equals an uninterrupted one; the table's rows and the trace;
 # the documented errors; the pipeline's --quick form.

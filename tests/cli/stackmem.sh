@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cost: 50
 # Exercise 8-4's tools: stackmem-step against the independent NumPy golden cases,
 # transduce-gen's tasks, stackmem-train (threads, resume, learning a small reversal) and
 # stackmem-run (outputs, --eval table, --trace arrays), and the documented errors.
