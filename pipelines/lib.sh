@@ -6,6 +6,9 @@
 #   ntm_bits MODEL OPT...   # ntm-run --eval OPT...: bits per sequence over all lengths
 #   ntm_wrong MODEL OPT...  # ntm-run --eval OPT...: each length's wrong-bit fraction, tab-separated
 #   learning_curve PNG TITLE LOG:COLUMN[:LABEL]...  # a trainer's --log columns against step, as PNG
+#   need_fmnist             # exit 77 (skipped) with a message when Fashion-MNIST is absent
+#   caption_scenes NTRAIN NTEST   # image-gen scenes: $dir/train.npz|tsv, $dir/test.npz|tsv
+#   caption_model NAME OPT...     # caption-train on them, caption-run --eval: NAME<TAB>its row
 # The tools come from ATTNKIT_BIN, else build/bin of this tree, else PATH.
 PIPELINE=$(basename "$0")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -82,4 +85,35 @@ learning_curve() {
       set xlabel 'step'; set grid; plot $plots" && echo "$PIPELINE: learning curve: $png" >&2
   fi
   rm -rf "$tmp"
+}
+
+need_fmnist() {
+  local f=/usr/share/datasets/fashion-mnist
+  if [ ! -e "$f/train-images-idx3-ubyte.gz" ] && [ ! -e "$f/train-images-idx3-ubyte" ]; then
+    echo "$PIPELINE: skipped: Fashion-MNIST is not installed in $f (make deps installs dataset-fashion-mnist)" >&2
+    exit 77
+  fi
+}
+
+# caption_scenes NTRAIN NTEST: image-gen's composed scenes with captions, the train split
+# seeded by $seed and the compositional test split by $seed + 1, into $dir.
+caption_scenes() {
+  image-gen --task scenes --split train --count "$1" --seed "$seed" -q -o "$dir/train.npz" --captions "$dir/train.tsv"
+  image-gen --task scenes --split test --count "$2" --seed $((seed + 1)) -q -o "$dir/test.npz" --captions "$dir/test.tsv"
+}
+
+# caption_model NAME OPTIONS...: caption-train on $dir/train.* with $size, $epochs, batch 64,
+# lr 1e-3 and OPTIONS into $dir/NAME.akm (log $dir/NAME.tsv), then caption-run --eval on the
+# test split; prints NAME<TAB>the evaluation row (images, bleu4, nouns, noun_in_cell,
+# coverage_dev).
+caption_model() {
+  local name=$1
+  shift
+  # shellcheck disable=SC2086
+  caption-train --images "$dir/train.npz" --captions "$dir/train.tsv" $size --epochs "$epochs" \
+    --batch-size 64 --lr 1e-3 --seed "$seed" --log "$dir/$name.tsv" -q -o "$dir/$name.akm" "$@"
+  caption-run --model "$dir/$name.akm" -i "$dir/test.npz" --captions "$dir/test.tsv" --eval \
+    -o "$dir/$name.eval.tsv"
+  printf '%s\t' "$name"
+  tail -1 "$dir/$name.eval.tsv"
 }

@@ -53,6 +53,7 @@ export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
 pipeline_args "$@"
 need_tools image-gen ram-train ram-run
+need_fmnist
 
 if [ "$quick" = 1 ]; then
   ntrain=1000 nvalid=200 ntest=200 epochs=1 tepochs=1 samples=2

@@ -32,11 +32,7 @@ export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
 pipeline_args "$@"
 need_tools image-gen img-train img-run
-fmnist=/usr/share/datasets/fashion-mnist
-[ -f "$fmnist/t10k-images-idx3-ubyte.gz" ] || {
-  echo "$PIPELINE: Fashion-MNIST is not installed in $fmnist (the Debian package dataset-fashion-mnist; make deps)" >&2
-  exit 1
-}
+need_fmnist
 if [ "$quick" = 1 ]; then
   count=300 tcount=100 epochs=1 pepochs=1
 else
