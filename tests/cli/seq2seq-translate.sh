@@ -6,9 +6,13 @@
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 
 help_ok seq2seq-translate
+# Under the sanitizers (slow) the models train a fifth as long and the checks of how well they
+# translate are left out; every equality, layout and error check runs.
+steps=200 tsteps=300
+sanitized && steps=40 tsteps=60
 
 seqdata-gen --task dates -n 3000 --seed 3 -o dates.tsv
-expect 0 seq2seq-train -i dates.tsv --tokens chars --embed 32 --hidden 64 --lr 0.01 --steps 200 \
+expect 0 seq2seq-train -i dates.tsv --tokens chars --embed 32 --hidden 64 --lr 0.01 --steps $steps \
   --seed 1 --threads 1 -q -o m.akm
 seqdata-gen --task dates -n 100 --seed 77 -o test.tsv
 cut -f1 test.tsv > src.txt
@@ -16,8 +20,10 @@ cut -f2 test.tsv > ref.txt
 expect 0 seq2seq-translate -m m.akm -i src.txt -q --threads 1 -o greedy.txt
 check_eq "$(wc -l < greedy.txt)" 100 "one translation a line"
 right=$(paste ref.txt greedy.txt | awk -F'\t' '$1 == $2' | wc -l)
-CHECKS=$((CHECKS + 1))
-[ "$right" -ge 60 ] || fail "only $right of 100 unseen dates right"
+if ! sanitized; then
+  CHECKS=$((CHECKS + 1))
+  [ "$right" -ge 60 ] || fail "only $right of 100 unseen dates right"
+fi
 # Standard input and output; two threads give the same output; beam 4 is as good here.
 run sh -c 'seq2seq-translate -m m.akm -q --threads 1 < src.txt'
 check_eq "$(cat "$T/out")" "$(cat greedy.txt)" "standard input"
@@ -25,8 +31,10 @@ expect 0 seq2seq-translate -m m.akm -i src.txt -q --threads 2
 check_eq "$(cat "$T/out")" "$(cat greedy.txt)" "--threads 2"
 expect 0 seq2seq-translate -m m.akm -i src.txt -q -k 4 --length-penalty 0.6 -o beam.txt
 rb=$(paste ref.txt beam.txt | awk -F'\t' '$1 == $2' | wc -l)
-CHECKS=$((CHECKS + 1))
-[ "$rb" -ge $((right - 5)) ] || fail "beam 4 got $rb, greedy $right"
+if ! sanitized; then
+  CHECKS=$((CHECKS + 1))
+  [ "$rb" -ge $((right - 5)) ] || fail "beam 4 got $rb, greedy $right"
+fi
 expect 0 seq2seq-translate -m m.akm -i src.txt -q -k 1 -o k1.txt
 check_eq "$(cat k1.txt)" "$(cat greedy.txt)" "--beam 1 is greedy"
 expect 0 seq2seq-translate -m m.akm -i src.txt -q --max-length 4
@@ -73,7 +81,7 @@ expect 1 seq2seq-translate -m m.akm -i s3.txt -o /dev/full
 # A Transformer decodes with its keys and values cached (the default) or recomputing the
 # prefix every step (--no-kv-cache): the same translations, greedy and beam 4.
 expect 0 seq2seq-train -i dates.tsv --type transformer --tokens chars --d-model 32 --heads 2 \
-  --d-ff 64 --layers 2 --lr 0.003 --steps 300 --seed 1 --threads 1 -q -o tm.akm
+  --d-ff 64 --layers 2 --lr 0.003 --steps $tsteps --seed 1 --threads 1 -q -o tm.akm
 for k in 1 4; do
   expect 0 seq2seq-translate -m tm.akm -i src.txt -q -k $k -o cached$k.txt
   expect 0 seq2seq-translate -m tm.akm -i src.txt -q -k $k --no-kv-cache -o full$k.txt
@@ -81,10 +89,12 @@ for k in 1 4; do
   cmp -s cached$k.txt full$k.txt || fail "beam $k: cached and recomputed decoding differ: $(diff cached$k.txt full$k.txt | head -4)"
 done
 rt=$(paste ref.txt cached1.txt | awk -F'\t' '$1 == $2' | wc -l)
-CHECKS=$((CHECKS + 1))
 # Only that the model decodes something worth comparing (seeds 1-4 give 42-54 here; an
 # untrained one 0): far from the bar, whatever the BLAS kernel's rounding does to 300 steps.
-[ "$rt" -ge 20 ] || fail "the small Transformer got only $rt of 100 dates right (a weak check)"
+if ! sanitized; then
+  CHECKS=$((CHECKS + 1))
+  [ "$rt" -ge 20 ] || fail "the small Transformer got only $rt of 100 dates right (a weak check)"
+fi
 # --shard K/N: slices of the input lines, greedy and beam; alignments keep the lines' numbers.
 shard_ok seq2seq-translate -q -m m.akm -i src.txt
 shard_ok seq2seq-translate -q -m m.akm -i src.txt --beam 3
