@@ -308,7 +308,7 @@ TEST_CASE("bert: errors") {
     CHECK_THROWS_AS(o.validate(), UsageError);
     o = {}, o.batch = 0;
     CHECK_THROWS_AS(o.validate(), UsageError);
-    o = {}, o.schedule = "cosine";
+    o = {}, o.schedule = "linear";
     CHECK_THROWS_AS(o.validate(), UsageError);
   }
 }

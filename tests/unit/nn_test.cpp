@@ -404,6 +404,23 @@ TEST_CASE("nn: optimisers converge on a convex quadratic; schedules; clipping") 
   s.gamma = 0.5;
   CHECK(s.factor(9) == doctest::Approx(1.0));
   CHECK(s.factor(25) == doctest::Approx(0.25));
+  // Cosine: the warm-up ramp, 1 after it, 1/2 half-way through the rest, 0 at the last step
+  // and after it; the trainers' names parse to the kinds, anything else lists them.
+  s = nn::parse_schedule("cosine", 10, 110);
+  CHECK(s.kind == nn::Schedule::Kind::Cosine);
+  CHECK(s.factor(5) == doctest::Approx(0.5));
+  CHECK(s.factor(10) == doctest::Approx(1.0));
+  CHECK(s.factor(60) == doctest::Approx(0.5));
+  CHECK(s.factor(35) == doctest::Approx((1 + std::cos(M_PI / 4)) / 2));
+  CHECK(s.factor(110) == doctest::Approx(0.0));
+  CHECK(s.factor(200) == doctest::Approx(0.0));
+  CHECK(nn::parse_schedule("cosine", 0, 1).factor(1) == doctest::Approx(0.0));
+  CHECK(nn::parse_schedule("inverse-sqrt", 4, 0).kind == nn::Schedule::Kind::InverseSqrt);
+  CHECK(nn::parse_schedule("constant", 0, 0).factor(1000) == 1.0);
+  CHECK_THROWS_WITH_AS(nn::parse_schedule("linear", 0, 10),
+                       "unknown schedule 'linear' (choose constant, inverse-sqrt or cosine)",
+                       UsageError);
+  CHECK_THROWS_AS(nn::parse_schedule("cosine", -1, 10), UsageError);
 
   ad::Parameter g1("g1", Tensor({2})), g2("g2", Tensor({1}));
   g1.grad = Tensor({2}, {3.0f, 0.0f});

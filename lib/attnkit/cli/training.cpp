@@ -73,7 +73,9 @@ void add_training_options(App& app, TrainingFlags& f) {
   if (f.offered & kSchedule)
     cfg.add_options()(
         "schedule", po::value(&f.schedule)->value_name("KIND")->default_value(f.schedule),
-        text("learning-rate schedule after warm-up: constant or inverse-sqrt", f.schedule_help)
+        text("learning-rate schedule after warm-up: constant, inverse-sqrt or cosine (to 0 at the "
+             "last step)",
+             f.schedule_help)
             .c_str())("warmup", po::value(&f.warmup)->value_name("N")->default_value(f.warmup),
                       "steps of linear learning-rate warm-up");
   cfg.add_options()("clip", po::value(&f.clip)->value_name("C")->default_value(f.clip),

@@ -320,8 +320,7 @@ BertExample BertPairs::make(int64_t i, uint64_t seed, int64_t epoch, MaskStats* 
 void BertTrainOptions::validate() const {
   if (batch < 1) throw UsageError("batch-size must be >= 1");
   if (!(lr > 0)) throw UsageError("lr must be > 0");
-  if (schedule != "constant" && schedule != "inverse-sqrt")
-    throw ChoiceError("schedule", schedule, {"constant", "inverse-sqrt"});
+  nn::check_schedule_name(schedule);
   if (warmup < 0) throw UsageError("warmup must be >= 0");
 }
 
@@ -351,11 +350,8 @@ BertTraining::BertTraining(BertConfig config, BertTrainOptions o, data::Vocab vo
   if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
   Rng init(seed);
   model_ = std::make_unique<Bert>(ps_, cfg_, init);
-  nn::Schedule sched;
-  sched.warmup = o_.warmup;
-  sched.kind = o_.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt
-                                             : nn::Schedule::Kind::Constant;
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0, sched);
+  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
+                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
 }
 
 int64_t BertTraining::batches_per_epoch() const {

@@ -48,8 +48,7 @@ void CaptionConfig::validate() const {
 void CaptionTrainOptions::validate() const {
   if (batch < 1) throw UsageError("batch size must be >= 1");
   if (!(lr > 0)) throw UsageError("learning rate must be > 0");
-  if (schedule != "constant" && schedule != "inverse-sqrt")
-    throw UsageError("schedule must be constant or inverse-sqrt, got '" + schedule + "'");
+  nn::check_schedule_name(schedule);
 }
 
 // ---- data
@@ -705,11 +704,8 @@ CaptionTraining::CaptionTraining(CaptionConfig config, CaptionTrainOptions o, Ca
   for (const auto& c : train_.captions) ids_.push_back(model_->encode(c));
   steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
   if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
-  nn::Schedule sched;
-  sched.warmup = o_.warmup;
-  sched.kind = o_.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt
-                                             : nn::Schedule::Kind::Constant;
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0, sched);
+  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
+                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
 }
 
 int64_t CaptionTraining::batches_per_epoch() const {

@@ -327,11 +327,8 @@ ImgTraining::ImgTraining(ImgNetConfig c, ImgTrainOptions o, ImageSet train, Imag
   std::vector<ad::Parameter*> trained;
   for (ad::Parameter* p : ps_.params())
     if (p->name.find("running_") == std::string::npos) trained.push_back(p);
-  nn::Schedule sched;
-  sched.warmup = o_.warmup;
-  sched.kind = o_.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt
-                                             : nn::Schedule::Kind::Constant;
-  opt_ = std::make_unique<nn::Adam>(trained, o_.lr, 0.9, 0.999, 1e-8, 0.0, sched);
+  opt_ = std::make_unique<nn::Adam>(trained, o_.lr, 0.9, 0.999, 1e-8, 0.0,
+                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
 }
 
 int64_t ImgTraining::batches_per_epoch() const { return (train_.size() + o_.batch - 1) / o_.batch; }

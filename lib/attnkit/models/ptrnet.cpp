@@ -31,8 +31,7 @@ void PtrNetConfig::validate() const {
 void PtrTrainOptions::validate() const {
   if (batch < 1) throw UsageError("batch-size must be >= 1");
   if (!(lr > 0)) throw UsageError("lr must be > 0");
-  if (schedule != "constant" && schedule != "inverse-sqrt")
-    throw ChoiceError("schedule", schedule, {"constant", "inverse-sqrt"});
+  nn::check_schedule_name(schedule);
   if (warmup < 0) throw UsageError("warmup must be >= 0");
 }
 
@@ -491,11 +490,8 @@ PtrTraining::PtrTraining(PtrNetConfig config, PtrTrainOptions o, std::vector<Ptr
   if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
   Rng init(seed);
   model_ = std::make_unique<PtrNet>(ps_, cfg_, init);
-  nn::Schedule sched;
-  sched.warmup = o_.warmup;
-  sched.kind = o_.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt
-                                             : nn::Schedule::Kind::Constant;
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0, sched);
+  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
+                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
 }
 
 int64_t PtrTraining::batches_per_epoch() const {

@@ -276,11 +276,8 @@ RamTraining::RamTraining(RamConfig config, RamTrainOptions o, ImageSet train, Im
   if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
   Rng init(seed);
   model_ = std::make_unique<Ram>(ps_, cfg_, init);
-  nn::Schedule sched;
-  sched.warmup = o_.warmup;
-  sched.kind = o_.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt
-                                             : nn::Schedule::Kind::Constant;
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0, sched);
+  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
+                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
 }
 
 int64_t RamTraining::batches_per_epoch() const { return (train_.size() + o_.batch - 1) / o_.batch; }

@@ -115,9 +115,7 @@ std::map<std::string, std::string> Seq2SeqConfig::to_map() const {
   return m;
 }
 
-Seq2SeqConfig Seq2SeqConfig::from_map(std::map<std::string, std::string> m) {
-  // Files written before the keys were seq2seq-train's option names spelt them with '_'
-  // (and stored input_feeding rather than its negation).
+void Seq2SeqConfig::upgrade_keys(std::map<std::string, std::string>& m) {
   for (const char* k : {"src_vocab", "tgt_vocab", "d_model", "d_ff", "shared_embeddings"}) {
     auto it = m.find(k);
     if (it == m.end()) continue;
@@ -127,6 +125,10 @@ Seq2SeqConfig Seq2SeqConfig::from_map(std::map<std::string, std::string> m) {
   }
   if (auto it = m.find("input_feeding"); it != m.end() && !m.count("no-input-feeding"))
     m["no-input-feeding"] = to_bool(m, "input_feeding", true) ? "false" : "true";
+}
+
+Seq2SeqConfig Seq2SeqConfig::from_map(std::map<std::string, std::string> m) {
+  upgrade_keys(m);
   Seq2SeqConfig c;
   auto it = m.find("type");
   if (it == m.end()) throw UsageError("model setting 'type' is missing");

@@ -87,6 +87,9 @@ struct Seq2SeqConfig {
   // of the other model type and of other options, and reads the older '_' spellings too.
   std::map<std::string, std::string> to_map() const;
   static Seq2SeqConfig from_map(std::map<std::string, std::string> m);
+  // Renames the keys of files written before the keys were seq2seq-train's option names
+  // ('_' for '-', input_feeding for its negation); from_map calls it.
+  static void upgrade_keys(std::map<std::string, std::string>& m);
   // Throws UsageError when sizes are out of range or inconsistent.
   void validate() const;
 };

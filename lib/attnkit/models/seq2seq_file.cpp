@@ -68,10 +68,9 @@ Seq2SeqBundle get_seq2seq(const nn::ModelFile& m) {
     b.source_vocab = data::Vocab::parse(m.text("vocab.source"), m.file + " (source vocabulary)");
     b.target_vocab = data::Vocab::parse(m.text("vocab.target"), m.file + " (target vocabulary)");
     const int64_t src = b.source_vocab.size(), tgt = b.target_vocab.size();
+    io::check_stored([&] { Seq2SeqConfig::upgrade_keys(kv); }, m.file);
     if ((kv.count("src-vocab") && kv["src-vocab"] != std::to_string(src)) ||
-        (kv.count("tgt-vocab") && kv["tgt-vocab"] != std::to_string(tgt)) ||
-        (kv.count("src_vocab") && kv["src_vocab"] != std::to_string(src)) ||
-        (kv.count("tgt_vocab") && kv["tgt_vocab"] != std::to_string(tgt)))
+        (kv.count("tgt-vocab") && kv["tgt-vocab"] != std::to_string(tgt)))
       throw DataError("the vocabularies do not match the model's sizes");
     kv["src-vocab"] = std::to_string(src);
     kv["tgt-vocab"] = std::to_string(tgt);

@@ -63,8 +63,7 @@ void Seq2SeqRecipe::validate() const {
   if (batch_size < 1) throw UsageError("batch-size must be at least 1");
   if (!(lr > 0)) throw UsageError("lr must be positive");
   if (warmup < 0) throw UsageError("warmup must be 0 or more");
-  if (schedule != "constant" && schedule != "inverse-sqrt")
-    throw UsageError("unknown schedule '" + schedule + "' (choose constant or inverse-sqrt)");
+  nn::check_schedule_name(schedule);
   if (!(label_smoothing >= 0 && label_smoothing < 1))
     throw UsageError("label-smoothing must be in [0, 1)");
   if (!(teacher_forcing >= 0 && teacher_forcing <= 1))
@@ -74,12 +73,10 @@ void Seq2SeqRecipe::validate() const {
 
 namespace {
 
-nn::Schedule schedule_of(const Seq2SeqRecipe& r) {
-  nn::Schedule s;
-  s.warmup = r.warmup;
-  s.kind =
-      r.schedule == "inverse-sqrt" ? nn::Schedule::Kind::InverseSqrt : nn::Schedule::Kind::Constant;
-  return s;
+// The recipe's schedule over its total steps (--steps, or --epochs passes over `pairs`).
+nn::Schedule schedule_of(const Seq2SeqRecipe& r, size_t pairs) {
+  const int64_t batches = (static_cast<int64_t>(pairs) + r.batch_size - 1) / r.batch_size;
+  return nn::parse_schedule(r.schedule, r.warmup, r.steps > 0 ? r.steps : r.epochs * batches);
 }
 
 std::unique_ptr<Seq2Seq> build(Seq2SeqConfig c, const Seq2SeqData& d, uint64_t seed) {
@@ -99,7 +96,8 @@ Seq2SeqTraining::Seq2SeqTraining(std::unique_ptr<Seq2Seq> model, Seq2SeqData&& d
     : data_(std::move(data)),
       recipe_((recipe.validate(), std::move(recipe))),
       model_(std::move(model)),
-      adam_(model_->params().params(), recipe_.lr, 0.9, 0.98, 1e-9, 0.0, schedule_of(recipe_)) {
+      adam_(model_->params().params(), recipe_.lr, 0.9, 0.98, 1e-9, 0.0,
+            schedule_of(recipe_, data_.train.size())) {
   if (data_.train.empty()) throw DataError("no training pairs");
   batches_ =
       (static_cast<int64_t>(data_.train.size()) + recipe_.batch_size - 1) / recipe_.batch_size;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/fastmath.h"
 #include "attnkit/nn/params.h"
@@ -21,8 +22,30 @@ double Schedule::factor(int64_t step) const {
       return warmup > 0 ? std::sqrt(static_cast<double>(warmup) / s) : 1.0 / std::sqrt(s);
     case Kind::Step:
       return std::pow(gamma, std::floor(s / static_cast<double>(std::max<int64_t>(step_size, 1))));
+    case Kind::Cosine: {
+      const double span = static_cast<double>(std::max<int64_t>(total - warmup, 1));
+      const double p = std::clamp((s - static_cast<double>(warmup)) / span, 0.0, 1.0);
+      return 0.5 * (1.0 + std::cos(3.14159265358979323846 * p));
+    }
   }
   return 1.0;
+}
+
+void check_schedule_name(const std::string& name) {
+  if (name != "constant" && name != "inverse-sqrt" && name != "cosine")
+    throw ChoiceError("schedule", name, {"constant", "inverse-sqrt", "cosine"});
+}
+
+Schedule parse_schedule(const std::string& name, int64_t warmup, int64_t total) {
+  check_schedule_name(name);
+  if (warmup < 0) throw UsageError("warmup must be >= 0");
+  Schedule s;
+  s.warmup = warmup;
+  s.total = total;
+  s.kind = name == "inverse-sqrt" ? Schedule::Kind::InverseSqrt
+           : name == "cosine"     ? Schedule::Kind::Cosine
+                                  : Schedule::Kind::Constant;
+  return s;
 }
 
 Optimizer::Optimizer(std::vector<ad::Parameter*> params, double lr, Schedule schedule)

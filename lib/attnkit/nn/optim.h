@@ -20,14 +20,24 @@ namespace attnkit::nn {
 //   InverseSqrt     √(warmup / s) (Vaswani et al.'s schedule without its d^-0.5 factor;
 //                   with warmup 0: 1/√s)
 //   Step            gamma^⌊s / step_size⌋
+//   Cosine          (1 + cos(π p)) / 2, p = (s - warmup) / (total - warmup) clamped to [0, 1]:
+//                   from 1 after the warm-up to 0 at step total (Loshchilov & Hutter 2017,
+//                   without restarts)
 struct Schedule {
-  enum class Kind { Constant, InverseSqrt, Step };
+  enum class Kind { Constant, InverseSqrt, Step, Cosine };
   Kind kind = Kind::Constant;
   int64_t warmup = 0;
   int64_t step_size = 1;
   double gamma = 0.1;
+  int64_t total = 0;  // Cosine: the run's last step
   double factor(int64_t step) const;
 };
+
+// The trainers' --schedule values: "constant", "inverse-sqrt" and "cosine" (over total steps),
+// after a linear warm-up of warmup steps. Anything else is a ChoiceError listing them.
+Schedule parse_schedule(const std::string& name, int64_t warmup, int64_t total);
+// Throws the same ChoiceError as parse_schedule for a name it would refuse.
+void check_schedule_name(const std::string& name);
 
 // Everything an optimiser carries from one step to the next, so that a resumed run continues
 // exactly: the step count, the base learning rate, and its per-parameter buffers, named
