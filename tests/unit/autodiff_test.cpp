@@ -777,3 +777,65 @@ TEST_CASE("autodiff: gradients assigned on first use equal gradients added to ze
   t.grad(t.param(p), assign);
   CHECK_FALSE(assign);
 }
+
+namespace {
+// The per-step composition lstm_sequence stands for (ops.h), for comparison.
+Var lstm_steps(Var p, Var h0, Var c0, Var whh, const std::vector<uint8_t>& keep, bool reverse) {
+  const int64_t T = p.dim(0), B = p.dim(1);
+  Var h = h0, c = c0;
+  std::vector<Var> outs(static_cast<size_t>(T));
+  for (int64_t k = 0; k < T; ++k) {
+    const int64_t s = reverse ? T - 1 - k : k;
+    Var a = ad::lstm_gates(ad::addmm(ad::index(p, s), h, whh, false, true));
+    Var cn = ad::lstm_cell_c(a, c), hn = ad::lstm_cell_h(a, cn);
+    if (keep.empty()) {
+      h = hn, c = cn;
+      outs[static_cast<size_t>(s)] = hn;
+    } else {
+      std::vector<uint8_t> kb(keep.begin() + s * B, keep.begin() + (s + 1) * B);
+      h = ad::select_rows(kb, hn, h);
+      c = ad::select_rows(kb, cn, c);
+      outs[static_cast<size_t>(s)] = ad::mask_rows(hn, kb);
+    }
+  }
+  outs.push_back(h);
+  outs.push_back(c);
+  return ad::stack(outs, 0);
+}
+}  // namespace
+
+TEST_CASE("autodiff: lstm_sequence (gradients, the per-step composition, padding, reverse)") {
+  const int64_t T = 4, B = 3, h = 2;
+  const std::vector<uint8_t> pad = {1, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0};  // lengths 2, 3, 1
+  for (bool reverse : {false, true})
+    for (const auto& keep : {std::vector<uint8_t>{}, pad}) {
+      INFO("reverse " << reverse << ", padded " << !keep.empty());
+      Tensor p = rnd({T, B, 4 * h}, 1), h0 = rnd({B, h}, 2), c0 = rnd({B, h}, 3);
+      Tensor w = rnd({4 * h, h}, 4, 0.7);
+      Tensor p1 = p.clone(), h1 = h0.clone(), c1 = c0.clone(), w1 = w.clone();
+      grad_ok("lstm_sequence", ts({&p1, &h1, &c1, &w1}), [&](Tape&, const VS& v) {
+        return ad::lstm_sequence(v[0], v[1], v[2], v[3], keep, reverse);
+      });
+      // Values and gradients equal those of the per-step ops (within float rounding: the
+      // weight gradient is one product instead of T).
+      std::vector<Tensor> got, want;
+      for (int way = 0; way < 2; ++way) {
+        Tape t;
+        Var vp = t.input(p.clone()), vh = t.input(h0.clone()), vc = t.input(c0.clone());
+        Var vw = t.input(w.clone());
+        Var y = way == 0 ? ad::lstm_sequence(vp, vh, vc, vw, keep, reverse)
+                         : lstm_steps(vp, vh, vc, vw, keep, reverse);
+        t.backward(y, rnd(y.shape(), 5));
+        auto& dst = way == 0 ? got : want;
+        for (Var v : {y, vp, vh, vc, vw})
+          dst.push_back((v.id() == y.id() ? v.value() : v.grad()).clone());
+      }
+      for (size_t i = 0; i < got.size(); ++i) test::check_close(got[i], want[i], 1e-5);
+    }
+  Tape t;
+  Var p = t.constant(Tensor({2, 3, 8})), s = t.constant(Tensor({3, 2})),
+      w = t.constant(Tensor({8, 2}));
+  CHECK_THROWS_AS(ad::lstm_sequence(p, s, s, t.constant(Tensor({8, 3}))), ShapeError);
+  CHECK_THROWS_AS(ad::lstm_sequence(p, t.constant(Tensor({2, 2})), s, w), ShapeError);
+  CHECK_THROWS_AS(ad::lstm_sequence(p, s, s, w, {1, 0, 1}), ShapeError);
+}

@@ -105,6 +105,17 @@ Var lstm_gates(Var g);
 Var lstm_cell_c(Var a, Var c);
 // h' = o ⊙ tanh(c') from activated gates a [B, 4h] and c' [B, h].
 Var lstm_cell_h(Var a, Var c);
+// A whole LSTM layer over T steps in one node, from the input projections p [T, B, 4h]
+// (W_ih x_t + b for every step, computed before in one product), the initial state h0, c0
+// [B, h] and whh [4h, h]. Step s (in the order 0..T-1, or T-1..0 when reverse) is the
+// composition lstm_cell_h(a, lstm_cell_c(a, c)) with a = lstm_gates(addmm(p[s], h, whh, false,
+// true)). keep (empty: every step of every row; else T·B flags, keep[s·B + b]): a step whose
+// flag is 0 leaves row b's state unchanged and outputs 0 there (padded batches, as
+// select_rows/mask_rows). → [T + 2, B, h]: rows 0..T-1 the outputs h_s, row T the final h,
+// row T+1 the final c. Backward runs the recurrence in one pass and takes whh's gradient as
+// ONE product over all steps (Σ_s dg_sᵀ h_{s-1}, k = T·B) instead of T products with k = B.
+Var lstm_sequence(Var p, Var h0, Var c0, Var whh, const std::vector<uint8_t>& keep = {},
+                  bool reverse = false);
 // GRU step (PyTorch): xp = W_ih x + b_ih, hp = W_hh h + b_hh, both [B, 3h] in order r, z, n;
 // r = σ(xp_r + hp_r), z = σ(xp_z + hp_z), n = tanh(xp_n + r ⊙ hp_n), h' = (1 - z) ⊙ n + z ⊙ h.
 Var gru_cell(Var xp, Var hp, Var h);

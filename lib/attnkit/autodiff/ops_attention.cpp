@@ -85,9 +85,18 @@ Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale, const 
         const float* pq = t.value(q).data();
         const float* pk = t.value(k).data();
         const float* pv = t.value(v).data();
-        float* gq = t.requires_grad(q) ? t.grad(q).data() : nullptr;
-        float* gk = t.requires_grad(k) ? t.grad(k).data() : nullptr;
-        float* gv = t.requires_grad(v) ? t.grad(v).data() : nullptr;
+        // Each head's block of each gradient is written by one product: new buffers of
+        // three distinct inputs are written (beta 0), not zeroed and added to.
+        const bool distinct = q.id() != k.id() && k.id() != v.id() && q.id() != v.id();
+        bool aq = false, ak = false, av = false;
+        auto fetch = [&](Var x, bool& a) -> float* {
+          if (!t.requires_grad(x)) return nullptr;
+          return (distinct ? t.grad(x, a) : t.grad(x)).data();
+        };
+        float* gq = fetch(q, aq);
+        float* gk = fetch(k, ak);
+        float* gv = fetch(v, av);
+        const float bq = aq ? 0.0f : 1.0f, bk = ak ? 0.0f : 1.0f, bv = av ? 0.0f : 1.0f;
         std::vector<float> dS(static_cast<size_t>(nq * nk)), dropped(drop ? dS.size() : 0);
         const Mat D = detail::view(dS.data(), nq, nk);
         for (int64_t b = 0; b < B; ++b)
@@ -101,7 +110,7 @@ Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale, const 
             }
             const ConstMat Gb = block(G, b, h, nq, dv, dvh);
             if (gv)  // dV = (A ⊙ M)ᵀ dC
-              gemm(Trans::Yes, Trans::No, 1.0f, W, Gb, 1.0f,
+              gemm(Trans::Yes, Trans::No, 1.0f, W, Gb, bv,
                    Mat{gv + b * nk * dv + h * dvh, nk, dvh, dv});
             if (!gq && !gk) continue;
             // dA = (dC Vᵀ) ⊙ M, then the softmax: dS = A ⊙ (dA - Σ_j A dA) per row
@@ -117,10 +126,10 @@ Var multi_head_attention(Var q, Var k, Var v, int64_t heads, float scale, const 
               for (int64_t j = 0; j < nk; ++j) dr[j] = ar[j] * (dr[j] - fs);
             }
             if (gq)  // dQ = scale dS K
-              gemm(Trans::No, Trans::No, scale, D, block(pk, b, h, nk, d, dh), 1.0f,
+              gemm(Trans::No, Trans::No, scale, D, block(pk, b, h, nk, d, dh), bq,
                    Mat{gq + b * nq * d + h * dh, nq, dh, d});
             if (gk)  // dK = scale dSᵀ Q
-              gemm(Trans::Yes, Trans::No, scale, D, block(pq, b, h, nq, d, dh), 1.0f,
+              gemm(Trans::Yes, Trans::No, scale, D, block(pq, b, h, nq, d, dh), bk,
                    Mat{gk + b * nk * d + h * dh, nk, dh, d});
           }
       });

@@ -84,38 +84,40 @@ Var binary(Var a, Var b, const char* name, F f, DA da, DB db) {
     const float* y = t.value(out).data();
     const float* pa = t.value(a).data();
     const float* pb = t.value(b).data();
+    // Every element of an operand's gradient gets one contribution here (a broadcast
+    // operand: one sum), so a new gradient buffer is written, not zeroed and added to (the
+    // same bits: Tape::grad(v, assign)). a and b may be one Var: b's then adds to a's.
+    auto side = [&](Var v, float* gv, bool assign, auto dv, auto at) {
+      const int64_t nv = t.value(v).size(), n = t.value(out).size();
+      auto run = [&](auto put) {
+        if (p.same) {
+          for (int64_t i = 0; i < n; ++i) put(gv[i], g[i] * dv(pa[i], pb[i], y[i]));
+        } else if (nv < n) {  // broadcast: a sum over repeats, accumulated in double
+          std::vector<double> s(static_cast<size_t>(nv), 0.0);
+          each(p, [&](int64_t o, int64_t ia, int64_t ib) {
+            s[static_cast<size_t>(at(ia, ib))] +=
+                static_cast<double>(g[o]) * dv(pa[ia], pb[ib], y[o]);
+          });
+          for (size_t i = 0; i < s.size(); ++i) put(gv[i], static_cast<float>(s[i]));
+        } else {
+          each(p, [&](int64_t o, int64_t ia, int64_t ib) {
+            put(gv[at(ia, ib)], g[o] * dv(pa[ia], pb[ib], y[o]));
+          });
+        }
+      };
+      if (assign)
+        run([](float& d, float x) { d = x; });
+      else
+        run([](float& d, float x) { d += x; });
+    };
+    bool assign = false;
     if (t.requires_grad(a)) {
-      float* ga = t.grad(a).data();
-      if (p.same) {
-        const int64_t n = t.value(out).size();
-        for (int64_t i = 0; i < n; ++i) ga[i] += g[i] * da(pa[i], pb[i], y[i]);
-      } else if (t.value(a).size() < t.value(out).size()) {
-        std::vector<double> s(static_cast<size_t>(t.value(a).size()), 0.0);
-        each(p, [&](int64_t o, int64_t ia, int64_t ib) {
-          s[static_cast<size_t>(ia)] += static_cast<double>(g[o]) * da(pa[ia], pb[ib], y[o]);
-        });
-        for (size_t i = 0; i < s.size(); ++i) ga[i] += static_cast<float>(s[i]);
-      } else {
-        each(p,
-             [&](int64_t o, int64_t ia, int64_t ib) { ga[ia] += g[o] * da(pa[ia], pb[ib], y[o]); });
-      }
+      float* ga = t.grad(a, assign).data();
+      side(a, ga, assign, da, [](int64_t ia, int64_t) { return ia; });
     }
     if (t.requires_grad(b)) {
-      float* gb = t.grad(b).data();
-      if (p.same) {
-        const int64_t n = t.value(out).size();
-        for (int64_t i = 0; i < n; ++i) gb[i] += g[i] * db(pa[i], pb[i], y[i]);
-      } else if (t.value(b).size() < t.value(out).size()) {
-        // b is broadcast: its gradient is a sum over repeats, accumulated in double.
-        std::vector<double> s(static_cast<size_t>(t.value(b).size()), 0.0);
-        each(p, [&](int64_t o, int64_t ia, int64_t ib) {
-          s[static_cast<size_t>(ib)] += static_cast<double>(g[o]) * db(pa[ia], pb[ib], y[o]);
-        });
-        for (size_t i = 0; i < s.size(); ++i) gb[i] += static_cast<float>(s[i]);
-      } else {
-        each(p,
-             [&](int64_t o, int64_t ia, int64_t ib) { gb[ib] += g[o] * db(pa[ia], pb[ib], y[o]); });
-      }
+      float* gb = t.grad(b, assign).data();
+      side(b, gb, assign, db, [](int64_t, int64_t ib) { return ib; });
     }
   });
 }
@@ -134,8 +136,12 @@ Var unary(Var x, F f, D d) {
     const float* g = t.grad(out).data();
     const float* y = t.value(out).data();
     const float* px = t.value(x).data();
-    float* gx = t.grad(x).data();
-    for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * d(px[i], y[i]);
+    bool assign = false;  // every element written: a new buffer is not zeroed first
+    float* gx = t.grad(x, assign).data();
+    if (assign)
+      for (int64_t i = 0; i < n; ++i) gx[i] = g[i] * d(px[i], y[i]);
+    else
+      for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * d(px[i], y[i]);
   });
 }
 

@@ -198,3 +198,170 @@ Var gru_cell(Var xp, Var hp, Var h) {
 }
 
 }  // namespace attnkit::ad
+
+namespace attnkit::ad {
+
+namespace {
+// lstm_sequence's pointwise work on one row, on distinct arrays (restrict: vectorised).
+// Forward: activates the gates a [4h] in place, then c ← f c + i g and h ← o tanh(c) (also
+// into out), keeping tanh(c) in tc.
+void lstm_row_forward(float* __restrict a, float* __restrict c, float* __restrict hs,
+                      float* __restrict tc, float* __restrict out, int64_t h) {
+  for (int64_t j = 0; j < 2 * h; ++j) a[j] = sigm(a[j]);
+  for (int64_t j = 2 * h; j < 3 * h; ++j) a[j] = fm::fast_tanh(a[j]);
+  for (int64_t j = 3 * h; j < 4 * h; ++j) a[j] = sigm(a[j]);
+  for (int64_t j = 0; j < h; ++j) {
+    const float cn = a[h + j] * c[j] + a[j] * a[2 * h + j];
+    c[j] = cn;
+    tc[j] = fm::fast_tanh(cn);
+    const float hn = a[3 * h + j] * tc[j];
+    hs[j] = hn;
+    out[j] = hn;
+  }
+}
+// Backward: from the gradients at the state after the step (dh + the output's go, dc), the
+// gates' pre-activation gradient d [4h], and dc ← the gradient at the cell before the step.
+void lstm_row_backward(const float* __restrict a, const float* __restrict ci,
+                       const float* __restrict tc, const float* __restrict go,
+                       const float* __restrict dh, float* __restrict dc, float* __restrict di,
+                       float* __restrict df, float* __restrict dgg, float* __restrict dout,
+                       int64_t h) {
+  for (int64_t j = 0; j < h; ++j) {
+    const float i = a[j], f = a[h + j], g = a[2 * h + j], o = a[3 * h + j];
+    const float th = tc[j];
+    const float dhj = dh[j] + go[j];
+    const float dcj = dc[j] + dhj * o * (1.0f - th * th);
+    di[j] = dcj * g * i * (1.0f - i);
+    df[j] = dcj * ci[j] * f * (1.0f - f);
+    dgg[j] = dcj * i * (1.0f - g * g);
+    dout[j] = dhj * th * o * (1.0f - o);
+    dc[j] = dcj * f;
+  }
+}
+}  // namespace
+
+Var lstm_sequence(Var p, Var h0, Var c0, Var whh, const std::vector<uint8_t>& keep, bool reverse) {
+  Tape& t = detail::tape_of(p, h0);
+  detail::tape_of(p, c0);
+  detail::tape_of(p, whh);
+  const Tensor& P = p.value();
+  const Tensor& W = whh.value();
+  const Tensor& H0 = h0.value();
+  const Tensor& C0 = c0.value();
+  const bool ok = P.rank() == 3 && P.dim(2) % 4 == 0 && H0.rank() == 2 && H0.dim(0) == P.dim(1) &&
+                  H0.dim(1) * 4 == P.dim(2) && C0.shape() == H0.shape() && W.rank() == 2 &&
+                  W.dim(0) == P.dim(2) && W.dim(1) == H0.dim(1);
+  if (!ok)
+    throw ShapeError("lstm_sequence: projections " + shape_str(P.shape()) + ", states " +
+                     shape_str(H0.shape()) + " and " + shape_str(C0.shape()) + ", W_hh " +
+                     shape_str(W.shape()) + " do not fit [T, B, 4h], [B, h], [4h, h]");
+  const int64_t T = P.dim(0), B = P.dim(1), h = H0.dim(1), G = 4 * h;
+  if (!keep.empty() && static_cast<int64_t>(keep.size()) != T * B)
+    throw ShapeError("lstm_sequence: " + std::to_string(keep.size()) + " keep flags for " +
+                     std::to_string(T) + " steps of " + std::to_string(B) + " rows");
+  // Saved for backward, indexed by step s: the activated gates, the state before the step
+  // (h, c) and tanh of the cell after it.
+  Tensor* A = t.scratch({T, B, G});
+  Tensor* Hin = t.scratch({T, B, h});
+  Tensor* Cin = t.scratch({T, B, h});
+  Tensor* Cout = t.scratch({T, B, h});
+  Tensor y = t.alloc({T + 2, B, h});
+  const int64_t bh = B * h;
+  std::copy(H0.data(), H0.data() + bh, y.data() + T * bh);        // the running state lives in
+  std::copy(C0.data(), C0.data() + bh, y.data() + (T + 1) * bh);  // the final rows
+  float* hs = y.data() + T * bh;
+  float* cs = y.data() + (T + 1) * bh;
+  auto kept = [&](int64_t s, int64_t b) {
+    return keep.empty() || keep[static_cast<size_t>(s * B + b)] != 0;
+  };
+  for (int64_t k = 0; k < T; ++k) {
+    const int64_t s = reverse ? T - 1 - k : k;
+    float* a = A->data() + s * B * G;
+    std::copy(hs, hs + bh, Hin->data() + s * bh);
+    std::copy(cs, cs + bh, Cin->data() + s * bh);
+    std::copy(P.data() + s * B * G, P.data() + (s + 1) * B * G, a);
+    gemm(Trans::No, Trans::Yes, 1.0f, detail::view(hs, B, h), detail::view(W.data(), G, h), 1.0f,
+         detail::view(a, B, G));
+    float* out = y.data() + s * bh;
+    float* co = Cout->data() + s * bh;
+    for (int64_t b = 0; b < B; ++b) {
+      if (!kept(s, b)) {
+        std::fill(out + b * h, out + (b + 1) * h, 0.0f);
+        continue;
+      }
+      lstm_row_forward(a + b * G, cs + b * h, hs + b * h, co + b * h, out + b * h, h);
+    }
+  }
+  return t.push(
+      std::move(y), {p, h0, c0, whh},
+      [p, h0, c0, whh, keep, reverse, A, Hin, Cin, Cout, T, B, h](Tape& t, Var out) {
+        const int64_t G = 4 * h, bh = B * h;
+        const Tensor& gy = t.grad(out);
+        // dh, dc: the gradient at the running state, from the final rows on.
+        Tensor& dh = *t.scratch({B, h});
+        Tensor& dc = *t.scratch({B, h});
+        Tensor& dprev = *t.scratch({B, h});
+        std::copy(gy.data() + T * bh, gy.data() + (T + 1) * bh, dh.data());
+        std::copy(gy.data() + (T + 1) * bh, gy.data() + (T + 2) * bh, dc.data());
+        // The gates' pre-activation gradients, step by step: straight into p's
+        // gradient when that is a new buffer.
+        const bool need_p = t.requires_grad(p);
+        bool assign_p = false;
+        Tensor* gp = need_p ? &t.grad(p, assign_p) : nullptr;
+        Tensor* own = assign_p ? nullptr : t.scratch({T, B, G});
+        float* dg = assign_p ? gp->data() : own->data();
+        const float* W = t.value(whh).data();
+        auto kept = [&](int64_t s, int64_t b) {
+          return keep.empty() || keep[static_cast<size_t>(s * B + b)] != 0;
+        };
+        for (int64_t k = T - 1; k >= 0; --k) {
+          const int64_t s = reverse ? T - 1 - k : k;
+          const float* a = A->data() + s * B * G;
+          const float* ci = Cin->data() + s * bh;
+          const float* co = Cout->data() + s * bh;
+          const float* go = gy.data() + s * bh;
+          float* d = dg + s * B * G;
+          bool all = true;
+          for (int64_t b = 0; b < B; ++b) {
+            float* db = d + b * G;
+            if (!kept(s, b)) {
+              std::fill(db, db + G, 0.0f);
+              all = false;
+              continue;
+            }
+            lstm_row_backward(a + b * G, ci + b * h, co + b * h, go + b * h, dh.data() + b * h,
+                              dc.data() + b * h, db, db + h, db + 2 * h, db + 3 * h, h);
+          }
+          // dh before the step: dg W_hh for the rows that stepped, unchanged for
+          // the others.
+          float* dst = all ? dh.data() : dprev.data();
+          gemm(Trans::No, Trans::No, 1.0f, detail::view(d, B, G), detail::view(W, G, h), 0.0f,
+               detail::view(dst, B, h));
+          if (!all)
+            for (int64_t b = 0; b < B; ++b)
+              if (kept(s, b))
+                std::copy(dprev.data() + b * h, dprev.data() + (b + 1) * h, dh.data() + b * h);
+        }
+        if (need_p && !assign_p) detail::acc(*gp, *own);
+        if (t.requires_grad(whh)) {  // Σ_s dg_sᵀ h_{s-1}: one product, k = T·B
+          bool assign = false;
+          Tensor& gw = t.grad(whh, assign);
+          gemm(Trans::Yes, Trans::No, 1.0f, detail::view(dg, T * B, G),
+               detail::view(Hin->data(), T * B, h), assign ? 0.0f : 1.0f,
+               detail::view(gw.data(), G, h));
+        }
+        auto put = [&](Var v, const Tensor& g) {
+          if (!t.requires_grad(v)) return;
+          bool assign = false;
+          Tensor& gv = t.grad(v, assign);
+          if (assign)
+            std::copy(g.values().begin(), g.values().end(), gv.values().begin());
+          else
+            detail::acc(gv, g);
+        };
+        put(h0, dh);
+        put(c0, dc);
+      });
+}
+
+}  // namespace attnkit::ad

@@ -23,7 +23,8 @@ namespace {
 void softmax_backward(Tape& t, Var x, Var out) {
   const Tensor& y = t.value(out);
   const Tensor& g = t.grad(out);
-  Tensor& gx = t.grad(x);
+  bool assign = false;  // every element written: a new buffer is not zeroed first
+  Tensor& gx = t.grad(x, assign);
   const int64_t n = last_dim(y), rows = lead_rows(y);
   for (int64_t r = 0; r < rows; ++r) {
     const float* py = y.data() + r * n;
@@ -32,7 +33,10 @@ void softmax_backward(Tape& t, Var x, Var out) {
     double s = 0.0;
     for (int64_t j = 0; j < n; ++j) s += static_cast<double>(pg[j]) * py[j];
     const float sf = static_cast<float>(s);
-    for (int64_t j = 0; j < n; ++j) px[j] += py[j] * (pg[j] - sf);
+    if (assign)
+      for (int64_t j = 0; j < n; ++j) px[j] = py[j] * (pg[j] - sf);
+    else
+      for (int64_t j = 0; j < n; ++j) px[j] += py[j] * (pg[j] - sf);
   }
 }
 
@@ -230,19 +234,24 @@ Var layer_norm(Var x, Var gain, Var bias, float eps) {
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t j = 0; j < n; ++j)
               s[static_cast<size_t>(j)] += static_cast<double>(g[r * n + j]) * (*xhat)[r * n + j];
-          float* gg = t.grad(gain).data();
-          for (int64_t j = 0; j < n; ++j) gg[j] += static_cast<float>(s[static_cast<size_t>(j)]);
+          bool assign = false;
+          float* gg = t.grad(gain, assign).data();
+          for (int64_t j = 0; j < n; ++j)
+            gg[j] = (assign ? 0.0f : gg[j]) + static_cast<float>(s[static_cast<size_t>(j)]);
         }
         if (bias.valid() && t.requires_grad(bias)) {
           std::vector<double> s(static_cast<size_t>(n), 0.0);
           for (int64_t r = 0; r < rows; ++r)
             for (int64_t j = 0; j < n; ++j) s[static_cast<size_t>(j)] += g[r * n + j];
-          float* gb = t.grad(bias).data();
-          for (int64_t j = 0; j < n; ++j) gb[j] += static_cast<float>(s[static_cast<size_t>(j)]);
+          bool assign = false;
+          float* gb = t.grad(bias, assign).data();
+          for (int64_t j = 0; j < n; ++j)
+            gb[j] = (assign ? 0.0f : gb[j]) + static_cast<float>(s[static_cast<size_t>(j)]);
         }
         if (t.requires_grad(x)) {
           // gx = rstd (ĝ - mean(ĝ) - x̂ mean(ĝ x̂)), ĝ = g ⊙ gain
-          float* gx = t.grad(x).data();
+          bool assign = false;  // every element written: a new buffer is not zeroed first
+          float* gx = t.grad(x, assign).data();
           std::vector<float> gh(static_cast<size_t>(n));
           for (int64_t r = 0; r < rows; ++r) {
             const float* __restrict ph = xhat->data() + r * n;
@@ -256,7 +265,10 @@ Var layer_norm(Var x, Var gain, Var bias, float eps) {
             const float a1 = static_cast<float>(m1 / n), a2 = static_cast<float>(m2 / n);
             const float rs = (*rstd)[static_cast<size_t>(r)];
             float* __restrict gxr = gx + r * n;
-            for (int64_t j = 0; j < n; ++j) gxr[j] += rs * (pgh[j] - a1 - ph[j] * a2);
+            if (assign)
+              for (int64_t j = 0; j < n; ++j) gxr[j] = rs * (pgh[j] - a1 - ph[j] * a2);
+            else
+              for (int64_t j = 0; j < n; ++j) gxr[j] += rs * (pgh[j] - a1 - ph[j] * a2);
           }
         }
       });

@@ -112,11 +112,16 @@ Var PtrNet::loss(ad::Tape& t, const std::vector<const PtrProblem*>& items, int64
     if (p->answer.empty()) throw DataError("a training problem without an answer");
     M = std::max<int64_t>(M, static_cast<int64_t>(p->answer.size()) + 1);
   }
-  nn::State s = e.state;
   Var total;
   int64_t count = 0;
   const int64_t P = e.T + 1;
-  std::vector<int32_t> ids(static_cast<size_t>(e.B)), targets(static_cast<size_t>(e.B));
+  // Teacher forcing: every step's decoder input (the embedding of the last chosen input) is
+  // known before the recurrence runs, so the steps' inputs, targets and masks come first.
+  std::vector<int32_t> ids(static_cast<size_t>(M * e.B));
+  std::vector<std::vector<int32_t>> targets(static_cast<size_t>(M),
+                                            std::vector<int32_t>(static_cast<size_t>(e.B)));
+  std::vector<Tensor> biases;
+  std::vector<int64_t> lives;
   std::vector<int32_t> prefix;
   for (int64_t m = 0; m < M; ++m) {
     Tensor bias({e.B, P}, 0.0f);
@@ -125,7 +130,7 @@ Var PtrNet::loss(ad::Tape& t, const std::vector<const PtrProblem*>& items, int64
       const PtrProblem& p = *items[static_cast<size_t>(b)];
       const int64_t L = static_cast<int64_t>(p.answer.size());
       const int64_t n = e.n[static_cast<size_t>(b)];
-      ids[static_cast<size_t>(b)] =
+      ids[static_cast<size_t>(m * e.B + b)] =
           m == 0 || m > L
               ? 0
               : static_cast<int32_t>(1 + b * e.T + p.answer[static_cast<size_t>(m - 1)] - 1);
@@ -134,7 +139,7 @@ Var PtrNet::loss(ad::Tape& t, const std::vector<const PtrProblem*>& items, int64
         y = p.answer[static_cast<size_t>(m)];
       else if (m == L)
         y = 0;
-      targets[static_cast<size_t>(b)] = y;
+      targets[static_cast<size_t>(m)][static_cast<size_t>(b)] = y;
       float* row = bias.data() + b * P;
       for (int64_t j = n + 1; j < P; ++j) row[j] = kMasked;
       if (y < 0) continue;
@@ -150,10 +155,24 @@ Var PtrNet::loss(ad::Tape& t, const std::vector<const PtrProblem*>& items, int64
           if (!ok[static_cast<size_t>(j)]) row[j] = kMasked;
       }
     }
-    s = decoder_(t, ad::embedding(e.table, ids, {e.B}), s);
+    biases.push_back(std::move(bias));
+    lives.push_back(live);
+  }
+  // The decoder's inputs are rows of the table: their input projection W_ih x + b in one
+  // product over the table, gathered per step; the recurrence in one node (one product for
+  // dW_hh); the pointer's queries U h_m for all steps in one product.
+  Var projected = decoder_.project(t, e.table);  // [1 + B·T, 4·hidden]
+  Var Y = ad::lstm_sequence(ad::embedding(projected, ids, {M, e.B}), e.state.h, e.state.c,
+                            t.param(*decoder_.W_hh));
+  Var Q = wq_(t, ad::slice(Y, 0, 0, M));  // [M, B, hidden]
+  Var v = t.param(*v_);
+  for (int64_t m = 0; m < M; ++m) {
+    const int64_t live = lives[static_cast<size_t>(m)];
     if (live == 0) continue;
-    Var logits = ad::add(scores(t, e.keys, s), t.constant(std::move(bias)));
-    Var l = ad::mul(nn::cross_entropy(logits, targets), static_cast<float>(live));
+    Var logits = ad::add(ad::additive_scores(e.keys, ad::index(Q, m), v),
+                         t.constant(std::move(biases[static_cast<size_t>(m)])));
+    Var l = ad::mul(nn::cross_entropy(logits, targets[static_cast<size_t>(m)]),
+                    static_cast<float>(live));
     total = total.valid() ? ad::add(total, l) : l;
     count += live;
   }

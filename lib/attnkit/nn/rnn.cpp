@@ -1,5 +1,6 @@
 #include "attnkit/nn/rnn.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -153,6 +154,15 @@ RecurrentEncoder::Output RecurrentEncoder::operator()(Tape& t, Var x,
       const RecurrentCell& cell = this->cell(l, d);
       Var P = cell.project(t, layer_in);  // [T, B, G·m], one gemm for all steps
       State s = cell.zero_state(t, B);
+      if (opt_.kind == CellKind::LSTM) {  // the whole layer in one node (ops.h)
+        std::vector<uint8_t> flags;
+        if (!std::all_of(full.begin(), full.end(), [](bool f) { return f; }))
+          for (const auto& k : keep) flags.insert(flags.end(), k.begin(), k.end());
+        Var Y = ad::lstm_sequence(P, s.h, s.c, t.param(*cell.W_hh), flags, d == 1);
+        out.final.push_back({ad::index(Y, T), ad::index(Y, T + 1)});
+        dir_out.push_back(ad::slice(Y, 0, 0, T));  // [T, B, m]
+        continue;
+      }
       std::vector<Var> hs(static_cast<size_t>(T));
       for (int64_t k = 0; k < T; ++k) {
         const int64_t step = d == 0 ? k : T - 1 - k;
