@@ -66,11 +66,11 @@ export LC_ALL=C
 pipeline_args "$@"
 need_tools transduce-gen stackmem-train stackmem-run attn-plot
 
-symbols=${EX84_SYMBOLS:-10}
+symbols=${EX84_SYMBOLS:-128} bigram_symbols=${EX84_BIGRAM_SYMBOLS:-10}
 if [ "$quick" = 1 ]; then
-  lo=2 hi=5 tlo=6 thi=10 count=400 epochs=2 seeds=1 rnn_epochs=2 rnn_count=200
+  lo=2 hi=5 tlo=6 thi=10 count=400 steps=25 seeds=1 rnn_epochs=2 rnn_count=200
 else
-  lo=8 hi=16 tlo=17 thi=32 count=5000 epochs=${EX84_EPOCHS:-8} seeds=${EX84_SEEDS:-5}
+  lo=8 hi=16 tlo=17 thi=32 count=40000 steps=${EX84_STEPS:-2000} seeds=${EX84_SEEDS:-5}
   rnn_epochs=20 rnn_count=4000
 fi
 work_dir
@@ -78,16 +78,18 @@ work_dir
 # train TASK MEMORY SEED: one model, its test coarse and fine appended to results.tsv.
 train() {
   local task=$1 mem=$2 s=$3 m="$dir/$1-$2-$3.akm"
-  stackmem-train --train "$dir/$task-train.tsv" --memory "$mem" --epochs $epochs --lr 0.003 \
-    --width 16 --seed "$s" --threads 1 -q -o "$m"
+  stackmem-train --train "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $steps \
+    --batch-size 32 --lr 0.002 --hidden 64 --width 32 --seed "$s" --threads 1 -q -o "$m"
   stackmem-run --model "$m" -i "$dir/$task-test.tsv" --eval |
     awk -F'\t' -v t="$task" -v m="$mem" -v s="$s" '$1 == "all" { printf "%s\t%s\t%s\t%s\t%s\n", t, m, s, $3, $4 }'
 }
 
 jobs=()
 for task in copy reverse bigram-flip; do
-  transduce-gen --task $task --len-min $lo --len-max $hi --symbols $symbols --count $count --seed "$seed" -o "$dir/$task-train.tsv"
-  transduce-gen --task $task --len-min $tlo --len-max $thi --symbols $symbols --count 200 --seed $((seed + 1)) -o "$dir/$task-test.tsv"
+  k=$symbols
+  [ $task = bigram-flip ] && k=$bigram_symbols
+  transduce-gen --task $task --len-min $lo --len-max $hi --symbols $k --count $count --seed "$seed" -o "$dir/$task-train.tsv"
+  transduce-gen --task $task --len-min $tlo --len-max $thi --symbols $k --count 200 --seed $((seed + 1)) -o "$dir/$task-test.tsv"
   for mem in stack queue deque none; do
     n=1
     case $task:$mem in reverse:stack|copy:queue|copy:deque|reverse:deque) n=$seeds ;; esac
@@ -99,7 +101,7 @@ transduce-gen --task anbn --len-min 1 --len-max 60 --count 300 --seed $((seed + 
 
 # EX84_JOBS trainings at a time (default 2, the machine's two cores), one thread each.
 : > "$dir/results.tsv"
-printf '%s\n' "${jobs[@]}" | xargs -P "${EX84_JOBS:-2}" -L 1 bash -c "$(declare -f train); dir='$dir' epochs=$epochs; train \"\$@\" >> '$dir/results.tsv'" _
+printf '%s\n' "${jobs[@]}" | xargs -P "${EX84_JOBS:-2}" -L 1 bash -c "$(declare -f train); dir='$dir' steps=$steps; train \"\$@\" >> '$dir/results.tsv'" _
 stackmem-train --train "$dir/anbn-train.tsv" --stack-rnn --stacks 10 --hidden 40 --embed 8 \
   --lr 0.01 --epochs $rnn_epochs --seed "$seed" --threads 1 -q -o "$dir/anbn-stack-rnn.akm"
 stackmem-run --model "$dir/anbn-stack-rnn.akm" -i "$dir/anbn-test.tsv" --eval |
