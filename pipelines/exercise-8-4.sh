@@ -62,9 +62,9 @@
 # controllers: test 0.01, in-distribution 0.63; the trace pushes 0.1-0.3 while reading);
 # with 128 symbols and one controller, loss 3.35 of 4.85 after 1,500 steps (8-32), test 0.00;
 # 128 symbols and two controllers: found by step ~500, test 0.445 (1,200 steps); 32 symbols
-# 0.375 (2,000 steps; found by
-# step 300); two controllers with a decoder started from zero (the memory the only channel):
-# nothing learned in 1,200 steps; hidden 32: not found in 1,200 steps. A public replication's
+# 0.375 (2,000 steps; found by step 300); two controllers with a decoder started from zero
+# (the memory the only channel): nothing learned in 1,200 steps; hidden 32: not found in
+# 1,200 steps. A public replication's
 # regime (128 symbols, lengths 8-64, batch 50, lr 0.001, values of 64, two controllers) found
 # the stack here too (valid coarse 1.00 at step 1,000) at ~5x the cost a step. Bigram flip,
 # queue: 128 symbols fine 0.44 after 2,500 steps, 32 symbols 0.85, 10 symbols 0.99.
