@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
         "read-out", po::bool_switch(&c.read_out),
         "the prediction also sees this step's read (without: the paper's form, from the "
         "controller alone; the read enters the next step's input)")(
+        "two-controllers", po::bool_switch(&c.two_controllers),
+        "one LSTM controller (and push, pop and value layers) for the source and another, "
+        "starting from its state, for the separator and the target, around the one memory")(
         "stack-rnn", po::bool_switch(&c.stack_rnn),
         "Joulin & Mikolov's stack RNN instead of an LSTM with --memory")(
         "stacks", po::value(&c.stacks)->value_name("K")->default_value(c.stacks),

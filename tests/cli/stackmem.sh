@@ -82,6 +82,11 @@ expect_err 2 "stackmem-train: unknown memory 'tree' (choose stack, queue or dequ
 expect 0 stackmem-train $small --read-out --epochs 1 -o ro.akm
 CHECKS=$((CHECKS + 1)); cmp -s ro.akm none.akm && fail "--read-out made the same model"
 expect 0 stackmem-run --model ro.akm -i valid.tsv --eval
+# --two-controllers (an encoder and a decoder LSTM around one memory): another model, decoded.
+expect 0 stackmem-train $small --two-controllers --epochs 1 -o two.akm
+CHECKS=$((CHECKS + 1)); cmp -s two.akm s1.akm && fail "--two-controllers made the same model"
+expect 0 stackmem-run --model two.akm -i valid.tsv --eval
+expect_err 2 "stackmem-train: --two-controllers is for the LSTM controller, not the stack RNN" stackmem-train $small --stack-rnn --two-controllers --epochs 1 -o x.akm
 # The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
 # stack for push and pop; --rounding is stored with the model; errors.
 expect 0 transduce-gen --task anbn --len-min 1 --len-max 6 --count 100 --seed 1 -o anbn.tsv

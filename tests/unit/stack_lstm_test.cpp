@@ -123,6 +123,8 @@ TEST_CASE("stack LSTM and stack RNN: the loss's gradients by finite differences"
     check(c);
     c.read_out = true;
     if (c.memory != "none") check(c);
+    c.read_out = false, c.two_controllers = true;  // the phases switch at different steps
+    check(c);
   }
   memory::StackLstmConfig c;
   c.stack_rnn = true;
@@ -139,5 +141,7 @@ TEST_CASE("stack LSTM config: errors") {
   c.stacks = 0;
   CHECK_THROWS_AS(c.validate(), UsageError);
   c.stacks = 2, c.stack_top = 0;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.stack_top = 2, c.two_controllers = true;
   CHECK_THROWS_AS(c.validate(), UsageError);
 }

@@ -25,6 +25,8 @@ void StackLstmConfig::validate() const {
     throw UsageError("embed, hidden and width must be >= 1");
   if (stack_rnn && stacks < 1) throw UsageError("stacks must be >= 1");
   if (stack_rnn && stack_top < 1) throw UsageError("stack-top must be >= 1");
+  if (stack_rnn && two_controllers)
+    throw UsageError("two-controllers is for the LSTM controller, not the stack RNN");
 }
 
 void StackTrainOptions::validate() const {
@@ -63,6 +65,15 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     // The pop strengths' bias starts at −1 (Grefenstette et al., Appendix B).
     for (int64_t k = 0; k < ends_; ++k) ctrl_->b->value[ends_ + k] = -1.0f;
   }
+  if (c_.two_controllers) {
+    dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
+                                                    c.embed + read_size(c), c.hidden, rng);
+    if (c_.has_memory()) {
+      dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control", c.hidden,
+                                               2 * ends_ + ends_ * c.width, rng);
+      for (int64_t k = 0; k < ends_; ++k) dec_ctrl_->b->value[ends_ + k] = -1.0f;
+    }
+  }
 }
 
 struct StackLstm::Step {
@@ -88,7 +99,7 @@ StackLstm::Step StackLstm::start(ad::Tape& t, int64_t batch) const {
 // One step: the controller reads the symbols' embeddings and the previous read; the memory is
 // updated; the logits [B, V] come back. trace (B = 1) receives the step's values.
 Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
-                       bool logits) const {
+                       bool logits, const std::vector<uint8_t>* target) const {
   const int64_t b = static_cast<int64_t>(ids.size());
   Var x = emb_(t, ids, {b});
   if (c_.stack_rnn) {
@@ -128,10 +139,34 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
     return logits ? (*proj_)(t, st.s.h) : Var();
   }
   Var in = c_.has_memory() ? ad::concat({x, st.read}, 1) : x;
-  st.s = (*cell_)(t, in, st.s);
+  // Two controllers: the rows in the target phase step the decoder, the others the encoder
+  // (both computed only when the batch has rows in each phase).
+  bool any_dec = false, all_dec = false;
+  if (c_.two_controllers && target) {
+    any_dec = std::any_of(target->begin(), target->end(), [](uint8_t f) { return f != 0; });
+    all_dec = std::all_of(target->begin(), target->end(), [](uint8_t f) { return f != 0; });
+  }
+  nn::State enc, dec;
+  Var c, c_dec;
+  if (!all_dec) {
+    enc = (*cell_)(t, in, st.s);
+    if (c_.has_memory()) c = (*ctrl_)(t, enc.h);
+  }
+  if (any_dec) {
+    dec = (*dec_cell_)(t, in, st.s);
+    if (c_.has_memory()) c_dec = (*dec_ctrl_)(t, dec.h);
+  }
+  if (all_dec) {
+    st.s = dec, c = c_dec;
+  } else if (any_dec) {
+    st.s.h = ad::select_rows(*target, dec.h, enc.h);
+    st.s.c = ad::select_rows(*target, dec.c, enc.c);
+    if (c_.has_memory()) c = ad::select_rows(*target, c_dec, c);
+  } else {
+    st.s = enc;
+  }
   Var feat = st.s.h;
   if (c_.has_memory()) {
-    Var c = (*ctrl_)(t, st.s.h);
     const int64_t e = ends_;
     Var d = ad::sigmoid(ad::slice(c, 1, 0, e));
     Var u = ad::sigmoid(ad::slice(c, 1, e, 2 * e));
@@ -161,6 +196,7 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
   Var total;
   int64_t count = 0;
   std::vector<int32_t> ids(static_cast<size_t>(B)), targets(static_cast<size_t>(B));
+  std::vector<uint8_t> phase(static_cast<size_t>(B));
   for (int64_t step = 0; step < L; ++step) {
     int64_t n = 0;
     for (int64_t b = 0; b < B; ++b) {
@@ -175,6 +211,7 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
       else if (step <= S + T)
         id = e.target[static_cast<size_t>(step - S - 1)];
       ids[static_cast<size_t>(b)] = id;
+      phase[static_cast<size_t>(b)] = step >= S;
       int32_t y = -1;
       if (step >= S && step < S + T)
         y = e.target[static_cast<size_t>(step - S)];
@@ -183,7 +220,7 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
       targets[static_cast<size_t>(b)] = y;
       n += y >= 0;
     }
-    Var logits = advance(t, ids, st, nullptr, n > 0);
+    Var logits = advance(t, ids, st, nullptr, n > 0, &phase);
     if (n == 0) continue;
     Var l = ad::mul(nn::cross_entropy(logits, targets), static_cast<float>(n));
     total = total.valid() ? ad::add(total, l) : l;
@@ -200,8 +237,9 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
   t.set_recording(false);
   Step st = start(t, 1);
   std::vector<int32_t> out;
+  const std::vector<uint8_t> dec{1};
   for (int32_t id : source) advance(t, {id}, st, trace, false);
-  Var logits = advance(t, {data::Vocab::kBos}, st, trace);
+  Var logits = advance(t, {data::Vocab::kBos}, st, trace, true, &dec);
   while (static_cast<int64_t>(out.size()) < max_len) {
     const Tensor& l = logits.value();
     int32_t best = data::Vocab::kEos;
@@ -211,7 +249,7 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
         best = v;
     if (best == data::Vocab::kEos) break;
     out.push_back(best);
-    logits = advance(t, {best}, st, trace);
+    logits = advance(t, {best}, st, trace, true, &dec);
   }
   return out;
 }
@@ -420,6 +458,7 @@ LoadedStackLstm load_stack_lstm(const std::string& path) {
     m.config.hidden = c.get<int64_t>("hidden");
     m.config.width = c.get<int64_t>("width");
     m.config.read_out = c.get<bool>("read-out", true);  // older files: the read went out
+    m.config.two_controllers = c.get<bool>("two-controllers", false);
     m.config.stack_rnn = c.get<bool>("stack-rnn", false);
     m.config.stacks = c.get<int64_t>("stacks", m.config.stacks);
     m.config.stack_top = c.get<int64_t>("stack-top", m.config.stack_top);

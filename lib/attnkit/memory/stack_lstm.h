@@ -34,6 +34,12 @@ struct StackLstmConfig {
   // The prediction also sees this step's read (softmax(W_y tanh(W_o [h_t; r_t]))); false:
   // the paper's form, from the controller alone (the read enters at the next step's input).
   bool read_out = false;
+  // Two controllers around the one memory: the encoder's LSTM and memory control read the
+  // source, the decoder's (starting from the encoder's state) read the separator and the
+  // target. Each has its own push and pop policy, so what the source phase learns to push
+  // does not have to be unlearned by the target phase (an encoder-decoder arrangement; the
+  // paper has one controller).
+  bool two_controllers = false;
   // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
   // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
   // pushed value σ(·), the prediction softmax(V h_t). `memory` is then unused.
@@ -75,8 +81,10 @@ class StackLstm {
   struct Step;
   // One step: reads ids [B], updates the state, returns the logits [B, V] (when `logits`;
   // else an invalid Var: the steps that predict nothing skip the output layers).
+  // `target` (two controllers): per row, whether it reads the separator or the target (the
+  // decoder's phase); null = the source phase for every row.
   ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
-                  bool logits = true) const;
+                  bool logits = true, const std::vector<uint8_t>* target = nullptr) const;
   Step start(ad::Tape& t, int64_t batch) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;
@@ -87,6 +95,8 @@ class StackLstm {
   std::unique_ptr<nn::Linear> out_;              // the LSTM's output layer
   std::unique_ptr<nn::Linear> proj_;             // → the logits
   std::unique_ptr<nn::Linear> rnn_, act_, val_;  // the stack RNN: recurrence, actions, values
+  std::unique_ptr<nn::RecurrentCell> dec_cell_;  // two controllers: the decoder's LSTM
+  std::unique_ptr<nn::Linear> dec_ctrl_;         // and memory control
 };
 
 // Lines "SOURCE<TAB>TARGET" of space-separated symbols (transduce-gen's), as ids of `vocab`;
