@@ -65,7 +65,11 @@ int main(int argc, char** argv) {
         "reward", po::value(&c.reward)->value_name("KIND")->default_value(c.reward),
         "hard: what weights each step's log p(s_t): caption (the whole caption's cost, the "
         "paper's eq. 12), to-go (the cost of the words from that step on) or word (that "
-        "step's word alone)");
+        "step's word alone)")(
+        "sample-warmup",
+        po::value(&c.sample_warmup)->value_name("N")->default_value(c.sample_warmup),
+        "hard: the sampling share rises linearly from 0 to --sample-prob over the first N steps "
+        "(before it, the expected context trains the attention as soft attention does)");
     app.epilog(
         "The loss (the log's loss) is the cross-entropy of each word and of the end, per\n"
         "predicted token, plus lambda times the regulariser (the log's reg: its mean per\n"

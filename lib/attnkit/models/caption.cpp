@@ -51,6 +51,7 @@ void CaptionConfig::validate() const {
     throw UsageError("sample-prob must be in [0, 1]");
   if (!(baseline_decay >= 0.0 && baseline_decay < 1.0))
     throw UsageError("baseline-decay must be in [0, 1)");
+  if (sample_warmup < 0) throw UsageError("sample-warmup must be >= 0");
 }
 
 void CaptionTrainOptions::validate() const {
@@ -323,7 +324,8 @@ CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
         throw ShapeError("hard attention: forced locations for " +
                          std::to_string(hard->forced->size()) + " steps, not " + std::to_string(T));
     } else {
-      for (auto& x : f.sampled) x = hard->rng->uniform_double() < c_.sample_prob;
+      const double share = hard->sample_prob >= 0.0 ? hard->sample_prob : c_.sample_prob;
+      for (auto& x : f.sampled) x = hard->rng->uniform_double() < share;
     }
   }
   Var log_pi, ent;  // [B, 1]: Σ_t log p(s̃_t) over the sampled images' steps, Σ_t H(α_t)
@@ -802,6 +804,7 @@ std::vector<std::string> CaptionTraining::slice_sums() const {
 int64_t CaptionTraining::begin_batch(const nn::TrainState& s) {
   const int64_t n = train_.size();
   if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
+  step_ = s.step;
   batch_.clear();
   for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
     batch_.push_back(order_[static_cast<size_t>(i)]);
@@ -823,6 +826,9 @@ train::Slice CaptionTraining::forward(ad::Tape& t, int64_t begin, int64_t end, i
   hs.rng = &t.rng();
   hs.baseline = baseline_.value();
   hs.baseline_started = baseline_.started();
+  hs.sample_prob = cfg_.sample_prob;
+  if (cfg_.sample_warmup > 0 && step_ < cfg_.sample_warmup)
+    hs.sample_prob *= static_cast<double>(step_) / static_cast<double>(cfg_.sample_warmup);
   auto f = model_->forward(t, t.constant(std::move(x)), caps, &s.sums,
                            cfg_.kind() == CaptionAttention::Hard ? &hs : nullptr);
   s.sums.push_back(static_cast<double>(f.reg.value()[0]));
@@ -902,6 +908,7 @@ LoadedCaption load_caption(const std::string& path) {
     m.config.sample_prob = c.get<double>("sample-prob", m.config.sample_prob);
     m.config.baseline_decay = c.get<double>("baseline-decay", m.config.baseline_decay);
     m.config.reward = c.get<std::string>("reward", m.config.reward);
+    m.config.sample_warmup = c.get<int64_t>("sample-warmup", m.config.sample_warmup);
     io::check_stored([&] { m.config.validate(); }, path);
     Vocab v = Vocab::parse(m.file.text("vocab"), path + ":vocab");
     m.params = std::make_unique<nn::ParamStore>();

@@ -78,6 +78,7 @@ struct CaptionConfig {
   double sample_prob = 0.5;        // the share of images that sample (the rest: expected context)
   double baseline_decay = 0.9;     // the moving-average baseline's decay
   std::string reward = "caption";  // what each log p(s̃_t) is weighted by (CaptionReward)
+  int64_t sample_warmup = 0;       // training steps over which the sampling share rises from 0
   void validate() const;           // UsageError
   CaptionAttention kind() const { return parse_caption_attention(attention); }
   CaptionReward reward_kind() const { return parse_caption_reward(reward); }
@@ -121,6 +122,7 @@ class CaptionModel {
     Rng* rng = nullptr;
     double baseline = 0.0;
     bool baseline_started = false;  // false: the pass's mean sampled cost is the baseline
+    double sample_prob = -1.0;      // the share of images that sample (< 0: the config's)
     // Tests: forced locations, [step][image] (then every image samples; rng is not used).
     const std::vector<std::vector<int32_t>>* forced = nullptr;
   };
@@ -250,6 +252,7 @@ class CaptionTraining : public train::Module {
   int64_t order_epoch_ = -1;
   train::Metrics last_;
   double last_score_ = 0;
+  int64_t step_ = 0;  // the current step (hard attention's sampling warm-up)
   bool evaluated_ = false;
   rl::MovingAverageBaseline baseline_;  // hard attention: the moving average of the cost
 };
