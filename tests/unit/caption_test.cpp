@@ -375,6 +375,33 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("caption: hard attention's sampling warm-up: no image samples at step 0") {
+  // --sample-warmup 4 with --sample-prob 1: the share is step / 4, so step 0 samples nothing
+  // (no sampled cost, the baseline not started) and steps 4 on sample every image.
+  models::CaptionConfig c;
+  c.channels = {4};
+  c.embed = 8, c.hidden = 8, c.attn = 8;
+  c.attention = "hard";
+  c.sample_prob = 1.0, c.sample_warmup = 4;
+  models::CaptionTrainOptions o;
+  o.batch = 16;
+  models::CaptionTraining tr(c, o, tiny_scenes(32, 1), {}, 6, 0, 1, "");
+  train::Tapes tapes;
+  nn::TrainState s;
+  std::vector<double> sampled;
+  for (int64_t k = 0; k < tr.total_steps(); ++k) {
+    const int64_t rows = tr.begin_batch(s);
+    const auto out = train::step(tr, tapes, rows, 1, s.step, 5.0);
+    const auto end = tr.end_step(s, out.loss, out.sums);
+    sampled.push_back(end.metrics.at(1).second);  // the step's mean sampled cost (0: none)
+    ++s.step;
+    s.advance(tr.batches_per_epoch());
+  }
+  CHECK(sampled[0] == 0.0);
+  CHECK(sampled[4] > 0.0);
+  CHECK(sampled[5] > 0.0);
+}
+
 TEST_CASE("caption: pad: the same as padding the images by hand") {
   nn::ParamStore ps1, ps2;
   Rng r1(8), r2(8);
