@@ -61,7 +61,15 @@ int main(int argc, char** argv) {
         "hard: the share of images that sample their regions (the others take the expected "
         "context)")("baseline-decay",
                     po::value(&c.baseline_decay)->value_name("R")->default_value(c.baseline_decay),
-                    "hard: decay of the moving-average baseline b <- decay b + (1 - decay) C");
+                    "hard: decay of the moving-average baseline b <- decay b + (1 - decay) C")(
+        "reward", po::value(&c.reward)->value_name("KIND")->default_value(c.reward),
+        "hard: what weights each step's log p(s_t): caption (the whole caption's cost, the "
+        "paper's eq. 12), to-go (the cost of the words from that step on) or word (that "
+        "step's word alone)")(
+        "sample-warmup",
+        po::value(&c.sample_warmup)->value_name("N")->default_value(c.sample_warmup),
+        "hard: the sampling share rises linearly from 0 to --sample-prob over the first N steps "
+        "(before it, the expected context trains the attention as soft attention does)");
     app.epilog(
         "The loss (the log's loss) is the cross-entropy of each word and of the end, per\n"
         "predicted token, plus lambda times the regulariser (the log's reg: its mean per\n"
@@ -76,11 +84,14 @@ int main(int argc, char** argv) {
         "takes the expected (soft) context. A sampled image's cost C is its mean -log p\n"
         "per predicted token (n of them); the loss adds reinforce n (C - b) sum_t log p(s_t)\n"
         "- entropy sum_t H(alpha_t), b a moving average of C (the log's baseline;\n"
-        "sampled_cost is the step's mean C). Decoding takes the argmax region.");
+        "sampled_cost is the step's mean C). Decoding takes the argmax region. --reward\n"
+        "to-go weights step t's log p(s_t) by the cost of the tokens from t on (baseline\n"
+        "(n - t) b), word by t's own token (baseline b).");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "caption", out);
     c.channels = cli::parse_option("--channels", [&] { return vision::parse_channels(channels); });
     cli::parse_option("--attention", [&] { return c.kind(); });
+    cli::parse_option("--reward", [&] { return c.reward_kind(); });
     if (valid_images.empty() != valid_captions.empty())
       throw UsageError("--valid-images and --valid-captions go together");
     auto train = models::read_caption_data(images, captions);

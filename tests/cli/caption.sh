@@ -119,6 +119,8 @@ expect_err 1 "caption-run: two.txt: --invert needs values in [0, 1], found 2" ca
 expect 0 tensor-rand --shape 3 -o row.npy
 expect_err 1 "caption-run: row.npy: expected images [N, H, W] or one picture [H, W], got [3]" caption-run --model m1.akm -i row.npy
 expect_err 2 "caption-train: --sample-prob must be in [0, 1]" caption-train $small --attention hard --sample-prob 1.5 -o x.akm
+expect_err 2 "caption-train: --sample-warmup must be >= 0" caption-train $small --attention hard --sample-warmup -1 -o x.akm
+expect_err 2 "caption-train: --reward: unknown reward 'sum'" caption-train $small --attention hard --reward sum -o x.akm
 head -5 valid.tsv > short.tsv
 expect_err 1 "caption-run: short.tsv: 5 captions for 24 images in valid.txt" caption-run --model m1.akm -i valid.txt --captions short.tsv --eval
 printf 'a box\t-1 0 1\n' > bad.tsv

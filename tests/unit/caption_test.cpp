@@ -237,6 +237,40 @@ TEST_CASE("caption: hard attention: gradient checks of the picked regions' log-p
   const double expect =
       f.nll.value()[0] + c.lambda * f.reg.value()[0] + surrogate - c.entropy * f.entropy.value()[0];
   CHECK(f.loss.value()[0] == doctest::Approx(expect).epsilon(1e-4));
+  // The per-step rewards: to-go weights step k's log p(s̃_k) by the cost of the tokens from k
+  // on, word by the token's own cost; the baseline scales the same way (n_b - k, or 1).
+  for (const std::string reward : {"to-go", "word"}) {
+    CAPTURE(reward);
+    models::CaptionConfig c2 = c;
+    c2.reward = reward;
+    nn::ParamStore ps2;
+    Rng rng2(5);
+    models::CaptionModel m2(ps2, c2, small_vocab(5), rng2);
+    Tape t3(1);
+    auto g = m2.forward(t3, t3.constant(x.clone()), caps, nullptr, &hs);
+    double sur = 0.0;
+    for (int64_t b = 0; b < 3; ++b) {
+      const size_t n = caps[static_cast<size_t>(b)].size() + 1;
+      double mean = 0.0;
+      for (size_t k = 0; k < n; ++k) mean += g.token_costs[k][static_cast<size_t>(b)] / n;
+      CHECK(mean == doctest::Approx(g.costs[static_cast<size_t>(b)]).epsilon(1e-6));
+      for (size_t k = 0; k < n; ++k) {
+        double cost = 0.0, base = hs.baseline;
+        if (reward == "word") {
+          cost = g.token_costs[k][static_cast<size_t>(b)];
+        } else {
+          for (size_t j = k; j < n; ++j) cost += g.token_costs[j][static_cast<size_t>(b)];
+          base *= static_cast<double>(n - k);
+        }
+        sur += c.reinforce * (cost - base) *
+               std::log(g.alpha[k].value().at(b, forced[k][static_cast<size_t>(b)]));
+      }
+    }
+    const double want =
+        g.nll.value()[0] + c.lambda * g.reg.value()[0] + sur - c.entropy * g.entropy.value()[0];
+    CHECK(g.loss.value()[0] == doctest::Approx(want).epsilon(1e-4));
+    CHECK(std::fabs(g.loss.value()[0] - f.loss.value()[0]) > 1e-3);  // not the caption reward
+  }
   // Without sampling the context is the argmax region: decoding's rows are one-hot there.
   for (const auto& d : m.greedy(x))
     for (int64_t k = 0; k < d.alpha.dim(0); ++k) {
@@ -259,79 +293,113 @@ TEST_CASE(
   // gradient of E_s[C(s)] (C the mean -log p per token) is Σ_s ∇(p(s) C(s)) by enumeration;
   // the estimate of one sample is ∇C(s)|s + (C(s) - b) ∇log p(s) (no entropy, λ = 0, every
   // image sampling). Its mean over many samples must agree within its standard error, with
-  // any baseline b; a baseline near E[C] lowers the variance.
-  nn::ParamStore ps;
-  Rng init(11);
-  models::CaptionConfig c = small_config();
-  c.attention = "hard";
-  c.lambda = 0.0, c.entropy = 0.0, c.reinforce = 1.0, c.sample_prob = 1.0;
-  models::CaptionModel m(ps, c, small_vocab(5), init);
-  const Tensor x = random_images(1, 8, 8, 12);
-  const std::vector<std::vector<int32_t>> caps = {{6}};
-  auto& params = ps.params();
-  auto grads = [&] {
-    std::vector<double> g;
-    for (auto* p : params)
-      for (float v : p->grad.values()) g.push_back(v);
-    return g;
-  };
-  std::vector<double> exact;
-  double mean_cost = 0.0;
-  for (int32_t s0 = 0; s0 < 4; ++s0)
-    for (int32_t s1 = 0; s1 < 4; ++s1) {
-      const std::vector<std::vector<int32_t>> forced = {{s0}, {s1}};
-      models::CaptionModel::HardSampling hs;
-      hs.forced = &forced, hs.baseline_started = true;
-      ps.zero_grad();
-      Tape t(1);
-      t.set_training(false);
-      auto f = m.forward(t, t.constant(x.clone()), caps, nullptr, &hs);
-      Var p = ad::exp(ad::sum(f.log_pi));
-      t.backward(ad::mul(p, ad::mul(f.nll, 0.5f)));
-      mean_cost += p.value()[0] * f.costs[0];
-      const auto g = grads();
-      if (exact.empty()) exact.assign(g.size(), 0.0);
-      for (size_t i = 0; i < g.size(); ++i) exact[i] += g[i];
-    }
-  const int N = 1500;
-  double var_sum[2] = {0, 0};
-  for (int run = 0; run < 2; ++run) {
-    const double b = run == 0 ? 0.0 : mean_cost;
-    std::vector<double> sum(exact.size(), 0.0), sq(exact.size(), 0.0);
-    Rng rng(100 + static_cast<uint64_t>(run));
-    for (int n = 0; n < N; ++n) {
-      models::CaptionModel::HardSampling hs;
-      hs.rng = &rng, hs.baseline = b, hs.baseline_started = true;
-      ps.zero_grad();
-      Tape t(1);
-      t.set_training(false);
-      auto f = m.forward(t, t.constant(x.clone()), caps, nullptr, &hs);
-      t.backward(ad::mul(f.loss, 0.5f));  // per token: 2 predicted tokens
-      const auto g = grads();
-      for (size_t i = 0; i < g.size(); ++i) sum[i] += g[i], sq[i] += g[i] * g[i];
-    }
-    int checked = 0, big = 0;
-    double worst = 0.0;
-    for (size_t i = 0; i < exact.size(); ++i) {
-      const double mean = sum[i] / N, var = std::max(0.0, sq[i] / N - mean * mean);
-      const double se = std::sqrt(var / N);
-      var_sum[run] += var;
-      if (se < 1e-7) {  // parameters the locations do not reach: exact
-        CHECK(mean == doctest::Approx(exact[i]).epsilon(1e-2).scale(1e-4));
-        continue;
+  // any baseline b; a baseline near E[C] lowers the variance. The same for the reward "to-go"
+  // (each step's log p(s̃_t) weighted by the cost of the words from t on: unbiased because
+  // s̃_t cannot change the earlier words).
+  for (const std::string reward : {"caption", "to-go"}) {
+    CAPTURE(reward);
+    nn::ParamStore ps;
+    Rng init(11);
+    models::CaptionConfig c = small_config();
+    c.attention = "hard";
+    c.lambda = 0.0, c.entropy = 0.0, c.reinforce = 1.0, c.sample_prob = 1.0;
+    c.reward = reward;
+    models::CaptionModel m(ps, c, small_vocab(5), init);
+    const Tensor x = random_images(1, 8, 8, 12);
+    const std::vector<std::vector<int32_t>> caps = {{6}};
+    auto& params = ps.params();
+    auto grads = [&] {
+      std::vector<double> g;
+      for (auto* p : params)
+        for (float v : p->grad.values()) g.push_back(v);
+      return g;
+    };
+    std::vector<double> exact;
+    double mean_cost = 0.0;
+    for (int32_t s0 = 0; s0 < 4; ++s0)
+      for (int32_t s1 = 0; s1 < 4; ++s1) {
+        const std::vector<std::vector<int32_t>> forced = {{s0}, {s1}};
+        models::CaptionModel::HardSampling hs;
+        hs.forced = &forced, hs.baseline_started = true;
+        ps.zero_grad();
+        Tape t(1);
+        t.set_training(false);
+        auto f = m.forward(t, t.constant(x.clone()), caps, nullptr, &hs);
+        Var p = ad::exp(ad::sum(f.log_pi));
+        t.backward(ad::mul(p, ad::mul(f.nll, 0.5f)));
+        mean_cost += p.value()[0] * f.costs[0];
+        const auto g = grads();
+        if (exact.empty()) exact.assign(g.size(), 0.0);
+        for (size_t i = 0; i < g.size(); ++i) exact[i] += g[i];
       }
-      ++checked;
-      big += std::fabs(exact[i]) > 3 * se;
-      worst = std::max(worst, std::fabs(mean - exact[i]) / se);
+    const int N = 1500;
+    double var_sum[2] = {0, 0};
+    for (int run = 0; run < 2; ++run) {
+      const double b = run == 0 ? 0.0 : mean_cost;
+      std::vector<double> sum(exact.size(), 0.0), sq(exact.size(), 0.0);
+      Rng rng(100 + static_cast<uint64_t>(run));
+      for (int n = 0; n < N; ++n) {
+        models::CaptionModel::HardSampling hs;
+        hs.rng = &rng, hs.baseline = b, hs.baseline_started = true;
+        ps.zero_grad();
+        Tape t(1);
+        t.set_training(false);
+        auto f = m.forward(t, t.constant(x.clone()), caps, nullptr, &hs);
+        t.backward(ad::mul(f.loss, 0.5f));  // per token: 2 predicted tokens
+        const auto g = grads();
+        for (size_t i = 0; i < g.size(); ++i) sum[i] += g[i], sq[i] += g[i] * g[i];
+      }
+      int checked = 0, big = 0;
+      double worst = 0.0;
+      for (size_t i = 0; i < exact.size(); ++i) {
+        const double mean = sum[i] / N, var = std::max(0.0, sq[i] / N - mean * mean);
+        const double se = std::sqrt(var / N);
+        var_sum[run] += var;
+        if (se < 1e-7) {  // parameters the locations do not reach: exact
+          CHECK(mean == doctest::Approx(exact[i]).epsilon(1e-2).scale(1e-4));
+          continue;
+        }
+        ++checked;
+        big += std::fabs(exact[i]) > 3 * se;
+        worst = std::max(worst, std::fabs(mean - exact[i]) / se);
+      }
+      MESSAGE("baseline " << b << ": " << checked << " noisy components, worst |mean - exact| = "
+                          << worst << " standard errors, " << big << " exact values beyond 3");
+      CHECK(checked > 20);
+      CHECK(big > 10);     // the test has power: many gradients are far from 0
+      CHECK(worst < 5.0);  // over ~100s of components: 5 standard errors
     }
-    MESSAGE("baseline " << b << ": " << checked << " noisy components, worst |mean - exact| = "
-                        << worst << " standard errors, " << big << " exact values beyond 3");
-    CHECK(checked > 20);
-    CHECK(big > 10);     // the test has power: many gradients are far from 0
-    CHECK(worst < 5.0);  // over ~100s of components: 5 standard errors
+    MESSAGE("summed variance without a baseline " << var_sum[0] << ", with b = E[C] "
+                                                  << var_sum[1]);
+    CHECK(var_sum[1] < 0.7 * var_sum[0]);
   }
-  MESSAGE("summed variance without a baseline " << var_sum[0] << ", with b = E[C] " << var_sum[1]);
-  CHECK(var_sum[1] < 0.7 * var_sum[0]);
+}
+
+TEST_CASE("caption: hard attention's sampling warm-up: no image samples at step 0") {
+  // --sample-warmup 4 with --sample-prob 1: the share is step / 4, so step 0 samples nothing
+  // (no sampled cost, the baseline not started) and steps 4 on sample every image.
+  models::CaptionConfig c;
+  c.channels = {4};
+  c.embed = 8, c.hidden = 8, c.attn = 8;
+  c.attention = "hard";
+  c.sample_prob = 1.0, c.sample_warmup = 4;
+  models::CaptionTrainOptions o;
+  o.batch = 16;
+  models::CaptionTraining tr(c, o, tiny_scenes(32, 1), {}, 6, 0, 1, "");
+  train::Tapes tapes;
+  nn::TrainState s;
+  std::vector<double> sampled;
+  for (int64_t k = 0; k < tr.total_steps(); ++k) {
+    const int64_t rows = tr.begin_batch(s);
+    const auto out = train::step(tr, tapes, rows, 1, s.step, 5.0);
+    const auto end = tr.end_step(s, out.loss, out.sums);
+    sampled.push_back(end.metrics.at(1).second);  // the step's mean sampled cost (0: none)
+    ++s.step;
+    s.advance(tr.batches_per_epoch());
+  }
+  CHECK(sampled[0] == 0.0);
+  CHECK(sampled[4] > 0.0);
+  CHECK(sampled[5] > 0.0);
 }
 
 TEST_CASE("caption: pad: the same as padding the images by hand") {

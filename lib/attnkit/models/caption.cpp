@@ -27,8 +27,16 @@ CaptionAttention parse_caption_attention(const std::string& name) {
                                          {"hard", CaptionAttention::Hard}});
 }
 
+CaptionReward parse_caption_reward(const std::string& name) {
+  return parse_choice<CaptionReward>("reward", name,
+                                     {{"caption", CaptionReward::Caption},
+                                      {"to-go", CaptionReward::ToGo},
+                                      {"word", CaptionReward::Word}});
+}
+
 void CaptionConfig::validate() const {
   kind();
+  reward_kind();
   vision::CnnConfig cc;
   cc.channels = channels;
   cc.validate();
@@ -43,6 +51,7 @@ void CaptionConfig::validate() const {
     throw UsageError("sample-prob must be in [0, 1]");
   if (!(baseline_decay >= 0.0 && baseline_decay < 1.0))
     throw UsageError("baseline-decay must be in [0, 1)");
+  if (sample_warmup < 0) throw UsageError("sample-warmup must be >= 0");
 }
 
 void CaptionTrainOptions::validate() const {
@@ -189,6 +198,7 @@ struct CaptionModel::Pick {
 CaptionModel::CaptionModel(nn::ParamStore& ps, const CaptionConfig& c, Vocab vocab, Rng& rng)
     : c_(c),
       kind_(c.kind()),
+      reward_(c.reward_kind()),
       vocab_(std::move(vocab)),
       cnn_(
           ps, "cnn",
@@ -313,10 +323,12 @@ CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
         throw ShapeError("hard attention: forced locations for " +
                          std::to_string(hard->forced->size()) + " steps, not " + std::to_string(T));
     } else {
-      for (auto& x : f.sampled) x = hard->rng->uniform_double() < c_.sample_prob;
+      const double share = hard->sample_prob >= 0.0 ? hard->sample_prob : c_.sample_prob;
+      for (auto& x : f.sampled) x = hard->rng->uniform_double() < share;
     }
   }
   Var log_pi, ent;  // [B, 1]: Σ_t log p(s̃_t) over the sampled images' steps, Σ_t H(α_t)
+  std::vector<Var> step_lp;  // per step [B, 1]: log p(s̃_t) (0 where not sampled or not live)
   for (size_t k = 0; k < T; ++k) {
     std::vector<int32_t> prev(static_cast<size_t>(B));
     std::vector<uint8_t> live(static_cast<size_t>(B));
@@ -352,6 +364,7 @@ CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
       Var lp = ad::mask_rows(rl::categorical_log_prob(st.scores, a), keep);
       Var h = ad::mask_rows(rl::categorical_entropy(st.scores), live);
       log_pi = log_pi.valid() ? ad::add(log_pi, lp) : lp;
+      step_lp.push_back(lp);
       ent = ent.valid() ? ad::add(ent, h) : h;
     }
   }
@@ -365,10 +378,12 @@ CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
     f.reg = t.constant(Tensor::scalar(0.0f));
   f.loss = c_.lambda > 0 ? ad::add(f.nll, ad::mul(f.reg, static_cast<float>(c_.lambda))) : f.nll;
   if (sampling) {
-    // Each image's cost C_b: its mean -log p per predicted token, from the logits' values.
+    // Each image's cost C_b: its mean -log p per predicted token, from the logits' values;
+    // c[k][b] the token's own -log p at step k.
     const int64_t V = vocab_.size();
     f.costs.assign(static_cast<size_t>(B), 0.0);
     std::vector<int64_t> n(static_cast<size_t>(B), 0);
+    std::vector<std::vector<double>> c(T, std::vector<double>(static_cast<size_t>(B), 0.0));
     for (size_t k = 0; k < T; ++k) {
       const Tensor& lg = logits[k].value();
       for (int64_t b = 0; b < B; ++b) {
@@ -378,7 +393,8 @@ CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
         const double mx = *std::max_element(row, row + V);
         double z = 0.0;
         for (int64_t j = 0; j < V; ++j) z += std::exp(static_cast<double>(row[j]) - mx);
-        f.costs[static_cast<size_t>(b)] += mx + std::log(z) - row[y];
+        c[k][static_cast<size_t>(b)] = mx + std::log(z) - row[y];
+        f.costs[static_cast<size_t>(b)] += c[k][static_cast<size_t>(b)];
         ++n[static_cast<size_t>(b)];
       }
     }
@@ -391,23 +407,54 @@ CaptionModel::Forward CaptionModel::forward(ad::Tape& t, Var images,
     }
     const double base =
         hard->baseline_started ? hard->baseline : (m ? mean / static_cast<double>(m) : 0.0);
-    // rl::reinforce_loss minimises -mean_b A_b log_pi_b - entropy mean_b H_b with A = G - baseline:
-    // with G_b = -λ_r n_b C_b (= λ_r log p(y_b | s̃, a)) and the baseline -λ_r n_b b (0 advantage
-    // for images that did not sample), B times it is λ_r Σ_b n_b (C_b - b) log_pi_b - λ_e Σ_b H_b.
-    std::vector<float> ret(static_cast<size_t>(B)), bl(static_cast<size_t>(B));
-    for (int64_t b = 0; b < B; ++b) {
-      const size_t i = static_cast<size_t>(b);
-      const double len = static_cast<double>(n[i]);
-      bl[i] = static_cast<float>(-c_.reinforce * len * base);
-      ret[i] = f.sampled[i] ? static_cast<float>(-c_.reinforce * len * f.costs[i]) : bl[i];
+    // The surrogate's rows and their coefficients (rl::reinforce_loss minimises
+    // -mean_r A_r log_pi_r with A = G - baseline; 0 advantage where nothing was sampled):
+    //   caption: one row per image, G_b = -λ_r n_b C_b (= λ_r log p(y_b | s̃, a)), baseline
+    //            -λ_r n_b b: every step's log p(s̃_t) weighted by the whole caption's cost;
+    //   to-go:   one row per step, G = -λ_r Σ_{k' >= k} c_k' (the cost of the words from
+    //            step k on, which alone s̃_k can change), baseline -λ_r (n_b - k) b;
+    //   word:    one row per step, G = -λ_r c_k (the step's own word), baseline -λ_r b.
+    // The number of rows N times the mean gives the sum λ_r Σ_r (cost_r - baseline_r) log_pi_r.
+    std::vector<float> ret, bl;
+    Var rows;
+    if (reward_ == CaptionReward::Caption) {
+      for (int64_t b = 0; b < B; ++b) {
+        const size_t i = static_cast<size_t>(b);
+        const double len = static_cast<double>(n[i]);
+        bl.push_back(static_cast<float>(-c_.reinforce * len * base));
+        ret.push_back(f.sampled[i] ? static_cast<float>(-c_.reinforce * len * f.costs[i])
+                                   : bl.back());
+      }
+      rows = log_pi;
+    } else {
+      for (size_t k = 0; k < T; ++k)
+        for (int64_t b = 0; b < B; ++b) {
+          const size_t i = static_cast<size_t>(b);
+          const int64_t left = n[i] - static_cast<int64_t>(k);  // tokens from step k on
+          double g = 0.0, bb = 0.0;
+          if (left > 0 && f.sampled[i]) {
+            if (reward_ == CaptionReward::Word) {
+              g = c[k][i], bb = base;
+            } else {
+              for (size_t j = k; j < T; ++j) g += c[j][i];
+              bb = static_cast<double>(left) * base;
+            }
+          }
+          bl.push_back(static_cast<float>(-c_.reinforce * bb));
+          ret.push_back(static_cast<float>(-c_.reinforce * g));
+        }
+      rows = ad::concat(step_lp, 0);  // [T B, 1], step-major like the returns
     }
-    rl::ReinforceOptions ro;
-    ro.entropy = c_.entropy;
-    const rl::PolicyLoss pl = rl::reinforce_loss(t, log_pi, ret, Var(), ro, ent, bl);
+    const rl::PolicyLoss pl = rl::reinforce_loss(t, rows, ret, Var(), {}, Var(), bl);
+    f.token_costs = std::move(c);
+    const float nrows = static_cast<float>(ret.size());
+    Var surrogate = ad::mul(pl.policy, nrows);
+    if (c_.entropy > 0.0)
+      surrogate = ad::sub(surrogate, ad::mul(ad::sum(ent), static_cast<float>(c_.entropy)));
     f.log_pi = log_pi;
     f.policy = pl.policy;
     f.entropy = ad::sum(ent);
-    f.loss = ad::add(f.loss, ad::mul(pl.total, static_cast<float>(B)));
+    f.loss = ad::add(f.loss, surrogate);
   }
   return f;
 }
@@ -753,6 +800,7 @@ std::vector<std::string> CaptionTraining::slice_sums() const {
 int64_t CaptionTraining::begin_batch(const nn::TrainState& s) {
   const int64_t n = train_.size();
   if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
+  step_ = s.step;
   batch_.clear();
   for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
     batch_.push_back(order_[static_cast<size_t>(i)]);
@@ -774,6 +822,9 @@ train::Slice CaptionTraining::forward(ad::Tape& t, int64_t begin, int64_t end, i
   hs.rng = &t.rng();
   hs.baseline = baseline_.value();
   hs.baseline_started = baseline_.started();
+  hs.sample_prob = cfg_.sample_prob;
+  if (cfg_.sample_warmup > 0 && step_ < cfg_.sample_warmup)
+    hs.sample_prob *= static_cast<double>(step_) / static_cast<double>(cfg_.sample_warmup);
   auto f = model_->forward(t, t.constant(std::move(x)), caps, &s.sums,
                            cfg_.kind() == CaptionAttention::Hard ? &hs : nullptr);
   s.sums.push_back(static_cast<double>(f.reg.value()[0]));
@@ -852,6 +903,8 @@ LoadedCaption load_caption(const std::string& path) {
     m.config.entropy = c.get<double>("entropy", m.config.entropy);
     m.config.sample_prob = c.get<double>("sample-prob", m.config.sample_prob);
     m.config.baseline_decay = c.get<double>("baseline-decay", m.config.baseline_decay);
+    m.config.reward = c.get<std::string>("reward", m.config.reward);
+    m.config.sample_warmup = c.get<int64_t>("sample-warmup", m.config.sample_warmup);
     io::check_stored([&] { m.config.validate(); }, path);
     Vocab v = Vocab::parse(m.file.text("vocab"), path + ":vocab");
     m.params = std::make_unique<nn::ParamStore>();

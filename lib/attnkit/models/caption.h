@@ -26,6 +26,10 @@
 // baseline is a moving average of the per-token cost, b ← 0.9 b + 0.1 C̄, kept by the
 // trainer, so that captions of different lengths share it). The entropy term covers every
 // image's live steps. Without sampling (evaluation, decoding) the context is the argmax region.
+// reward (CaptionReward): "caption" is the above; "to-go" weights step t's log p(s̃_t) by the
+// cost of the tokens from t on, Σ_{k>=t} c_k, against the baseline (n_b − t) b (unbiased too:
+// s̃_t cannot change the earlier tokens; lower variance); "word" by its own token's c_t
+// against b (biased: it ignores s̃_t's effect on later tokens through the LSTM's state).
 //
 // Words: a vocabulary of the training captions (data::Vocab: <pad> <bos> <eos> <unk>, then by
 // count); a caption is decoded until <eos> or max_len words.
@@ -57,6 +61,9 @@ namespace attnkit::models {
 
 enum class CaptionAttention { Soft, None, Hard };
 CaptionAttention parse_caption_attention(const std::string& name);  // "soft", "none", "hard"
+// Hard attention's reward for each sampled location (see CaptionModel::forward).
+enum class CaptionReward { Caption, ToGo, Word };
+CaptionReward parse_caption_reward(const std::string& name);  // "caption", "to-go", "word"
 
 struct CaptionConfig {
   std::vector<int64_t> channels = {16, 32};  // the CNN's blocks
@@ -66,12 +73,15 @@ struct CaptionConfig {
   int64_t max_len = 20;                         // decoding: most words before <eos>
   int64_t pad = 0;  // black pixels added on every side before the CNN (aligns the regions)
   // hard attention's training (see above)
-  double reinforce = 1.0;       // λ_r, the REINFORCE term's weight
-  double entropy = 0.002;       // λ_e, the entropy bonus (the authors' default)
-  double sample_prob = 0.5;     // the share of images that sample (the rest: expected context)
-  double baseline_decay = 0.9;  // the moving-average baseline's decay
-  void validate() const;        // UsageError
+  double reinforce = 1.0;          // λ_r, the REINFORCE term's weight
+  double entropy = 0.002;          // λ_e, the entropy bonus (the authors' default)
+  double sample_prob = 0.5;        // the share of images that sample (the rest: expected context)
+  double baseline_decay = 0.9;     // the moving-average baseline's decay
+  std::string reward = "caption";  // what each log p(s̃_t) is weighted by (CaptionReward)
+  int64_t sample_warmup = 0;       // training steps over which the sampling share rises from 0
+  void validate() const;           // UsageError
   CaptionAttention kind() const { return parse_caption_attention(attention); }
+  CaptionReward reward_kind() const { return parse_caption_reward(reward); }
 };
 
 // Images and their captions (IMAGES.md): images [N, H, W], one caption per image, each token's
@@ -112,6 +122,7 @@ class CaptionModel {
     Rng* rng = nullptr;
     double baseline = 0.0;
     bool baseline_started = false;  // false: the pass's mean sampled cost is the baseline
+    double sample_prob = -1.0;      // the share of images that sample (< 0: the config's)
     // Tests: forced locations, [step][image] (then every image samples; rng is not used).
     const std::vector<std::vector<int32_t>>* forced = nullptr;
   };
@@ -125,6 +136,7 @@ class CaptionModel {
     // token), Σ_t log p(s̃_t) per image [B, 1] (0 for the others), and the surrogate terms
     std::vector<uint8_t> sampled;
     std::vector<double> costs;
+    std::vector<std::vector<double>> token_costs;  // [step][image]: -log p of the token (0: none)
     ad::Var log_pi, policy, entropy;
   };
   // Teacher-forced pass over images [B, H, W] with their captions (word ids, without <bos> and
@@ -160,6 +172,7 @@ class CaptionModel {
             Pick* pick = nullptr) const;
   CaptionConfig c_;
   CaptionAttention kind_;
+  CaptionReward reward_;
   data::Vocab vocab_;
   vision::CnnEncoder cnn_;
   nn::Linear init_h_, init_c_;  // D → hidden
@@ -239,6 +252,7 @@ class CaptionTraining : public train::Module {
   int64_t order_epoch_ = -1;
   train::Metrics last_;
   double last_score_ = 0;
+  int64_t step_ = 0;  // the current step (hard attention's sampling warm-up)
   bool evaluated_ = false;
   rl::MovingAverageBaseline baseline_;  // hard attention: the moving average of the cost
 };
