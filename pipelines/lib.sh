@@ -7,6 +7,7 @@
 #   ntm_wrong MODEL OPT...  # ntm-run --eval OPT...: each length's wrong-bit fraction, tab-separated
 #   learning_curve PNG TITLE LOG:COLUMN[:LABEL]...  # a trainer's --log columns against step, as PNG
 #   need_fmnist             # exit 77 (skipped) with a message when Fashion-MNIST is absent
+#   caption_recipe          # the Show-Attend-Tell pipelines' sizes: ntrain ntest epochs size
 #   caption_scenes NTRAIN NTEST   # image-gen scenes: $dir/train.npz|tsv, $dir/test.npz|tsv
 #   caption_model NAME OPT...     # caption-train on them, caption-run --eval: NAME<TAB>its row
 # The tools come from ATTNKIT_BIN, else build/bin of this tree, else PATH.
@@ -92,6 +93,15 @@ need_fmnist() {
   if [ ! -e "$f/train-images-idx3-ubyte.gz" ] && [ ! -e "$f/train-images-idx3-ubyte" ]; then
     echo "$PIPELINE: skipped: Fashion-MNIST is not installed in $f (make deps installs dataset-fashion-mnist)" >&2
     exit 77
+  fi
+}
+
+# caption_recipe: the Show-Attend-Tell pipelines' shared recipe (--quick: the smoke sizes).
+caption_recipe() {
+  if [ "$quick" = 1 ]; then
+    ntrain=256 ntest=64 epochs=1 size="--channels 4,8,8 --embed 16 --hidden 32 --attention-size 16"
+  else
+    ntrain=6000 ntest=1000 epochs=7 size="--channels 16,32,64 --pad 4 --embed 64 --hidden 128 --attention-size 64"
   fi
 }
 

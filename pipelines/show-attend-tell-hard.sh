@@ -47,11 +47,7 @@ pipeline_args "$@"
 need_tools image-gen caption-train caption-run
 need_fmnist
 
-if [ "$quick" = 1 ]; then
-  ntrain=256 ntest=64 epochs=1 size="--channels 4,8,8 --embed 16 --hidden 32 --attention-size 16"
-else
-  ntrain=6000 ntest=1000 epochs=7 size="--channels 16,32,64 --pad 4 --embed 64 --hidden 128 --attention-size 64"
-fi
+caption_recipe
 # The hard row's settings (see the header): each step's log p(s_t) weighted by its own word's
 # cost, one image in 10 sampling.
 hard_opts="--reward word --sample-prob 0.1"
