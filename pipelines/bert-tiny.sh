@@ -30,8 +30,9 @@
 # PyTorch's initialisation) does the same on this text (bert_d2l_torch.py train.txt, seed 1,
 # 2026-11-25): |V| 169, mean MLM loss 3.930, the last 10 steps 3.866, the masked words'
 # unigram entropy 3.822: at lr 0.01 and 50 steps both sit at the unigram plateau, so the bar,
-# which sits below the text's unigram entropy, is out of the recipe's reach here. The second
-# run took
+# which sits below the text's unigram entropy, is out of the recipe's reach here (the peer
+# adds 1.7 CPU-min to the run: 8 min wall under a load of 8-10; the pipeline was not re-run
+# whole with it). The second run took
 # 977 s (<= 30 min): held-out masked-token accuracy 0.706 against a majority baseline of 0.145
 # (bar 0.291), NSP accuracy 0.836 (0.737 after 800 steps, 0.800 after 1,200; flat from 1,600 on);
 # held-out MLM loss 0.640; masking over the run 15.00% chosen, 80.00/9.98/10.01. bert-fill:
