@@ -260,6 +260,23 @@ TEST_CASE("autodiff: fused additive scores equal the unfused ops") {
                     1e-5);
 }
 
+TEST_CASE("autodiff: additive scores of several queries per item equal one query at a time") {
+  // q [M, B, a]: M = 3 queries for each of B = 2 items, against the same keys.
+  Tensor k = rnd({2, 4, 3}, 1), q = rnd({3, 2, 3}, 2), v = rnd({3}, 3);
+  grad_ok("additive_scores (steps)", ts({&k, &q, &v}),
+          [](Tape&, const VS& x) { return ad::additive_scores(x[0], x[1], x[2]); });
+  Tape t;
+  Var K = t.constant(rnd({2, 4, 3}, 1)), Q = t.constant(rnd({3, 2, 3}, 2)),
+      W = t.constant(rnd({3}, 3));
+  const Tensor all = ad::additive_scores(K, Q, W).value().clone();
+  REQUIRE(all.shape() == Shape{3, 2, 4});
+  for (int64_t m = 0; m < 3; ++m) {
+    const Tensor& one = ad::additive_scores(K, ad::index(Q, m), W).value();
+    for (int64_t i = 0; i < 8; ++i) CHECK(all[m * 8 + i] == one[i]);  // the same loop: bits
+  }
+  CHECK_THROWS_AS(ad::additive_scores(K, t.constant(rnd({3, 1, 3}, 4)), W), ShapeError);
+}
+
 TEST_CASE("autodiff: reductions") {
   Tensor x = rnd({2, 3, 4}, 1);
   grad_ok("sum", ts({&x}), [](Tape&, const VS& v) { return ad::sum(v[0]); });

@@ -72,6 +72,8 @@ Var circular_conv(Var w, Var s);
 // Additive (Bahdanau) scores, fused: s[b, t] = Σ_a v_a tanh(keys[b, t, a] + q[b, a]) for keys
 // [B, T, a] (the keys already projected, Wk k), q [B, a] (the projected query) and v [a]
 // → [B, T]. One pass, no [B, T, a] intermediates on the tape besides the saved tanh.
+// q [M, B, a] scores M queries per item at once (e.g. every decoder step under teacher
+// forcing): s[m, b, t] = Σ_a v_a tanh(keys[b, t, a] + q[m, b, a]) → [M, B, T].
 Var additive_scores(Var keys, Var q, Var v);
 
 // ---- reductions (sums accumulated in double)

@@ -348,31 +348,35 @@ Var additive_scores(Var keys, Var q, Var v) {
   const Tensor& K = keys.value();
   const Tensor& Q = q.value();
   const Tensor& W = v.value();
-  if (K.rank() != 3 || Q.rank() != 2 || Q.dim(0) != K.dim(0) || Q.dim(1) != K.dim(2) ||
-      W.size() != K.dim(2))
+  // q [B, a] is one query per item; q [M, B, a] is M queries per item (every decoder step).
+  const bool steps = Q.rank() == 3;
+  if (K.rank() != 3 || (Q.rank() != 2 && !steps) || Q.dim(steps ? 1 : 0) != K.dim(0) ||
+      Q.shape().back() != K.dim(2) || W.size() != K.dim(2))
     throw ShapeError("additive_scores: keys " + shape_str(K.shape()) + ", query " +
                      shape_str(Q.shape()) + " and v " + shape_str(W.shape()) +
-                     " are not [B, T, a], [B, a], [a]");
-  const int64_t B = K.dim(0), T = K.dim(1), A = K.dim(2);
+                     " are not [B, T, a], [B, a] or [M, B, a], and [a]");
+  const int64_t M = steps ? Q.dim(0) : 1, B = K.dim(0), T = K.dim(1), A = K.dim(2);
   // The tanh values are kept for the backward pass only when there will be one: decoding
   // (no recording) would otherwise keep a [B, T, a] buffer a step for the tape's life.
   const bool keep =
       t.recording() && (t.requires_grad(keys) || t.requires_grad(q) || t.requires_grad(v));
-  Tensor* th = keep ? t.scratch(K.shape()) : nullptr;
+  Tensor* th = keep ? t.scratch({M, B, T, A}) : nullptr;
   std::vector<float> row(keep ? 0 : static_cast<size_t>(A));
-  Tensor y = t.alloc({B, T});
-  for (int64_t b = 0; b < B; ++b)
+  Tensor y = t.alloc(steps ? Shape{M, B, T} : Shape{B, T});
+  for (int64_t mb = 0; mb < M * B; ++mb) {
+    const int64_t b = mb % B;
+    const float* pq = Q.data() + mb * A;
     for (int64_t s = 0; s < T; ++s) {
       const float* pk = K.data() + (b * T + s) * A;
-      const float* pq = Q.data() + b * A;
-      float* ph = keep ? th->data() + (b * T + s) * A : row.data();
+      float* ph = keep ? th->data() + (mb * T + s) * A : row.data();
       // Two loops: the tanh vectorises on its own; the sum stays in index order.
       for (int64_t a = 0; a < A; ++a) ph[a] = fastmath::fast_tanh(pk[a] + pq[a]);
       float acc = 0.0f;
       for (int64_t a = 0; a < A; ++a) acc += W[a] * ph[a];
-      y[b * T + s] = acc;
+      y[mb * T + s] = acc;
     }
-  return t.push(std::move(y), {keys, q, v}, [keys, q, v, th, B, T, A](Tape& t, Var out) {
+  }
+  return t.push(std::move(y), {keys, q, v}, [keys, q, v, th, M, B, T, A](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
     const float* W = t.value(v).data();
     // New gradient buffers are written by their first write and added to after it.
@@ -380,38 +384,50 @@ Var additive_scores(Var keys, Var q, Var v) {
     float* gk = t.requires_grad(keys) ? t.grad(keys, new_k).data() : nullptr;
     float* gq = t.requires_grad(q) ? t.grad(q, new_q).data() : nullptr;
     float* gv = t.requires_grad(v) ? t.grad(v, new_v).data() : nullptr;
-    if (B * T == 0) {  // nothing to write: new buffers must still be zeros
-      if (new_q) std::fill(gq, gq + B * A, 0.0f);
+    if (M * B * T == 0) {  // nothing to write: new buffers must still be zeros
+      if (new_k) std::fill(gk, gk + B * T * A, 0.0f);
+      if (new_q) std::fill(gq, gq + M * B * A, 0.0f);
       if (new_v) std::fill(gv, gv + A, 0.0f);
     }
     std::vector<float> d(static_cast<size_t>(A));
-    for (int64_t b = 0; b < B; ++b)
+    for (int64_t mb = 0; mb < M * B; ++mb) {
+      const int64_t b = mb % B;
       for (int64_t s = 0; s < T; ++s) {
-        const float* ph = th->data() + (b * T + s) * A;
-        const float gs = g[b * T + s];
+        const float* ph = th->data() + (mb * T + s) * A;
+        const float gs = g[mb * T + s];
+        if (gs == 0.0f) {
+          // Nothing to add (e.g. a masked position, whose probability is exactly 0): only
+          // the first writes of new buffers, as zeros.
+          if (gk && new_k && mb < B)
+            std::fill(gk + (b * T + s) * A, gk + (b * T + s + 1) * A, 0.0f);
+          if (gq && new_q && s == 0) std::fill(gq + mb * A, gq + (mb + 1) * A, 0.0f);
+          if (gv && new_v && mb == 0 && s == 0) std::fill(gv, gv + A, 0.0f);
+          continue;
+        }
         for (int64_t a = 0; a < A; ++a)
           d[static_cast<size_t>(a)] = gs * W[a] * (1.0f - ph[a] * ph[a]);
         if (gk) {
           float* pk = gk + (b * T + s) * A;
-          if (new_k)
+          if (new_k && mb < B)
             for (int64_t a = 0; a < A; ++a) pk[a] = d[static_cast<size_t>(a)];
           else
             for (int64_t a = 0; a < A; ++a) pk[a] += d[static_cast<size_t>(a)];
         }
         if (gq) {
-          float* pq = gq + b * A;
+          float* pq = gq + mb * A;
           if (new_q && s == 0)
             for (int64_t a = 0; a < A; ++a) pq[a] = d[static_cast<size_t>(a)];
           else
             for (int64_t a = 0; a < A; ++a) pq[a] += d[static_cast<size_t>(a)];
         }
         if (gv) {
-          if (new_v && b == 0 && s == 0)
+          if (new_v && mb == 0 && s == 0)
             for (int64_t a = 0; a < A; ++a) gv[a] = gs * ph[a];
           else
             for (int64_t a = 0; a < A; ++a) gv[a] += gs * ph[a];
         }
       }
+    }
   });
 }
 

@@ -112,20 +112,15 @@ Var PtrNet::loss(ad::Tape& t, const std::vector<const PtrProblem*>& items, int64
     if (p->answer.empty()) throw DataError("a training problem without an answer");
     M = std::max<int64_t>(M, static_cast<int64_t>(p->answer.size()) + 1);
   }
-  Var total;
-  int64_t count = 0;
   const int64_t P = e.T + 1;
   // Teacher forcing: every step's decoder input (the embedding of the last chosen input) is
   // known before the recurrence runs, so the steps' inputs, targets and masks come first.
   std::vector<int32_t> ids(static_cast<size_t>(M * e.B));
-  std::vector<std::vector<int32_t>> targets(static_cast<size_t>(M),
-                                            std::vector<int32_t>(static_cast<size_t>(e.B)));
-  std::vector<Tensor> biases;
-  std::vector<int64_t> lives;
+  std::vector<int32_t> flat(static_cast<size_t>(M * e.B));  // the targets, step-major
+  Tensor bias({M, e.B, P}, 0.0f);                           // the mask: kMasked or 0
+  int64_t count = 0;
   std::vector<int32_t> prefix;
   for (int64_t m = 0; m < M; ++m) {
-    Tensor bias({e.B, P}, 0.0f);
-    int64_t live = 0;
     for (int64_t b = 0; b < e.B; ++b) {
       const PtrProblem& p = *items[static_cast<size_t>(b)];
       const int64_t L = static_cast<int64_t>(p.answer.size());
@@ -139,11 +134,11 @@ Var PtrNet::loss(ad::Tape& t, const std::vector<const PtrProblem*>& items, int64
         y = p.answer[static_cast<size_t>(m)];
       else if (m == L)
         y = 0;
-      targets[static_cast<size_t>(m)][static_cast<size_t>(b)] = y;
-      float* row = bias.data() + b * P;
+      flat[static_cast<size_t>(m * e.B + b)] = y;
+      float* row = bias.data() + (m * e.B + b) * P;
       for (int64_t j = n + 1; j < P; ++j) row[j] = kMasked;
       if (y < 0) continue;
-      ++live;
+      ++count;
       if (c_.mask) {
         prefix.assign(p.answer.begin(), p.answer.begin() + m);
         const auto ok = ptr_allowed(task_, true, n, prefix);
@@ -155,29 +150,19 @@ Var PtrNet::loss(ad::Tape& t, const std::vector<const PtrProblem*>& items, int64
           if (!ok[static_cast<size_t>(j)]) row[j] = kMasked;
       }
     }
-    biases.push_back(std::move(bias));
-    lives.push_back(live);
   }
   // The decoder's inputs are rows of the table: their input projection W_ih x + b in one
   // product over the table, gathered per step; the recurrence in one node (one product for
-  // dW_hh); the pointer's queries U h_m for all steps in one product.
+  // dW_hh); the pointer's queries U h_m for all steps in one product, their scores against
+  // the keys in one node [M, B, P], and one cross-entropy over every (step, item) row.
   Var projected = decoder_.project(t, e.table);  // [1 + B·T, 4·hidden]
   Var Y = ad::lstm_sequence(ad::embedding(projected, ids, {M, e.B}), e.state.h, e.state.c,
                             t.param(*decoder_.W_hh));
   Var Q = wq_(t, ad::slice(Y, 0, 0, M));  // [M, B, hidden]
-  Var v = t.param(*v_);
-  for (int64_t m = 0; m < M; ++m) {
-    const int64_t live = lives[static_cast<size_t>(m)];
-    if (live == 0) continue;
-    Var logits = ad::add(ad::additive_scores(e.keys, ad::index(Q, m), v),
-                         t.constant(std::move(biases[static_cast<size_t>(m)])));
-    Var l = ad::mul(nn::cross_entropy(logits, targets[static_cast<size_t>(m)]),
-                    static_cast<float>(live));
-    total = total.valid() ? ad::add(total, l) : l;
-    count += live;
-  }
+  Var logits = ad::add(ad::additive_scores(e.keys, Q, t.param(*v_)), t.constant(std::move(bias)));
+  Var total = ad::mul(nn::cross_entropy(logits, flat), static_cast<float>(count));
   if (tokens) *tokens = count;
-  return total.valid() ? total : t.constant(Tensor({}, 0.0f));
+  return total;
 }
 
 namespace {
