@@ -85,8 +85,11 @@ std::vector<std::string> symbols_of(const std::string& side) {
   return out;
 }
 
-NtmPairs read_pairs(const std::string& path, const data::Vocab* model_vocab) {
-  const data::ParallelCorpus c = data::read_tsv(path);
+}  // namespace
+
+NtmPairs parse_ntm_pairs(std::string_view text, const std::string& path,
+                         const data::Vocab* model_vocab) {
+  const data::ParallelCorpus c = data::parse_tsv(text, path);
   if (c.pairs.empty()) throw DataError("no SOURCE<TAB>TARGET pairs", path);
   NtmPairs p;
   p.file = path;
@@ -122,12 +125,12 @@ NtmPairs read_pairs(const std::string& path, const data::Vocab* model_vocab) {
   return p;
 }
 
-}  // namespace
-
-NtmPairs read_ntm_pairs(const std::string& path) { return read_pairs(path, nullptr); }
+NtmPairs read_ntm_pairs(const std::string& path) {
+  return parse_ntm_pairs(io::read_all(path), path);
+}
 
 NtmPairs read_ntm_pairs(const std::string& path, const data::Vocab& vocab) {
-  return read_pairs(path, &vocab);
+  return parse_ntm_pairs(io::read_all(path), path, &vocab);
 }
 
 data::Episode NtmPairs::episode(int64_t i) const {

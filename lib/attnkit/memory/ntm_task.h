@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnkit/autodiff/tape.h"
@@ -50,6 +51,9 @@ struct NtmPairs {
 // a symbol, or a file without pairs is a DataError naming the file (and line).
 NtmPairs read_ntm_pairs(const std::string& path);
 NtmPairs read_ntm_pairs(const std::string& path, const data::Vocab& vocab);
+// The same from a text (`name` for messages); vocab null: the text's own.
+NtmPairs parse_ntm_pairs(std::string_view text, const std::string& name,
+                         const data::Vocab* vocab = nullptr);
 // One pair as an episode of `width` channels (ids in [kReserved, width)).
 data::Episode symbol_episode(const std::vector<int32_t>& source, const std::vector<int32_t>& target,
                              int64_t width);
