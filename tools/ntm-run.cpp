@@ -86,11 +86,12 @@ int main(int argc, char** argv) {
       if (app.given("lengths") || app.given("count"))
         throw UsageError("--lengths and --count are for fresh episodes, not symbol pairs");
       if (app.shard().given) throw UsageError("--shard does not apply to symbol pairs");
-      if (memory::is_ntm_dataset(in))
+      const std::string bytes = io::read_all(in);  // once: -i may be a pipe
+      if (io::detect_format(std::string_view(bytes).substr(0, 8)) == io::Format::Npz)
         throw UsageError(
             "the model was trained on symbol pairs, not a seqtask-gen data set: "
             "give -i PAIRS.tsv");
-      const memory::NtmPairs pairs = memory::read_ntm_pairs(in, m.vocab);
+      const memory::NtmPairs pairs = memory::parse_ntm_pairs(bytes, in, &m.vocab);
       std::string text;
       cli::Progress bar(app.name(), pairs.count(), app.common().quiet);
       if (eval) {

@@ -33,6 +33,12 @@ want=$(paste c.tsv a.txt | awk -F'\t' '{ nt = split($2, t, " "); split($3, a, " 
 check_eq "$(awk -F'\t' '$1 == "all" { print $4 }' e.tsv)" "$want" "fine = share right before the first error"
 # Better than chance after training (chance: coarse 0, fine well below 0.3).
 check_eq "$(awk -F'\t' '$1 == "all" { print ($4 > 0.3) }' e.tsv)" 1 "fine accuracy above chance"
+# Pairs from a pipe and from standard input (read once).
+expect 0 sh -c 'ntm-run --model m.akm -i - --eval --bucket 2 -q <c.tsv'
+check_eq "$(cat "$T/out")" "$(cat e.tsv)" "pairs from standard input"
+expect 0 bash -c 'ntm-run --model m.akm -i <(cat c.tsv) --eval --bucket 2 -q'
+check_eq "$(cat "$T/out")" "$(cat e.tsv)" "pairs from a pipe"
+expect 0 bash -c 'ntm-train --data <(head -50 c.tsv) $0 --steps 3 -q -o p.akm' "$small"
 # Trace of the first pair: inputs one-hot, outputs a distribution per step.
 expect 0 ntm-run --model m.akm -i c.tsv --trace t.npz -o /dev/null -q
 expect 0 tensor-convert -i t.npz:outputs

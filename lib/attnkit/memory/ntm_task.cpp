@@ -13,7 +13,14 @@
 namespace attnkit::memory {
 
 NtmDataset read_ntm_dataset(const std::string& path) {
-  std::map<std::string, Tensor> a = io::read_npz(path);
+  const std::string bytes = io::read_all(path);
+  if (io::detect_format(bytes) != io::Format::Npz) throw DataError("not an .npz archive", path);
+  return parse_ntm_dataset(bytes, path);
+}
+
+NtmDataset parse_ntm_dataset(std::string_view bytes, const std::string& path) {
+  std::map<std::string, Tensor> a;
+  for (auto& m : io::parse_npz(bytes, path)) a.emplace(m.name, std::move(m.tensor));
   NtmDataset d;
   auto take = [&](const char* name, int rank) {
     auto it = a.find(name);

@@ -28,6 +28,8 @@ struct NtmDataset {
   data::Episode episode(int64_t i) const;
 };
 NtmDataset read_ntm_dataset(const std::string& path);
+// The same from an archive's bytes (`path` for messages).
+NtmDataset parse_ntm_dataset(std::string_view bytes, const std::string& path);
 
 // Symbol transductions (transduce-gen's SOURCE<TAB>TARGET lines of space-separated symbols,
 // read by data::read_tsv) as NTM episodes over a vocabulary of V ids (data/vocab.h: ids 0-3

@@ -164,12 +164,12 @@ LoadedNtm load_ntm(const std::string& path) {
 NtmSource read_ntm_source(const std::string& path) {
   NtmSource src;
   src.fresh = false;
-  if (!path.empty() && path != "-" && io::split_member(path).second.empty() &&
-      io::detect_format(io::read_all(path).substr(0, 8)) == io::Format::Npz) {
-    src.data = read_ntm_dataset(path);
+  const std::string bytes = io::read_all(path);  // once: the path may be a pipe
+  if (io::detect_format(std::string_view(bytes).substr(0, 8)) == io::Format::Npz) {
+    src.data = parse_ntm_dataset(bytes, path);
   } else {
     src.symbols = true;
-    src.pairs = read_ntm_pairs(path);
+    src.pairs = parse_ntm_pairs(bytes, path);
   }
   return src;
 }
