@@ -93,6 +93,8 @@ expect 0 stackmem-train $small --two-controllers --depth-input --epochs 1 -o dep
 CHECKS=$((CHECKS + 1)); cmp -s two.akm depth.akm && fail "--depth-input made the same model"
 expect 0 stackmem-run --model depth.akm -i valid.tsv --eval
 expect_err 2 "stackmem-train: --depth-input needs a stack, queue or deque (--memory), not the plain LSTM" stackmem-train $small --memory none --depth-input --epochs 1 -o x.akm
+expect_err 2 "stackmem-train: --bottom-push-bias is for a deque (--memory deque)" stackmem-train $small --bottom-push-bias -2 -o x.akm
+expect 0 stackmem-train $small --memory deque --bottom-push-bias -2 --epochs 1 -o dq.akm
 expect_err 2 "stackmem-train: --depth-input needs a stack, queue or deque (--memory), not the stack RNN" stackmem-train $small --stack-rnn --depth-input --epochs 1 -o x.akm
 # The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
 # stack for push and pop; --rounding is stored with the model; errors.

@@ -27,6 +27,8 @@ void StackLstmConfig::validate() const {
   if (stack_rnn && stack_top < 1) throw UsageError("stack-top must be >= 1");
   if (stack_rnn && two_controllers)
     throw UsageError("two-controllers is for the LSTM controller, not the stack RNN");
+  if (bottom_push_bias != 0.0 && (stack_rnn || memory != "deque"))
+    throw UsageError("bottom-push-bias is for a deque (--memory deque)");
   if (depth_input && (stack_rnn || memory == "none"))
     throw UsageError("depth-input needs a stack, queue or deque (--memory), not " +
                      std::string(stack_rnn ? "the stack RNN" : "the plain LSTM"));
@@ -71,6 +73,7 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
                                          2 * ends_ + ends_ * c.width, rng);
     // The pop strengths' bias starts at −1 (Grefenstette et al., Appendix B).
     for (int64_t k = 0; k < ends_; ++k) ctrl_->b->value[ends_ + k] = -1.0f;
+    if (ends_ == 2) ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
   }
   if (c_.two_controllers) {
     dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
@@ -79,6 +82,7 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
       dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control", c.hidden,
                                                2 * ends_ + ends_ * c.width, rng);
       for (int64_t k = 0; k < ends_; ++k) dec_ctrl_->b->value[ends_ + k] = -1.0f;
+      if (ends_ == 2) dec_ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
     }
   }
 }
