@@ -99,7 +99,10 @@
 # 25-32). Training on the lengths 8-32 and testing on 33-64: coarse 0.695, fine
 # 0.986 (1.00 on 33-40 and 41-48, 0.67 on 49-56, 0.13 on 57-64): the fade moves out with the
 # training lengths (to ~1.5x them) but stays; 102 CPU-s against 35 for 8-16, so the 10
-# reversal trainings would add ~11 CPU-min. Neither was adopted. DeQue/copy: not re-tried.
+# reversal trainings would add ~11 CPU-min. Neither was adopted. DeQue/copy, seed 1:
+# --bottom-push-bias -2 (the deque starts pushing at the top only, so that its bottom end
+# reads the oldest value, a queue's, rather than its own latest push): test coarse 0.00,
+# fine 0.07 (51 CPU-s): not found either.
 set -euo pipefail
 export LC_ALL=C
 
