@@ -73,7 +73,8 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
                                          2 * ends_ + ends_ * c.width, rng);
     // The pop strengths' bias starts at −1 (Grefenstette et al., Appendix B).
     for (int64_t k = 0; k < ends_; ++k) ctrl_->b->value[ends_ + k] = -1.0f;
-    if (ends_ == 2) ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
+    if (ends_ == 2 && c_.bottom_push_bias != 0.0)
+      ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
   }
   if (c_.two_controllers) {
     dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
@@ -82,7 +83,8 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
       dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control", c.hidden,
                                                2 * ends_ + ends_ * c.width, rng);
       for (int64_t k = 0; k < ends_; ++k) dec_ctrl_->b->value[ends_ + k] = -1.0f;
-      if (ends_ == 2) dec_ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
+      if (ends_ == 2 && c_.bottom_push_bias != 0.0)
+        dec_ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
     }
   }
 }

@@ -45,9 +45,10 @@ struct StackLstmConfig {
   // empty, near 1 from a strength of 2 on), so that a decoder can stop when the memory runs
   // empty rather than by a count carried in its state.
   bool depth_input = false;
-  // A deque's bottom push strengths start at σ(this bias) (0: σ = 0.5, as the top's): a
-  // negative bias starts the deque pushing at the top only, so that its bottom end reads the
-  // oldest value (a queue) rather than its own latest push (a second stack).
+  // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
+  // other, about σ = 0.5, as the top's): a negative bias starts the deque pushing at the top
+  // only, so that its bottom end reads the oldest value (a queue) rather than its own latest
+  // push (a second stack).
   double bottom_push_bias = 0.0;
   // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
   // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
