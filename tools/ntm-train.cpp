@@ -1,5 +1,6 @@
 // ntm-train: train a Neural Turing Machine on the paper's copy, repeat-copy or
-// associative-recall task (fresh episodes every step) or on a seqtask-gen data set.
+// associative-recall task (fresh episodes every step), on a seqtask-gen data set, or on
+// transduce-gen's symbol pairs.
 #include <memory>
 #include <string>
 
@@ -28,12 +29,15 @@ int main(int argc, char** argv) {
     int64_t width = 0, min_len = 0, max_len = 0, min_rep = 1, max_rep = 10, item_len = 3;
     memory::NtmTrainOptions o;
     memory::NtmConfig m;
-    app.describe("Train a Neural Turing Machine on copy, repeat-copy or associative recall.",
-                 "(--task TASK | --data DATA.npz) [--config ntm.yaml] [--steps N] [--batch-size B] "
-                 "[--seed S] -o MODEL [--log LOG.tsv] [--checkpoint-every N] [--resume]");
+    app.describe(
+        "Train a Neural Turing Machine on copy, repeat-copy, associative recall or symbol "
+        "transductions.",
+        "(--task TASK | --data DATA.npz | --data PAIRS.tsv) [--config ntm.yaml] [--steps N] "
+        "[--batch-size B] [--seed S] -o MODEL [--log LOG.tsv] [--checkpoint-every N] [--resume]");
     app.options().add_options()(
-        "data", po::value(&data_path)->value_name("DATA.npz"),
-        "train on a seqtask-gen data set (in epochs, shuffled) instead of fresh episodes")(
+        "data", po::value(&data_path)->value_name("DATA"),
+        "train on a seqtask-gen data set DATA.npz, or on transduce-gen's SOURCE<TAB>TARGET "
+        "pairs (told apart by content), in shuffled epochs, instead of fresh episodes")(
         "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)")(
         "clip-norm", po::value<std::string>()->value_name("C"),
         "old spelling of --clip (kept for one release)");
@@ -101,7 +105,14 @@ int main(int argc, char** argv) {
         "slower). Cost: bits per sequence, the paper's unit: wrong bits after thresholding the\n"
         "outputs at 0.5, summed over a sequence; the log's bits_per_seq is its mean over the\n"
         "--log-every steps. A step's sequences are one slice each, their gradients added in\n"
-        "order: the same model for any --threads and under mpirun.");
+        "order: the same model for any --threads and under mpirun.\n"
+        "\n"
+        "On symbol pairs (--data PAIRS.tsv, transduce-gen's lines) inputs and outputs are one\n"
+        "channel per token of the pairs' vocabulary (4 reserved, then the symbols): the source\n"
+        "one symbol a step, a delimiter step, then zero input while the outputs are to be the\n"
+        "target and <eos>. The cost is the softmax cross-entropy of those steps (nats per\n"
+        "sequence); the log's symbols_per_seq counts their wrong symbols. ntm-run --eval -i\n"
+        "PAIRS.tsv reports coarse and fine accuracy as stackmem-run --eval does.");
     app.parse();
 
     const train::TrainOptions topt = cli::resolve_training(app, tf, "ntm", out);
@@ -116,7 +127,7 @@ int main(int argc, char** argv) {
       src.task.min_repeats = min_rep, src.task.max_repeats = max_rep, src.task.item_len = item_len;
       src.task.validate();
     } else {
-      src.data = memory::read_ntm_dataset(data_path);
+      src = memory::read_ntm_source(data_path);
     }
     o.batch = tf.batch_size, o.lr = tf.lr, o.clip_norm = tf.clip;
     memory::NtmTraining module(m, o, std::move(src), tf.steps, app.common().seed,

@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     const auto data = memory::read_transduce(input, m.vocab);
     std::string text;
     if (eval) {
-      text = memory::accuracy_tsv(
+      text = data::accuracy_tsv(
           memory::evaluate_transduce(*m.model, data, bucket, app.common().threads), bucket);
     } else {
       for (const auto& e : data) {

@@ -44,6 +44,13 @@ int main(int argc, char** argv) {
         "two-controllers", po::bool_switch(&c.two_controllers),
         "one LSTM controller (and push, pop and value layers) for the source and another, "
         "starting from its state, for the separator and the target, around the one memory")(
+        "bottom-push-bias",
+        po::value(&c.bottom_push_bias)->value_name("B")->default_value(c.bottom_push_bias),
+        "a deque: the initial bias of its bottom push strengths (0: drawn as the other "
+        "biases; negative: it starts pushing at the top only, its bottom end a queue's)")(
+        "depth-input", po::bool_switch(&c.depth_input),
+        "the controllers also read how full the memory is (tanh of its total strength), so "
+        "that decoding can stop when it runs empty")(
         "stack-rnn", po::bool_switch(&c.stack_rnn),
         "Joulin & Mikolov's stack RNN instead of an LSTM with --memory")(
         "stacks", po::value(&c.stacks)->value_name("K")->default_value(c.stacks),

@@ -87,6 +87,15 @@ expect 0 stackmem-train $small --two-controllers --epochs 1 -o two.akm
 CHECKS=$((CHECKS + 1)); cmp -s two.akm s1.akm && fail "--two-controllers made the same model"
 expect 0 stackmem-run --model two.akm -i valid.tsv --eval
 expect_err 2 "stackmem-train: --two-controllers is for the LSTM controller, not the stack RNN" stackmem-train $small --stack-rnn --two-controllers --epochs 1 -o x.akm
+# --depth-input (the controllers also read tanh of the memory's total strength): another model,
+# stored with it; not for the plain LSTM or the stack RNN.
+expect 0 stackmem-train $small --two-controllers --depth-input --epochs 1 -o depth.akm
+CHECKS=$((CHECKS + 1)); cmp -s two.akm depth.akm && fail "--depth-input made the same model"
+expect 0 stackmem-run --model depth.akm -i valid.tsv --eval
+expect_err 2 "stackmem-train: --depth-input needs a stack, queue or deque (--memory), not the plain LSTM" stackmem-train $small --memory none --depth-input --epochs 1 -o x.akm
+expect_err 2 "stackmem-train: --bottom-push-bias is for a deque (--memory deque)" stackmem-train $small --bottom-push-bias -2 -o x.akm
+expect 0 stackmem-train $small --memory deque --bottom-push-bias -2 --epochs 1 -o dq.akm
+expect_err 2 "stackmem-train: --depth-input needs a stack, queue or deque (--memory), not the stack RNN" stackmem-train $small --stack-rnn --depth-input --epochs 1 -o x.akm
 # The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
 # stack for push and pop; --rounding is stored with the model; errors.
 expect 0 transduce-gen --task anbn --len-min 1 --len-max 6 --count 100 --seed 1 -o anbn.tsv

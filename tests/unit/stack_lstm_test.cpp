@@ -125,6 +125,9 @@ TEST_CASE("stack LSTM and stack RNN: the loss's gradients by finite differences"
     if (c.memory != "none") check(c);
     c.read_out = false, c.two_controllers = true;  // the phases switch at different steps
     check(c);
+    if (c.memory == "none") continue;
+    c.depth_input = true;  // through tanh of the total strength
+    check(c);
   }
   memory::StackLstmConfig c;
   c.stack_rnn = true;
@@ -144,4 +147,14 @@ TEST_CASE("stack LSTM config: errors") {
   CHECK_THROWS_AS(c.validate(), UsageError);
   c.stack_top = 2, c.two_controllers = true;
   CHECK_THROWS_AS(c.validate(), UsageError);
+  c.two_controllers = false, c.depth_input = true;  // not for the stack RNN
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.stack_rnn = false, c.memory = "none";  // nor the plain LSTM
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.memory = "stack";
+  CHECK_NOTHROW(c.validate());
+  c.bottom_push_bias = -2;  // a deque's only
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.memory = "deque";
+  CHECK_NOTHROW(c.validate());
 }

@@ -1,6 +1,7 @@
 #include "attnkit/data/transduce.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
@@ -99,6 +100,57 @@ std::string format_transduce(const std::vector<TransducePair>& pairs) {
     s += '\t';
     for (size_t i = 0; i < p.target.size(); ++i) s += (i ? " " : "") + p.target[i];
     s += '\n';
+  }
+  return s;
+}
+
+TransduceScore score_transduction(const std::vector<int32_t>& target,
+                                  const std::vector<int32_t>& output) {
+  TransduceScore s;
+  size_t right = 0;
+  while (right < target.size() && right < output.size() && output[right] == target[right]) ++right;
+  s.coarse = output == target ? 1.0 : 0.0;
+  s.fine =
+      target.empty() ? s.coarse : static_cast<double>(right) / static_cast<double>(target.size());
+  return s;
+}
+
+std::map<int64_t, Accuracy> accuracy_by_length(const std::vector<int64_t>& target_lengths,
+                                               const std::vector<TransduceScore>& scores,
+                                               int64_t bucket) {
+  if (bucket < 1) throw UsageError("bucket must be >= 1");
+  if (target_lengths.size() != scores.size())
+    throw UsageError("accuracy_by_length: " + std::to_string(target_lengths.size()) +
+                     " lengths for " + std::to_string(scores.size()) + " scores");
+  std::map<int64_t, Accuracy> out;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    const int64_t len = std::max<int64_t>(target_lengths[i], 1);
+    for (int64_t key : {(len - 1) / bucket, int64_t{-1}}) {
+      Accuracy& a = out[key];
+      a.coarse += scores[i].coarse;
+      a.fine += scores[i].fine;
+      ++a.sequences;
+    }
+  }
+  for (auto& [k, a] : out) a.coarse /= a.sequences, a.fine /= a.sequences;
+  return out;
+}
+
+std::string accuracy_tsv(const std::map<int64_t, Accuracy>& a, int64_t bucket) {
+  std::string s = "lengths\tsequences\tcoarse\tfine\n";
+  char buf[128];
+  for (const auto& [k, x] : a) {
+    if (k < 0) continue;
+    std::snprintf(buf, sizeof buf, "%lld-%lld\t%lld\t%.4f\t%.4f\n",
+                  static_cast<long long>(k * bucket + 1), static_cast<long long>((k + 1) * bucket),
+                  static_cast<long long>(x.sequences), x.coarse, x.fine);
+    s += buf;
+  }
+  const auto it = a.find(-1);
+  if (it != a.end()) {
+    std::snprintf(buf, sizeof buf, "all\t%lld\t%.4f\t%.4f\n",
+                  static_cast<long long>(it->second.sequences), it->second.coarse, it->second.fine);
+    s += buf;
   }
   return s;
 }

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,5 +44,27 @@ struct TransducePair {
 std::vector<TransducePair> make_transduce(const TransduceOptions& o, int64_t count, Rng& rng);
 // "SOURCE<TAB>TARGET\n" lines.
 std::string format_transduce(const std::vector<TransducePair>& pairs);
+
+// ---- the papers' metrics (stackmem-run --eval and ntm-run --eval share them)
+
+// Coarse accuracy: 1 when the output is the whole target (no more, no less), else 0; fine
+// accuracy: the share of the target right before the first error (Grefenstette et al. 2015).
+struct TransduceScore {
+  double coarse = 0.0, fine = 0.0;
+};
+TransduceScore score_transduction(const std::vector<int32_t>& target,
+                                  const std::vector<int32_t>& output);
+
+struct Accuracy {
+  int64_t sequences = 0;
+  double coarse = 0.0, fine = 0.0;  // means over the sequences
+};
+// Means by bucket of target lengths (key k holds lengths k·bucket + 1 .. (k + 1)·bucket) and
+// over all (key -1); target_lengths[i] goes with scores[i]. UsageError for bucket < 1.
+std::map<int64_t, Accuracy> accuracy_by_length(const std::vector<int64_t>& target_lengths,
+                                               const std::vector<TransduceScore>& scores,
+                                               int64_t bucket);
+// TSV: lengths ("1-8"), sequences, coarse, fine, and a last row "all".
+std::string accuracy_tsv(const std::map<int64_t, Accuracy>& a, int64_t bucket);
 
 }  // namespace attnkit::data

@@ -49,7 +49,7 @@ NtmTraining::NtmTraining(NtmConfig config, NtmTrainOptions options, NtmSource so
       episodes_(seed ^ 0x5eed5eedULL) {
   o_.validate();
   if (steps_ < 1) throw UsageError("steps must be >= 1");
-  if (!src_.fresh && src_.data.count() < 1) throw DataError("the data set holds no episode");
+  if (!src_.fresh && src_.count() < 1) throw DataError("the data set holds no episode");
   Rng init(seed);
   ntm_ = std::make_unique<Ntm>(ps_, cfg_, init);
   opt_ = make_ntm_optimizer(*ntm_, o_);
@@ -58,19 +58,24 @@ NtmTraining::NtmTraining(NtmConfig config, NtmTrainOptions options, NtmSource so
 int64_t NtmTraining::batches_per_epoch() const {
   // Fresh episodes have no epochs: one that never ends.
   if (src_.fresh) return std::numeric_limits<int64_t>::max();
-  return (src_.data.count() + o_.batch - 1) / o_.batch;
+  return (src_.count() + o_.batch - 1) / o_.batch;
 }
 
 void NtmTraining::describe(nn::ModelFile& f) const {
   f.config_yaml = config_yaml_;
   f.set_arch("input", cfg_.input);
   f.set_arch("output", cfg_.output);
+  if (src_.symbols) f.texts["vocab"] = src_.pairs.vocab.format();
 }
 
 void NtmTraining::check_resume(const nn::ModelFile& ck) const {
   if (ck.arch("input", 1, 1 << 20, "ntm/input") != cfg_.input ||
       ck.arch("output", 1, 1 << 20, "ntm/output") != cfg_.output)
     throw DataError("the checkpoint's input/output sizes do not fit this task or data", ck.file);
+  const auto v = ck.texts.find("vocab");
+  const std::string mine = src_.symbols ? src_.pairs.vocab.format() : "";
+  if ((v == ck.texts.end() ? std::string() : v->second) != mine)
+    throw DataError("the checkpoint was trained on other symbols (another vocabulary)", ck.file);
 }
 
 int64_t NtmTraining::begin_batch(const nn::TrainState& s) {
@@ -79,11 +84,13 @@ int64_t NtmTraining::begin_batch(const nn::TrainState& s) {
     for (int64_t b = 0; b < o_.batch; ++b)
       batch_.push_back(data::make_episode(src_.task, episodes_));
   } else {
-    const int64_t n = src_.data.count();
+    const int64_t n = src_.count();
     if (order_epoch_ != s.epoch)
       order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
-    for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
-      batch_.push_back(src_.data.episode(order_[static_cast<size_t>(i)]));
+    for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i) {
+      const int64_t k = order_[static_cast<size_t>(i)];
+      batch_.push_back(src_.symbols ? src_.pairs.episode(k) : src_.data.episode(k));
+    }
   }
   return static_cast<int64_t>(batch_.size());
 }
@@ -93,7 +100,9 @@ train::Slice NtmTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) 
   ad::Var total;
   double wrong = 0, change = 0;
   for (int64_t i = begin; i < end; ++i) {
-    EpisodeResult r = run_episode(*ntm_, t, batch_[static_cast<size_t>(i)], o_.write_penalty);
+    const data::Episode& e = batch_[static_cast<size_t>(i)];
+    EpisodeResult r = src_.symbols ? run_symbol_episode(*ntm_, t, e, o_.write_penalty)
+                                   : run_episode(*ntm_, t, e, o_.write_penalty);
     total = total.valid() ? ad::add(total, r.objective) : r.objective;
     wrong += static_cast<double>(r.wrong_bits);
     if (o_.write_penalty > 0) change += r.write_change.value()[0];
@@ -114,14 +123,15 @@ double NtmTraining::clip_gradients(double clip) {
 train::StepEnd NtmTraining::end_step(const nn::TrainState&, double, const train::Metrics& sums) {
   train::StepEnd e;
   const double n = static_cast<double>(batch_.size());
-  e.metrics = {{"bits_per_seq", sums[0].second / n}};
+  e.metrics = {{src_.symbols ? "symbols_per_seq" : "bits_per_seq", sums[0].second / n}};
   if (o_.write_penalty > 0) e.metrics.emplace_back("write_change", sums[1].second / n);
   return e;
 }
 
 std::vector<std::string> NtmTraining::step_metrics() const {
-  if (o_.write_penalty > 0) return {"bits_per_seq", "write_change"};
-  return {"bits_per_seq"};
+  const std::string wrong = src_.symbols ? "symbols_per_seq" : "bits_per_seq";
+  if (o_.write_penalty > 0) return {wrong, "write_change"};
+  return {wrong};
 }
 
 LoadedNtm load_ntm(const std::string& path) {
@@ -130,6 +140,15 @@ LoadedNtm load_ntm(const std::string& path) {
   m.input = m.file.arch("input", 1, 1 << 20, "ntm/input");
   m.output = m.file.arch("output", 1, 1 << 20, "ntm/output");
   m.config = ntm_config_from_yaml(m.file.config_yaml, path, m.input, m.output);
+  if (m.file.texts.count("vocab")) {
+    m.symbols = true;
+    m.vocab = data::Vocab::parse(m.file.texts.at("vocab"), path + " (vocabulary)");
+    if (m.vocab.size() != m.input || m.vocab.size() != m.output)
+      throw DataError("the vocabulary has " + std::to_string(m.vocab.size()) +
+                          " tokens, the model " + std::to_string(m.input) + " inputs and " +
+                          std::to_string(m.output) + " outputs",
+                      path);
+  }
   m.params = std::make_unique<nn::ParamStore>();
   Rng init(0);
   m.ntm = std::make_unique<Ntm>(*m.params, m.config, init);
@@ -140,6 +159,44 @@ LoadedNtm load_ntm(const std::string& path) {
     throw;
   }
   return m;
+}
+
+NtmSource read_ntm_source(const std::string& path) {
+  NtmSource src;
+  src.fresh = false;
+  const std::string bytes = io::read_all(path);  // once: the path may be a pipe
+  if (io::detect_format(std::string_view(bytes).substr(0, 8)) == io::Format::Npz) {
+    src.data = parse_ntm_dataset(bytes, path);
+  } else {
+    src.symbols = true;
+    src.pairs = parse_ntm_pairs(bytes, path);
+  }
+  return src;
+}
+
+std::vector<int32_t> ntm_answer(const Ntm& ntm, ad::Tape& tape, const data::Episode& e) {
+  ad::Var y = ntm.forward(tape, e.input);
+  std::vector<int32_t> a = symbol_answer(y.value(), e);
+  tape.clear();
+  return a;
+}
+
+std::map<int64_t, data::Accuracy> evaluate_ntm_pairs(const Ntm& ntm, ad::Tape& tape,
+                                                     const NtmPairs& pairs, int64_t bucket,
+                                                     const std::function<void(int64_t)>& done) {
+  if (pairs.width() != ntm.config().input || pairs.width() != ntm.config().output)
+    throw DataError("the pairs' vocabulary has " + std::to_string(pairs.width()) +
+                        " tokens, the model " + std::to_string(ntm.config().input),
+                    pairs.file);
+  std::vector<data::TransduceScore> scores;
+  std::vector<int64_t> lengths;
+  for (int64_t i = 0; i < pairs.count(); ++i) {
+    scores.push_back(data::score_transduction(pairs.targets[static_cast<size_t>(i)],
+                                              ntm_answer(ntm, tape, pairs.episode(i))));
+    lengths.push_back(static_cast<int64_t>(pairs.targets[static_cast<size_t>(i)].size()));
+    if (done) done(i + 1);
+  }
+  return data::accuracy_by_length(lengths, scores, bucket);
 }
 
 bool is_ntm_dataset(const std::string& path) {
@@ -196,6 +253,19 @@ Tensor output_probabilities(const Tensor& y) {
   Tensor p(y.shape());
   for (int64_t i = 0; i < y.size(); ++i)
     p[i] = static_cast<float>(1.0 / (1.0 + std::exp(-static_cast<double>(y[i]))));
+  return p;
+}
+
+Tensor symbol_probabilities(const Tensor& y) {
+  Tensor p(y.shape());
+  const int64_t rows = y.dim(0), v = y.dim(1);
+  for (int64_t r = 0; r < rows; ++r) {
+    double top = y.at(r, 0), sum = 0;
+    for (int64_t j = 1; j < v; ++j) top = std::max<double>(top, y.at(r, j));
+    for (int64_t j = 0; j < v; ++j) sum += std::exp(static_cast<double>(y.at(r, j)) - top);
+    for (int64_t j = 0; j < v; ++j)
+      p.at(r, j) = static_cast<float>(std::exp(static_cast<double>(y.at(r, j)) - top) / sum);
+  }
   return p;
 }
 

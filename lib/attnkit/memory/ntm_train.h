@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -38,22 +39,34 @@ struct NtmTrainOptions {
 std::unique_ptr<nn::Optimizer> make_ntm_optimizer(const Ntm& ntm, const NtmTrainOptions& o);
 
 // What an NTM trains on: fresh episodes of a task every step (drawn from a generator saved in
-// checkpoints), or a data set's episodes in shuffled epochs (nn::epoch_order(seed, epoch)).
+// checkpoints), or a data set's episodes in shuffled epochs (nn::epoch_order(seed, epoch)):
+// seqtask-gen's bit vectors, or symbol pairs (transduce-gen's, ntm_task.h's NtmPairs).
 struct NtmSource {
   bool fresh = true;
   data::SeqTaskOptions task;  // fresh
-  NtmDataset data;            // else
-  int64_t input_width() const { return fresh ? task.input_width() : data.input_width(); }
-  int64_t output_width() const { return fresh ? task.output_width() : data.output_width(); }
+  NtmDataset data;            // else, bit vectors
+  bool symbols = false;       // else, symbol pairs:
+  NtmPairs pairs;
+  int64_t input_width() const {
+    return fresh ? task.input_width() : symbols ? pairs.width() : data.input_width();
+  }
+  int64_t output_width() const {
+    return fresh ? task.output_width() : symbols ? pairs.width() : data.output_width();
+  }
+  int64_t count() const { return symbols ? pairs.count() : data.count(); }  // not fresh
 };
+// The source of `path`: seqtask-gen's .npz data set or transduce-gen's SOURCE<TAB>TARGET pairs
+// (told apart by content: an .npz archive is a data set, anything else is read as pairs).
+NtmSource read_ntm_source(const std::string& path);
 
 // Training an NTM as a module of the training layer (train/module.h): a step is o.batch
 // episodes, one slice each (each on its own tape, the gradients added in episode order: the
 // same model for any number of threads or MPI ranks); the loss is the mean over the batch of
 // nats per sequence (plus λ times the writes' change with a write penalty); the gradients
 // are clipped to a global norm of o.clip_norm (when set) and then to [-clip_value,
-// clip_value]. Step metrics: bits_per_seq (wrong bits per sequence, the paper's unit), and
-// write_change with a write penalty.
+// clip_value]. Step metrics: bits_per_seq (wrong bits per sequence, the paper's unit) or,
+// on symbol pairs, symbols_per_seq (wrong symbols per sequence), and write_change with a
+// write penalty. On symbol pairs the model file keeps the vocabulary (texts "vocab").
 class NtmTraining : public train::Module {
  public:
   NtmTraining(NtmConfig config, NtmTrainOptions options, NtmSource source, int64_t steps,
@@ -103,6 +116,8 @@ struct LoadedNtm {
   std::unique_ptr<nn::ParamStore> params;
   std::unique_ptr<Ntm> ntm;
   int64_t input = 0, output = 0;
+  bool symbols = false;  // trained on symbol pairs: vocab holds their symbols
+  data::Vocab vocab;
 };
 LoadedNtm load_ntm(const std::string& path);
 
@@ -122,8 +137,18 @@ struct LengthReport {
   std::string tsv() const;
 };
 
+// Coarse and fine accuracy on symbol pairs by bucket of target lengths (data/transduce.h's
+// metrics, as stackmem-run --eval reports them); and the answer of one pair.
+// `done(i)` (when given) after each pair, for progress.
+std::map<int64_t, data::Accuracy> evaluate_ntm_pairs(
+    const Ntm& ntm, ad::Tape& tape, const NtmPairs& pairs, int64_t bucket,
+    const std::function<void(int64_t)>& done = nullptr);
+std::vector<int32_t> ntm_answer(const Ntm& ntm, ad::Tape& tape, const data::Episode& e);
+
 // Element-wise logistic σ(y) of the logits.
 Tensor output_probabilities(const Tensor& logits);
+// The softmax of each row of the logits [T, V] (a symbol model's outputs).
+Tensor symbol_probabilities(const Tensor& logits);
 
 // The named arrays of a trace (the read<k>, reads<k>, write<k>, erase<k>, add<k> per head,
 // memory, inputs and outputs), as ntm-run --trace writes them.

@@ -27,6 +27,11 @@ void StackLstmConfig::validate() const {
   if (stack_rnn && stack_top < 1) throw UsageError("stack-top must be >= 1");
   if (stack_rnn && two_controllers)
     throw UsageError("two-controllers is for the LSTM controller, not the stack RNN");
+  if (bottom_push_bias != 0.0 && (stack_rnn || memory != "deque"))
+    throw UsageError("bottom-push-bias is for a deque (--memory deque)");
+  if (depth_input && (stack_rnn || memory == "none"))
+    throw UsageError("depth-input needs a stack, queue or deque (--memory), not " +
+                     std::string(stack_rnn ? "the stack RNN" : "the plain LSTM"));
 }
 
 void StackTrainOptions::validate() const {
@@ -39,6 +44,10 @@ int64_t read_size(const StackLstmConfig& c) {
   if (c.stack_rnn) return c.stacks * c.stack_top;
   if (!c.has_memory()) return 0;
   return (c.memory == "deque" ? 2 : 1) * c.width;
+}
+// The controller's input besides the symbol's embedding: the read (and the depth).
+int64_t fed_back(const StackLstmConfig& c) {
+  return read_size(c) + (c.depth_input && !c.stack_rnn && c.has_memory() ? 1 : 0);
 }
 }  // namespace
 
@@ -53,7 +62,7 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     return;
   }
   cell_ = std::make_unique<nn::RecurrentCell>(ps, "controller", nn::CellKind::LSTM,
-                                              c.embed + read_size(c), c.hidden, rng);
+                                              c.embed + fed_back(c), c.hidden, rng);
   out_ = std::make_unique<nn::Linear>(ps, "output", c.hidden + (c.read_out ? read_size(c) : 0),
                                       c.hidden, rng);
   proj_ = std::make_unique<nn::Linear>(ps, "projection", c.hidden, c.vocab, rng);
@@ -64,14 +73,18 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
                                          2 * ends_ + ends_ * c.width, rng);
     // The pop strengths' bias starts at −1 (Grefenstette et al., Appendix B).
     for (int64_t k = 0; k < ends_; ++k) ctrl_->b->value[ends_ + k] = -1.0f;
+    if (ends_ == 2 && c_.bottom_push_bias != 0.0)
+      ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
   }
   if (c_.two_controllers) {
     dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
-                                                    c.embed + read_size(c), c.hidden, rng);
+                                                    c.embed + fed_back(c), c.hidden, rng);
     if (c_.has_memory()) {
       dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control", c.hidden,
                                                2 * ends_ + ends_ * c.width, rng);
       for (int64_t k = 0; k < ends_; ++k) dec_ctrl_->b->value[ends_ + k] = -1.0f;
+      if (ends_ == 2 && c_.bottom_push_bias != 0.0)
+        dec_ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
     }
   }
 }
@@ -138,7 +151,14 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
     }
     return logits ? (*proj_)(t, st.s.h) : Var();
   }
-  Var in = c_.has_memory() ? ad::concat({x, st.read}, 1) : x;
+  Var in = x;
+  if (c_.has_memory() && c_.depth_input) {
+    Var depth = st.mem.size > 0 ? ad::tanh(ad::sum_last(st.mem.strengths))
+                                : t.constant(Tensor({b, 1}, 0.0f));
+    in = ad::concat({x, st.read, depth}, 1);
+  } else if (c_.has_memory()) {
+    in = ad::concat({x, st.read}, 1);
+  }
   // Two controllers: the rows in the target phase step the decoder, the others the encoder
   // (both computed only when the batch has rows in each phase).
   bool any_dec = false, all_dec = false;
@@ -312,57 +332,24 @@ std::vector<TransduceExample> read_transduce(const std::string& path, const data
   return out;
 }
 
-std::map<int64_t, Accuracy> evaluate_transduce(const StackLstm& m,
-                                               const std::vector<TransduceExample>& data,
-                                               int64_t bucket, int threads) {
+std::map<int64_t, data::Accuracy> evaluate_transduce(const StackLstm& m,
+                                                     const std::vector<TransduceExample>& pairs,
+                                                     int64_t bucket, int threads) {
   if (bucket < 1) throw UsageError("bucket must be >= 1");
-  std::vector<double> coarse(data.size()), fine(data.size());
+  std::vector<data::TransduceScore> scores(pairs.size());
+  std::vector<int64_t> lengths(pairs.size());
   parallel_for(
-      static_cast<int64_t>(data.size()),
+      static_cast<int64_t>(pairs.size()),
       [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
-          const TransduceExample& x = data[static_cast<size_t>(i)];
+          const TransduceExample& x = pairs[static_cast<size_t>(i)];
           const auto y = m.decode(x.source, 2 * static_cast<int64_t>(x.target.size()) + 10);
-          size_t right = 0;
-          while (right < x.target.size() && right < y.size() && y[right] == x.target[right])
-            ++right;
-          coarse[static_cast<size_t>(i)] = y == x.target ? 1.0 : 0.0;
-          fine[static_cast<size_t>(i)] =
-              static_cast<double>(right) / static_cast<double>(x.target.size());
+          scores[static_cast<size_t>(i)] = data::score_transduction(x.target, y);
+          lengths[static_cast<size_t>(i)] = static_cast<int64_t>(x.target.size());
         }
       },
       threads);
-  std::map<int64_t, Accuracy> out;
-  for (size_t i = 0; i < data.size(); ++i) {
-    const int64_t len = static_cast<int64_t>(data[i].target.size());
-    for (int64_t key : {(len - 1) / bucket, int64_t{-1}}) {
-      Accuracy& a = out[key];
-      a.coarse += coarse[i];
-      a.fine += fine[i];
-      ++a.sequences;
-    }
-  }
-  for (auto& [k, a] : out) a.coarse /= a.sequences, a.fine /= a.sequences;
-  return out;
-}
-
-std::string accuracy_tsv(const std::map<int64_t, Accuracy>& a, int64_t bucket) {
-  std::string s = "lengths\tsequences\tcoarse\tfine\n";
-  char buf[128];
-  for (const auto& [k, x] : a) {
-    if (k < 0) continue;
-    std::snprintf(buf, sizeof buf, "%lld-%lld\t%lld\t%.4f\t%.4f\n",
-                  static_cast<long long>(k * bucket + 1), static_cast<long long>((k + 1) * bucket),
-                  static_cast<long long>(x.sequences), x.coarse, x.fine);
-    s += buf;
-  }
-  const auto it = a.find(-1);
-  if (it != a.end()) {
-    std::snprintf(buf, sizeof buf, "all\t%lld\t%.4f\t%.4f\n",
-                  static_cast<long long>(it->second.sequences), it->second.coarse, it->second.fine);
-    s += buf;
-  }
-  return s;
+  return data::accuracy_by_length(lengths, scores, bucket);
 }
 
 // ---- training
@@ -459,6 +446,7 @@ LoadedStackLstm load_stack_lstm(const std::string& path) {
     m.config.width = c.get<int64_t>("width");
     m.config.read_out = c.get<bool>("read-out", true);  // older files: the read went out
     m.config.two_controllers = c.get<bool>("two-controllers", false);
+    m.config.depth_input = c.get<bool>("depth-input", false);
     m.config.stack_rnn = c.get<bool>("stack-rnn", false);
     m.config.stacks = c.get<int64_t>("stacks", m.config.stacks);
     m.config.stack_top = c.get<int64_t>("stack-top", m.config.stack_top);

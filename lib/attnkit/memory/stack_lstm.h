@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/data/transduce.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/memory/stackmem.h"
 #include "attnkit/nn/layers.h"
@@ -40,6 +41,15 @@ struct StackLstmConfig {
   // does not have to be unlearned by the target phase (an encoder-decoder arrangement; the
   // paper has one controller).
   bool two_controllers = false;
+  // The controllers also read how full the memory is: tanh of its total strength (0 when
+  // empty, near 1 from a strength of 2 on), so that a decoder can stop when the memory runs
+  // empty rather than by a count carried in its state.
+  bool depth_input = false;
+  // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
+  // other, about σ = 0.5, as the top's): a negative bias starts the deque pushing at the top
+  // only, so that its bottom end reads the oldest value (a queue) rather than its own latest
+  // push (a second stack).
+  double bottom_push_bias = 0.0;
   // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
   // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
   // pushed value σ(·), the prediction softmax(V h_t). `memory` is then unused.
@@ -105,16 +115,11 @@ std::vector<TransduceExample> read_transduce(const std::string& path, const data
 // The vocabulary of a file's symbols (both sides), reserved tokens first.
 data::Vocab transduce_vocab(const std::string& path);
 
-struct Accuracy {
-  int64_t sequences = 0;
-  double coarse = 0.0, fine = 0.0;  // means over the sequences
-};
 // Coarse and fine accuracy by target length bucket ([lo, hi], buckets of `bucket` lengths)
-// and over all ("all" = key -1).
-std::map<int64_t, Accuracy> evaluate_transduce(const StackLstm& m,
-                                               const std::vector<TransduceExample>& data,
-                                               int64_t bucket, int threads);
-std::string accuracy_tsv(const std::map<int64_t, Accuracy>& a, int64_t bucket);
+// and over all ("all" = key -1): data/transduce.h's metrics of the greedy decodings.
+std::map<int64_t, data::Accuracy> evaluate_transduce(const StackLstm& m,
+                                                     const std::vector<TransduceExample>& pairs,
+                                                     int64_t bucket, int threads);
 
 struct StackTrainOptions {
   int64_t batch = 16;
