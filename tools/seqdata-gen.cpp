@@ -18,20 +18,29 @@ int main(int argc, char** argv) {
                  "--task dates --count N [--seed S] [-o OUT]");
     app.options().add_options()("task", po::value(&task)->value_name("TASK")->required(),
                                 "the task: dates (human-written dates to ISO YYYY-MM-DD)")(
-        "count,n", po::value(&count)->value_name("N")->required(), "number of pairs (>= 0)")(
+        "count,n", po::value(&count)->value_name("N"), "number of pairs (>= 0; required)")(
         "output,o", po::value(&out)->value_name("OUT")->default_value("-"),
         "where to write (- is standard output)");
     app.enable(cli::kSeed);
     app.epilog(
         "Output: one pair per line, SOURCE<TAB>TARGET, as seq2seq tools and vocab-build read\n"
         "it. The same --seed gives the same corpus on every machine. The NTM tasks (copy,\n"
-        "repeat-copy, associative-recall) are seqtask-gen's.");
+        "repeat-copy, associative-recall) are seqtask-gen's; the transduction tasks of\n"
+        "exercise 8-4 (reverse, bigram-flip, anbn, ...) are transduce-gen's.");
     app.parse();
     if (task == "copy" || task == "repeat-copy" || task == "associative-recall")
       throw UsageError("--task " + task +
                        " is a task of the Neural Turing Machine: seqtask-gen --task " + task +
                        " writes its episodes");
+    for (const char* t :
+         {"reverse", "bigram-flip", "anbn", "anbncn", "anbncndn", "anb2n", "anbmcnm"})
+      if (task == t)
+        throw UsageError("--task " + task +
+                         " is a transduction task of exercise 8-4: transduce-gen --task " + task +
+                         " writes its pairs");
     cli::parse_option("--task", [&] { return parse_choice<int>("task", task, {{"dates", 0}}); });
+    // Checked after the task, so that a task of another tool is pointed to it first.
+    if (!app.given("count")) throw UsageError("the option '--count' is required but missing");
     if (count < 0) throw UsageError("--count must be >= 0");
     std::string text;
     for (const auto& e : data::generate_dates(count, app.common().seed))

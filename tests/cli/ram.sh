@@ -53,7 +53,7 @@ expect_err 2 "glimpses must be from 1 to 64" ram-train $data -q --steps 1 --glim
 expect_err 2 "loc-std must be in (0, 10]" ram-train $data -q --steps 1 --loc-std 0 -o x.akm
 expect_err 2 "glimpse-size must be from 1 to 256" ram-train $data -q --steps 1 --glimpse-size 0 -o x.akm
 expect_err 2 "must be at most 4096 pixels wide" ram-train $data -q --steps 1 --glimpse-size 256 --glimpse-scales 8 --glimpse-factor 8 -o x.akm
-expect_err 1 "nolabels.npz: no member 'labels'" ram-train --train "$D/nolabels.npz" --steps 1 -o x.akm
+expect_err 1 "nolabels.npz: no array 'labels' [N] in the archive" ram-train --train "$D/nolabels.npz" --steps 1 -o x.akm
 no_file x.akm
 expect_err 1 "the validation images are" ram-train --train "$D/corner-train.npz" --valid "$D/size10.npz" --steps 1 -o x.akm
 expect_err 1 "missing.npz" ram-train --train missing.npz --steps 1 -o x.akm

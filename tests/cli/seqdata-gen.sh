@@ -54,4 +54,13 @@ for task in copy repeat-copy associative-recall; do
     seqdata-gen --task $task -n 3 -o out.tsv
 done
 no_file out.tsv
+# ... and so are they without --count (the hint comes before the missing option).
+expect_err 2 "seqdata-gen: --task copy is a task of the Neural Turing Machine: seqtask-gen --task copy" \
+  seqdata-gen --task copy
+# The transduction tasks are transduce-gen's.
+for task in reverse bigram-flip anbn; do
+  expect_err 2 "seqdata-gen: --task $task is a transduction task of exercise 8-4: transduce-gen --task $task" \
+    seqdata-gen --task $task -o out.tsv
+done
+no_file out.tsv
 finish

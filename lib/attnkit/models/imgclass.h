@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/models/image_set.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
@@ -43,16 +44,6 @@ struct ImgNetConfig {
 // "64,64" → {64, 64}; UsageError naming `key` on bad text or a value < 1.
 std::vector<int64_t> parse_sizes(const std::string& text, const std::string& key);
 std::string format_sizes(const std::vector<int64_t>& v);
-
-// A labelled image set: images [N, H, W], labels 0..classes-1.
-struct ImageSet {
-  Tensor images;
-  std::vector<int32_t> labels;
-  int64_t size() const { return static_cast<int64_t>(labels.size()); }
-};
-// Reads FILE.npz's arrays images [N, H, W] and labels [N] (whole numbers >= 0); DataError
-// naming the file otherwise. with_labels false: labels may be absent.
-ImageSet read_image_set(const std::string& path, bool with_labels = true);
 
 class ImgNet {
  public:

@@ -148,41 +148,6 @@ Var Ram::loss(Tape& t, const Tensor& images, const std::vector<int32_t>& labels,
   return ad::add(ad::add(ce, ad::mul(L.policy, static_cast<float>(steps))), L.value);
 }
 
-ImageSet read_image_set(const std::string& path) {
-  ImageSet s;
-  try {
-    auto arrays = io::read_npz(path);
-    auto need = [&](const char* name) -> Tensor& {
-      auto it = arrays.find(name);
-      if (it == arrays.end())
-        throw DataError(std::string("no member '") + name +
-                        "' (expected images [N, H, W] and labels [N])");
-      return it->second;
-    };
-    s.images = std::move(need("images"));
-    const Tensor& lab = need("labels");
-    if (s.images.rank() != 3 || s.images.dim(0) < 1)
-      throw DataError("images must be [N, H, W] with N >= 1, not " + shape_str(s.images.shape()));
-    if (lab.rank() != 1 || lab.dim(0) != s.images.dim(0))
-      throw DataError("labels must be [" + std::to_string(s.images.dim(0)) + "], not " +
-                      shape_str(lab.shape()));
-    for (int64_t i = 0; i < lab.size(); ++i) {
-      const float v = lab[i];
-      if (!(v >= 0 && v < 1000) || v != std::floor(v))
-        throw DataError("label " + std::to_string(i + 1) + " is not a class id in [0, 1000)");
-      s.labels.push_back(static_cast<int32_t>(v));
-    }
-    for (int64_t i = 0; i < s.images.size(); ++i)
-      if (!std::isfinite(s.images[i]))
-        throw DataError("image " + std::to_string(i / (s.images.dim(1) * s.images.dim(2)) + 1) +
-                        " has a value that is not finite");
-  } catch (Error& e) {
-    e.locate(path);
-    throw;
-  }
-  return s;
-}
-
 Tensor ram_predict(const Ram& m, const Tensor& images, int64_t samples, uint64_t seed, int threads,
                    RamTrace* trace, bool keep_patches) {
   if (samples < 1) throw UsageError("samples must be >= 1");

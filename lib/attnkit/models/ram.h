@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "attnkit/core/rng.h"
+#include "attnkit/models/image_set.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
@@ -87,17 +88,6 @@ class Ram {
   std::unique_ptr<nn::RecurrentCell> lstm_;  // lstm core
   nn::Linear loc_, baseline_, action_;
 };
-
-// Images [N, H, W] in [0, 1] and class ids, from an .npz with members images and labels
-// (image-gen's translated, cluttered or plain files). DataError naming the file for a
-// missing member, a wrong rank, labels that are not whole numbers in [0, 1000) or counts
-// that differ.
-struct ImageSet {
-  Tensor images;
-  std::vector<int32_t> labels;
-  int64_t size() const { return static_cast<int64_t>(labels.size()); }
-};
-ImageSet read_image_set(const std::string& path);
 
 // Class probabilities of every image, each the mean of `samples` passes' softmax (Monte-
 // Carlo averaging over location samples), in batches of 100 on `threads` threads; draws
