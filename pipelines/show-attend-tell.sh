@@ -6,8 +6,9 @@
 # top-left, bag top-right, sneaker bottom-left, dress bottom-right). Three models, the same
 # CNN (3 blocks, 16,32,64 channels, the 56x56 scenes padded by 4 to 64x64: an 8x8 grid of
 # regions of 64 whose halves are the scene's halves; unpadded, the 7x7 grid's middle row and
-# column straddle two cells) and decoder, trained on the train split and decoded greedily on
-# the test split (caption-run --eval):
+# column straddle two cells), two coordinate channels on every region (caption-train --coords:
+# its centre on the grid, so that attention knows where a region lies) and decoder, trained on
+# the train split and decoded greedily on the test split (caption-run --eval):
 #   soft       soft attention, lambda = 1 (the paper's model)
 #   none       the no-attention baseline (the mean region at every step, NIC-style)
 #   soft-l0    soft attention without the doubly stochastic regularisation (lambda = 0)
@@ -19,26 +20,35 @@
 #   - for >= 90% of the nouns of the reference captions, the argmax of the noun's attention
 #     (teacher-forced) lies inside the cell of the item it names;
 #   - lambda = 1 lowers the mean |1 - sum_t alpha_ti| against lambda = 0.
-# Measured (seed 1; 6,000 training scenes, 1,000 test scenes, 7 epochs, batch 64, lr 1e-3):
-# 1,567 s (26.1 min) on the 2-core machine under a load of 8-10 from other work (its own CPU
-# time 7.5 min; 2026-11-25).
-#   soft     BLEU-4 55.80, nouns in their cell 0.927, mean |1 - sum_t alpha_ti| 0.8483
-#   none     BLEU-4 38.35, nouns in their cell 0.249 (uniform attention), 0.8483
-#   soft-l0  BLEU-4 66.32, nouns in their cell 0.914, 0.9416
-# So: BLEU-4 +17.5 over the baseline (met); nouns 92.7% (met); lambda 1 lowers the deviation
-# 0.9416 -> 0.8483 (met; 0.8483 = 1 - T/L is the least the mean can be while every region's
-# total stays <= 1, so the figure only says that lambda 1 keeps every total <= 1).
-# Fresh seeds do NOT all meet the nouns bar: --seed 2 (28.5 min under load): soft BLEU-4 64.23,
-# none 40.08, nouns 0.888 (FAILS), deviation 0.8474 < 0.9264; seed 3 (soft alone): BLEU-4
-# 45.60, nouns 0.809. The figure also wanders between epochs (seed 2, resumed: 8 epochs 0.914,
-# 9 0.895, 10 0.904), and a cosine schedule to 0 over 10 epochs lowered it (seed 1 0.856,
-# seed 2 0.831). Among exactly decoded captions of seed 2 most misses are the first noun of a
-# held-out (class, cell) pair (9 of 71, against 2 of 62 for pairs seen in training).
-# Before the padding (7x7 regions, 6 epochs, 21.5 min): soft 69.00 / 0.888 (25 of the 30 misses
-# among exact captions were middle-line regions), none 42.53, soft-l0 67.43 / 0.611; with
-# 10 epochs unpadded the nouns figure wandered 0.88-0.91 from epoch 6 on. Padded, soft's
-# nouns were 0.900 after 6 epochs, 0.927 after 7, 0.931 after 8; the regulariser slows its
-# BLEU-4 (soft-l0 is ahead here).
+# Measured (6,000 training scenes, 1,000 test scenes, 7 epochs, batch 64, lr 1e-3, 2026-11-25):
+#   --seed 2: 708 s (11.8 min) on the 2-core machine under a load of 9-13 from other work (its
+#   own CPU time 6.4 min)
+#     soft     BLEU-4 70.78, nouns in their cell 0.978, mean |1 - sum_t alpha_ti| 0.8474
+#     none     BLEU-4 41.37, nouns in their cell 0.252 (uniform attention), 0.8474
+#     soft-l0  BLEU-4 72.55, nouns in their cell 0.979, 0.9099
+#   --seed 3: 1,127 s (18.8 min) under a load of 11-15 (its own CPU time 7.4 min)
+#     soft     BLEU-4 67.53, nouns in their cell 0.985, 0.8467
+#     none     BLEU-4 38.05, nouns in their cell 0.253, 0.8467
+#     soft-l0  BLEU-4 73.29, nouns in their cell 0.966, 0.9064
+# So on both seeds: BLEU-4 +29.4 and +29.5 over the baseline (met); nouns 97.8% and 98.5%
+# (met); lambda 1 lowers the deviation 0.9099 -> 0.8474 and 0.9064 -> 0.8467 (met; the lambda
+# 1 figure is about 1 - T/L, the least the mean can be while every region's total stays <= 1,
+# so it only says that lambda 1 keeps every total <= 1). The regulariser slows soft's BLEU-4:
+# soft-l0 is ahead on both seeds.
+# The soft model alone (the same command, so the same model as in the full run) on seeds 1-4:
+# nouns in their cell 0.980, 0.978, 0.985, 0.965; BLEU-4 68.05, 70.78, 67.53, 68.30 (4-11
+# min each under a load of 13-20).
+# Without the coordinate channels the nouns figure failed on fresh seeds: seed 1 0.927 (BLEU-4
+# 55.80, none 38.35), seed 2 0.888 (64.23, none 40.08), seed 3 0.809 (45.60), and it wandered
+# +-0.02 between epochs (seed 2: 8 epochs 0.914, 9 0.895, 10 0.904); a cosine schedule made it
+# worse (seed 1 0.856, seed 2 0.831). Most misses were the first noun of a held-out (class,
+# cell) pair (among exactly decoded captions of seed 2, 9 misses of 71 such nouns against 2 of
+# 62 for seen pairs). Our reading: a padded CNN's features say where a region lies only near
+# the border, so the attention had to find "the first item in reading order" from what the
+# items look like, and a class never seen in that cell misled it. With the coordinates
+# (seed 2, exactly decoded captions: 239 of 1000) the first nouns of held-out pairs miss 7 of
+# 132, of seen pairs 2 of 107, the later nouns 1 of 341. Before the padding (7x7 regions)
+# soft reached 0.888 with 25 of its 30 misses among exact captions on the middle lines.
 # With --quick (a smoke run: 256 training scenes, 1 epoch, small sizes) only the tables'
 # shapes are checked.
 #   pipelines/show-attend-tell.sh [--quick] [--seed S] [--keep DIR]

@@ -53,6 +53,12 @@ int main(int argc, char** argv) {
         "pad", po::value(&c.pad)->value_name("N")->default_value(c.pad),
         "black pixels added on every side before the CNN (4 turns 56x56 scenes into an even "
         "8x8 grid of regions with 3 blocks)")(
+        "coords", po::bool_switch(&c.coords),
+        "two coordinate channels on every region's annotation vector: the centre of the "
+        "region on the grid, in (-1, 1), so that attention knows where a region lies")(
+        "word-query", po::bool_switch(&c.word_query),
+        "the attention's query also sees the word just emitted: "
+        "e = v . tanh(W_a a + W_h h + W_y E y_prev)")(
         "reinforce", po::value(&c.reinforce)->value_name("R")->default_value(c.reinforce),
         "hard: weight of the REINFORCE term n (C - b) sum_t log p(s_t) (1: unbiased)")(
         "entropy", po::value(&c.entropy)->value_name("R")->default_value(c.entropy),

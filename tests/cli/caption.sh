@@ -50,6 +50,10 @@ expect 0 caption-train --images train.txt --captions train.tsv --valid-images va
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm r.akm || fail "resumed model differs"
 check_eq "$(cat r.tsv)" "$(cat m1.tsv)" "resumed log"
 expect 0 caption-train $small --epochs 1 --attention none -o none.akm
+# --coords and --word-query are stored with the model: caption-run rebuilds its shapes.
+expect 0 caption-train $small --epochs 1 --coords --word-query -o cw.akm
+expect 0 caption-run --model cw.akm -i valid.txt --captions valid.tsv --eval
+check_eq "$(awk -F'\t' 'NR == 2 { print $1, $3 }' "$T/out")" "24 48" "--coords --word-query: eval row"
 
 # caption-run: one caption a line, of the training vocabulary; beam 1 = greedy.
 expect 0 caption-run --model m1.akm -i valid.txt -o caps.txt

@@ -425,6 +425,95 @@ TEST_CASE("caption: pad: the same as padding the images by hand") {
   CHECK_THROWS_AS(cp.validate(), UsageError);
 }
 
+TEST_CASE("caption: coords and word_query: gradients, and zero weights give the plain model") {
+  // The coordinate channels: region centres in (-1, 1), row-major.
+  const Tensor p = models::region_coords(2, 4);
+  REQUIRE(p.shape() == Shape{8, 2});
+  CHECK(p.at(0, 0) == doctest::Approx(-0.5));
+  CHECK(p.at(0, 1) == doctest::Approx(-0.75));
+  CHECK(p.at(3, 1) == doctest::Approx(0.75));
+  CHECK(p.at(5, 0) == doctest::Approx(0.5));
+  CHECK(p.at(5, 1) == doctest::Approx(-0.25));
+  const Tensor x = random_images(3, 8, 8, 4);
+  const std::vector<std::vector<int32_t>> caps = {{4, 5, 6}, {7}, {5, 8}};
+  auto loss = [&](const models::CaptionModel& m) {
+    Tape t(0);
+    t.set_training(false);
+    return static_cast<double>(m.forward(t, t.constant(x.clone()), caps).loss.value()[0]);
+  };
+  models::CaptionConfig c = small_config();
+  nn::ParamStore plain_ps;
+  Rng r0(6);
+  models::CaptionModel plain(plain_ps, c, small_vocab(5), r0);
+  // coords: D = 4 + 2. With the plain model's weights and zeros on the two coordinate inputs
+  // (the last two columns of every matrix that reads an annotation vector or the context) it
+  // is the plain model: the coordinates are the last two channels and reach nothing else.
+  models::CaptionConfig cc = c;
+  cc.coords = true;
+  CHECK(cc.annotation_size() == 6);
+  nn::ParamStore coords_ps;
+  Rng r1(7);
+  models::CaptionModel coords(coords_ps, cc, small_vocab(5), r1);
+  CHECK(coords_ps.get("att.W_a.W").value.shape() == Shape{7, 6});
+  CHECK(loss(coords) != doctest::Approx(loss(plain)).epsilon(1e-3));
+  int widened = 0;
+  for (const ad::Parameter* q : plain_ps.params()) {
+    Tensor& w = coords_ps.get(q->name).value;
+    if (w.shape() == q->value.shape()) {
+      w = q->value.clone();
+      continue;
+    }
+    REQUIRE(w.rank() == 2);
+    REQUIRE(w.dim(1) == q->value.dim(1) + 2);
+    ++widened;
+    for (int64_t r = 0; r < w.dim(0); ++r)
+      for (int64_t k = 0; k < w.dim(1); ++k)
+        w.at(r, k) = k < q->value.dim(1) ? q->value.at(r, k) : 0.0f;
+  }
+  CHECK(widened == 5);  // init_h, init_c, W_a, the LSTM's input, L_z
+  CHECK(loss(coords) == doctest::Approx(loss(plain)).epsilon(1e-5));
+  // word_query: W_y is drawn last, so the other weights are the plain model's; with W_y = 0
+  // it is the plain model.
+  models::CaptionConfig cw = c;
+  cw.word_query = true;
+  nn::ParamStore word_ps;
+  Rng r2(6);
+  models::CaptionModel word(word_ps, cw, small_vocab(5), r2);
+  CHECK(word_ps.get("att.W_y.W").value.shape() == Shape{7, 5});
+  // The word moves the attention (from the second step on: the first word is <bos>).
+  auto alpha_gap = [&](const models::CaptionModel& a, const models::CaptionModel& b) {
+    Tape t(0);
+    t.set_training(false);
+    const auto fa = a.forward(t, t.constant(x.clone()), caps),
+               fb = b.forward(t, t.constant(x.clone()), caps);
+    double gap = 0;
+    for (size_t k = 0; k < fa.alpha.size(); ++k)
+      for (int64_t i = 0; i < fa.alpha[k].value().size(); ++i)
+        gap = std::max<double>(gap, std::fabs(fa.alpha[k].value()[i] - fb.alpha[k].value()[i]));
+    return gap;
+  };
+  CHECK(alpha_gap(word, plain) > 1e-3);
+  for (float& v : word_ps.get("att.W_y.W").value.values()) v = 0.0f;
+  CHECK(loss(word) == doctest::Approx(loss(plain)).epsilon(1e-6));
+  CHECK(alpha_gap(word, plain) < 1e-6);
+  // Both together: finite-difference gradients of the whole loss (W_y and the widened
+  // matrices included), with soft attention and with the baseline (which has no query).
+  for (const char* kind : {"soft", "none"}) {
+    models::CaptionConfig cb = c;
+    cb.coords = cb.word_query = true;
+    cb.attention = kind;
+    cb.lambda = 0.5;
+    nn::ParamStore ps;
+    Rng r3(8);
+    models::CaptionModel m(ps, cb, small_vocab(5), r3);
+    ad::GradCheckOptions o;
+    o.eps = 1e-3, o.rtol = 3e-2, o.atol = 2e-3, o.max_per_tensor = 16;
+    auto g = ad::check_gradients(
+        [&](Tape& t) { return m.forward(t, t.constant(x.clone()), caps).loss; }, ps.params(), o);
+    CHECK_MESSAGE(g.ok, kind << ": " << g.where);
+  }
+}
+
 TEST_CASE("caption: beam 1 = greedy, batched = single, attention rows sum to 1") {
   nn::ParamStore ps;
   Rng rng(3);

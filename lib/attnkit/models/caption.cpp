@@ -159,6 +159,18 @@ CaptionData read_caption_data(const std::string& images, const std::string& capt
   return d;
 }
 
+Tensor region_coords(int64_t h, int64_t w) {
+  Tensor p({h * w, 2});
+  for (int64_t r = 0; r < h; ++r)
+    for (int64_t c = 0; c < w; ++c) {
+      p.at(r * w + c, 0) =
+          static_cast<float>((2.0 * static_cast<double>(r) + 1.0) / static_cast<double>(h) - 1.0);
+      p.at(r * w + c, 1) =
+          static_cast<float>((2.0 * static_cast<double>(c) + 1.0) / static_cast<double>(w) - 1.0);
+    }
+  return p;
+}
+
 int cell_of_region(int64_t l, int64_t h, int64_t w) {
   const int64_t r = l / w, c = l % w;
   // Centre (r + ½)/h against ½: 2r + 1 against h.
@@ -208,21 +220,23 @@ CaptionModel::CaptionModel(nn::ParamStore& ps, const CaptionConfig& c, Vocab voc
             return cc;
           }(),
           rng),
-      init_h_(ps, "init_h", c.channels.back(), c.hidden, rng),
-      init_c_(ps, "init_c", c.channels.back(), c.hidden, rng),
+      init_h_(ps, "init_h", c.annotation_size(), c.hidden, rng),
+      init_c_(ps, "init_c", c.annotation_size(), c.hidden, rng),
       embed_(ps, "embed", vocab_.size(), c.embed, rng),
-      wa_(ps, "att.W_a", c.channels.back(), c.attn, rng, false),
+      wa_(ps, "att.W_a", c.annotation_size(), c.attn, rng, false),
       wh_(ps, "att.W_h", c.hidden, c.attn, rng),
       v_(nullptr),
       f_beta_(ps, "f_beta", c.hidden, 1, rng),
-      lstm_(ps, "lstm", nn::CellKind::LSTM, c.embed + c.channels.back(), c.hidden, rng),
+      lstm_(ps, "lstm", nn::CellKind::LSTM, c.embed + c.annotation_size(), c.hidden, rng),
       l_h_(ps, "out.L_h", c.hidden, c.embed, rng),
-      l_z_(ps, "out.L_z", c.channels.back(), c.embed, rng, false),
+      l_z_(ps, "out.L_z", c.annotation_size(), c.embed, rng, false),
       l_o_(ps, "out.L_o", c.embed, vocab_.size(), rng) {
   c_.validate();
   Tensor v({c.attn});
   nn::init_uniform(v, rng, 1.0f / std::sqrt(static_cast<float>(c.attn)));
   v_ = &ps.add("att.v", std::move(v));
+  // Created last, so that a model without it draws the same initial weights as before.
+  if (c.word_query) wy_ = std::make_unique<nn::Linear>(ps, "att.W_y", c.embed, c.attn, rng, false);
 }
 
 std::vector<int32_t> CaptionModel::encode(const std::vector<std::string>& words) const {
@@ -245,6 +259,13 @@ CaptionModel::Encoded CaptionModel::encode_images(ad::Tape& t, Var images,
   Var maps = cnn_.features(t, images, sums);
   e.gh = maps.dim(2), e.gw = maps.dim(3);
   e.a = vision::CnnEncoder::regions(maps);
+  if (c_.coords) {
+    const int64_t B = e.a.dim(0), L = e.a.dim(1);
+    const Tensor p = region_coords(e.gh, e.gw);
+    Tensor all({B, L, 2});
+    for (int64_t b = 0; b < B; ++b) std::copy(p.data(), p.data() + L * 2, all.data() + b * L * 2);
+    e.a = ad::concat({e.a, t.constant(std::move(all))}, 2);
+  }
   e.B = e.a.dim(0), e.L = e.a.dim(1), e.D = e.a.dim(2);
   e.mean = ad::reshape(ad::mean_last(ad::transpose(e.a)), {e.B, e.D});
   e.s0.h = ad::tanh(init_h_(t, e.mean));
@@ -264,7 +285,9 @@ CaptionModel::Step CaptionModel::step(ad::Tape& t, const Encoded& e,
     out.weights = out.alpha;
     ctx = e.mean;
   } else {
-    out.scores = ad::additive_scores(e.keys, wh_(t, s.h), t.param(*v_));
+    Var query = wh_(t, s.h);
+    if (wy_) query = ad::add(query, (*wy_)(t, ey));
+    out.scores = ad::additive_scores(e.keys, query, t.param(*v_));
     out.alpha = ad::softmax(out.scores);
     out.weights = out.alpha;
     if (kind_ == CaptionAttention::Hard) {
@@ -899,6 +922,8 @@ LoadedCaption load_caption(const std::string& path) {
     m.config.lambda = c.get<double>("lambda");
     m.config.max_len = c.get<int64_t>("max-len");
     m.config.pad = c.get<int64_t>("pad", 0);
+    m.config.coords = c.get<bool>("coords", false);
+    m.config.word_query = c.get<bool>("word-query", false);
     m.config.reinforce = c.get<double>("reinforce", m.config.reinforce);
     m.config.entropy = c.get<double>("entropy", m.config.entropy);
     m.config.sample_prob = c.get<double>("sample-prob", m.config.sample_prob);

@@ -4,6 +4,8 @@
 //
 //   ā = (1/L) Σ_i a_i;  h_0 = tanh(f_init,h(ā)), c_0 = tanh(f_init,c(ā))     (the paper's 4.2.1)
 //   e_ti = v · tanh(W_a a_i + W_h h_{t-1})          additive attention (ad::additive_scores)
+//          (+ W_y E y_{t-1} inside the tanh with word_query: the query also sees the word
+//          just emitted, which h_{t-1} has not read yet)
 //   α_t = softmax(e_t);  ẑ_t = β_t Σ_i α_ti a_i,  β_t = σ(f_β(h_{t-1}))    (the gate, 4.2.1)
 //   h_t, c_t = LSTM([E y_{t-1}; ẑ_t], h_{t-1}, c_{t-1})
 //   p(y_t | ...) = softmax(L_o(E y_{t-1} + L_h h_t + L_z ẑ_t))             (deep output, eq. 7)
@@ -37,6 +39,11 @@
 // of regions can split evenly: 56×56 scenes padded by 4 give 64×64 and, after 3 poolings, an
 // 8×8 grid whose halves are the scene's halves (unpadded, 7×7, the middle row and column lie
 // on the cells' border and belong to no cell).
+// coords: each annotation vector gets two more channels, the centre of its region on the grid
+// in (-1, 1): a_i ← [a_i; y_i; x_i], y_i = 2(r + ½)/H' − 1, x_i = 2(c + ½)/W' − 1 for region
+// (r, c) (CoordConv's channels, on the regions): the keys W_a a_i, the context ẑ_t and ā then
+// carry where a region is, which a padded CNN's features say only near the image's border.
+// D is then the CNN's last channel count + 2 (annotation_size).
 // Regions map to the scenes' 2×2 grid of cells by their centre: region (r, c) of an H'×W' grid
 // is in the top half when (r + ½)/H' < ½, the bottom half when > ½ (and in no cell when its
 // centre lies on the middle line: odd H'), the same for columns; cells 0..3 = top-left,
@@ -71,7 +78,9 @@ struct CaptionConfig {
   int64_t embed = 64, hidden = 128, attn = 64;  // word embedding, LSTM units, W_a's size
   double lambda = 1.0;                          // doubly stochastic regularisation
   int64_t max_len = 20;                         // decoding: most words before <eos>
-  int64_t pad = 0;  // black pixels added on every side before the CNN (aligns the regions)
+  int64_t pad = 0;          // black pixels added on every side before the CNN (aligns the regions)
+  bool coords = false;      // two coordinate channels on every annotation vector (see above)
+  bool word_query = false;  // the attention's query adds W_y E y_{t-1} (see above)
   // hard attention's training (see above)
   double reinforce = 1.0;          // λ_r, the REINFORCE term's weight
   double entropy = 0.002;          // λ_e, the entropy bonus (the authors' default)
@@ -82,6 +91,8 @@ struct CaptionConfig {
   void validate() const;           // UsageError
   CaptionAttention kind() const { return parse_caption_attention(attention); }
   CaptionReward reward_kind() const { return parse_caption_reward(reward); }
+  // D, the size of an annotation vector: the CNN's last channel count (+ 2 with coords).
+  int64_t annotation_size() const { return channels.back() + (coords ? 2 : 0); }
 };
 
 // Images and their captions (IMAGES.md): images [N, H, W], one caption per image, each token's
@@ -108,6 +119,8 @@ Tensor read_caption_input(const std::string& spec, bool invert = false);
 
 // The cell (0..3) of region l on an h × w grid, -1 for none (see above).
 int cell_of_region(int64_t l, int64_t h, int64_t w);
+// The coordinate channels of an h × w grid: [h·w, 2], row l = (y, x) of region l (see coords).
+Tensor region_coords(int64_t h, int64_t w);
 
 class CaptionModel {
  public:
@@ -175,13 +188,14 @@ class CaptionModel {
   CaptionReward reward_;
   data::Vocab vocab_;
   vision::CnnEncoder cnn_;
-  nn::Linear init_h_, init_c_;  // D → hidden
-  nn::Embedding embed_;         // V × embed
-  nn::Linear wa_, wh_;          // D → attn (no bias), hidden → attn
-  ad::Parameter* v_;            // [attn]
-  nn::Linear f_beta_;           // hidden → 1
-  nn::RecurrentCell lstm_;      // [embed + D] → hidden
-  nn::Linear l_h_, l_z_, l_o_;  // hidden → embed, D → embed, embed → V
+  nn::Linear init_h_, init_c_;      // D → hidden
+  nn::Embedding embed_;             // V × embed
+  nn::Linear wa_, wh_;              // D → attn (no bias), hidden → attn
+  std::unique_ptr<nn::Linear> wy_;  // word_query: embed → attn (no bias)
+  ad::Parameter* v_;                // [attn]
+  nn::Linear f_beta_;               // hidden → 1
+  nn::RecurrentCell lstm_;          // [embed + D] → hidden
+  nn::Linear l_h_, l_z_, l_o_;      // hidden → embed, D → embed, embed → V
 };
 
 // ---- evaluation (caption-run --eval, the trainer's validation)
