@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   }
   models::CaptionConfig c;
   c.channels = {16, 32, 64};
+  c.coords = true;  // as pipelines/lib.sh caption_recipe trains it
   models::CaptionTrainOptions o;
   o.batch = B;
   models::CaptionTraining m(c, o, std::move(d), {}, 1000000, 1, 1, "");

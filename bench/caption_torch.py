@@ -19,7 +19,8 @@ import torch.nn.functional as F
 steps, threads = int(sys.argv[1]), int(sys.argv[2])
 torch.set_num_threads(threads)
 torch.manual_seed(1)
-B, E, H, A, V, D = 64, 64, 128, 64, 20, 64
+B, E, H, A, V, C = 64, 64, 128, 64, 20, 64
+D = C + 2  # the regions carry their (y, x) centre on the grid (caption-train --coords)
 
 
 class Cap(nn.Module):
@@ -43,7 +44,11 @@ class Cap(nn.Module):
 
     def forward(self, x, inp, tgt, live):
         f = self.cnn(x[:, None])
-        a = f.flatten(2).transpose(1, 2)  # [B, L, D]
+        gh, gw = f.shape[2], f.shape[3]
+        ys = (2 * torch.arange(gh, dtype=f.dtype) + 1) / gh - 1
+        xs = (2 * torch.arange(gw, dtype=f.dtype) + 1) / gw - 1
+        grid = torch.stack(torch.meshgrid(ys, xs, indexing="ij"), -1).reshape(1, gh * gw, 2)
+        a = torch.cat([f.flatten(2).transpose(1, 2), grid.expand(f.shape[0], -1, -1)], 2)  # [B, L, D]
         mean = a.mean(1)
         h, c = torch.tanh(self.init_h(mean)), torch.tanh(self.init_c(mean))
         keys = self.W_a(a)
