@@ -7,9 +7,9 @@
 
 expect 0 transduce-gen --task copy --len-min 2 --len-max 4 --symbols 4 --count 300 --seed 1 -o c.tsv
 small="--controller-size 32 --memory-rows 16 --memory-cols 8 --optimizer adam --lr 3e-3 --eps 1e-8"
-steps=600
-sanitized && steps=150
-expect 0 ntm-train --data c.tsv $small --steps $steps --batch-size 4 --log-every 50 --seed 1 \
+# 1500 steps (not fewer under the sanitizers): fine 0.83-0.89 on seeds 1-4, far from the bar
+# below; at 600 steps seed 1 gave 0.31-0.34 depending on the build, too close to it.
+expect 0 ntm-train --data c.tsv $small --steps 1500 --batch-size 4 --log-every 50 --seed 1 \
   -o m.akm --log l.tsv
 check_eq "$(head -1 l.tsv)" "$(printf 'step\tepoch\tloss\tgrad_norm\tlr\tsymbols_per_seq')" "log header"
 first=$(awk -F'\t' 'NR == 2 { print $3 }' l.tsv)
@@ -31,8 +31,8 @@ check_eq "$(awk -F'\t' '$1 == "all" { print $3 }' e.tsv)" "$want" "coarse = shar
 want=$(paste c.tsv a.txt | awk -F'\t' '{ nt = split($2, t, " "); split($3, a, " "); r = 0
     for (i = 1; i <= nt && a[i] == t[i]; i++) r++; f += r / nt; n++ } END { printf "%.4f", f / n }')
 check_eq "$(awk -F'\t' '$1 == "all" { print $4 }' e.tsv)" "$want" "fine = share right before the first error"
-# Better than chance after training (chance: coarse 0, fine well below 0.3).
-check_eq "$(awk -F'\t' '$1 == "all" { print ($4 > 0.3) }' e.tsv)" 1 "fine accuracy above chance"
+# Better than chance after training (chance: coarse near 0, fine near 0.1).
+check_eq "$(awk -F'\t' '$1 == "all" { print ($4 > 0.5) }' e.tsv)" 1 "fine accuracy above chance"
 # Pairs from a pipe and from standard input (read once).
 expect 0 sh -c 'ntm-run --model m.akm -i - --eval --bucket 2 -q <c.tsv'
 check_eq "$(cat "$T/out")" "$(cat e.tsv)" "pairs from standard input"
