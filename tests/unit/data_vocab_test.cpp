@@ -1,6 +1,4 @@
 // Vocabulary: reserved ids, order, min_freq, encode/decode, the file format and its errors.
-#include <unistd.h>
-
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
 #include "attnkit/data/vocab.h"
@@ -91,13 +89,9 @@ TEST_CASE("vocab: the text format round-trips, spaces and UTF-8 included") {
   }
   CHECK(back.format() == text);
   // save/load through a file
-  char dir[] = "/tmp/attnkit-vocab-XXXXXX";
-  REQUIRE(mkdtemp(dir) != nullptr);
-  const std::string path = std::string(dir) + "/v.tsv";
-  v.save(path);
-  CHECK(Vocab::load(path).format() == text);
-  unlink(path.c_str());
-  rmdir(dir);
+  const test::TempDir dir;
+  v.save(dir / "v.tsv");
+  CHECK(Vocab::load(dir / "v.tsv").format() == text);
 }
 
 TEST_CASE("vocab: every malformed file is an error naming the line") {

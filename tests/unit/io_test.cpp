@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -61,25 +60,6 @@ Tensor iota(Shape shape) {
   for (int64_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(i) * 0.5f - 1.25f;
   return t;
 }
-
-// A fresh folder under /tmp, removed with its files at the end of the test.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/attnkit-io-test.XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::vector<std::string> entries() const {
-    std::vector<std::string> v;
-    DIR* d = opendir(path.c_str());
-    while (dirent* e = readdir(d))
-      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) v.push_back(e->d_name);
-    closedir(d);
-    return v;
-  }
-};
 
 // The message and line of the DataError that f throws.
 template <typename F>
@@ -475,7 +455,7 @@ TEST_CASE("text: shortest output reads back exactly") {
 }
 
 TEST_CASE("files: every format round trips through write_tensor/read_tensor") {
-  TempDir dir;
+  test::TempDir dir;
   for (const Shape& shape : {Shape{}, Shape{4}, Shape{2, 3}, Shape{2, 3, 4}, Shape{2, 1, 3, 2}}) {
     const Tensor t = iota(shape);
     CAPTURE(shape_str(shape));
@@ -536,7 +516,7 @@ TEST_CASE("read errors name the file") {
   } catch (const IoError& e) {
     CHECK(e.file() == "/nonexistent/x.npy");
   }
-  TempDir dir;
+  test::TempDir dir;
   try {
     read_all(dir.path);
     FAIL("no throw");
@@ -554,7 +534,7 @@ TEST_CASE("read errors name the file") {
 }
 
 TEST_CASE("AtomicFile: all or nothing") {
-  TempDir dir;
+  test::TempDir dir;
   const std::string p = dir.path + "/out.txt";
   {
     AtomicFile f(p);

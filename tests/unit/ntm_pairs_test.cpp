@@ -2,7 +2,6 @@
 // errors, the episodes' layout, the categorical loss against its definition, the answers, and
 // the coarse/fine metrics the NTM shares with stackmem-run (data/transduce.h).
 #include <doctest/doctest.h>
-#include <stdlib.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -19,21 +18,6 @@ using namespace attnkit;
 using namespace attnkit::memory;
 
 namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/attnkit-ntm-pairs-test.XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-  std::string file(const std::string& name, const std::string& text) const {
-    const std::string p = path + "/" + name;
-    io::write_file(p, text);
-    return p;
-  }
-};
 
 // The DataError `f` throws as a tool prints it, FILE[:LINE]: WHAT ("" when it throws none).
 template <class F>
@@ -64,7 +48,7 @@ NtmConfig small(int64_t width) {
 }  // namespace
 
 TEST_CASE("ntm pairs: the file's symbols make the vocabulary; episodes are one-hot") {
-  TempDir d;
+  test::TempDir d;
   const std::string f = d.file("p.tsv", "a b c\tc b a\nb b\tb b\n");
   const NtmPairs p = read_ntm_pairs(f);
   REQUIRE(p.count() == 2);
@@ -101,7 +85,7 @@ TEST_CASE("ntm pairs: the file's symbols make the vocabulary; episodes are one-h
 }
 
 TEST_CASE("ntm pairs: bad lines, reserved tokens and unknown symbols name the file and line") {
-  TempDir d;
+  test::TempDir d;
   const std::string notab = d.file("notab.tsv", "a b\tb a\na b\n");
   CHECK(contains(data_error([&] { read_ntm_pairs(notab); }), "notab.tsv:2: no tab"));
   const std::string empty_side = d.file("side.tsv", "a\tb\n \tb\n");
@@ -128,7 +112,7 @@ TEST_CASE("ntm pairs: bad lines, reserved tokens and unknown symbols name the fi
 }
 
 TEST_CASE("ntm pairs: a source is a data set or pairs by content, not by name") {
-  TempDir d;
+  test::TempDir d;
   const std::string pairs = d.file("x.npz", "a b\tb a\n");  // text despite the name
   NtmSource s = read_ntm_source(pairs);
   CHECK_FALSE(s.fresh);
@@ -231,7 +215,7 @@ TEST_CASE("transduce metrics: coarse and fine of one answer, means by length buc
 }
 
 TEST_CASE("ntm pairs: training on copy pairs lowers the loss; the vocabulary is in the file") {
-  TempDir d;
+  test::TempDir d;
   std::string text;
   Rng rng(5);
   for (int i = 0; i < 40; ++i) {

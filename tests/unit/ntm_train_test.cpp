@@ -2,7 +2,6 @@
 #include "attnkit/memory/ntm_train.h"
 
 #include <doctest/doctest.h>
-#include <stdlib.h>
 
 #include <cstdlib>
 #include <set>
@@ -33,16 +32,6 @@ data::SeqTaskOptions small_copy_task() {
   t.max_len = 3;
   return t;
 }
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/attnkit-ntm-train-test.XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
-};
 
 }  // namespace
 
@@ -252,7 +241,7 @@ TEST_CASE("ntm_train: output probabilities, trace arrays, data-set detection, mo
     CHECK(sum == doctest::Approx(1.0).epsilon(1e-4));
   }
 
-  TempDir d;
+  test::TempDir d;
   const Tensor one({2, 2}), steps({2});
   io::write_npz(d.path + "/ds.npz", {{"inputs", &one}, {"steps", &steps}});
   io::write_npz(d.path + "/other.npz", {{"inputs", &one}});

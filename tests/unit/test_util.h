@@ -1,11 +1,17 @@
 // Helpers shared by the unit tests.
 #pragma once
 
+#include <dirent.h>
 #include <doctest/doctest.h>
+#include <stdlib.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "attnkit/core/tensor.h"
 
@@ -33,5 +39,36 @@ inline std::string testdata(const std::string& rel) {
 // A case that cannot run here (data absent) says so on standard output; CTest marks it
 // "Skipped" (cmake/unit_cases.cmake), where silence would look like a pass. Return after it.
 inline void skip(const std::string& why) { std::cout << "SKIPPED: " << why << std::endl; }
+
+// A fresh folder under /tmp, removed with its files when the test ends.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char tmpl[] = "/tmp/attnkit-test.XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    path = tmpl;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+  // The path of NAME in the folder.
+  std::string operator/(const std::string& name) const { return path + "/" + name; }
+  // Writes TEXT to NAME in the folder; returns its path.
+  std::string file(const std::string& name, const std::string& text) const {
+    const std::string p = *this / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  // The folder's entries, without . and .. (in readdir's order).
+  std::vector<std::string> entries() const {
+    std::vector<std::string> v;
+    DIR* d = opendir(path.c_str());
+    REQUIRE(d != nullptr);
+    while (dirent* e = readdir(d))
+      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) v.push_back(e->d_name);
+    closedir(d);
+    return v;
+  }
+};
 
 }  // namespace attnkit::test
