@@ -55,6 +55,11 @@ int main(int argc, char** argv) {
         "pop-bias", po::value(&c.pop_bias)->value_name("B")->default_value(c.pop_bias),
         "the initial bias of the pop strengths (-1: Grefenstette et al., Appendix B; a deque, "
         "which pops at both ends, keeps its values with a lower one)")(
+        "decoder-push-bias",
+        po::value(&c.decoder_push_bias)->value_name("B")->default_value(c.decoder_push_bias),
+        "--two-controllers: the initial bias of the decoder's push strengths (0: drawn as the "
+        "other biases; negative: the decoder starts consuming the memory without covering "
+        "it with its own pushes)")(
         "depth-input", po::bool_switch(&c.depth_input),
         "the controllers also read how full the memory is (tanh of its total strength), so "
         "that decoding can stop when it runs empty")(

@@ -106,6 +106,9 @@ expect 0 stackmem-train $small --two-controllers --input-control --epochs 1 -o i
 CHECKS=$((CHECKS + 1)); cmp -s ic.akm two.akm && fail "--input-control made the same model"
 expect 0 stackmem-run --model ic.akm -i valid.tsv --eval
 expect_err 2 "stackmem-train: --input-control needs --two-controllers and a stack, queue or deque (--memory)" stackmem-train $small --input-control -o x.akm
+expect 0 stackmem-train $small --two-controllers --decoder-push-bias -3 --epochs 1 -o dp.akm
+CHECKS=$((CHECKS + 1)); cmp -s dp.akm two.akm && fail "--decoder-push-bias made the same model"
+expect_err 2 "stackmem-train: --decoder-push-bias needs --two-controllers and a stack, queue or deque (--memory)" stackmem-train $small --decoder-push-bias -3 -o x.akm
 # The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
 # stack for push and pop; --rounding is stored with the model; errors.
 expect 0 transduce-gen --task anbn --len-min 1 --len-max 6 --count 100 --seed 1 -o anbn.tsv

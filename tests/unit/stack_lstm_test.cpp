@@ -169,4 +169,8 @@ TEST_CASE("stack LSTM config: errors") {
   CHECK_THROWS_AS(c.validate(), UsageError);
   c.memory = "queue";
   CHECK_NOTHROW(c.validate());
+  c.decoder_push_bias = -3;  // two controllers only
+  CHECK_NOTHROW(c.validate());
+  c.two_controllers = false;
+  CHECK_THROWS_AS(c.validate(), UsageError);
 }

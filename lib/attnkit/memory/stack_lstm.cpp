@@ -32,6 +32,9 @@ void StackLstmConfig::validate() const {
         "input-control needs --two-controllers and a stack, queue or deque (--memory)");
   if (bottom_push_bias != 0.0 && (stack_rnn || memory != "deque"))
     throw UsageError("bottom-push-bias is for a deque (--memory deque)");
+  if (decoder_push_bias != 0.0 && (!two_controllers || stack_rnn || memory == "none"))
+    throw UsageError(
+        "decoder-push-bias needs --two-controllers and a stack, queue or deque (--memory)");
   if (pop_bias != -1.0 && (stack_rnn || memory == "none"))
     throw UsageError("pop-bias is for a stack, queue or deque (--memory)");
   if (depth_input && (stack_rnn || memory == "none"))
@@ -93,6 +96,9 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
         dec_ctrl_->b->value[ends_ + k] = static_cast<float>(c_.pop_bias);
       if (ends_ == 2 && c_.bottom_push_bias != 0.0)
         dec_ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
+      if (c_.decoder_push_bias != 0.0)
+        for (int64_t k = 0; k < ends_; ++k)
+          dec_ctrl_->b->value[k] = static_cast<float>(c_.decoder_push_bias);
     }
   }
 }

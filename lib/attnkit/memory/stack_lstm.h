@@ -60,6 +60,10 @@ struct StackLstmConfig {
   // the top, so that at the start it holds about one value and its bottom end never shows the
   // oldest ones; a lower bias lets the values pile up as in the stack and the queue.
   double pop_bias = -1.0;
+  // Two controllers: the decoder's push strengths start at σ(this bias) (0: drawn as every
+  // other bias). A negative one starts the decoder consuming the memory without burying the
+  // values it needs under its own pushes (a stack's top is where it reads).
+  double decoder_push_bias = 0.0;
   // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
   // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
   // pushed value σ(·), the prediction softmax(V h_t). `memory` is then unused.
