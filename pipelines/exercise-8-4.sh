@@ -145,8 +145,17 @@ train() {
       awk -F'\t' -v t="$task" -v s="$s" '$1 == "all" { printf "%s\tntm\t%s\t%s\t%s\n", t, s, $3, $4 }'
     return
   fi
+  # The decoder's push, pop and value from its input and the read, not its state (so that it
+  # pops until the memory runs empty rather than for a count); the stack's decoder starts
+  # without pushing (its pushes would cover the top it reads); the deque starts with weak
+  # pops (at -1 its two ends pop more than is pushed) and no bottom pushes.
+  local recipe=()
+  case $mem in
+    stack) recipe=(--input-control --decoder-push-bias -3) ;;
+    deque) recipe=(--input-control --pop-bias -3 --bottom-push-bias -6) ;;
+  esac
   stackmem-train --train "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $steps \
-    --batch-size 32 --lr 0.002 --hidden 64 --width 32 --seed "$s" --threads 1 -q -o "$m"
+    --batch-size 32 --lr 0.002 --hidden 64 --width 32 "${recipe[@]}" --seed "$s" --threads 1 -q -o "$m"
   stackmem-run --model "$m" -i "$dir/$task-test.tsv" --eval |
     awk -F'\t' -v t="$task" -v m="$mem" -v s="$s" '$1 == "all" { printf "%s\t%s\t%s\t%s\t%s\n", t, m, s, $3, $4 }'
 }
