@@ -7,7 +7,10 @@
 # and the plain LSTM (stackmem-train --two-controllers: an encoder LSTM reads the source and a
 # decoder LSTM, starting from its state, the separator and target, around the one memory; the
 # prediction from the controller, pop bias -1; batch 32, lr 0.002, hidden 64, values of 32,
-# 2,000 steps over 40,000 pairs) on source lengths 8-16 and tests them on 17-32, twice the
+# 2,000 steps over 40,000 pairs; the stack's and the deque's decoder sets its push, pop and
+# value from what it reads, not from its state (--input-control) and starts without pushing
+# (--decoder-push-bias -3), and the deque starts with weak pops and no bottom pushes
+# (--pop-bias -3 --bottom-push-bias -6)) on source lengths 8-16 and tests them on 17-32, twice the
 # training lengths (the paper: 8-64 then 65-128, far longer training). Copy and reversal use
 # 128 symbols (the paper's), bigram flip 10. The pairs the claims rest on (stack/reverse,
 # queue/copy, deque/copy, deque/reverse) run with SEEDS seeds, the others with the first; the
@@ -146,13 +149,13 @@ train() {
     return
   fi
   # The decoder's push, pop and value from its input and the read, not its state (so that it
-  # pops until the memory runs empty rather than for a count); the stack's decoder starts
-  # without pushing (its pushes would cover the top it reads); the deque starts with weak
-  # pops (at -1 its two ends pop more than is pushed) and no bottom pushes.
+  # pops until the memory runs empty rather than for a count), and it starts without pushing
+  # (its pushes would cover the end it reads); the deque also starts with weak pops (at -1
+  # its two ends pop more than is pushed) and no bottom pushes.
   local recipe=()
   case $mem in
     stack) recipe=(--input-control --decoder-push-bias -3) ;;
-    deque) recipe=(--input-control --pop-bias -3 --bottom-push-bias -6) ;;
+    deque) recipe=(--input-control --decoder-push-bias -3 --pop-bias -3 --bottom-push-bias -6) ;;
   esac
   stackmem-train --train "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $steps \
     --batch-size 32 --lr 0.002 --hidden 64 --width 32 "${recipe[@]}" --seed "$s" --threads 1 -q -o "$m"
