@@ -48,6 +48,18 @@ int main(int argc, char** argv) {
         po::value(&c.bottom_push_bias)->value_name("B")->default_value(c.bottom_push_bias),
         "a deque: the initial bias of its bottom push strengths (0: drawn as the other "
         "biases; negative: it starts pushing at the top only, its bottom end a queue's)")(
+        "input-control", po::bool_switch(&c.input_control),
+        "--two-controllers: the decoder's push, pop and value come from the symbol it reads "
+        "and the memory's read (one linear layer), not from its LSTM state, so that they "
+        "cannot follow a count of the symbols written")(
+        "pop-bias", po::value(&c.pop_bias)->value_name("B")->default_value(c.pop_bias),
+        "the initial bias of the pop strengths (-1: Grefenstette et al., Appendix B; a deque, "
+        "which pops at both ends, keeps its values with a lower one)")(
+        "decoder-push-bias",
+        po::value(&c.decoder_push_bias)->value_name("B")->default_value(c.decoder_push_bias),
+        "--two-controllers: the initial bias of the decoder's push strengths (0: drawn as the "
+        "other biases; negative: the decoder starts consuming the memory without covering "
+        "it with its own pushes)")(
         "depth-input", po::bool_switch(&c.depth_input),
         "the controllers also read how full the memory is (tanh of its total strength), so "
         "that decoding can stop when it runs empty")(

@@ -96,6 +96,19 @@ expect_err 2 "stackmem-train: --depth-input needs a stack, queue or deque (--mem
 expect_err 2 "stackmem-train: --bottom-push-bias is for a deque (--memory deque)" stackmem-train $small --bottom-push-bias -2 -o x.akm
 expect 0 stackmem-train $small --memory deque --bottom-push-bias -2 --epochs 1 -o dq.akm
 expect_err 2 "stackmem-train: --depth-input needs a stack, queue or deque (--memory), not the stack RNN" stackmem-train $small --stack-rnn --depth-input --epochs 1 -o x.akm
+# --pop-bias (the pop strengths' initial bias) and --input-control (the decoder's push, pop
+# and value from its input and the read): other models, decoded; their errors.
+expect 0 stackmem-train $small --memory deque --pop-bias -3 --epochs 1 -o pb.akm
+CHECKS=$((CHECKS + 1)); cmp -s pb.akm dq.akm && fail "--pop-bias made the same model"
+expect 0 stackmem-run --model pb.akm -i valid.tsv --eval
+expect_err 2 "stackmem-train: --pop-bias is for a stack, queue or deque (--memory)" stackmem-train $small --memory none --pop-bias -3 -o x.akm
+expect 0 stackmem-train $small --two-controllers --input-control --epochs 1 -o ic.akm
+CHECKS=$((CHECKS + 1)); cmp -s ic.akm two.akm && fail "--input-control made the same model"
+expect 0 stackmem-run --model ic.akm -i valid.tsv --eval
+expect_err 2 "stackmem-train: --input-control needs --two-controllers and a stack, queue or deque (--memory)" stackmem-train $small --input-control -o x.akm
+expect 0 stackmem-train $small --two-controllers --decoder-push-bias -3 --epochs 1 -o dp.akm
+CHECKS=$((CHECKS + 1)); cmp -s dp.akm two.akm && fail "--decoder-push-bias made the same model"
+expect_err 2 "stackmem-train: --decoder-push-bias needs --two-controllers and a stack, queue or deque (--memory)" stackmem-train $small --decoder-push-bias -3 -o x.akm
 # The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
 # stack for push and pop; --rounding is stored with the model; errors.
 expect 0 transduce-gen --task anbn --len-min 1 --len-max 6 --count 100 --seed 1 -o anbn.tsv

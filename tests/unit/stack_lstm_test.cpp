@@ -128,6 +128,8 @@ TEST_CASE("stack LSTM and stack RNN: the loss's gradients by finite differences"
     if (c.memory == "none") continue;
     c.depth_input = true;  // through tanh of the total strength
     check(c);
+    c.depth_input = false, c.input_control = true, c.pop_bias = -3;  // control from the input
+    check(c);
   }
   memory::StackLstmConfig c;
   c.stack_rnn = true;
@@ -157,4 +159,18 @@ TEST_CASE("stack LSTM config: errors") {
   CHECK_THROWS_AS(c.validate(), UsageError);
   c.memory = "deque";
   CHECK_NOTHROW(c.validate());
+  c.input_control = true;  // needs two controllers
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.two_controllers = true;
+  CHECK_NOTHROW(c.validate());
+  c.memory = "none", c.bottom_push_bias = 0, c.depth_input = false;  // and a memory
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.input_control = false, c.pop_bias = -3;  // so does pop_bias
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.memory = "queue";
+  CHECK_NOTHROW(c.validate());
+  c.decoder_push_bias = -3;  // two controllers only
+  CHECK_NOTHROW(c.validate());
+  c.two_controllers = false;
+  CHECK_THROWS_AS(c.validate(), UsageError);
 }

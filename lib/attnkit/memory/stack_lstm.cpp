@@ -27,8 +27,16 @@ void StackLstmConfig::validate() const {
   if (stack_rnn && stack_top < 1) throw UsageError("stack-top must be >= 1");
   if (stack_rnn && two_controllers)
     throw UsageError("two-controllers is for the LSTM controller, not the stack RNN");
+  if (input_control && (!two_controllers || stack_rnn || memory == "none"))
+    throw UsageError(
+        "input-control needs --two-controllers and a stack, queue or deque (--memory)");
   if (bottom_push_bias != 0.0 && (stack_rnn || memory != "deque"))
     throw UsageError("bottom-push-bias is for a deque (--memory deque)");
+  if (decoder_push_bias != 0.0 && (!two_controllers || stack_rnn || memory == "none"))
+    throw UsageError(
+        "decoder-push-bias needs --two-controllers and a stack, queue or deque (--memory)");
+  if (pop_bias != -1.0 && (stack_rnn || memory == "none"))
+    throw UsageError("pop-bias is for a stack, queue or deque (--memory)");
   if (depth_input && (stack_rnn || memory == "none"))
     throw UsageError("depth-input needs a stack, queue or deque (--memory), not " +
                      std::string(stack_rnn ? "the stack RNN" : "the plain LSTM"));
@@ -71,8 +79,9 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     ends_ = kind_ == StackKind::Deque ? 2 : 1;
     ctrl_ = std::make_unique<nn::Linear>(ps, "memory_control", c.hidden,
                                          2 * ends_ + ends_ * c.width, rng);
-    // The pop strengths' bias starts at −1 (Grefenstette et al., Appendix B).
-    for (int64_t k = 0; k < ends_; ++k) ctrl_->b->value[ends_ + k] = -1.0f;
+    // The pop strengths' bias starts at −1 (Grefenstette et al., Appendix B; config pop_bias).
+    for (int64_t k = 0; k < ends_; ++k)
+      ctrl_->b->value[ends_ + k] = static_cast<float>(c_.pop_bias);
     if (ends_ == 2 && c_.bottom_push_bias != 0.0)
       ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
   }
@@ -80,11 +89,16 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
                                                     c.embed + fed_back(c), c.hidden, rng);
     if (c_.has_memory()) {
-      dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control", c.hidden,
+      dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control",
+                                               c.input_control ? c.embed + fed_back(c) : c.hidden,
                                                2 * ends_ + ends_ * c.width, rng);
-      for (int64_t k = 0; k < ends_; ++k) dec_ctrl_->b->value[ends_ + k] = -1.0f;
+      for (int64_t k = 0; k < ends_; ++k)
+        dec_ctrl_->b->value[ends_ + k] = static_cast<float>(c_.pop_bias);
       if (ends_ == 2 && c_.bottom_push_bias != 0.0)
         dec_ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
+      if (c_.decoder_push_bias != 0.0)
+        for (int64_t k = 0; k < ends_; ++k)
+          dec_ctrl_->b->value[k] = static_cast<float>(c_.decoder_push_bias);
     }
   }
 }
@@ -174,7 +188,7 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
   }
   if (any_dec) {
     dec = (*dec_cell_)(t, in, st.s);
-    if (c_.has_memory()) c_dec = (*dec_ctrl_)(t, dec.h);
+    if (c_.has_memory()) c_dec = (*dec_ctrl_)(t, c_.input_control ? in : dec.h);
   }
   if (all_dec) {
     st.s = dec, c = c_dec;
@@ -447,6 +461,7 @@ LoadedStackLstm load_stack_lstm(const std::string& path) {
     m.config.read_out = c.get<bool>("read-out", true);  // older files: the read went out
     m.config.two_controllers = c.get<bool>("two-controllers", false);
     m.config.depth_input = c.get<bool>("depth-input", false);
+    m.config.input_control = c.get<bool>("input-control", false);
     m.config.stack_rnn = c.get<bool>("stack-rnn", false);
     m.config.stacks = c.get<int64_t>("stacks", m.config.stacks);
     m.config.stack_top = c.get<int64_t>("stack-top", m.config.stack_top);

@@ -45,11 +45,25 @@ struct StackLstmConfig {
   // empty, near 1 from a strength of 2 on), so that a decoder can stop when the memory runs
   // empty rather than by a count carried in its state.
   bool depth_input = false;
+  // Two controllers: the decoder's push, pop and value come from what it reads at that step
+  // (the symbol's embedding and the memory's previous read, one linear layer), not from its
+  // LSTM state, so that its use of the memory cannot follow a count of the symbols written
+  // (the prediction still comes from its LSTM).
+  bool input_control = false;
   // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
   // other, about σ = 0.5, as the top's): a negative bias starts the deque pushing at the top
   // only, so that its bottom end reads the oldest value (a queue) rather than its own latest
   // push (a second stack).
   double bottom_push_bias = 0.0;
+  // The pop strengths' initial bias (Grefenstette et al., Appendix B: −1). A deque pops at
+  // both ends: with −1 it loses σ(−1) ≈ 0.27 at each end a step, more than the ≈ 0.5 pushed at
+  // the top, so that at the start it holds about one value and its bottom end never shows the
+  // oldest ones; a lower bias lets the values pile up as in the stack and the queue.
+  double pop_bias = -1.0;
+  // Two controllers: the decoder's push strengths start at σ(this bias) (0: drawn as every
+  // other bias). A negative one starts the decoder consuming the memory without burying the
+  // values it needs under its own pushes (a stack's top is where it reads).
+  double decoder_push_bias = 0.0;
   // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
   // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
   // pushed value σ(·), the prediction softmax(V h_t). `memory` is then unused.
