@@ -32,8 +32,11 @@ int main(int argc, char** argv) {
         "valid-images", po::value(&valid_images)->value_name("IMAGES"),
         "validation images: greedy decoding scored (BLEU-4) after every epoch")(
         "valid-captions", po::value(&valid_captions)->value_name("TSV"),
-        "the validation images' captions")("output,o", po::value(&out)->value_name("MODEL"),
-                                           "the trained model (required)");
+        "the validation images' captions")(
+        "init", po::value(&o.init)->value_name("MODEL"),
+        "start from this caption model's weights instead of random ones (the same sizes and "
+        "training captions; e.g. a soft model to warm-start --attention hard)")(
+        "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
     app.config_options().add_options()(
         "attention", po::value(&c.attention)->value_name("KIND")->default_value(c.attention),
