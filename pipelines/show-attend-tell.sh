@@ -13,7 +13,9 @@
 #   none       the no-attention baseline (the mean region at every step, NIC-style)
 #   soft-l0    soft attention without the doubly stochastic regularisation (lambda = 0)
 # and draws the paper's figure for one test scene (figure.png). Hard attention (issue 18) is
-# pipelines/show-attend-tell-hard.sh, on the same data and recipe.
+# pipelines/show-attend-tell-hard.sh, on the same data and recipe but with a fourth CNN block
+# (a 4x4 grid of regions, where one region sees most of its item: soft then scores 82.56 on
+# seed 1 against 68.05 here).
 #
 # Claims checked (exit 1 when one fails):
 #   - BLEU-4 of soft >= BLEU-4 of none + 10 points;

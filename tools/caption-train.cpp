@@ -32,8 +32,11 @@ int main(int argc, char** argv) {
         "valid-images", po::value(&valid_images)->value_name("IMAGES"),
         "validation images: greedy decoding scored (BLEU-4) after every epoch")(
         "valid-captions", po::value(&valid_captions)->value_name("TSV"),
-        "the validation images' captions")("output,o", po::value(&out)->value_name("MODEL"),
-                                           "the trained model (required)");
+        "the validation images' captions")(
+        "init", po::value(&o.init)->value_name("MODEL"),
+        "start from this caption model's weights instead of random ones (the same sizes and "
+        "training captions; e.g. a soft model to warm-start --attention hard)")(
+        "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
     app.config_options().add_options()(
         "attention", po::value(&c.attention)->value_name("KIND")->default_value(c.attention),
@@ -92,7 +95,12 @@ int main(int argc, char** argv) {
         "- entropy sum_t H(alpha_t), b a moving average of C (the log's baseline;\n"
         "sampled_cost is the step's mean C). Decoding takes the argmax region. --reward\n"
         "to-go weights step t's log p(s_t) by the cost of the tokens from t on (baseline\n"
-        "(n - t) b), word by t's own token (baseline b).");
+        "(n - t) b), word by t's own token (baseline b).\n"
+        "\n"
+        "--init MODEL starts from a caption model's weights and running statistics\n"
+        "instead of random ones (its sizes and training captions must be this run's; the\n"
+        "attention kind and training options may differ): a soft model warm-starts\n"
+        "--attention hard, whose decoder then learns to read single regions.");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "caption", out);
     c.channels = cli::parse_option("--channels", [&] { return vision::parse_channels(channels); });

@@ -111,6 +111,11 @@ expect 0 caption-run --model h1.akm -i valid.txt --attention hatt.npz -o hcaps.t
 expect 0 tensor-convert hatt.npz:a0 -o h0.txt
 check_eq "$(awk 'NF { for (i = 1; i <= NF; i++) { s += $i; if ($i != 0 && $i != 1) bad++ } } END { print bad + 0, s }' h0.txt)" "0 $(($(head -1 hcaps.txt | wc -w) + 1))" "hard: one region a word"
 
+# A warm start (--init): a hard model from the soft m1.akm; a model of other sizes is refused.
+expect 0 caption-train $small --attention hard --epochs 1 --init m1.akm -o hw.akm
+expect_err 1 "caption-train: cw.akm: " caption-train $small --attention hard --init cw.akm -o x.akm
+no_file x.akm
+
 # Errors.
 expect_err 2 "caption-run: --eval needs --captions" caption-run --model m1.akm -i valid.txt --eval
 expect_err 2 "caption-run: --draw: the file must end in .png" caption-run --model m1.akm -i valid.txt --draw x.svg

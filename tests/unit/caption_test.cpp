@@ -402,6 +402,65 @@ TEST_CASE("caption: hard attention's sampling warm-up: no image samples at step 
   CHECK(sampled[5] > 0.0);
 }
 
+TEST_CASE("caption: --init starts a run from a model file's weights; mismatches are errors") {
+  // A soft model trained 3 steps and saved; a hard run with init = that file starts from its
+  // weights and the CNN's running statistics, exactly (the warm start of a hard model).
+  models::CaptionConfig c;
+  c.channels = {4};
+  c.embed = 8, c.hidden = 8, c.attn = 8;
+  models::CaptionTrainOptions o;
+  o.batch = 16;
+  models::CaptionTraining soft(c, o, tiny_scenes(32, 1), {}, 3, 0, 1, "attention: soft\n");
+  train::Tapes tapes;
+  nn::TrainState s;
+  for (int64_t k = 0; k < soft.total_steps(); ++k) {
+    const int64_t rows = soft.begin_batch(s);
+    const auto out = train::step(soft, tapes, rows, 1, s.step, 5.0);
+    soft.end_step(s, out.loss, out.sums);
+    ++s.step;
+    s.advance(soft.batches_per_epoch());
+  }
+  nn::ModelFile f;
+  f.kind = "caption";
+  soft.describe(f);
+  nn::put_params(f, soft.params());
+  soft.finish(f);
+  const std::string path = temp_path("init.akm");
+  nn::save_model_file(path, f);
+
+  models::CaptionConfig h = c;
+  h.attention = "hard";
+  o.init = path;
+  models::CaptionTraining hard(h, o, tiny_scenes(32, 1), {}, 3, 0, 2,
+                               "");  // another seed: other weights
+  for (const auto* p : soft.params().params()) {
+    const Tensor& a = p->value;
+    const Tensor& b = hard.params().get(p->name).value;
+    REQUIRE(a.shape() == b.shape());
+    CHECK(std::equal(a.values().begin(), a.values().end(), b.values().begin()));
+  }
+  const auto& m0 = soft.model().encoder().running_mean()[0];
+  const auto& m1 = hard.model().encoder().running_mean()[0];
+  CHECK(std::equal(m0.values().begin(), m0.values().end(), m1.values().begin()));
+  CHECK(m0[0] != 0.0f);  // the statistics moved, so the copy is seen
+
+  // Another size, another vocabulary, no file: errors naming the file.
+  models::CaptionConfig wide = h;
+  wide.hidden = 9;
+  CHECK_THROWS_AS(models::CaptionTraining(wide, o, tiny_scenes(32, 1), {}, 3, 0, 1, ""), DataError);
+  auto other = tiny_scenes(32, 1);
+  other.captions[0][1] = "zigzag";  // a word the model file's vocabulary lacks
+  try {
+    models::CaptionTraining(h, o, std::move(other), {}, 3, 0, 1, "");
+    FAIL("a vocabulary mismatch was accepted");
+  } catch (const DataError& e) {
+    CHECK(e.file() == path);
+    CHECK(std::string(e.what()).find("vocabulary") != std::string::npos);
+  }
+  std::remove(path.c_str());
+  CHECK_THROWS_AS(models::CaptionTraining(h, o, tiny_scenes(32, 1), {}, 3, 0, 1, ""), Error);
+}
+
 TEST_CASE("caption: pad: the same as padding the images by hand") {
   nn::ParamStore ps1, ps2;
   Rng r1(8), r2(8);

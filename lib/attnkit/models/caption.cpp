@@ -771,6 +771,20 @@ CaptionTraining::CaptionTraining(CaptionConfig config, CaptionTrainOptions o, Ca
   Rng init(seed);
   model_ = std::make_unique<CaptionModel>(ps_, cfg_, caption_vocab(train_), init);
   model_->grid(train_.images.dim(1), train_.images.dim(2));  // ShapeError when too small
+  if (!o_.init.empty()) {
+    try {
+      const nn::ModelFile f = nn::load_model_file(o_.init, "caption");
+      if (f.text("vocab") != model_->vocab().format())
+        throw DataError(
+            "its vocabulary differs from the training captions' (warm starts need the same "
+            "captions' words)");
+      nn::get_params(f, ps_);
+      model_->encoder().get_buffers(f);
+    } catch (Error& e) {
+      e.locate(o_.init);
+      throw;
+    }
+  }
   for (const auto& c : train_.captions) ids_.push_back(model_->encode(c));
   steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
   if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");

@@ -219,6 +219,12 @@ struct CaptionTrainOptions {
   double lr = 1e-3;
   std::string schedule = "constant";
   int64_t warmup = 0;
+  // A caption model file whose weights (and the CNN's running statistics) start the run instead
+  // of the seeded initialisation: the warm start of a hard model from a soft one. Its sizes
+  // (channels, coords, embed, hidden, attention-size) and vocabulary must be this run's
+  // (DataError naming the file otherwise); the attention kind and the training options may
+  // differ.
+  std::string init;
   void validate() const;
 };
 
