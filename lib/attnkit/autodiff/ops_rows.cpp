@@ -361,20 +361,30 @@ Var additive_scores(Var keys, Var q, Var v) {
   const bool keep =
       t.recording() && (t.requires_grad(keys) || t.requires_grad(q) || t.requires_grad(v));
   Tensor* th = keep ? t.scratch({M, B, T, A}) : nullptr;
-  std::vector<float> row(keep ? 0 : static_cast<size_t>(A));
+  // The score rows r = (m·B + b)·T + s go in blocks of kRows: their tanh rows (kept, or in
+  // `rows`), their products w ⊙ tanh in `prod`, then the kRows sums side by side. Each sum
+  // still runs in index order over a (the same bits as one row at a time), but the blocks'
+  // independent sums no longer wait on each other's additions.
+  constexpr int64_t kRows = 16;
+  const int64_t R = M * B * T;
+  std::vector<float> rows(keep ? 0 : static_cast<size_t>(kRows * A));
+  std::vector<float> prod(static_cast<size_t>(kRows * A));
   Tensor y = t.alloc(steps ? Shape{M, B, T} : Shape{B, T});
-  for (int64_t mb = 0; mb < M * B; ++mb) {
-    const int64_t b = mb % B;
-    const float* pq = Q.data() + mb * A;
-    for (int64_t s = 0; s < T; ++s) {
+  for (int64_t r0 = 0; r0 < R; r0 += kRows) {
+    const int64_t nr = std::min(kRows, R - r0);
+    for (int64_t j = 0; j < nr; ++j) {
+      const int64_t r = r0 + j, mb = r / T, s = r % T, b = mb % B;
+      const float* pq = Q.data() + mb * A;
       const float* pk = K.data() + (b * T + s) * A;
-      float* ph = keep ? th->data() + (mb * T + s) * A : row.data();
-      // Two loops: the tanh vectorises on its own; the sum stays in index order.
+      float* ph = keep ? th->data() + r * A : rows.data() + j * A;
+      float* pp = prod.data() + j * A;
       for (int64_t a = 0; a < A; ++a) ph[a] = fastmath::fast_tanh(pk[a] + pq[a]);
-      float acc = 0.0f;
-      for (int64_t a = 0; a < A; ++a) acc += W[a] * ph[a];
-      y[mb * T + s] = acc;
+      for (int64_t a = 0; a < A; ++a) pp[a] = W[a] * ph[a];
     }
+    float acc[kRows] = {};
+    for (int64_t a = 0; a < A; ++a)
+      for (int64_t j = 0; j < nr; ++j) acc[j] += prod[static_cast<size_t>(j * A + a)];
+    for (int64_t j = 0; j < nr; ++j) y[r0 + j] = acc[j];
   }
   return t.push(std::move(y), {keys, q, v}, [keys, q, v, th, M, B, T, A](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
