@@ -277,6 +277,25 @@ TEST_CASE("autodiff: additive scores of several queries per item equal one query
   CHECK_THROWS_AS(ad::additive_scores(K, t.constant(rnd({3, 1, 3}, 4)), W), ShapeError);
 }
 
+TEST_CASE("autodiff: skipped additive scores are 0 and the others unchanged") {
+  // 24 scores [3, 2, 4], every third skipped (a row of 4 skipped at once too).
+  std::vector<uint8_t> skip(24, 0);
+  for (size_t i = 0; i < 24; i += 3) skip[i] = 1;
+  for (size_t i = 8; i < 12; ++i) skip[i] = 1;
+  Tape t;
+  Var K = t.constant(rnd({2, 4, 3}, 1)), Q = t.constant(rnd({3, 2, 3}, 2)),
+      W = t.constant(rnd({3}, 3));
+  const Tensor all = ad::additive_scores(K, Q, W).value().clone();
+  const Tensor& some = ad::additive_scores(K, Q, W, skip).value();
+  for (size_t i = 0; i < 24; ++i)
+    CHECK(some[static_cast<int64_t>(i)] == (skip[i] ? 0.0f : all[static_cast<int64_t>(i)]));
+  // The gradient: only through the scores computed (a skipped one is a constant).
+  Tensor k = rnd({2, 4, 3}, 1), q = rnd({3, 2, 3}, 2), v = rnd({3}, 3);
+  grad_ok("additive_scores (skip)", ts({&k, &q, &v}),
+          [&skip](Tape&, const VS& x) { return ad::additive_scores(x[0], x[1], x[2], skip); });
+  CHECK_THROWS_AS(ad::additive_scores(K, Q, W, std::vector<uint8_t>(23, 0)), ShapeError);
+}
+
 TEST_CASE("autodiff: reductions") {
   Tensor x = rnd({2, 3, 4}, 1);
   grad_ok("sum", ts({&x}), [](Tape&, const VS& v) { return ad::sum(v[0]); });

@@ -74,7 +74,10 @@ Var circular_conv(Var w, Var s);
 // → [B, T]. One pass, no [B, T, a] intermediates on the tape besides the saved tanh.
 // q [M, B, a] scores M queries per item at once (e.g. every decoder step under teacher
 // forcing): s[m, b, t] = Σ_a v_a tanh(keys[b, t, a] + q[m, b, a]) → [M, B, T].
-Var additive_scores(Var keys, Var q, Var v);
+// skip (empty, or one flag per score in the output's order): a flagged score is not
+// computed; it is the constant 0 (no gradient), for positions a mask closes anyway (the
+// pointer network's: their probability is exactly 0 whatever the score).
+Var additive_scores(Var keys, Var q, Var v, const std::vector<uint8_t>& skip = {});
 
 // ---- reductions (sums accumulated in double)
 Var sum(Var x);        // → shape []

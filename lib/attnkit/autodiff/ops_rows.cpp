@@ -342,7 +342,7 @@ Var circular_conv(Var w, Var s) {
   });
 }
 
-Var additive_scores(Var keys, Var q, Var v) {
+Var additive_scores(Var keys, Var q, Var v, const std::vector<uint8_t>& skip) {
   Tape& t = detail::tape_of(keys, q);
   detail::tape_of(keys, v);
   const Tensor& K = keys.value();
@@ -356,27 +356,50 @@ Var additive_scores(Var keys, Var q, Var v) {
                      shape_str(Q.shape()) + " and v " + shape_str(W.shape()) +
                      " are not [B, T, a], [B, a] or [M, B, a], and [a]");
   const int64_t M = steps ? Q.dim(0) : 1, B = K.dim(0), T = K.dim(1), A = K.dim(2);
+  const int64_t R = M * B * T;
+  if (!skip.empty() && static_cast<int64_t>(skip.size()) != R)
+    throw ShapeError("additive_scores: " + std::to_string(skip.size()) + " skip flags for " +
+                     std::to_string(R) + " scores");
   // The tanh values are kept for the backward pass only when there will be one: decoding
   // (no recording) would otherwise keep a [B, T, a] buffer a step for the tape's life.
   const bool keep =
       t.recording() && (t.requires_grad(keys) || t.requires_grad(q) || t.requires_grad(v));
   Tensor* th = keep ? t.scratch({M, B, T, A}) : nullptr;
-  std::vector<float> row(keep ? 0 : static_cast<size_t>(A));
+  // The scores computed (all, or those not skipped: a skipped one is 0) go in blocks of
+  // kRows: their tanh rows (kept, or in `rows`), their products w ⊙ tanh in `prod`, then
+  // the kRows sums side by side. Each sum still runs in index order over a (the same bits as
+  // one score at a time), but the blocks' independent sums no longer wait on each other's
+  // additions.
+  constexpr int64_t kRows = 16;
+  std::vector<int64_t> live;
+  if (!skip.empty())
+    for (int64_t r = 0; r < R; ++r)
+      if (!skip[static_cast<size_t>(r)]) live.push_back(r);
+  const int64_t L = skip.empty() ? R : static_cast<int64_t>(live.size());
+  std::vector<float> rows(keep ? 0 : static_cast<size_t>(kRows * A));
+  std::vector<float> prod(static_cast<size_t>(kRows * A));
   Tensor y = t.alloc(steps ? Shape{M, B, T} : Shape{B, T});
-  for (int64_t mb = 0; mb < M * B; ++mb) {
-    const int64_t b = mb % B;
-    const float* pq = Q.data() + mb * A;
-    for (int64_t s = 0; s < T; ++s) {
+  if (!skip.empty()) std::fill(y.values().begin(), y.values().end(), 0.0f);
+  int64_t at[kRows];
+  for (int64_t i0 = 0; i0 < L; i0 += kRows) {
+    const int64_t nr = std::min(kRows, L - i0);
+    for (int64_t j = 0; j < nr; ++j) {
+      const int64_t r = skip.empty() ? i0 + j : live[static_cast<size_t>(i0 + j)];
+      const int64_t mb = r / T, s = r % T, b = mb % B;
+      at[j] = r;
+      const float* pq = Q.data() + mb * A;
       const float* pk = K.data() + (b * T + s) * A;
-      float* ph = keep ? th->data() + (mb * T + s) * A : row.data();
-      // Two loops: the tanh vectorises on its own; the sum stays in index order.
+      float* ph = keep ? th->data() + r * A : rows.data() + j * A;
+      float* pp = prod.data() + j * A;
       for (int64_t a = 0; a < A; ++a) ph[a] = fastmath::fast_tanh(pk[a] + pq[a]);
-      float acc = 0.0f;
-      for (int64_t a = 0; a < A; ++a) acc += W[a] * ph[a];
-      y[mb * T + s] = acc;
+      for (int64_t a = 0; a < A; ++a) pp[a] = W[a] * ph[a];
     }
+    float acc[kRows] = {};
+    for (int64_t a = 0; a < A; ++a)
+      for (int64_t j = 0; j < nr; ++j) acc[j] += prod[static_cast<size_t>(j * A + a)];
+    for (int64_t j = 0; j < nr; ++j) y[at[j]] = acc[j];
   }
-  return t.push(std::move(y), {keys, q, v}, [keys, q, v, th, M, B, T, A](Tape& t, Var out) {
+  return t.push(std::move(y), {keys, q, v}, [keys, q, v, th, M, B, T, A, skip](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
     const float* W = t.value(v).data();
     // New gradient buffers are written by their first write and added to after it.
@@ -395,9 +418,9 @@ Var additive_scores(Var keys, Var q, Var v) {
       for (int64_t s = 0; s < T; ++s) {
         const float* ph = th->data() + (mb * T + s) * A;
         const float gs = g[mb * T + s];
-        if (gs == 0.0f) {
-          // Nothing to add (e.g. a masked position, whose probability is exactly 0): only
-          // the first writes of new buffers, as zeros.
+        if (gs == 0.0f || (!skip.empty() && skip[static_cast<size_t>(mb * T + s)])) {
+          // Nothing to add (a skipped score, a constant; or e.g. a masked position, whose
+          // probability is exactly 0): only the first writes of new buffers, as zeros.
           if (gk && new_k && mb < B)
             std::fill(gk + (b * T + s) * A, gk + (b * T + s + 1) * A, 0.0f);
           if (gq && new_q && s == 0) std::fill(gq + mb * A, gq + (mb + 1) * A, 0.0f);

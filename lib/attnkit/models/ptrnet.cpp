@@ -159,7 +159,12 @@ Var PtrNet::loss(ad::Tape& t, const std::vector<const PtrProblem*>& items, int64
   Var Y = ad::lstm_sequence(ad::embedding(projected, ids, {M, e.B}), e.state.h, e.state.c,
                             t.param(*decoder_.W_hh));
   Var Q = wq_(t, ad::slice(Y, 0, 0, M));  // [M, B, hidden]
-  Var logits = ad::add(ad::additive_scores(e.keys, Q, t.param(*v_)), t.constant(std::move(bias)));
+  // Closed positions' scores are not computed (0: kMasked alone makes their probability
+  // exactly 0, as kMasked + score did; the loss and every gradient are the same bits).
+  std::vector<uint8_t> closed(static_cast<size_t>(bias.size()));
+  for (int64_t i = 0; i < bias.size(); ++i) closed[static_cast<size_t>(i)] = bias[i] == kMasked;
+  Var logits =
+      ad::add(ad::additive_scores(e.keys, Q, t.param(*v_), closed), t.constant(std::move(bias)));
   Var total = ad::mul(nn::cross_entropy(logits, flat), static_cast<float>(count));
   if (tokens) *tokens = count;
   return total;
