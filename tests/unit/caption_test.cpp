@@ -20,6 +20,7 @@
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/plot/overlay.h"
 #include "test_util.h"
+#include "train_util.h"
 
 using namespace attnkit;
 using ad::Tape;
@@ -388,15 +389,9 @@ TEST_CASE("caption: hard attention's sampling warm-up: no image samples at step 
   models::CaptionTraining tr(c, o, tiny_scenes(32, 1), {}, 6, 0, 1, "");
   train::Tapes tapes;
   nn::TrainState s;
-  std::vector<double> sampled;
-  for (int64_t k = 0; k < tr.total_steps(); ++k) {
-    const int64_t rows = tr.begin_batch(s);
-    const auto out = train::step(tr, tapes, rows, 1, s.step, 5.0);
-    const auto end = tr.end_step(s, out.loss, out.sums);
-    sampled.push_back(end.metrics.at(1).second);  // the step's mean sampled cost (0: none)
-    ++s.step;
-    s.advance(tr.batches_per_epoch());
-  }
+  std::vector<double> sampled;  // the step's mean sampled cost (0: none)
+  for (const auto& r : test::train_steps(tr, tr.total_steps(), s, tapes))
+    sampled.push_back(r.end.metrics.at(1).second);
   CHECK(sampled[0] == 0.0);
   CHECK(sampled[4] > 0.0);
   CHECK(sampled[5] > 0.0);
@@ -413,13 +408,7 @@ TEST_CASE("caption: --init starts a run from a model file's weights; mismatches 
   models::CaptionTraining soft(c, o, tiny_scenes(32, 1), {}, 3, 0, 1, "attention: soft\n");
   train::Tapes tapes;
   nn::TrainState s;
-  for (int64_t k = 0; k < soft.total_steps(); ++k) {
-    const int64_t rows = soft.begin_batch(s);
-    const auto out = train::step(soft, tapes, rows, 1, s.step, 5.0);
-    soft.end_step(s, out.loss, out.sums);
-    ++s.step;
-    s.advance(soft.batches_per_epoch());
-  }
+  test::train_steps(soft, soft.total_steps(), s, tapes);
   nn::ModelFile f;
   f.kind = "caption";
   soft.describe(f);
@@ -649,13 +638,7 @@ TEST_CASE("caption: a tiny scene task is learned; attention finds the named item
   models::CaptionTraining tr(c, o, tiny_scenes(512, SEED), tiny_scenes(100, 2), STEPS, 0, SEED, "");
   train::Tapes tapes;
   nn::TrainState s;
-  for (int64_t k = 0; k < tr.total_steps(); ++k) {
-    const int64_t rows = tr.begin_batch(s);
-    const auto out = train::step(tr, tapes, rows, 1, s.step, 5.0);
-    tr.end_step(s, out.loss, out.sums);
-    ++s.step;
-    s.advance(tr.batches_per_epoch());
-  }
+  test::train_steps(tr, tr.total_steps(), s, tapes);
   const auto valid = tiny_scenes(100, 2);
   std::vector<models::CaptionModel::Decoded> outs;
   const auto sc = models::evaluate_captions(tr.model(), valid, 1, 1, &outs);
@@ -692,15 +675,9 @@ TEST_CASE("caption: hard attention learns the tiny scene task by REINFORCE" *
   models::CaptionTraining tr(c, o, tiny_scenes(512, SEED), tiny_scenes(100, 2), STEPS, 0, SEED, "");
   train::Tapes tapes;
   nn::TrainState s;
-  std::vector<double> base;
-  for (int64_t k = 0; k < tr.total_steps(); ++k) {
-    const int64_t rows = tr.begin_batch(s);
-    const auto out = train::step(tr, tapes, rows, SEED, s.step, 5.0);
-    const auto end = tr.end_step(s, out.loss, out.sums);
-    base.push_back(end.metrics.back().second);  // the moving-average baseline
-    ++s.step;
-    s.advance(tr.batches_per_epoch());
-  }
+  std::vector<double> base;  // the moving-average baseline
+  for (const auto& r : test::train_steps(tr, tr.total_steps(), s, tapes, SEED))
+    base.push_back(r.end.metrics.back().second);
   const auto valid = tiny_scenes(100, 2);
   std::vector<models::CaptionModel::Decoded> outs;
   const auto sc = models::evaluate_captions(tr.model(), valid, 1, 1, &outs);

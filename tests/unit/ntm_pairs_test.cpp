@@ -13,6 +13,7 @@
 #include "attnkit/memory/ntm_train.h"
 #include "attnkit/train/module.h"
 #include "test_util.h"
+#include "train_util.h"
 
 using namespace attnkit;
 using namespace attnkit::memory;
@@ -237,16 +238,13 @@ TEST_CASE("ntm pairs: training on copy pairs lowers the loss; the vocabulary is 
   nn::TrainState s;
   train::Tapes tapes;
   double first = 0, last = 0;
-  for (int step = 0; step < 60; ++step) {
-    const int64_t rows = m.begin_batch(s);
-    const train::StepOut out = train::step(m, tapes, rows, 5, s.step, 0.0);
-    const train::StepEnd e = m.end_step(s, out.loss, out.sums);
-    REQUIRE(e.metrics.size() == 1);
-    CHECK(e.metrics[0].first == "symbols_per_seq");
-    if (step < 10) first += out.loss;
-    if (step >= 50) last += out.loss;
-    s.advance(m.batches_per_epoch());
-    ++s.step;
+  const auto steps = test::train_steps(m, 60, s, tapes, 5, 0.0);
+  for (size_t step = 0; step < steps.size(); ++step) {
+    const test::StepResult& r = steps[step];
+    REQUIRE(r.end.metrics.size() == 1);
+    CHECK(r.end.metrics[0].first == "symbols_per_seq");
+    if (step < 10) first += r.out.loss;
+    if (step >= 50) last += r.out.loss;
   }
   MESSAGE("copy pairs, loss per sequence: " << first / 10 << " first, " << last / 10 << " last");
   CHECK(last < 0.7 * first);

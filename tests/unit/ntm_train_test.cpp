@@ -10,6 +10,7 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
+#include "train_util.h"
 
 using namespace attnkit;
 using namespace attnkit::memory;
@@ -64,17 +65,12 @@ namespace {
 // Steps of the training layer on a module, as train::run makes them (without the files).
 std::vector<double> run_steps(NtmTraining& m, int steps, nn::TrainState& s, train::Tapes& tapes) {
   std::vector<double> bits;
-  for (int k = 0; k < steps; ++k) {
-    const int64_t rows = m.begin_batch(s);
-    const train::StepOut out = train::step(m, tapes, rows, 5, s.step, 0.0);
-    REQUIRE(out.loss > 0);
-    REQUIRE(out.grad_norm > 0);
-    const train::StepEnd e = m.end_step(s, out.loss, out.sums);
-    REQUIRE(e.metrics.size() == 1);
-    CHECK(e.metrics[0].first == "bits_per_seq");
-    bits.push_back(e.metrics[0].second);
-    s.advance(m.batches_per_epoch());
-    ++s.step;
+  for (const test::StepResult& r : test::train_steps(m, steps, s, tapes, 5, 0.0)) {
+    REQUIRE(r.out.loss > 0);
+    REQUIRE(r.out.grad_norm > 0);
+    REQUIRE(r.end.metrics.size() == 1);
+    CHECK(r.end.metrics[0].first == "bits_per_seq");
+    bits.push_back(r.end.metrics[0].second);
   }
   return bits;
 }
