@@ -51,12 +51,13 @@
 # LSTM and stack RNN rows equal seed 1's below. (Its deque rows were made by a build whose
 # --bottom-push-bias default re-drew the deque's initialisation, since fixed; and its last
 # part, the table and claims, was re-run from its --keep directory because the script was
-# edited while it ran.) The 5-seed defaults were not re-run end to end with the NTM rows.
-# The stack and deque rows below come from the current recipe (--input-control and the
-# biases), measured per training on 2026-11-26 with the pipeline's commands and data
-# (transduce-gen seeds 1 and 2, stackmem-train as train() runs it, stackmem-run --eval), two
-# to seven trainings at a time at a load of 9-17, not by a run of the whole pipeline: 36-40
-# CPU-s a stack training, 46-56 a deque one (before: ~35 and ~51), so the totals above stand.
+# edited while it ran.)
+# The current recipe (--input-control and the biases for the stack and the deque), the
+# defaults run to the end on 2026-11-26 (nice -n 10, seed 1, 5 seeds, EX84_JOBS=2, beside a
+# make test and a sanitizer build: load 4-7): 38 min 44 s wall (2,324 s), 24.3 min of CPU;
+# exit 1 on deque/reverse alone. Every row below is that run's (the same figures, to the
+# last digit, as the trainings first measured one at a time): 36-40 CPU-s a stack training,
+# 46-56 a deque one. On the 2-core machine unshared: about 12-13 min.
 #   task         model      test coarse (seeds 1-5)          test fine (seeds 1-5)
 #   copy         queue      1.00 1.00 0.095 0.625 1.00       1.00 1.00 0.35 0.79 1.00
 #   copy         deque      1.00 1.00 1.00 0.985 0.995       1.00 1.00 1.00 0.9995 0.9997
