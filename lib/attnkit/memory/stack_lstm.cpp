@@ -59,6 +59,16 @@ int64_t fed_back(const StackLstmConfig& c) {
 }
 }  // namespace
 
+void StackLstm::control_biases(nn::Linear& l, double push_bias) const {
+  // The pop strengths' bias starts at pop_bias (−1: Grefenstette et al., Appendix B), a
+  // deque's bottom push at bottom_push_bias and every push at push_bias (0: left as drawn).
+  for (int64_t k = 0; k < ends_; ++k) l.b->value[ends_ + k] = static_cast<float>(c_.pop_bias);
+  if (ends_ == 2 && c_.bottom_push_bias != 0.0)
+    l.b->value[1] = static_cast<float>(c_.bottom_push_bias);
+  if (push_bias != 0.0)
+    for (int64_t k = 0; k < ends_; ++k) l.b->value[k] = static_cast<float>(push_bias);
+}
+
 StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     : c_((c.validate(), c)), emb_(ps, "embedding", c.vocab, c.embed, rng) {
   if (c_.stack_rnn) {
@@ -79,11 +89,7 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     ends_ = kind_ == StackKind::Deque ? 2 : 1;
     ctrl_ = std::make_unique<nn::Linear>(ps, "memory_control", c.hidden,
                                          2 * ends_ + ends_ * c.width, rng);
-    // The pop strengths' bias starts at −1 (Grefenstette et al., Appendix B; config pop_bias).
-    for (int64_t k = 0; k < ends_; ++k)
-      ctrl_->b->value[ends_ + k] = static_cast<float>(c_.pop_bias);
-    if (ends_ == 2 && c_.bottom_push_bias != 0.0)
-      ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
+    control_biases(*ctrl_, 0.0);
   }
   if (c_.two_controllers) {
     dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
@@ -92,13 +98,7 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
       dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control",
                                                c.input_control ? c.embed + fed_back(c) : c.hidden,
                                                2 * ends_ + ends_ * c.width, rng);
-      for (int64_t k = 0; k < ends_; ++k)
-        dec_ctrl_->b->value[ends_ + k] = static_cast<float>(c_.pop_bias);
-      if (ends_ == 2 && c_.bottom_push_bias != 0.0)
-        dec_ctrl_->b->value[1] = static_cast<float>(c_.bottom_push_bias);
-      if (c_.decoder_push_bias != 0.0)
-        for (int64_t k = 0; k < ends_; ++k)
-          dec_ctrl_->b->value[k] = static_cast<float>(c_.decoder_push_bias);
+      control_biases(*dec_ctrl_, c_.decoder_push_bias);
     }
   }
 }

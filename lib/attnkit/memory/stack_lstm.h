@@ -110,6 +110,8 @@ class StackLstm {
   ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
                   bool logits = true, const std::vector<uint8_t>* target = nullptr) const;
   Step start(ad::Tape& t, int64_t batch) const;
+  // Sets a memory-control layer's initial pop, bottom-push and (push_bias != 0) push biases.
+  void control_biases(nn::Linear& l, double push_bias) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;
   int64_t ends_ = 1;
