@@ -57,7 +57,7 @@ test-sanitize:
 	$(SANITIZE_CONFIG)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -E '^cli_(mpi|install)$$' -LE 'pipeline|slow'
+	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -E '^cli_(mpi|install)$$' -LE 'pipeline|slow|text'
 
 # Every libFuzzer harness (tests/fuzz) for SECONDS seconds, from its seed corpus.
 fuzz:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: text
 # Every C++ source and header of the tree is as the committed .clang-format lays it out
 # (clang-format --dry-run -Werror; a file that differs is named). Skipped without
 # clang-format (make deps installs it).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: text
 # Every tool has a man page; every page is lint-clean (groff and mandoc) and is what
 # man/regen.sh makes from the tool's --help and man/<tool>.x today (no drift).
 . "$ATTNKIT_SRC/tests/cli/lib.sh"

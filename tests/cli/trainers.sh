@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: text
 # One flag vocabulary for every trainer (tools that include cli/training.h): each --help
 # carries the shared options, each man page the shared TRAINING section, and each tool's code
 # after parse() stays thin (at most 40 lines: the work is in the library's training modules).
