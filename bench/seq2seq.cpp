@@ -5,6 +5,14 @@
 //     → TSV: impl task model threads steps sec_per_step tgt_tokens_per_s loss gflop_per_step
 //       (gflop_per_step: the matrix products of one training step, 2mnk per gemm, counted at
 //       attnkit's BLAS boundary; the PyTorch model does the same products)
+//   bench-seq2seq gemms rnn|transformer REPS THREADS
+//     → TSV: impl(gemms) task(train) model threads reps sec_per_replay gflop_per_s - gflop
+//       (the matrix products of one training step, recorded at attnkit's BLAS boundary with
+//       their shapes, transposes and beta, then replayed alone REPS times on buffers of
+//       their sizes: the rate the step's products reach at their own shapes without the rest
+//       of the step, with the data hot in cache: a ceiling for the step's rate. THREADS > 1
+//       replays contiguous parts of the list on THREADS threads, single-threaded BLAS each,
+//       as the step's slices run)
 //   bench-seq2seq decode rnn|transformer BEAM SENTENCES THREADS
 //     → TSV: impl task model threads sentences sec sentences_per_s beam
 //     (environment: DECODE_LEN=L tokens a sentence, default 20; KV_CACHE=0 recomputes the
@@ -21,6 +29,7 @@
 // layer's train::step).
 #include "attnkit/models/seq2seq.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -66,19 +75,75 @@ std::vector<int32_t> sentence(Rng& r, int64_t n) {
   for (int64_t i = 0; i < n; ++i) s.push_back(4 + static_cast<int32_t>(r.below(V - 4)));
   return s;
 }
+// Seconds a replay of `calls` takes, the median of `reps` replays: each call made again on
+// buffers of its sizes filled with random values (one set per thread, reused), the list cut
+// into `threads` contiguous parts run side by side with single-threaded BLAS.
+double replay(const std::vector<GemmCall>& calls, int reps, int threads) {
+  int64_t na = 1, nb = 1, nc = 1;
+  for (const auto& c : calls) {
+    na = std::max(na, c.m * c.k);
+    nb = std::max(nb, c.k * c.n);
+    nc = std::max(nc, c.m * c.n);
+  }
+  struct Buffers {
+    std::vector<float> a, b, c;
+  };
+  std::vector<Buffers> bufs(static_cast<size_t>(threads));
+  Rng r(3);
+  for (auto& b : bufs) {
+    for (auto* v : {&b.a, &b.b, &b.c}) {
+      v->resize(static_cast<size_t>(v == &b.a ? na : v == &b.b ? nb : nc));
+      for (float& x : *v) x = r.uniform() - 0.5f;
+    }
+  }
+  const int64_t n = static_cast<int64_t>(calls.size());
+  auto part = [&](int64_t t) {
+    auto& b = bufs[static_cast<size_t>(t)];
+    for (int64_t i = n * t / threads; i < n * (t + 1) / threads; ++i) {
+      const GemmCall& c = calls[static_cast<size_t>(i)];
+      const float beta = c.accumulate ? 1.0f : 0.0f;
+      // op(A) is m x k: A itself is k x m when transposed; likewise B
+      ConstMat a{b.a.data(), c.ta ? c.k : c.m, c.ta ? c.m : c.k, c.ta ? c.m : c.k};
+      Mat out{b.c.data(), c.m, c.n, c.n};
+      if (c.gemv) {
+        gemv(c.ta ? Trans::Yes : Trans::No, 1, a, b.b.data(), c.k, beta, b.c.data(), c.m);
+        continue;
+      }
+      ConstMat bm{b.b.data(), c.tb ? c.n : c.k, c.tb ? c.k : c.n, c.tb ? c.k : c.n};
+      gemm(c.ta ? Trans::Yes : Trans::No, c.tb ? Trans::Yes : Trans::No, 1, a, bm, beta, out);
+    }
+  };
+  auto once = [&] {
+    parallel_for(
+        threads,
+        [&](int64_t b, int64_t e) {
+          for (int64_t t = b; t < e; ++t) part(t);
+        },
+        threads);
+  };
+  once();  // warm-up
+  std::vector<double> secs;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    once();
+    secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(secs.begin(), secs.end());
+  return secs[secs.size() / 2];
+}
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 5) {
     std::fprintf(stderr,
-                 "usage: bench-seq2seq train rnn|transformer STEPS THREADS\n"
+                 "usage: bench-seq2seq train|gemms rnn|transformer STEPS THREADS\n"
                  "       bench-seq2seq decode rnn|transformer BEAM SENTENCES THREADS\n");
     return 2;
   }
   const std::string task = argv[1], type = argv[2];
   auto model = models::Seq2Seq::create(config(type), 1);
   Rng data(2);
-  if (task == "train") {
+  if (task == "train" || task == "gemms") {
     const int steps = std::atoi(argv[3]), threads = std::atoi(argv[4]);
     blas_set_threads(threads);
     set_max_threads(threads);
@@ -121,6 +186,15 @@ int main(int argc, char** argv) {
     step();
     const double gflop = static_cast<double>(blas_flops()) * 1e-9;
     blas_count_flops(false);
+    if (task == "gemms") {
+      blas_record_calls(true);
+      step();
+      blas_record_calls(false);
+      const double sec = replay(blas_recorded_calls(), steps, threads);
+      std::printf("gemms\ttrain\t%s\t%d\t%d\t%.5f\t%.1f\t-\t%.3f\n", type.c_str(), threads, steps,
+                  sec, gflop / sec, gflop);
+      return 0;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i) step();
     const double sec =

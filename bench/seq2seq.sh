@@ -59,6 +59,9 @@ for r in $(seq "$reps"); do
     for th in $threads; do
       # shellcheck disable=SC2086
       OMP_NUM_THREADS=$th measure "$r" "$bin" $c "$th"
+      # the step's own products replayed alone at their shapes (training cases): a ceiling
+      # shellcheck disable=SC2086
+      [ "${c%% *}" != train ] || measure "$r" "$bin" gemms ${c#train } "$th"
       # shellcheck disable=SC2086
       [ -z "$py" ] || measure "$r" torch_best 7 4 "$th" "$py" "$top/bench/seq2seq_torch.py" $c @T
     done
@@ -70,6 +73,10 @@ done
 # (repetition, "gemm", threads, GFLOP/s).
 # Ratios: pair each attnkit line with the PyTorch line after it (same threads); per
 # repetition and case keep each side's best rate over the thread counts.
+# The gemms lines (bench-seq2seq gemms: the products of one step, replayed alone at their
+# own shapes, GFLOP/s in the rate column) give a nearer ceiling: their share of the sgemm
+# rate, and the whole step's share of theirs (the rest of the step's cost: everything that is
+# not a matrix product).
 # The arithmetic ceiling of the training cases: attnkit counts the matrix products of one
 # step; both sides do the same products, so each side's GFLOP/s is that count over its
 # seconds a step. Set against the sgemm rate of 1024x1024 products measured in the same
@@ -88,11 +95,12 @@ awk -F'\t' -v multi="$( [ "$(echo $threads | wc -w)" -gt 1 ] && echo 1 || echo 0
   }
   function med(key,   m) { m = sorted(key); return w[key, int((m + 1) / 2)] }
   $2 == "gemm" { peak[$1, $3] = $4; if ($4 > top[$1]) top[$1] = $4; next }
+  $2 == "gemms" { put("c" SUBSEP $4 SUBSEP $5, $8 / peak[$1, $5]); put("s" SUBSEP $4 SUBSEP $5, $10 / a_sec / $8); next }
   {
     c = $3 " " $4 ($3 == "decode" ? " beam " $9 : "")
     if ($2 == "attnkit") {
       a = $8; if ($8 > ba[$1, c]) ba[$1, c] = $8
-      if ($3 == "train") { g[$4] = $10; put("a" SUBSEP $4 SUBSEP $5, $10 / $7) }
+      if ($3 == "train") { g[$4] = $10; a_sec = $7; put("a" SUBSEP $4 SUBSEP $5, $10 / $7) }
       next
     }
     if ($2 != "pytorch") next
@@ -118,6 +126,9 @@ awk -F'\t' -v multi="$( [ "$(echo $threads | wc -w)" -gt 1 ] && echo 1 || echo 0
       split(torder[i], f, SUBSEP); k = torder[i]
       printf "# train %-11s threads %s: %.2f GFLOP a step; GFLOP/s attnkit %.0f, pytorch %.0f, sgemm 1024 %.0f; 3x pytorch needs %.0f%% of sgemm (medians of %d)\n",
         f[1], f[2], g[f[1]], med("a" SUBSEP k), med("p" SUBSEP k), med("k" SUBSEP k), 100 * med("n" SUBSEP k), nw["p" SUBSEP k]
+      if (nw["c" SUBSEP k])
+        printf "# train %-11s threads %s: the step'"'"'s products replayed alone at their shapes reach %.0f%% of sgemm 1024; attnkit'"'"'s whole step %.0f%% of that (medians of %d)\n",
+          f[1], f[2], 100 * med("c" SUBSEP k), 100 * med("s" SUBSEP k), nw["c" SUBSEP k]
     }
     if (nt > length(models))
       for (mo in models) {

@@ -108,6 +108,25 @@ TEST_CASE("flop counting: 2mnk a gemm, 2mk a gemv, only while on, reset when tur
   blas_count_flops(false);
 }
 
+TEST_CASE("call recording: each gemm's and gemv's shape, transposes and beta, only while on") {
+  Tensor a({2, 3}), b({4, 3}), c({2, 4});
+  float x[2] = {1, 1}, y[3] = {0, 0, 0};
+  blas_record_calls(true);
+  gemm(Trans::No, Trans::Yes, 1, mat(a), mat(b), 1, mat(c));
+  gemv(Trans::Yes, 1, mat(a), x, 2, 0, y, 3);
+  blas_record_calls(false);
+  gemm(Trans::No, Trans::Yes, 1, mat(a), mat(b), 0, mat(c));  // off: not recorded
+  auto calls = blas_recorded_calls();
+  REQUIRE(calls.size() == 2);
+  CHECK((!calls[0].ta && calls[0].tb && calls[0].m == 2 && calls[0].n == 4 && calls[0].k == 3));
+  CHECK((calls[0].accumulate && !calls[0].gemv));
+  CHECK((calls[1].ta && calls[1].m == 3 && calls[1].n == 1 && calls[1].k == 2));
+  CHECK((!calls[1].accumulate && calls[1].gemv));
+  blas_record_calls(true);  // turning it on again clears the list
+  CHECK(blas_recorded_calls().empty());
+  blas_record_calls(false);
+}
+
 TEST_CASE("rng is the documented algorithm and reproducible") {
   // xoshiro256** seeded by SplitMix64(0): first SplitMix64 outputs are the reference
   // values published with the algorithm (0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, ...).

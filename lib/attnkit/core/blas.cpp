@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <mutex>
 
 #include "attnkit/core/error.h"
 
@@ -22,6 +23,16 @@ std::atomic<uint64_t> g_flops{0};
 void count(int64_t flops) {
   if (g_counting.load(std::memory_order_relaxed))
     g_flops.fetch_add(static_cast<uint64_t>(flops), std::memory_order_relaxed);
+}
+
+std::atomic<bool> g_recording{false};
+std::mutex g_record_mutex;
+std::vector<GemmCall> g_calls;
+
+void record(const GemmCall& c) {
+  if (!g_recording.load(std::memory_order_relaxed)) return;
+  std::lock_guard<std::mutex> lock(g_record_mutex);
+  g_calls.push_back(c);
 }
 
 void check_view(ConstMat m, const char* name) {
@@ -73,6 +84,7 @@ void gemm(Trans ta, Trans tb, float alpha, ConstMat a, ConstMat b, float beta, M
                      std::to_string(n) + "] into C " + dims(c));
   if (m == 0 || n == 0) return;
   count(2 * m * n * k);
+  record({at, bt, m, n, k, beta != 0.0f, false});
   if (k == 0) {  // BLAS leaves C untouched only for beta = 1: make it explicit
     // (beta = 0 writes zeros without reading C, as BLAS does: C may be unwritten memory)
     for (int64_t i = 0; i < m; ++i)
@@ -96,6 +108,7 @@ void gemv(Trans ta, float alpha, ConstMat a, const float* x, int64_t nx, float b
                      "] times x [" + std::to_string(nx) + "] into y [" + std::to_string(ny) + "]");
   if (m == 0) return;
   count(2 * m * k);
+  record({at, false, m, 1, k, beta != 0.0f, true});
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) y[i] = beta == 0.0f ? 0.0f : y[i] * beta;
     return;
@@ -121,6 +134,17 @@ void blas_count_flops(bool on) {
 }
 
 uint64_t blas_flops() { return g_flops.load(std::memory_order_relaxed); }
+
+void blas_record_calls(bool on) {
+  std::lock_guard<std::mutex> lock(g_record_mutex);
+  if (on) g_calls.clear();
+  g_recording.store(on, std::memory_order_relaxed);
+}
+
+std::vector<GemmCall> blas_recorded_calls() {
+  std::lock_guard<std::mutex> lock(g_record_mutex);
+  return g_calls;
+}
 
 std::string blas_core() {
   const char* s = openblas_get_corename();

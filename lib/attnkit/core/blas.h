@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "attnkit/core/tensor.h"
 
@@ -45,6 +46,22 @@ void axpy(int64_t n, float alpha, const float* x, float* y);
 void blas_count_flops(bool on);
 // Floating-point operations counted since counting was last turned on.
 uint64_t blas_flops();
+
+// ---- recording the products (for benches): with recording on, every gemm and gemv appends
+// its shape to a process-wide list (under a mutex: exact across threads, and only when on),
+// so that a bench can replay a training step's products alone at their own shapes and learn
+// the rate they reach without the rest of the step. Off by default; turning it on clears the
+// list. A gemv is recorded as a product with n = 1 and `gemv` set.
+struct GemmCall {
+  bool ta = false, tb = false;  // op(A) = Aᵀ, op(B) = Bᵀ
+  int64_t m = 0, n = 0, k = 0;  // op(A) is m x k, op(B) k x n
+  bool accumulate = false;      // beta != 0: C is read as well as written
+  bool gemv = false;
+};
+void blas_record_calls(bool on);
+// The calls recorded since recording was last turned on, in the order they were made (the
+// threads' calls interleaved as they happened).
+std::vector<GemmCall> blas_recorded_calls();
 
 // ---- the BLAS runtime
 // OpenBLAS's name for the kernel it runs ("SkylakeX", "Haswell", "Prescott", ...).
