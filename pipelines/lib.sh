@@ -97,13 +97,14 @@ need_fmnist() {
 }
 
 # caption_recipe [CHANNELS]: the Show-Attend-Tell pipelines' shared recipe (--quick: the smoke
-# sizes); the regions carry coordinate channels (caption-train --coords). CHANNELS replaces the
-# full recipe's CNN blocks (16,32,64: an 8x8 grid of regions on the padded 64x64 scenes).
+# sizes); the regions carry coordinate channels and the 56x56 scenes are padded by 4 to 64x64
+# (caption-train's defaults: --pad auto, coordinates unless --no-coords). CHANNELS replaces
+# the full recipe's CNN blocks (16,32,64: an 8x8 grid of regions).
 caption_recipe() {
   if [ "$quick" = 1 ]; then
-    ntrain=256 ntest=64 epochs=1 size="--channels 4,8,8 --coords --embed 16 --hidden 32 --attention-size 16"
+    ntrain=256 ntest=64 epochs=1 size="--channels 4,8,8 --embed 16 --hidden 32 --attention-size 16"
   else
-    ntrain=6000 ntest=1000 epochs=7 size="--channels ${1:-16,32,64} --pad 4 --coords --embed 64 --hidden 128 --attention-size 64"
+    ntrain=6000 ntest=1000 epochs=7 size="--channels ${1:-16,32,64} --embed 64 --hidden 128 --attention-size 64"
   fi
 }
 

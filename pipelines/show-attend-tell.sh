@@ -6,7 +6,7 @@
 # top-left, bag top-right, sneaker bottom-left, dress bottom-right). Three models, the same
 # CNN (3 blocks, 16,32,64 channels, the 56x56 scenes padded by 4 to 64x64: an 8x8 grid of
 # regions of 64 whose halves are the scene's halves; unpadded, the 7x7 grid's middle row and
-# column straddle two cells), two coordinate channels on every region (caption-train --coords:
+# column straddle two cells), two coordinate channels on every region (caption-train's default:
 # its centre on the grid, so that attention knows where a region lies) and decoder, trained on
 # the train split and decoded greedily on the test split (caption-run --eval):
 #   soft       soft attention, lambda = 1 (the paper's model)

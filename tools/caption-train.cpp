@@ -11,7 +11,9 @@ namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
   return cli::run("caption-train", argc, argv, [](cli::App& app) {
-    std::string images, captions, valid_images, valid_captions, out, channels = "16,32";
+    std::string images, captions, valid_images, valid_captions, out, channels = "16,32,64,64",
+                                                                     pad = "auto";
+    bool coords = false, no_coords = false;
     cli::TrainingFlags tf;
     tf.batch_size = 64, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 50;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
@@ -53,12 +55,14 @@ int main(int argc, char** argv) {
         "weight of the doubly stochastic regularisation sum_i (1 - sum_t alpha_ti)^2")(
         "max-len", po::value(&c.max_len)->value_name("N")->default_value(c.max_len),
         "decoding: the most words of a caption")(
-        "pad", po::value(&c.pad)->value_name("N")->default_value(c.pad),
-        "black pixels added on every side before the CNN (4 turns 56x56 scenes into an even "
-        "8x8 grid of regions with 3 blocks)")(
-        "coords", po::bool_switch(&c.coords),
-        "two coordinate channels on every region's annotation vector: the centre of the "
-        "region on the grid, in (-1, 1), so that attention knows where a region lies")(
+        "pad", po::value(&pad)->value_name("N|auto")->default_value(pad),
+        "black pixels added on every side before the CNN; auto: the fewest that make the "
+        "grid of regions even (4 on 56x56 scenes: a 4x4 grid with 4 blocks, 8x8 with 3)")(
+        "no-coords", po::bool_switch(&no_coords),
+        "leave out the two coordinate channels that every region's annotation vector carries "
+        "by default: the centre of the region on the grid, in (-1, 1), so that attention "
+        "knows where a region lies")("coords", po::bool_switch(&coords),
+                                     "the coordinate channels (the default; kept for one release)")(
         "word-query", po::bool_switch(&c.word_query),
         "the attention's query also sees the word just emitted: "
         "e = v . tanh(W_a a + W_h h + W_y E y_prev)")(
@@ -106,9 +110,15 @@ int main(int argc, char** argv) {
     c.channels = cli::parse_option("--channels", [&] { return vision::parse_channels(channels); });
     cli::parse_option("--attention", [&] { return c.kind(); });
     cli::parse_option("--reward", [&] { return c.reward_kind(); });
+    if (coords && no_coords) throw UsageError("--coords and --no-coords contradict each other");
+    c.coords = !no_coords;
     if (valid_images.empty() != valid_captions.empty())
       throw UsageError("--valid-images and --valid-captions go together");
     auto train = models::read_caption_data(images, captions);
+    c.pad = cli::parse_option("--pad", [&] {
+      return models::parse_caption_pad(pad, train.images.dim(1), train.images.dim(2),
+                                       c.channels.size());
+    });
     models::CaptionData valid;
     if (!valid_images.empty()) valid = models::read_caption_data(valid_images, valid_captions);
     o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;

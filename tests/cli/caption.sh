@@ -114,6 +114,9 @@ check_eq "$(awk 'NF { for (i = 1; i <= NF; i++) { s += $i; if ($i != 0 && $i != 
 # A warm start (--init): a hard model from the soft m1.akm; a model of other sizes is refused.
 expect 0 caption-train $small --attention hard --epochs 1 --init m1.akm -o hw.akm
 expect_err 1 "caption-train: cw.akm: " caption-train $small --attention hard --init cw.akm -o x.akm
+# The coordinate channels are the default: a model without them does not fit a default run.
+expect 0 caption-train $small --epochs 1 --no-coords -o nc.akm
+expect_err 1 "caption-train: nc.akm: " caption-train $small --epochs 1 --init nc.akm -o x.akm
 no_file x.akm
 
 # Errors.
@@ -127,6 +130,8 @@ printf '0 2\n1 0\n' > two.txt
 expect_err 1 "caption-run: two.txt: --invert needs values in [0, 1], found 2" caption-run --model m1.akm -i two.txt --invert
 expect 0 tensor-rand --shape 3 -o row.npy
 expect_err 1 "caption-run: row.npy: expected images [N, H, W] or one picture [H, W], got [3]" caption-run --model m1.akm -i row.npy
+expect_err 2 "caption-train: --coords and --no-coords contradict each other" caption-train $small --coords --no-coords -o x.akm
+expect_err 2 "caption-train: --pad: expected a whole number or auto, got 'even'" caption-train $small --pad even -o x.akm
 expect_err 2 "caption-train: --sample-prob must be in [0, 1]" caption-train $small --attention hard --sample-prob 1.5 -o x.akm
 expect_err 2 "caption-train: --sample-warmup must be >= 0" caption-train $small --attention hard --sample-warmup -1 -o x.akm
 expect_err 2 "caption-train: --reward: unknown reward 'sum'" caption-train $small --attention hard --reward sum -o x.akm
@@ -142,7 +147,7 @@ expect_err 1 "caption-train: one.txt: expected images [N, H, W], got [16, 16]" c
 expect_err 2 "caption-train: --channels: channels: expected comma-separated counts in 1..4096 such as 16,32, got '4,x'" caption-train $base --channels 4,x -o x.akm
 expect_err 2 "caption-train: --attention: unknown attention 'glimpse'" caption-train $small --attention glimpse -o x.akm
 expect_err 2 "caption-train: --valid-images and --valid-captions go together" caption-train --images train.txt --captions train.tsv --valid-images valid.txt -o x.akm
-expect_err 1 "caption-train: a side of 16 pixels is too small for 5 pooling blocks (needs at least 32)" caption-train $base --channels 2,2,2,2,2 -o x.akm
+expect_err 1 "caption-train: a side of 16 pixels is too small for 5 pooling blocks (needs at least 32)" caption-train $base --channels 2,2,2,2,2 --pad 0 -o x.akm
 no_file x.akm
 expect_err 1 "is a caption model, expected" ptr-run --model m1.akm -i valid.txt
 finish

@@ -112,6 +112,21 @@ models::CaptionData tiny_scenes(int64_t n, uint64_t seed) {
 
 }  // namespace
 
+TEST_CASE("caption: even_grid_pad, the least padding that splits the image evenly") {
+  CHECK(models::even_grid_pad(56, 56, 3) == 4);  // 64 / 8: an 8x8 grid
+  CHECK(models::even_grid_pad(56, 56, 4) == 4);  // 64 / 16: 4x4
+  CHECK(models::even_grid_pad(28, 28, 4) == 2);  // 32 / 16: 2x2
+  CHECK(models::even_grid_pad(16, 16, 2) == 0);  // already 4x4
+  CHECK(models::even_grid_pad(14, 22, 2) == 1);  // 16 and 24 divide by 8: 4x6
+  CHECK(models::even_grid_pad(16, 18, 3) == 0);  // no p serves both sides: none
+  CHECK(models::even_grid_pad(15, 15, 2) == 0);  // an odd side never divides
+  CHECK(models::even_grid_pad(56, 56, 0) == 0);
+  CHECK(models::parse_caption_pad("auto", 56, 56, 4) == 4);
+  CHECK(models::parse_caption_pad("3", 56, 56, 4) == 3);
+  CHECK_THROWS_AS(models::parse_caption_pad("4px", 56, 56, 4), UsageError);
+  CHECK_THROWS_AS(models::parse_caption_pad("", 56, 56, 4), UsageError);
+}
+
 TEST_CASE("caption: one step and the whole loss equal PyTorch's (golden file)") {
   const auto g = io::read_npz(test::testdata("caption/golden.npz"));
   nn::ParamStore ps;

@@ -1,6 +1,7 @@
 #include "attnkit/models/caption.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -32,6 +33,24 @@ CaptionReward parse_caption_reward(const std::string& name) {
                                      {{"caption", CaptionReward::Caption},
                                       {"to-go", CaptionReward::ToGo},
                                       {"word", CaptionReward::Word}});
+}
+
+int64_t even_grid_pad(int64_t h, int64_t w, size_t blocks) {
+  if (blocks == 0 || blocks > 16) return 0;
+  const int64_t q = int64_t{2} << blocks;
+  for (int64_t p = 0; p < q; ++p)
+    if ((h + 2 * p) % q == 0 && (w + 2 * p) % q == 0) return p;
+  return 0;
+}
+
+int64_t parse_caption_pad(const std::string& text, int64_t h, int64_t w, size_t blocks) {
+  if (text == "auto") return even_grid_pad(h, w, blocks);
+  int64_t v = 0;
+  const char* e = text.data() + text.size();
+  auto r = std::from_chars(text.data(), e, v);
+  if (text.empty() || r.ec != std::errc() || r.ptr != e)
+    throw UsageError("expected a whole number or auto, got '" + text + "'");
+  return v;
 }
 
 void CaptionConfig::validate() const {
@@ -798,6 +817,10 @@ int64_t CaptionTraining::batches_per_epoch() const {
 
 void CaptionTraining::describe(nn::ModelFile& f) const {
   f.config_yaml = config_yaml_;
+  // what --pad auto and --coords/--no-coords resolved to (the options' own values may be
+  // "auto", or the default)
+  f.set_arch("pad", cfg_.pad);
+  f.set_arch("coords", cfg_.coords ? 1 : 0);
   f.texts["vocab"] = model_->vocab().format();
   model_->encoder().put_buffers(f);
 }
@@ -935,8 +958,11 @@ LoadedCaption load_caption(const std::string& path) {
     m.config.attn = c.get<int64_t>("attention-size");
     m.config.lambda = c.get<double>("lambda");
     m.config.max_len = c.get<int64_t>("max-len");
-    m.config.pad = c.get<int64_t>("pad", 0);
-    m.config.coords = c.get<bool>("coords", false);
+    // files before 2026-11-26 have no arch/pad, arch/coords: their options' values
+    m.config.pad =
+        m.file.numbers.count("arch/pad") ? m.file.arch("pad", 0, 256) : c.get<int64_t>("pad", 0);
+    m.config.coords = m.file.numbers.count("arch/coords") ? m.file.arch("coords", 0, 1) == 1
+                                                          : c.get<bool>("coords", false);
     m.config.word_query = c.get<bool>("word-query", false);
     m.config.reinforce = c.get<double>("reinforce", m.config.reinforce);
     m.config.entropy = c.get<double>("entropy", m.config.entropy);

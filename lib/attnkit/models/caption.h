@@ -95,6 +95,16 @@ struct CaptionConfig {
   int64_t annotation_size() const { return channels.back() + (coords ? 2 : 0); }
 };
 
+// The least padding p >= 0 (pixels on every side) with which h + 2p and w + 2p both divide
+// by 2^(blocks + 1): `blocks` 2x2 poolings then leave an even grid of regions, whose halves
+// are the image's halves (56x56 scenes: 4, an 8x8 grid with 3 blocks, 4x4 with 4; 28x28
+// with 4 blocks: 2, a 2x2 grid); 0 when no p does (e.g. an odd side) or blocks is 0.
+// caption-train's `--pad auto`, its default.
+int64_t even_grid_pad(int64_t h, int64_t w, size_t blocks);
+// caption-train's --pad: "auto" (even_grid_pad of h x w images and `blocks`) or a whole
+// number (UsageError otherwise; the range is CaptionConfig::validate's).
+int64_t parse_caption_pad(const std::string& text, int64_t h, int64_t w, size_t blocks);
+
 // Images and their captions (IMAGES.md): images [N, H, W], one caption per image, each token's
 // cell (-1 for tokens that name no item; empty when the file has no second column).
 struct CaptionData {
