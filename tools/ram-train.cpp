@@ -5,13 +5,14 @@
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/models/ram.h"
+#include "attnkit/vision/cnn.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
   return cli::run("ram-train", argc, argv, [](cli::App& app) {
-    std::string train_path, valid_path, out;
+    std::string train_path, valid_path, out, gchannels = "16,32";
     cli::TrainingFlags tf;
     tf.batch_size = 64, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 100;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
         "Train a recurrent attention model: a network that classifies an image from a few "
         "glimpses, choosing where to look by a Gaussian location policy trained by REINFORCE.",
         "--train IMAGES.npz [--valid IMAGES.npz] -o MODEL [--glimpses N] [--core rnn|lstm] "
-        "[--loc-std S] [--random-glimpses] [--log LOG.tsv]");
+        "[--glimpse-net fc|conv] [--loc-std S] [--random-glimpses] [--log LOG.tsv]");
     app.options().add_options()(
         "train", po::value(&train_path)->value_name("IMAGES.npz")->required(),
         "training images [N, H, W] and labels [N] (image-gen's .npz: members images, labels)")(
@@ -45,9 +46,14 @@ int main(int argc, char** argv) {
         "glimpses per image; the class is read after the last")(
         "glimpse-hidden",
         po::value(&c.glimpse_hidden)->value_name("N")->default_value(c.glimpse_hidden),
-        "units of h_g and h_l")("hidden",
-                                po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
-                                "units of the glimpse feature g and the core's state")(
+        "units of h_g and h_l")(
+        "glimpse-net", po::value(&c.glimpse_net)->value_name("KIND")->default_value(c.glimpse_net),
+        "fc (h_g = ReLU(Linear(patches)), the paper's) or conv (each patch through conv "
+        "blocks first)")("glimpse-channels",
+                         po::value(&gchannels)->value_name("C,C")->default_value(gchannels),
+                         "conv: channels of each conv block (3x3, ReLU, 2x2 max pooling)")(
+        "hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
+        "units of the glimpse feature g and the core's state")(
         "core", po::value(&c.core)->value_name("KIND")->default_value(c.core),
         "rnn (h = ReLU(Linear(g) + Linear(h)), the paper's) or lstm")(
         "loc-std", po::value(&c.loc_std)->value_name("S")->default_value(c.loc_std, "0.1"),
@@ -62,9 +68,17 @@ int main(int argc, char** argv) {
         "for a right classification (the baseline b = Linear(h), regressed on the reward,\n"
         "subtracted), plus the baseline's squared error; a mean over images. The log's reward\n"
         "is the training batches' share of right classifications; valid_error is the share of\n"
-        "wrong ones on --valid. ram-run evaluates, traces and draws.");
+        "wrong ones on --valid. ram-run evaluates, traces and draws.\n"
+        "--glimpse-net conv: each of the K patches, a G x G image, goes through the same\n"
+        "blocks of conv 3x3 (padding 1, bias) + ReLU + 2x2 max pooling (--glimpse-channels,\n"
+        "one block each; G must be at least 2^blocks) before h_g's Linear.");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "ram", out);
+    try {
+      c.glimpse_channels = vision::parse_channels(gchannels);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("--glimpse-") + e.what());
+    }
     c.validate();
     models::ImageSet train = models::read_image_set(train_path);
     models::ImageSet valid;

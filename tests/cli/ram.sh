@@ -21,6 +21,9 @@ check_eq "$(cat r.tsv)" "$(cat t1.tsv)" "resumed log"
 # Both cores and the ablation train.
 expect 0 ram-train $small --steps 4 --core lstm -o lstm.akm
 expect 0 ram-train $small --steps 4 --random-glimpses --loc-std 0.2 -o rand.akm
+# The convolutional glimpse network trains, and ram-run reads it back.
+expect 0 ram-train $small --steps 4 --glimpse-net conv --glimpse-channels 2 -o conv.akm
+expect 0 ram-run --model conv.akm -i "$D/corner-test.npz" --seed 5 --eval
 
 # ram-run: a row a test image; the error; the same numbers for any --threads.
 expect 0 ram-run --model t1.akm -i "$D/corner-test.npz" --seed 5 --threads 1 -o p1.tsv --trace tr.tsv --draw path.png --draw-count 3
@@ -50,6 +53,9 @@ cmp -s p1.tsv p4.tsv && fail "--samples 4 gave the same probabilities as 1"
 expect_err 2 "core" ram-train $data -q --steps 1 --core gru -o x.akm
 no_file x.akm
 expect_err 2 "glimpses must be from 1 to 64" ram-train $data -q --steps 1 --glimpses 0 -o x.akm
+expect_err 2 "glimpse-net" ram-train $data -q --steps 1 --glimpse-net cnn -o x.akm
+expect_err 2 "--glimpse-channels: expected comma-separated" ram-train $data -q --steps 1 --glimpse-net conv --glimpse-channels 2,x -o x.akm
+expect_err 2 "glimpse-size 3 is too small for 2 conv blocks" ram-train $data -q --steps 1 --glimpse-size 3 --glimpse-net conv --glimpse-channels 2,2 -o x.akm
 expect_err 2 "loc-std must be in (0, 10]" ram-train $data -q --steps 1 --loc-std 0 -o x.akm
 expect_err 2 "glimpse-size must be from 1 to 256" ram-train $data -q --steps 1 --glimpse-size 0 -o x.akm
 expect_err 2 "must be at most 4096 pixels wide" ram-train $data -q --steps 1 --glimpse-size 256 --glimpse-scales 8 --glimpse-factor 8 -o x.akm

@@ -117,6 +117,53 @@ TEST_CASE("ram: the glimpse network passes the gradient check") {
   CHECK_MESSAGE(ri.ok, ri.where);
 }
 
+TEST_CASE("ram: the convolutional glimpse network: shapes, parameters, gradient check") {
+  models::RamConfig c = small_config();
+  c.glimpse.size = 4, c.glimpse_net = "conv", c.glimpse_channels = {2, 3};
+  CHECK(c.what_features() == 2 * 3 * 1 * 1);  // k = 2 patches, 3 channels of 4 / 2^2 = 1 pixel
+  CHECK(small_config().what_features() == 18);
+  nn::ParamStore ps;
+  Rng init(4);
+  const models::Ram m(ps, c, init);
+  CHECK(ps.get("ram.gconv.b0.weight").value.shape() == Shape{2, 1, 3, 3});
+  CHECK(ps.get("ram.gconv.b1.bias").value.shape() == Shape{3});
+  CHECK(ps.get("ram.glimpse.W").value.dim(0) * ps.get("ram.glimpse.W").value.dim(1) == 6 * 6);
+  const Tensor patches = random_images(3, 1, 32, 8);
+  const Tensor locs = std::move(random_locations(1, 3, 9)[0]);
+  // One patch's value moves the output of its own image only (the k patches of an image are
+  // read together, images apart).
+  auto g_of = [&](const Tensor& p) {
+    ad::Tape t;
+    Tensor q = p.clone();
+    q.reshape({3, 32});
+    return m.glimpse_net(t, t.constant(std::move(q)), t.constant(locs.clone())).value().clone();
+  };
+  const Tensor g0 = g_of(patches);
+  CHECK(g0.shape() == Shape{3, 8});
+  Tensor moved = patches.clone();
+  for (int64_t j = 32; j < 64; ++j) moved[j] = 1.0f - moved[j];  // image 2's patches
+  const Tensor g1 = g_of(moved);
+  double d0 = 0, d1 = 0, d2 = 0;
+  for (int64_t j = 0; j < 8; ++j) {
+    d0 += std::fabs(g1[j] - g0[j]);
+    d1 += std::fabs(g1[8 + j] - g0[8 + j]);
+    d2 += std::fabs(g1[16 + j] - g0[16 + j]);
+  }
+  CHECK(d0 == 0.0);
+  CHECK(d1 > 0.0);
+  CHECK(d2 == 0.0);
+  // conv2d, ReLU and max pooling are checked ops; this checks their wiring here.
+  const auto r = ad::check_gradients(
+      [&](ad::Tape& t) {
+        Tensor p = patches.clone();
+        p.reshape({3, 32});
+        return m.glimpse_net(t, t.constant(std::move(p)), t.constant(locs.clone()));
+      },
+      ps.params(), {1e-3, 2e-2, 1e-3});
+  CHECK_MESSAGE(r.ok, r.where);
+  CHECK(r.checked > 50);
+}
+
 TEST_CASE("ram: the whole differentiable part passes the gradient check (rnn and lstm cores)") {
   for (const char* core : {"rnn", "lstm"}) {
     CAPTURE(core);
@@ -327,6 +374,13 @@ TEST_CASE("ram: errors") {
   c = small_config(), c.loc_std = 0;
   CHECK_THROWS_AS(c.validate(), UsageError);
   c = small_config(), c.glimpse.size = 0;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c = small_config(), c.glimpse_net = "cnn";
+  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("fc or conv"), UsageError);
+  c = small_config(), c.glimpse_net = "conv", c.glimpse_channels = {4, 4};  // g = 3 < 2^2
+  CHECK_THROWS_WITH_AS(c.validate(), doctest::Contains("glimpse-size 3 is too small for 2 conv"),
+                       UsageError);
+  c = small_config(), c.glimpse_net = "conv", c.glimpse_channels = {};
   CHECK_THROWS_AS(c.validate(), UsageError);
   nn::ParamStore ps;
   Rng init(1);

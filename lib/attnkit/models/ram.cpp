@@ -13,6 +13,7 @@
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/rl/reinforce.h"
+#include "attnkit/vision/cnn.h"
 
 namespace attnkit::models {
 
@@ -24,10 +25,29 @@ void RamConfig::validate() const {
   if (glimpses < 1 || glimpses > 64) throw UsageError("glimpses must be from 1 to 64");
   if (glimpse_hidden < 1 || hidden < 1) throw UsageError("glimpse-hidden and hidden must be >= 1");
   if (core != "rnn" && core != "lstm") throw ChoiceError("core", core, {"rnn", "lstm"});
+  if (glimpse_net != "fc" && glimpse_net != "conv")
+    throw ChoiceError("glimpse-net", glimpse_net, {"fc", "conv"});
+  if (glimpse_net == "conv") {
+    if (glimpse_channels.empty() || glimpse_channels.size() > 4)
+      throw UsageError("glimpse-channels must name 1 to 4 conv blocks");
+    for (int64_t ch : glimpse_channels)
+      if (ch < 1 || ch > 1024) throw UsageError("glimpse-channels must be from 1 to 1024 each");
+    if ((glimpse.size >> glimpse_channels.size()) < 1)
+      throw UsageError("glimpse-size " + std::to_string(glimpse.size) + " is too small for " +
+                       std::to_string(glimpse_channels.size()) +
+                       " conv blocks (each halves it; needs at least " +
+                       std::to_string(int64_t{1} << glimpse_channels.size()) + ")");
+  }
   if (!(loc_std > 0 && loc_std <= 10)) throw UsageError("loc-std must be in (0, 10]");
   if (height < 1 || width < 1 || height > 4096 || width > 4096)
     throw UsageError("images must be from 1 x 1 to 4096 x 4096 pixels");
   if (classes < 2 || classes > 1000) throw UsageError("classes must be from 2 to 1000");
+}
+
+int64_t RamConfig::what_features() const {
+  if (glimpse_net != "conv") return glimpse.features();
+  const int64_t side = glimpse.size >> glimpse_channels.size();
+  return glimpse.scales * glimpse_channels.back() * side * side;
 }
 
 void RamTrainOptions::validate() const {
@@ -37,10 +57,32 @@ void RamTrainOptions::validate() const {
     throw UsageError("eval-samples must be from 1 to 1000");
 }
 
+namespace {
+
+std::vector<Ram::ConvBlock> make_gconv(nn::ParamStore& ps, const RamConfig& c, Rng& rng) {
+  std::vector<Ram::ConvBlock> blocks;
+  if (c.glimpse_net != "conv") return blocks;
+  int64_t in = 1;
+  for (size_t i = 0; i < c.glimpse_channels.size(); ++i) {
+    const int64_t out = c.glimpse_channels[i];
+    const std::string p = "ram.gconv.b" + std::to_string(i);
+    const float bound = 1.0f / std::sqrt(static_cast<float>(in * 9));  // PyTorch's
+    Tensor w({out, in, 3, 3}), b({out});
+    nn::init_uniform(w, rng, bound);
+    nn::init_uniform(b, rng, bound);
+    blocks.push_back({&ps.add(p + ".weight", std::move(w)), &ps.add(p + ".bias", std::move(b))});
+    in = out;
+  }
+  return blocks;
+}
+
+}  // namespace
+
 Ram::Ram(nn::ParamStore& ps, const RamConfig& c, Rng& rng)
     : c_((c.validate(), c)),
       kind_(c.core == "lstm" ? nn::CellKind::LSTM : nn::CellKind::RNN),
-      glimpse_in_(ps, "ram.glimpse", c.glimpse.features(), c.glimpse_hidden, rng),
+      gconv_(make_gconv(ps, c, rng)),
+      glimpse_in_(ps, "ram.glimpse", c.what_features(), c.glimpse_hidden, rng),
       loc_in_(ps, "ram.where", 2, c.glimpse_hidden, rng),
       g_from_glimpse_(ps, "ram.what_g", c.glimpse_hidden, c.hidden, rng),
       g_from_loc_(ps, "ram.where_g", c.glimpse_hidden, c.hidden, rng),
@@ -55,6 +97,16 @@ Ram::Ram(nn::ParamStore& ps, const RamConfig& c, Rng& rng)
 }
 
 Var Ram::glimpse_net(Tape& t, Var patches, Var locations) const {
+  if (!gconv_.empty()) {
+    // Each of the k patches a one-channel image through the shared conv blocks.
+    const int64_t b = patches.dim(0), g = c_.glimpse.size;
+    Var x = ad::reshape(patches, {b * c_.glimpse.scales, 1, g, g});
+    ad::Conv2dOptions same;
+    same.pad_h = same.pad_w = 1;
+    for (const ConvBlock& blk : gconv_)
+      x = ad::max_pool2d(ad::relu(ad::conv2d(x, t.param(*blk.w), t.param(*blk.b), same)), 2);
+    patches = ad::reshape(x, {b, c_.what_features()});
+  }
   Var hg = ad::relu(glimpse_in_(t, patches));
   Var hl = ad::relu(loc_in_(t, locations));
   return ad::relu(ad::add(g_from_glimpse_(t, hg), g_from_loc_(t, hl)));
@@ -333,6 +385,9 @@ LoadedRam load_ram(const std::string& path) {
     r.glimpse_hidden = c.get<int64_t>("glimpse-hidden");
     r.hidden = c.get<int64_t>("hidden");
     r.core = c.get<std::string>("core");
+    r.glimpse_net = c.get<std::string>("glimpse-net", "fc");
+    if (c.has("glimpse-channels"))
+      r.glimpse_channels = vision::parse_channels(c.get<std::string>("glimpse-channels"));
     r.loc_std = c.get<double>("loc-std");
     r.random_glimpses = c.get<bool>("random-glimpses", false);
     r.height = m.file.arch("height", 1, 4096, "ram/height");

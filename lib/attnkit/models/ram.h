@@ -3,7 +3,8 @@
 // (vision/glimpse.h), chooses where to look next, and classifies after the last glimpse.
 //
 //   glimpse network  h_g = ReLU(Linear(ρ(x, l))), h_l = ReLU(Linear(l)),
-//                    g = ReLU(Linear(h_g) + Linear(h_l))
+//                    g = ReLU(Linear(h_g) + Linear(h_l)); with glimpse_net "conv", h_g
+//                    reads each patch through a small conv stack first (below)
 //   core             rnn: h_t = ReLU(Linear(g_t) + Linear(h_{t-1})) (the paper's), or an LSTM
 //   location policy  l_t ~ N(μ_t, σ² I), μ_t = tanh(Linear(h_t)), σ fixed (--loc-std); the
 //                    sample is clipped to [-1, 1]² before the sensor sees it
@@ -19,6 +20,12 @@
 // baseline read h_t as a constant: REINFORCE trains only the location network, the
 // regression only the baseline (the reference implementations do the same).
 // --random-glimpses is the paper's ablation: every location uniform, no policy.
+//
+// The convolutional glimpse network (glimpse_net "conv", as later RAM/DRAM work did): every
+// patch of the k scales, as a one-channel g × g image, goes through the same blocks of
+// conv 3×3 (padding 1, with bias) → ReLU → 2×2 max pooling, one block per entry of
+// glimpse_channels; the k feature maps [C, g / 2^blocks, g / 2^blocks], flattened, are what
+// h_g's Linear reads. No batch norm: the model stays a plain function of its parameters.
 #pragma once
 
 #include <cstdint>
@@ -38,15 +45,19 @@
 namespace attnkit::models {
 
 struct RamConfig {
-  vision::GlimpseConfig glimpse;  // g = 12, k = 3, s = 2: patches of 12, 24, 48 pixels
-  int64_t glimpses = 6;           // T
-  int64_t glimpse_hidden = 128;   // h_g and h_l
-  int64_t hidden = 256;           // g and the core's state
-  std::string core = "rnn";       // rnn or lstm
-  double loc_std = 0.1;           // σ of the location policy
+  vision::GlimpseConfig glimpse;   // g = 12, k = 3, s = 2: patches of 12, 24, 48 pixels
+  int64_t glimpses = 6;            // T
+  int64_t glimpse_hidden = 128;    // h_g and h_l
+  std::string glimpse_net = "fc";  // fc (the paper's) or conv
+  std::vector<int64_t> glimpse_channels = {16, 32};  // conv: one block each
+  int64_t hidden = 256;                              // g and the core's state
+  std::string core = "rnn";                          // rnn or lstm
+  double loc_std = 0.1;                              // σ of the location policy
   bool random_glimpses = false;
   int64_t height = 60, width = 60, classes = 10;  // the images it reads
   void validate() const;                          // UsageError naming the option
+  // What h_g's Linear reads per glimpse: k·g·g pixels (fc), or k·C·(g / 2^blocks)² (conv).
+  int64_t what_features() const;
 };
 
 // One pass over a batch: what each step saw and did.
@@ -57,6 +68,10 @@ struct RamTrace {
 
 class Ram {
  public:
+  struct ConvBlock {  // a conv block of the convolutional glimpse network
+    ad::Parameter* w;
+    ad::Parameter* b;
+  };
   Ram(nn::ParamStore& ps, const RamConfig& c, Rng& rng);
   const RamConfig& config() const { return c_; }
 
@@ -83,6 +98,7 @@ class Ram {
  private:
   RamConfig c_;
   nn::CellKind kind_;
+  std::vector<ConvBlock> gconv_;  // glimpse_net conv
   nn::Linear glimpse_in_, loc_in_, g_from_glimpse_, g_from_loc_;
   nn::Linear core_in_, core_rec_;            // rnn core
   std::unique_ptr<nn::RecurrentCell> lstm_;  // lstm core
