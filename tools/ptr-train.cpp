@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     cli::TrainingFlags tf;
     tf.batch_size = 128, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 2.0, tf.log_every = 50;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
-    tf.batch_help = "problems per step, in 4 slices (the same model for any --threads)";
+    tf.batch_help = "problems per step, in 2 slices (the same model for any --threads)";
     models::PtrNetConfig c;
     models::PtrTrainOptions o;
     app.describe(

@@ -496,6 +496,20 @@ TEST_CASE("autodiff: tape mechanics") {
     t.backward(ad::sum(y));
     CHECK_FALSE(t.has_grad(c));
   }
+  SUBCASE("a constant view refers to its tensor, gets no gradient, and is not recycled") {
+    Tensor x({2}, {1, 2});
+    Var c = t.constant_view(x);
+    CHECK(&c.value() == &x);
+    Var y = ad::sum(ad::mul(c, t.param(w)));  // broadcast over w's rows: Σ_ij x_j w_ij
+    CHECK(y.value()[0] == 1.0f + 4 + 3 + 8);
+    CHECK_FALSE(t.requires_grad(c));
+    t.backward(y);
+    CHECK_FALSE(t.has_grad(c));
+    test::check_close(w.grad, Tensor({2, 2}, {1, 2, 1, 2}));
+    t.clear();
+    CHECK(x.size() == 2);  // still its owner's
+    CHECK(x[1] == 2.0f);
+  }
   SUBCASE("recording off keeps values only") {
     t.set_recording(false);
     Var y = ad::sum(ad::square(t.param(w)));

@@ -260,11 +260,16 @@ Var lstm_sequence(Var p, Var h0, Var c0, Var whh, const std::vector<uint8_t>& ke
     throw ShapeError("lstm_sequence: " + std::to_string(keep.size()) + " keep flags for " +
                      std::to_string(T) + " steps of " + std::to_string(B) + " rows");
   // Saved for backward, indexed by step s: the activated gates, the state before the step
-  // (h, c) and tanh of the cell after it.
-  Tensor* A = t.scratch({T, B, G});
-  Tensor* Hin = t.scratch({T, B, h});
-  Tensor* Cin = t.scratch({T, B, h});
-  Tensor* Cout = t.scratch({T, B, h});
+  // (h, c) and tanh of the cell after it. Without a backward pass (decoding, or no input
+  // needing a gradient) one step's gates and cell only, reused by every step: an encoding
+  // then touches a fifth of the memory.
+  const bool save = t.recording() && (t.requires_grad(p) || t.requires_grad(h0) ||
+                                      t.requires_grad(c0) || t.requires_grad(whh));
+  const int64_t Ts = save ? T : 1;
+  Tensor* A = t.scratch({Ts, B, G});
+  Tensor* Hin = save ? t.scratch({T, B, h}) : nullptr;
+  Tensor* Cin = save ? t.scratch({T, B, h}) : nullptr;
+  Tensor* Cout = t.scratch({Ts, B, h});
   Tensor y = t.alloc({T + 2, B, h});
   const int64_t bh = B * h;
   std::copy(H0.data(), H0.data() + bh, y.data() + T * bh);        // the running state lives in
@@ -276,14 +281,17 @@ Var lstm_sequence(Var p, Var h0, Var c0, Var whh, const std::vector<uint8_t>& ke
   };
   for (int64_t k = 0; k < T; ++k) {
     const int64_t s = reverse ? T - 1 - k : k;
-    float* a = A->data() + s * B * G;
-    std::copy(hs, hs + bh, Hin->data() + s * bh);
-    std::copy(cs, cs + bh, Cin->data() + s * bh);
+    const int64_t at = save ? s : 0;  // the step's row of the saved tensors
+    float* a = A->data() + at * B * G;
+    if (save) {
+      std::copy(hs, hs + bh, Hin->data() + s * bh);
+      std::copy(cs, cs + bh, Cin->data() + s * bh);
+    }
     std::copy(P.data() + s * B * G, P.data() + (s + 1) * B * G, a);
     gemm(Trans::No, Trans::Yes, 1.0f, detail::view(hs, B, h), detail::view(W.data(), G, h), 1.0f,
          detail::view(a, B, G));
     float* out = y.data() + s * bh;
-    float* co = Cout->data() + s * bh;
+    float* co = Cout->data() + at * bh;
     for (int64_t b = 0; b < B; ++b) {
       if (!kept(s, b)) {
         std::fill(out + b * h, out + (b + 1) * h, 0.0f);

@@ -29,6 +29,14 @@ const Tape::Node& Tape::node(Var v) const { return const_cast<Tape*>(this)->node
 
 Var Tape::constant(Tensor value) { return input(std::move(value), false); }
 
+Var Tape::constant_view(const Tensor& value) {
+  nodes_.emplace_back();
+  Node& n = nodes_.back();
+  n.value = Tensor(Shape{0});
+  n.ext_value = &value;
+  return Var(this, static_cast<int32_t>(nodes_.size() - 1));
+}
+
 Var Tape::input(Tensor value, bool requires_grad) {
   nodes_.emplace_back();
   Node& n = nodes_.back();

@@ -102,7 +102,10 @@ class Tape {
   Tape& operator=(const Tape&) = delete;
 
   // ---- leaves
-  Var constant(Tensor value);                          // never gets a gradient
+  Var constant(Tensor value);  // never gets a gradient
+  // A constant that refers to `value` instead of holding a copy (a loop's tensors entered on
+  // a tape cleared every iteration): `value` must outlive the Var and not change meanwhile.
+  Var constant_view(const Tensor& value);
   Var input(Tensor value, bool requires_grad = true);  // a leaf whose grad() can be read
   // The parameter's value (referenced, not copied); backward() accumulates into p.grad.
   // Entering the same parameter twice on one tape gives the same Var.

@@ -196,12 +196,18 @@ void log_softmax_row(const float* s, const std::vector<uint8_t>& ok, std::vector
 }  // namespace
 
 namespace {
-// Decoding's tape, one a thread, cleared (its buffers kept) at each call: a fresh tape a
-// problem would allocate, zero and unmap every step's tensors again (half the time of
-// decoding small problems).
-ad::Tape& decode_tape() {
-  thread_local ad::Tape t(0);
+// Decoding's tapes, one a thread each, cleared (their buffers kept) at each call: a fresh
+// tape a problem would allocate, zero and unmap every step's tensors again (half the time of
+// decoding small problems). Local parameter gradients: param() then never allocates a
+// Parameter's gradient (decoding threads share the model). `decode_tape(1)` is greedy
+// decoding's step tape, cleared every step: a step's buffers are the last step's, so a
+// decoding touches the memory of one step instead of every step's (new pages are costly: a
+// worker thread's first batch spent 90% of its time faulting them in).
+ad::Tape& decode_tape(int which = 0) {
+  thread_local ad::Tape encoding(0), step(0);
+  ad::Tape& t = which ? step : encoding;
   t.clear();
+  t.set_local_param_grads(true);
   t.set_training(false);
   t.set_recording(false);
   return t;
@@ -217,11 +223,18 @@ std::vector<std::vector<int32_t>> PtrNet::greedy(const std::vector<const PtrProb
   std::vector<uint8_t> done(static_cast<size_t>(e.B), 0);
   std::vector<std::vector<std::vector<float>>> att(static_cast<size_t>(e.B));
   std::vector<int32_t> ids(static_cast<size_t>(e.B), 0);
-  nn::State s = e.state;
+  // Every step on the step tape, cleared each step: what a step reads of the encoding (the
+  // table of decoder inputs, the keys) enters it as views of the encoding tape's values, the
+  // state as views of the last step's values (copied out before the tape is cleared).
+  Tensor h = e.state.h.value().clone(), c = e.state.c.value().clone();
   std::vector<double> lp;
   for (int64_t m = 0; m < max_steps(e.T); ++m) {
-    s = decoder_(t, ad::embedding(e.table, ids, {e.B}), s);
-    const Tensor& sc = scores(t, e.keys, s).value();
+    ad::Tape& st = decode_tape(1);
+    nn::State s{st.constant_view(h), st.constant_view(c)};
+    s = decoder_(st, ad::embedding(st.constant_view(e.table.value()), ids, {e.B}), s);
+    const Tensor& sc = scores(st, st.constant_view(e.keys.value()), s).value();
+    std::copy(s.h.value().values().begin(), s.h.value().values().end(), h.values().begin());
+    std::copy(s.c.value().values().begin(), s.c.value().values().end(), c.values().begin());
     bool any = false;
     for (int64_t b = 0; b < e.B; ++b) {
       const size_t ub = static_cast<size_t>(b);
