@@ -60,6 +60,13 @@ int main(int argc, char** argv) {
         "--two-controllers: the initial bias of the decoder's push strengths (0: drawn as the "
         "other biases; negative: the decoder starts consuming the memory without covering "
         "it with its own pushes)")(
+        "decoder-bottom-pop-bias",
+        po::value(&c.decoder_bottom_pop_bias)
+            ->value_name("B")
+            ->default_value(c.decoder_bottom_pop_bias),
+        "--two-controllers, a deque: the initial bias of the decoder's bottom pop strengths "
+        "(0: --pop-bias; lower: the decoder starts popping from the top only, so that a "
+        "reversal keeps the oldest values it answers last)")(
         "depth-input", po::bool_switch(&c.depth_input),
         "the controllers also read how full the memory is (tanh of its total strength), so "
         "that decoding can stop when it runs empty")(

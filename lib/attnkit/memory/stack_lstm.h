@@ -64,6 +64,11 @@ struct StackLstmConfig {
   // other bias). A negative one starts the decoder consuming the memory without burying the
   // values it needs under its own pushes (a stack's top is where it reads).
   double decoder_push_bias = 0.0;
+  // Two controllers and a deque: the decoder's bottom pop strengths start at σ(this bias) (0:
+  // the pop bias, as every other pop). A lower one starts the decoder popping from the top
+  // alone, so that a reversal does not eat the oldest values, the last ones it answers, from
+  // the bottom; it can still learn to pop there (a copy's).
+  double decoder_bottom_pop_bias = 0.0;
   // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
   // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
   // pushed value σ(·), the prediction softmax(V h_t). `memory` is then unused.
@@ -110,8 +115,9 @@ class StackLstm {
   ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
                   bool logits = true, const std::vector<uint8_t>* target = nullptr) const;
   Step start(ad::Tape& t, int64_t batch) const;
-  // Sets a memory-control layer's initial pop, bottom-push and (push_bias != 0) push biases.
-  void control_biases(nn::Linear& l, double push_bias) const;
+  // Sets a memory-control layer's initial pop, bottom-push and (when != 0) push and bottom-pop
+  // biases.
+  void control_biases(nn::Linear& l, double push_bias, double bottom_pop_bias) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;
   int64_t ends_ = 1;
