@@ -115,6 +115,10 @@ expect 0 stackmem-train $small --memory deque --two-controllers --decoder-bottom
 CHECKS=$((CHECKS + 1)); cmp -s dbp.akm dq2.akm && fail "--decoder-bottom-pop-bias made the same model"
 expect_err 2 "stackmem-train: --decoder-bottom-pop-bias needs --two-controllers and --memory deque" stackmem-train $small --memory stack --two-controllers --decoder-bottom-pop-bias -6 -o x.akm
 expect_err 2 "stackmem-train: --decoder-bottom-pop-bias needs --two-controllers and --memory deque" stackmem-train $small --memory deque --decoder-bottom-pop-bias -6 -o x.akm
+# --push-bias (the pushes start stronger): another model; its error.
+expect 0 stackmem-train $small --memory deque --two-controllers --push-bias 3 --epochs 1 -o pu.akm
+CHECKS=$((CHECKS + 1)); cmp -s pu.akm dq2.akm && fail "--push-bias made the same model"
+expect_err 2 "stackmem-train: --push-bias is for a stack, queue or deque (--memory)" stackmem-train $small --memory none --push-bias 3 -o x.akm
 # The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
 # stack for push and pop; --rounding is stored with the model; errors.
 expect 0 transduce-gen --task anbn --len-min 1 --len-max 6 --count 100 --seed 1 -o anbn.tsv
