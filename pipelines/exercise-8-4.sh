@@ -140,7 +140,8 @@
 #   0.00 0.995 (3 of 5, against 5 of 5; seed 4 not found): not adopted, since it trades the
 #   copy row's margin for one reversal seed and the claim still fails.
 #   --push-bias 5 (0.993): reverse 0.97 0.87 0.69 0.97 0.775 (2 of 5, mean 0.855; fine
-#   0.987-0.999); copy 0.97 1.00 0.825 0.80 1.00 (3 of 5; seed 4 found, its copy coarse 0.835 on 17-24, 0.76 on 25-32).
+#   0.987-0.999); copy 0.97 1.00 0.825 0.80 1.00 (3 of 5; seed 4 found this time: 0.835 on
+#   17-24, 0.76 on 25-32).
 #   Reversal's weak seeds (3 and 5) stay weak whatever the bias (0.52-0.69, 0.505-0.775).
 # Before --input-control: the Stack- and DeQue-LSTM found the memory in every seed (test fine 0.94-0.99,
 # against the LSTM's 0.04; one seed measured on lengths 8-16: valid coarse 1.00 from step
