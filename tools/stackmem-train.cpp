@@ -52,6 +52,11 @@ int main(int argc, char** argv) {
         "--two-controllers: the decoder's push, pop and value come from the symbol it reads "
         "and the memory's read (one linear layer), not from its LSTM state, so that they "
         "cannot follow a count of the symbols written")(
+        "push-bias", po::value(&c.push_bias)->value_name("B")->default_value(c.push_bias),
+        "the initial bias of the push strengths (--two-controllers: the encoder's; a deque: at "
+        "both ends unless --bottom-push-bias; 0: drawn as the other biases; positive: the "
+        "values start strong, the first one too, so that the oldest still reads whole after a "
+        "long source)")(
         "pop-bias", po::value(&c.pop_bias)->value_name("B")->default_value(c.pop_bias),
         "the initial bias of the pop strengths (-1: Grefenstette et al., Appendix B; a deque, "
         "which pops at both ends, keeps its values with a lower one)")(
@@ -60,6 +65,13 @@ int main(int argc, char** argv) {
         "--two-controllers: the initial bias of the decoder's push strengths (0: drawn as the "
         "other biases; negative: the decoder starts consuming the memory without covering "
         "it with its own pushes)")(
+        "decoder-bottom-pop-bias",
+        po::value(&c.decoder_bottom_pop_bias)
+            ->value_name("B")
+            ->default_value(c.decoder_bottom_pop_bias),
+        "--two-controllers, a deque: the initial bias of the decoder's bottom pop strengths "
+        "(0: --pop-bias; lower: the decoder starts popping from the top only, so that a "
+        "reversal keeps the oldest values it answers last)")(
         "depth-input", po::bool_switch(&c.depth_input),
         "the controllers also read how full the memory is (tanh of its total strength), so "
         "that decoding can stop when it runs empty")(

@@ -109,6 +109,16 @@ expect_err 2 "stackmem-train: --input-control needs --two-controllers and a stac
 expect 0 stackmem-train $small --two-controllers --decoder-push-bias -3 --epochs 1 -o dp.akm
 CHECKS=$((CHECKS + 1)); cmp -s dp.akm two.akm && fail "--decoder-push-bias made the same model"
 expect_err 2 "stackmem-train: --decoder-push-bias needs --two-controllers and a stack, queue or deque (--memory)" stackmem-train $small --decoder-push-bias -3 -o x.akm
+# --decoder-bottom-pop-bias (the decoder's bottom pops start lower): another model; its errors.
+expect 0 stackmem-train $small --memory deque --two-controllers --epochs 1 -o dq2.akm
+expect 0 stackmem-train $small --memory deque --two-controllers --decoder-bottom-pop-bias -6 --epochs 1 -o dbp.akm
+CHECKS=$((CHECKS + 1)); cmp -s dbp.akm dq2.akm && fail "--decoder-bottom-pop-bias made the same model"
+expect_err 2 "stackmem-train: --decoder-bottom-pop-bias needs --two-controllers and --memory deque" stackmem-train $small --memory stack --two-controllers --decoder-bottom-pop-bias -6 -o x.akm
+expect_err 2 "stackmem-train: --decoder-bottom-pop-bias needs --two-controllers and --memory deque" stackmem-train $small --memory deque --decoder-bottom-pop-bias -6 -o x.akm
+# --push-bias (the pushes start stronger): another model; its error.
+expect 0 stackmem-train $small --memory deque --two-controllers --push-bias 3 --epochs 1 -o pu.akm
+CHECKS=$((CHECKS + 1)); cmp -s pu.akm dq2.akm && fail "--push-bias made the same model"
+expect_err 2 "stackmem-train: --push-bias is for a stack, queue or deque (--memory)" stackmem-train $small --memory none --push-bias 3 -o x.akm
 # The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
 # stack for push and pop; --rounding is stored with the model; errors.
 expect 0 transduce-gen --task anbn --len-min 1 --len-max 6 --count 100 --seed 1 -o anbn.tsv

@@ -136,6 +136,39 @@ TEST_CASE("stack LSTM and stack RNN: the loss's gradients by finite differences"
   check(c);
 }
 
+TEST_CASE("stack LSTM: the memory controls' initial biases") {
+  // A deque's control layer: [push top, push bottom, pop top, pop bottom, values...].
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "deque";
+  c.two_controllers = true, c.pop_bias = -3, c.bottom_push_bias = -6, c.push_bias = 3;
+  c.decoder_push_bias = -2, c.decoder_bottom_pop_bias = -7;
+  nn::ParamStore ps;
+  Rng rng(3);
+  memory::StackLstm m(ps, c, rng);
+  const Tensor& enc = ps.get("memory_control.b").value;
+  const Tensor& dec = ps.get("decoder_memory_control.b").value;
+  CHECK(enc[0] == 3.0f);   // the encoder: its top push at push_bias
+  CHECK(enc[1] == -6.0f);  // its bottom push, both pops at pop_bias
+  CHECK(enc[2] == -3.0f);
+  CHECK(enc[3] == -3.0f);
+  CHECK(dec[0] == -2.0f);  // the decoder: both pushes at decoder_push_bias
+  CHECK(dec[1] == -2.0f);
+  CHECK(dec[2] == -3.0f);
+  CHECK(dec[3] == -7.0f);         // its bottom pop alone at decoder_bottom_pop_bias
+  c.decoder_bottom_pop_bias = 0;  // 0: the pop bias, as the top's
+  nn::ParamStore ps0;
+  Rng rng0(3);
+  memory::StackLstm m0(ps0, c, rng0);
+  CHECK(ps0.get("decoder_memory_control.b").value[3] == -3.0f);
+  c.memory = "queue", c.bottom_push_bias = 0, c.push_bias = 2;  // one end
+  nn::ParamStore ps1;
+  Rng rng1(3);
+  memory::StackLstm m1(ps1, c, rng1);
+  CHECK(ps1.get("memory_control.b").value[0] == 2.0f);
+  CHECK(ps1.get("memory_control.b").value[1] == -3.0f);
+  CHECK(ps1.get("decoder_memory_control.b").value[0] == -2.0f);
+}
+
 TEST_CASE("stack LSTM config: errors") {
   memory::StackLstmConfig c;
   c.vocab = 8;
@@ -170,6 +203,18 @@ TEST_CASE("stack LSTM config: errors") {
   c.memory = "queue";
   CHECK_NOTHROW(c.validate());
   c.decoder_push_bias = -3;  // two controllers only
+  CHECK_NOTHROW(c.validate());
+  c.two_controllers = false;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.decoder_push_bias = 0, c.pop_bias = -1, c.memory = "stack", c.push_bias = 3;  // a memory
+  CHECK_NOTHROW(c.validate());
+  c.memory = "none";
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.memory = "stack", c.push_bias = 0, c.decoder_bottom_pop_bias = -6;  // two controllers, a deque
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.two_controllers = true;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.memory = "deque";
   CHECK_NOTHROW(c.validate());
   c.two_controllers = false;
   CHECK_THROWS_AS(c.validate(), UsageError);

@@ -60,10 +60,20 @@ struct StackLstmConfig {
   // the top, so that at the start it holds about one value and its bottom end never shows the
   // oldest ones; a lower bias lets the values pile up as in the stack and the queue.
   double pop_bias = -1.0;
+  // The push strengths start at σ(this bias) (0: drawn as every other bias); with two
+  // controllers, the encoder's; a deque's at both ends unless bottom_push_bias. A positive one
+  // starts the values strong, the first one too (it is pushed from the zero state, where the
+  // bias is nearly all there is), so that after a long source the oldest still reads whole.
+  double push_bias = 0.0;
   // Two controllers: the decoder's push strengths start at σ(this bias) (0: drawn as every
   // other bias). A negative one starts the decoder consuming the memory without burying the
   // values it needs under its own pushes (a stack's top is where it reads).
   double decoder_push_bias = 0.0;
+  // Two controllers and a deque: the decoder's bottom pop strengths start at σ(this bias) (0:
+  // the pop bias, as every other pop). A lower one starts the decoder popping from the top
+  // alone, so that a reversal does not eat the oldest values, the last ones it answers, from
+  // the bottom; it can still learn to pop there (a copy's).
+  double decoder_bottom_pop_bias = 0.0;
   // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
   // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
   // pushed value σ(·), the prediction softmax(V h_t). `memory` is then unused.
@@ -110,8 +120,11 @@ class StackLstm {
   ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
                   bool logits = true, const std::vector<uint8_t>* target = nullptr) const;
   Step start(ad::Tape& t, int64_t batch) const;
-  // Sets a memory-control layer's initial pop, bottom-push and (push_bias != 0) push biases.
-  void control_biases(nn::Linear& l, double push_bias) const;
+  // Sets a memory-control layer's initial biases: the pops' at pop_bias, and when != 0 every
+  // push's, then a deque's bottom push's, then every push's again (`push_last`: the decoder's,
+  // which cover the bottom one) and a deque's bottom pop's.
+  void control_biases(nn::Linear& l, double push, double bottom_push, double push_last,
+                      double bottom_pop) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;
   int64_t ends_ = 1;
