@@ -27,21 +27,24 @@ void StackLstmConfig::validate() const {
   if (stack_rnn && stack_top < 1) throw UsageError("stack-top must be >= 1");
   if (stack_rnn && two_controllers)
     throw UsageError("two-controllers is for the LSTM controller, not the stack RNN");
-  if (input_control && (!two_controllers || stack_rnn || memory == "none"))
+  // An LSTM controller with a stack, queue or deque (the memory options' common condition)
+  const bool lstm_memory = !stack_rnn && memory != "none";
+  const bool deque = !stack_rnn && memory == "deque";
+  if (input_control && (!two_controllers || !lstm_memory))
     throw UsageError(
         "input-control needs --two-controllers and a stack, queue or deque (--memory)");
-  if (bottom_push_bias != 0.0 && (stack_rnn || memory != "deque"))
+  if (bottom_push_bias != 0.0 && !deque)
     throw UsageError("bottom-push-bias is for a deque (--memory deque)");
-  if (decoder_push_bias != 0.0 && (!two_controllers || stack_rnn || memory == "none"))
+  if (decoder_push_bias != 0.0 && (!two_controllers || !lstm_memory))
     throw UsageError(
         "decoder-push-bias needs --two-controllers and a stack, queue or deque (--memory)");
-  if (decoder_bottom_pop_bias != 0.0 && (!two_controllers || stack_rnn || memory != "deque"))
+  if (decoder_bottom_pop_bias != 0.0 && (!two_controllers || !deque))
     throw UsageError("decoder-bottom-pop-bias needs --two-controllers and --memory deque");
-  if (push_bias != 0.0 && (stack_rnn || memory == "none"))
+  if (push_bias != 0.0 && !lstm_memory)
     throw UsageError("push-bias is for a stack, queue or deque (--memory)");
-  if (pop_bias != -1.0 && (stack_rnn || memory == "none"))
+  if (pop_bias != -1.0 && !lstm_memory)
     throw UsageError("pop-bias is for a stack, queue or deque (--memory)");
-  if (depth_input && (stack_rnn || memory == "none"))
+  if (depth_input && !lstm_memory)
     throw UsageError("depth-input needs a stack, queue or deque (--memory), not " +
                      std::string(stack_rnn ? "the stack RNN" : "the plain LSTM"));
 }
