@@ -99,15 +99,16 @@
 #     0.52), and its RMS norm (8.2) is most of the step's (about 10: every step is clipped
 #     at --clip 5). Adam turns it into a random walk of the locator's weights: their norm
 #     grows from 0.84 as the square root of the steps (0.93, 1.11, 1.38 at steps 500, 2000,
-#     5000; a displacement of about 0.7 lr sqrt(steps) a weight), and as the core's ReLU
+#     5000 of the 16-epoch --clip 0 run below; a displacement of about 0.7 lr sqrt(steps) a
+#     weight), and as the core's ReLU
 #     state also grows, tanh saturates: 5-19% of the means beyond +-0.9, the glimpses at the
-#     border. --reward prob raises the ratio to 0.17, M = 4 paths to 0.17 (a throw-away
-#     diagnostic program; the paths of 64 a batch either way);
+#     border. --reward prob raises the ratio to 0.17, M = 4 paths to 0.17, both 0.12 (a
+#     throw-away diagnostic program; 64 paths a batch each time);
 #   - --loc-lr 1e-4: no drift (saturated 0.1%, norm 0.84 throughout) but no localisation
 #     either (13-16 px: the canvas centre's distance): v6 / t6 38.7 / 36.05; with --reward
 #     prob 38.0 / 37.40; with --clip 0 38.8 / 37.85; --loc-samples 2 --reward prob
 #     --normalize-advantage, batch 32, 3 epochs (the same steps and paths) 38.0 / 39.75;
-#   - the locator frozen as an option (--loc-lr 1e-9): 40.6 / 39.2; with --clip 0 (so the
+#   - the locator frozen as an option (--loc-lr 1e-9, clip 5): 40.6 / 39.2; with --clip 0 (so the
 #     REINFORCE gradient's noise no longer shrinks the classifier's clipped step, as in the
 #     temporary build above) 34.3 / 35.15; at 16 epochs 27.90% test (best validation 29.1%)
 #     against the recipe with --clip 0, 31.05% (29.4%; its glimpses drift as before: 16, 22,
@@ -117,7 +118,8 @@
 #     drift stops at the full lr (saturated 0.02%, 13-16 px) but the glimpses still do not
 #     go to the item; v6 / t6 33.5 / 35.30, frozen the same way 34.0 / 33.80, with --loc-lr 3e-4
 #     33.2 / 36.75 (13-14 px): M's gain is the classifier's (4 paths an image), not the
-#     policy's. @@P16@@
+#     policy's. Its 16-epoch run (4 times the recipe's time) did not fit this session.
+# The pipeline's recipe is unchanged: no lever gives a learned policy that localises.
 # Best figure reached: 26.90% test (the frozen locator, no learned attention; 27.90% with
 # --loc-lr 1e-9 --clip 0), 7.5 points above the convnet; the best learned policy is the
 # recipe's 29.85%. Closing the rest needs a policy that brings the glimpses to the item
