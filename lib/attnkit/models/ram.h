@@ -16,8 +16,9 @@
 // by the cross-entropy of the final logits; the location policy by REINFORCE
 // (rl/reinforce.h) with reward R = 1 when the final classification (the argmax) is right,
 // else 0, the loss −Σ_{t<T} (R − b_t) log π(l_t | h_t) summed over the T − 1 chosen
-// locations and averaged over images; the baseline by (b_t − R)². The policy and the
-// baseline read h_t as a constant: REINFORCE trains only the location network, the
+// locations and averaged over images; the baseline by (b_t − R)² (RamPolicyOptions below
+// has the variants: M paths an image, the probability reward, normalisation). The policy
+// and the baseline read h_t as a constant: REINFORCE trains only the location network, the
 // regression only the baseline (the reference implementations do the same).
 // --random-glimpses is the paper's ablation: every location uniform, no policy.
 //
