@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ram-train and ram-run: the recurrent attention model. The model does not depend on
-# --threads (4 fixed slices); a resumed run equals an uninterrupted one; predictions, --eval,
+# --threads (2 fixed slices), with 1 or 2 glimpse paths an image; a resumed run equals an uninterrupted one; predictions, --eval,
 # --trace and --draw; Monte-Carlo samples; the documented errors.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 D="$ATTNKIT_TESTDATA/ram"
@@ -10,7 +10,7 @@ expect 0 ram-train $small --steps 24 --threads 1 -o t1.akm --log t1.tsv --log-ev
 expect 0 ram-train $small --steps 24 --threads 2 -o t2.akm
 CHECKS=$((CHECKS + 1))
 cmp -s t1.akm t2.akm || fail "the model depends on --threads"
-check_eq "$(head -1 t1.tsv)" "$(printf 'step\tepoch\tloss\tgrad_norm\tlr\treward\tvalid_error')" "log header"
+check_eq "$(head -1 t1.tsv)" "$(printf 'step\tepoch\tloss\tgrad_norm\tlr\treward\tsaturated\tloc_norm\tvalid_error')" "log header"
 check_eq "$(cut -f1 t1.tsv | tr "\n" " ")" "step 8 16 24 " "log rows (every 8 steps; the evaluation at the epoch's end, 16, in its row)"
 # Resume: 16 steps, checkpointed, continued to 24 = 24 straight.
 expect 0 ram-train $small --steps 16 --threads 1 -o r.akm --log r.tsv --log-every 8 --checkpoint-every 4
@@ -18,6 +18,18 @@ expect 0 ram-train $data --steps 24 --threads 2 -q -o r.akm --log r.tsv --resume
 CHECKS=$((CHECKS + 1))
 cmp -s t1.akm r.akm || fail "resumed model differs from the uninterrupted one"
 check_eq "$(cat r.tsv)" "$(cat t1.tsv)" "resumed log"
+# The location policy's training options: 2 paths an image (leave-one-out baseline), the
+# probability reward, normalised advantages, the locator's own learning rate; still the same
+# model for any --threads; a slower locator changes its weights less.
+pol="--loc-samples 2 --reward prob --normalize-advantage"
+expect 0 ram-train $small --steps 8 --threads 1 $pol -o m1.akm --log m1.tsv --log-every 8
+expect 0 ram-train $small --steps 8 --threads 2 $pol -o m2.akm
+CHECKS=$((CHECKS + 1))
+cmp -s m1.akm m2.akm || fail "the model with --loc-samples 2 depends on --threads"
+expect 0 ram-train $small --steps 8 --threads 1 $pol --loc-lr 1e-6 -o m3.akm --log m3.tsv --log-every 8
+init_norm() { awk -F'\t' 'NR == 2 { print $8 }' "$1"; }
+check_eq "$(awk -v a="$(init_norm m1.tsv)" -v b="$(init_norm m3.tsv)" 'BEGIN { print (a != b) }')" 1 "--loc-lr changes the locator's steps"
+check_eq "$(awk -F'\t' 'NR == 2 { print ($6 >= 0 && $6 <= 1 && $7 >= 0 && $7 <= 1 && $8 > 0) }' m1.tsv)" 1 "reward and saturated are shares, loc_norm positive"
 # Both cores and the ablation train.
 expect 0 ram-train $small --steps 4 --core lstm -o lstm.akm
 expect 0 ram-train $small --steps 4 --random-glimpses --loc-std 0.2 -o rand.akm
@@ -57,6 +69,10 @@ expect_err 2 "glimpse-net" ram-train $data -q --steps 1 --glimpse-net cnn -o x.a
 expect_err 2 "--glimpse-channels: expected comma-separated" ram-train $data -q --steps 1 --glimpse-net conv --glimpse-channels 2,x -o x.akm
 expect_err 2 "glimpse-size 3 is too small for 2 conv blocks" ram-train $data -q --steps 1 --glimpse-size 3 --glimpse-net conv --glimpse-channels 2,2 -o x.akm
 expect_err 2 "loc-std must be in (0, 10]" ram-train $data -q --steps 1 --loc-std 0 -o x.akm
+expect_err 2 "loc-samples must be from 1 to 64" ram-train $data -q --steps 1 --loc-samples 0 -o x.akm
+expect_err 2 "reward" ram-train $data -q --steps 1 --reward accuracy -o x.akm
+expect_err 2 "--loc-lr must be > 0" ram-train $data -q --steps 1 --loc-lr 0 -o x.akm
+no_file x.akm
 expect_err 2 "glimpse-size must be from 1 to 256" ram-train $data -q --steps 1 --glimpse-size 0 -o x.akm
 expect_err 2 "must be at most 4096 pixels wide" ram-train $data -q --steps 1 --glimpse-size 256 --glimpse-scales 8 --glimpse-factor 8 -o x.akm
 expect_err 1 "nolabels.npz: no array 'labels' [N] in the archive" ram-train --train "$D/nolabels.npz" --steps 1 -o x.akm

@@ -523,6 +523,35 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("nn: a per-parameter learning-rate scale applies to that parameter only") {
+  // Two parameters with the same gradient (2 each element); the second steps at 0.1 x lr.
+  for (int adam = 0; adam < 2; ++adam) {
+    CAPTURE(adam);
+    ad::Parameter a("a", Tensor({3}, 1.0f)), b("b", Tensor({3}, 1.0f));
+    std::vector<ad::Parameter*> ps = {&a, &b};
+    std::unique_ptr<nn::Optimizer> opt;
+    if (adam)
+      opt = std::make_unique<nn::Adam>(ps, 0.01);
+    else
+      opt = std::make_unique<nn::SGD>(ps, 0.01);
+    opt->set_lr_scale(&b, 0.1);
+    CHECK(opt->lr_scale(0) == 1.0);
+    CHECK(opt->lr_scale(1) == 0.1);
+    for (ad::Parameter* p : ps) p->grad = Tensor({3}, 2.0f);
+    opt->step();
+    // SGD: 1 - 0.01 * 2 and 1 - 0.001 * 2; Adam's first step is lr · sign(g).
+    const double da = adam ? 0.01 : 0.02, db = da / 10;
+    for (int64_t i = 0; i < 3; ++i) {
+      CHECK(a.value[i] == doctest::Approx(1.0 - da).epsilon(1e-6));
+      CHECK(b.value[i] == doctest::Approx(1.0 - db).epsilon(1e-6));
+    }
+    ad::Parameter other("other", Tensor({1}));
+    CHECK_THROWS_WITH_AS(opt->set_lr_scale(&other, 0.5),
+                         doctest::Contains("'other' is not a parameter"), UsageError);
+    CHECK_THROWS_AS(opt->set_lr_scale(&a, -1.0), UsageError);
+  }
+}
+
 TEST_CASE("nn: spectral-norm clipping of stacked gradients, against the singular values") {
   // [[3, 0], [0, 4]] stacked from two weights: σ = 4 (the L2 norm would be 5)
   ad::Parameter e("E", Tensor({1, 2})), t("T", Tensor({1, 2}));

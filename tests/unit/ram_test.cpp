@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
@@ -273,9 +275,10 @@ TEST_CASE("ram: a descent step on the REINFORCE term moves the policy toward rew
     // The loss's gradient.
     for (ad::Parameter* p : ps.params()) set_all(p->grad, 0.0f);
     ad::Tape t2;
-    int64_t right = -1;
-    t2.backward(m.loss(t2, x, {label}, unused, &right, &fixed));
-    REQUIRE(right == rewarded);
+    models::RamLossStats st;
+    t2.backward(m.loss(t2, x, {label}, unused, {}, &st, &fixed));
+    REQUIRE(st.paths == 1);
+    REQUIRE(st.correct == rewarded);
     const double adv = rewarded ? 1.0 : -1.0;
     double toward = 0.0;
     for (int64_t i = 0; i < 2; ++i) {
@@ -290,6 +293,118 @@ TEST_CASE("ram: a descent step on the REINFORCE term moves the policy toward rew
     else
       CHECK(toward < 0.0);
   }
+}
+
+TEST_CASE("ram: M paths per image: the leave-one-out baseline and the probability reward") {
+  // One image, M = 2 paths with fixed locations, reward prob. Each path's advantage is its
+  // reward minus the other's: the locator's gradient must be exactly
+  //   −½ [(r0 − r1) ∇ log π(path 0) + (r1 − r0) ∇ log π(path 1)],
+  // r_m the probability path m's final softmax gives the label (each path computed alone).
+  models::RamConfig c = small_config();
+  c.glimpses = 2;
+  nn::ParamStore ps;
+  Rng init(41);
+  const models::Ram m(ps, c, init);
+  {  // sharper class probabilities, so that the two paths' rewards differ clearly
+    Tensor& w = ps.get("ram.action.W").value;
+    for (int64_t i = 0; i < w.size(); ++i) w[i] *= 10.0f;
+  }
+  const Tensor x = random_images(1, 12, 12, 42);
+  const int32_t label = 0;
+  std::vector<std::vector<Tensor>> path(2);
+  path[0].push_back(Tensor({1, 2}, std::vector<float>{0.1f, 0.2f}));
+  path[0].push_back(Tensor({1, 2}, std::vector<float>{0.6f, -0.5f}));
+  path[1].push_back(Tensor({1, 2}, std::vector<float>{-0.7f, 0.4f}));
+  path[1].push_back(Tensor({1, 2}, std::vector<float>{-0.2f, 0.9f}));
+  Rng unused(0);
+  double r[2];
+  Tensor up_w[2], up_b[2];
+  for (int k = 0; k < 2; ++k) {
+    for (ad::Parameter* p : ps.params()) set_all(p->grad, 0.0f);
+    ad::Tape t;
+    const models::Ram::Out o = m.run(t, x, unused, &path[k]);
+    r[k] = ad::softmax(o.logits).value()[label];
+    t.backward(ad::sum(o.log_probs.at(0)));
+    up_w[k] = ps.get("ram.locator.W").grad.clone();
+    up_b[k] = ps.get("ram.locator.b").grad.clone();
+  }
+  REQUIRE(std::fabs(r[0] - r[1]) > 1e-2);  // the paths' rewards differ
+  // Both paths in one loss: rows 0 and 1 are the image's two paths.
+  std::vector<Tensor> both;
+  for (int s = 0; s < 2; ++s) {
+    Tensor l({2, 2});
+    for (int k = 0; k < 2; ++k)
+      for (int j = 0; j < 2; ++j) l[2 * k + j] = path[k][s][j];
+    both.push_back(std::move(l));
+  }
+  models::RamPolicyOptions po;
+  po.samples = 2, po.reward = "prob";
+  models::RamLossStats st;
+  for (ad::Parameter* p : ps.params()) set_all(p->grad, 0.0f);
+  ad::Tape t;
+  t.backward(m.loss(t, x, {label}, unused, po, &st, &both));
+  CHECK(st.paths == 2);
+  CHECK(st.means == 4);
+  const double a0 = r[0] - r[1], a1 = r[1] - r[0];
+  for (int64_t i = 0; i < up_w[0].size(); ++i)
+    CHECK(ps.get("ram.locator.W").grad[i] ==
+          doctest::Approx(-0.5 * (a0 * up_w[0][i] + a1 * up_w[1][i])).epsilon(1e-4));
+  for (int64_t i = 0; i < 2; ++i)
+    CHECK(ps.get("ram.locator.b").grad[i] ==
+          doctest::Approx(-0.5 * (a0 * up_b[0][i] + a1 * up_b[1][i])).epsilon(1e-4));
+  // The learned baseline is not used with M >= 2: no gradient reaches it.
+  for (int64_t i = 0; i < ps.get("ram.baseline.W").grad.size(); ++i)
+    CHECK(ps.get("ram.baseline.W").grad[i] == 0.0f);
+  // The 0/1 reward with M = 2 and both paths right (or both wrong): zero advantages.
+  po.reward = "correct";
+  for (ad::Parameter* p : ps.params()) set_all(p->grad, 0.0f);
+  ad::Tape t2;
+  t2.backward(m.loss(t2, x, {label}, unused, po, &st, &both));
+  if (st.correct != 1)
+    for (int64_t i = 0; i < 2; ++i) CHECK(ps.get("ram.locator.b").grad[i] == 0.0f);
+  po.samples = 0;
+  CHECK_THROWS_WITH_AS(po.validate(), doctest::Contains("loc-samples must be from 1 to 64"),
+                       UsageError);
+  po.samples = 1, po.reward = "accuracy";
+  CHECK_THROWS_WITH_AS(po.validate(), doctest::Contains("correct or prob"), ChoiceError);
+}
+
+TEST_CASE("ram: --loc-lr steps the location network alone at its own rate") {
+  models::RamConfig c = small_config();
+  models::RamTrainOptions o;
+  o.batch = 8, o.lr = 1e-2, o.loc_lr = 1e-5;
+  models::ImageSet data;
+  data.images = random_images(16, 12, 12, 51);
+  for (int i = 0; i < 16; ++i) data.labels.push_back(i % 3);
+  models::RamTraining tr(c, o, std::move(data), models::ImageSet{}, 1, 0, 5, "");
+  const nn::Optimizer& opt = const_cast<models::RamTraining&>(tr).optimizer();
+  int scaled = 0;
+  for (size_t k = 0; k < opt.params().size(); ++k) {
+    const std::string& n = opt.params()[k]->name;
+    CAPTURE(n);
+    const bool loc = n.rfind("ram.locator.", 0) == 0;
+    CHECK(opt.lr_scale(k) == doctest::Approx(loc ? 1e-3 : 1.0));
+    scaled += loc;
+  }
+  CHECK(scaled == 2);
+  // One Adam step: the locator's weights move by about loc_lr, the action network's by lr.
+  std::map<std::string, Tensor> before;
+  for (const ad::Parameter* p : opt.params()) before[p->name] = p->value.clone();
+  train::Tapes tapes;
+  nn::TrainState s;
+  train::step(tr, tapes, tr.begin_batch(s), 5, 0, 5.0);
+  auto moved = [&](const std::string& n) {
+    double mx = 0.0;
+    const Tensor& v = const_cast<models::RamTraining&>(tr).params().get(n).value;
+    for (int64_t i = 0; i < v.size(); ++i)
+      mx = std::max(mx, static_cast<double>(std::fabs(v[i] - before[n][i])));
+    return mx;
+  };
+  CHECK(moved("ram.locator.b") <= 1.01e-5);
+  CHECK(moved("ram.locator.b") > 0.0);
+  CHECK(moved("ram.action.b") > 0.5e-2);
+  o.loc_lr = -1;
+  CHECK_THROWS_WITH_AS(o.validate(), doctest::Contains("loc-lr must be >= 0"), UsageError);
 }
 
 TEST_CASE("ram: predictions do not depend on the thread count; samples average") {

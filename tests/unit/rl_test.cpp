@@ -221,3 +221,20 @@ TEST_CASE("reinforce: errors") {
   CHECK_THROWS_AS(rl::gaussian_log_prob(lg, Tensor({2, 3}), 0.0f), UsageError);
   CHECK_THROWS_AS(rl::sample_categorical(Tensor({2, 2, 2}), t.rng()), ShapeError);
 }
+
+TEST_CASE("reinforce: the leave-one-out baseline, exactly, on a tiny case") {
+  // Two groups of 4 samples: each row's baseline is the mean of its group's other 3 returns.
+  const std::vector<float> r = {1.0f, 0.0f, 0.0f, 1.0f, 0.5f, 0.25f, 1.0f, 0.0f};
+  const std::vector<float> b = rl::leave_one_out_baseline(r, 4);
+  const std::vector<double> want = {1.0 / 3,  2.0 / 3, 2.0 / 3,  1.0 / 3,
+                                    1.25 / 3, 1.5 / 3, 0.75 / 3, 1.75 / 3};
+  REQUIRE(b.size() == 8);
+  for (size_t i = 0; i < 8; ++i) CHECK(b[i] == doctest::Approx(want[i]).epsilon(1e-6));
+  // Groups of 2: the other sample's return; the advantages of a pair are opposite.
+  const std::vector<float> b2 = rl::leave_one_out_baseline(r, 2);
+  CHECK(b2 == std::vector<float>{0.0f, 1.0f, 1.0f, 0.0f, 0.25f, 0.5f, 0.0f, 1.0f});
+  CHECK_THROWS_WITH_AS(rl::leave_one_out_baseline(r, 1), doctest::Contains("groups of 2 or more"),
+                       UsageError);
+  CHECK_THROWS_WITH_AS(rl::leave_one_out_baseline(r, 3),
+                       doctest::Contains("8 returns are not whole groups of 3"), ShapeError);
+}

@@ -50,9 +50,17 @@ int64_t RamConfig::what_features() const {
   return glimpse.scales * glimpse_channels.back() * side * side;
 }
 
+void RamPolicyOptions::validate() const {
+  if (samples < 1 || samples > 64) throw UsageError("loc-samples must be from 1 to 64");
+  if (reward != "correct" && reward != "prob")
+    throw ChoiceError("reward", reward, {"correct", "prob"});
+}
+
 void RamTrainOptions::validate() const {
   if (batch < 1) throw UsageError("batch-size must be >= 1");
   if (!(lr > 0)) throw UsageError("lr must be > 0");
+  if (!(loc_lr >= 0) || !std::isfinite(loc_lr)) throw UsageError("loc-lr must be >= 0");
+  policy.validate();
   if (eval_samples < 1 || eval_samples > 1000)
     throw UsageError("eval-samples must be from 1 to 1000");
 }
@@ -160,6 +168,7 @@ Ram::Out Ram::run(Tape& t, const Tensor& images, Rng& rng, const std::vector<Ten
     }
     Var h = t.constant(s.h.value().clone());  // the policy and the baseline do not train the core
     Var mu = ad::tanh(loc_(t, h));
+    out.means.push_back(mu.value().clone());
     Tensor sample = fixed ? (*fixed)[static_cast<size_t>(step + 1)].clone()
                           : rl::sample_gaussian(mu.value(), static_cast<float>(c_.loc_std), rng);
     out.log_probs.push_back(rl::gaussian_log_prob(mu, sample, static_cast<float>(c_.loc_std)));
@@ -172,32 +181,76 @@ Ram::Out Ram::run(Tape& t, const Tensor& images, Rng& rng, const std::vector<Ten
 }
 
 Var Ram::loss(Tape& t, const Tensor& images, const std::vector<int32_t>& labels, Rng& rng,
-              int64_t* correct, const std::vector<Tensor>* fixed) const {
+              const RamPolicyOptions& policy, RamLossStats* stats,
+              const std::vector<Tensor>* fixed) const {
+  policy.validate();
   const int64_t b = images.rank() == 3 ? images.dim(0) : 0;
   if (static_cast<int64_t>(labels.size()) != b)
     throw ShapeError("loss: " + std::to_string(labels.size()) + " labels for images " +
                      shape_str(images.shape()));
-  Out o = run(t, images, rng, fixed);
-  Var ce = nn::cross_entropy(o.logits, labels);
-  const std::vector<int32_t> pred = rl::argmax_rows(o.logits.value());
-  std::vector<float> reward(static_cast<size_t>(b));
-  int64_t right = 0;
-  for (int64_t i = 0; i < b; ++i) {
-    reward[static_cast<size_t>(i)] = pred[static_cast<size_t>(i)] == labels[static_cast<size_t>(i)];
-    right += pred[static_cast<size_t>(i)] == labels[static_cast<size_t>(i)];
+  // M paths per image: image i's m-th at row i · M + m.
+  const int64_t M = policy.samples, n = b * M;
+  Tensor copies;  // the images repeated, when M > 1
+  std::vector<int32_t> y = labels;
+  if (M > 1) {
+    const int64_t per = images.dim(1) * images.dim(2);
+    copies = Tensor({n, images.dim(1), images.dim(2)});
+    y.clear();
+    for (int64_t i = 0; i < b; ++i)
+      for (int64_t m = 0; m < M; ++m) {
+        std::copy(images.data() + i * per, images.data() + (i + 1) * per,
+                  copies.data() + (i * M + m) * per);
+        y.push_back(labels[static_cast<size_t>(i)]);
+      }
   }
-  if (correct) *correct = right;
+  Out o = run(t, M > 1 ? copies : images, rng, fixed);
+  Var ce = nn::cross_entropy(o.logits, y);
+  const std::vector<int32_t> pred = rl::argmax_rows(o.logits.value());
+  std::vector<float> reward(static_cast<size_t>(n));
+  int64_t right = 0;
+  const int64_t k = o.logits.dim(1);
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t u = static_cast<size_t>(i);
+    right += pred[u] == y[u];
+    reward[u] = static_cast<float>(pred[u] == y[u]);
+    if (policy.reward == "prob") {  // softmax of the row, at the label
+      const float* row = o.logits.value().data() + i * k;
+      const double mx = row[pred[u]];
+      double z = 0.0;
+      for (int64_t j = 0; j < k; ++j) z += std::exp(static_cast<double>(row[j]) - mx);
+      reward[u] = static_cast<float>(std::exp(static_cast<double>(row[y[u]]) - mx) / z);
+    }
+  }
+  if (stats) {
+    stats->paths = n, stats->correct = right, stats->means = 0, stats->saturated = 0;
+    for (const Tensor& mu : o.means) {
+      stats->means += mu.size();
+      for (int64_t i = 0; i < mu.size(); ++i) stats->saturated += std::fabs(mu[i]) > 0.9f;
+    }
+  }
   if (o.log_probs.empty()) return ce;
   const int64_t steps = static_cast<int64_t>(o.log_probs.size());
-  // Rows step-major: step s of image i is row s·B + i.
-  Var lp = ad::concat(o.log_probs, 0), base = ad::concat(o.baselines, 0);
+  // Rows step-major: step s of path r is row s·n + r.
+  Var lp = ad::concat(o.log_probs, 0);
   std::vector<float> returns;
-  returns.reserve(static_cast<size_t>(steps * b));
+  returns.reserve(static_cast<size_t>(steps * n));
   for (int64_t s = 0; s < steps; ++s) returns.insert(returns.end(), reward.begin(), reward.end());
   rl::ReinforceOptions ro;
-  const rl::PolicyLoss L = rl::reinforce_loss(t, lp, returns, base, ro);
-  // The policy term is a mean over steps x images: times the steps, a sum over the steps.
-  return ad::add(ad::add(ce, ad::mul(L.policy, static_cast<float>(steps))), L.value);
+  ro.normalize_advantage = policy.normalize_advantage;
+  Var policy_term, value_term;
+  if (M > 1) {
+    const std::vector<float> loo = rl::leave_one_out_baseline(reward, M);
+    std::vector<float> base;
+    base.reserve(returns.size());
+    for (int64_t s = 0; s < steps; ++s) base.insert(base.end(), loo.begin(), loo.end());
+    policy_term = rl::reinforce_loss(t, lp, returns, Var(), ro, Var(), base).policy;
+  } else {
+    const rl::PolicyLoss L = rl::reinforce_loss(t, lp, returns, ad::concat(o.baselines, 0), ro);
+    policy_term = L.policy, value_term = L.value;
+  }
+  // The policy term is a mean over steps x paths: times the steps, a sum over the steps.
+  Var total = ad::add(ce, ad::mul(policy_term, static_cast<float>(steps)));
+  return value_term.valid() ? ad::add(total, value_term) : total;
 }
 
 Tensor ram_predict(const Ram& m, const Tensor& images, int64_t samples, uint64_t seed, int threads,
@@ -295,6 +348,9 @@ RamTraining::RamTraining(RamConfig config, RamTrainOptions o, ImageSet train, Im
   model_ = std::make_unique<Ram>(ps_, cfg_, init);
   opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
                                     nn::parse_schedule(o_.schedule, o_.warmup, steps_));
+  if (o_.loc_lr > 0)
+    for (const char* p : {"ram.locator.W", "ram.locator.b"})
+      opt_->set_lr_scale(&ps_.get(p), o_.loc_lr / o_.lr);
 }
 
 int64_t RamTraining::batches_per_epoch() const { return (train_.size() + o_.batch - 1) / o_.batch; }
@@ -333,17 +389,23 @@ train::Slice RamTraining::forward(Tape& t, int64_t begin, int64_t end, int) cons
               x.data() + i * per);
     y.push_back(train_.labels[static_cast<size_t>(j)]);
   }
-  int64_t right = 0;
+  RamLossStats st;
   train::Slice s;
-  s.loss = model_->loss(t, x, y, t.rng(), &right);
+  s.loss = model_->loss(t, x, y, t.rng(), o_.policy, &st);
   s.weight = static_cast<double>(rows);
-  s.sums = {static_cast<double>(right)};
+  s.sums = {static_cast<double>(st.correct), static_cast<double>(st.paths),
+            static_cast<double>(st.saturated), static_cast<double>(st.means)};
   return s;
 }
 
 train::StepEnd RamTraining::end_step(const nn::TrainState&, double, const train::Metrics& sums) {
   train::StepEnd e;
-  e.metrics = {{"reward", sums[0].second / static_cast<double>(std::max<int64_t>(batch_rows_, 1))}};
+  const Tensor& w = ps_.get("ram.locator.W").value;
+  double ss = 0.0;
+  for (int64_t i = 0; i < w.size(); ++i) ss += static_cast<double>(w[i]) * w[i];
+  e.metrics = {{"reward", sums[0].second / std::max(sums[1].second, 1.0)},
+               {"saturated", sums[2].second / std::max(sums[3].second, 1.0)},
+               {"loc_norm", std::sqrt(ss)}};
   return e;
 }
 

@@ -16,8 +16,9 @@
 // by the cross-entropy of the final logits; the location policy by REINFORCE
 // (rl/reinforce.h) with reward R = 1 when the final classification (the argmax) is right,
 // else 0, the loss −Σ_{t<T} (R − b_t) log π(l_t | h_t) summed over the T − 1 chosen
-// locations and averaged over images; the baseline by (b_t − R)². The policy and the
-// baseline read h_t as a constant: REINFORCE trains only the location network, the
+// locations and averaged over images; the baseline by (b_t − R)² (RamPolicyOptions below
+// has the variants: M paths an image, the probability reward, normalisation). The policy
+// and the baseline read h_t as a constant: REINFORCE trains only the location network, the
 // regression only the baseline (the reference implementations do the same).
 // --random-glimpses is the paper's ablation: every location uniform, no policy.
 //
@@ -60,6 +61,33 @@ struct RamConfig {
   int64_t what_features() const;
 };
 
+// How the location policy is trained (ram-train's --loc-samples, --reward,
+// --normalize-advantage).
+//   samples M    each image is run M times per step, each with its own sampled glimpse path
+//                (the paper's M, a lower-variance gradient); the cross-entropy is averaged
+//                over the M paths, and with M >= 2 the baseline of a path is the mean reward
+//                of the image's other M − 1 paths (rl::leave_one_out_baseline) instead of
+//                the learned b_t (which is then not trained);
+//   reward       "correct": 1 when the final argmax is right, else 0 (the paper's);
+//                "prob": the probability the final softmax gives the true class (denser);
+//   normalize_advantage  the advantages scaled to mean 0, standard deviation 1 over the
+//                batch's rows (rl::ReinforceOptions).
+struct RamPolicyOptions {
+  int64_t samples = 1;
+  std::string reward = "correct";
+  bool normalize_advantage = false;
+  void validate() const;  // UsageError / ChoiceError naming the option
+};
+
+// What a loss saw: right final classifications and the location means' saturation, counted
+// over the batch's B · M glimpse paths.
+struct RamLossStats {
+  int64_t paths = 0;      // B · M
+  int64_t correct = 0;    // paths whose final argmax is the label
+  int64_t means = 0;      // location-mean components computed (2 per chosen location)
+  int64_t saturated = 0;  // of them, |μ| > 0.9
+};
+
 // One pass over a batch: what each step saw and did.
 struct RamTrace {
   std::vector<Tensor> locations;  // per glimpse [B, 2] (x, y), as the sensor saw them
@@ -79,6 +107,7 @@ class Ram {
     ad::Var logits;                  // [B, classes]
     std::vector<ad::Var> log_probs;  // per chosen location (T − 1) [B, 1]; empty if random
     std::vector<ad::Var> baselines;  // per chosen location [B, 1]
+    std::vector<Tensor> means;       // per chosen location, the policy's mean μ [B, 2]
   };
   // Runs T glimpses over images [B, H, W]. Locations are drawn from `rng` (the first and,
   // with random_glimpses, all uniformly; the others from the policy), unless `fixed` gives
@@ -90,10 +119,12 @@ class Ram {
   // The glimpse network alone: patches [B, k·g·g] and locations [B, 2] → g [B, hidden].
   ad::Var glimpse_net(ad::Tape& t, ad::Var patches, ad::Var locations) const;
 
-  // The hybrid loss of one batch, a mean over its images (see the top), with the number of
-  // right final classifications in *correct.
+  // The hybrid loss of one batch, a mean over its images (see the top), trained as `policy`
+  // says; what it saw in *stats. fixed (see run) gives the locations of the B · M paths,
+  // image i's m-th path at row i · M + m.
   ad::Var loss(ad::Tape& t, const Tensor& images, const std::vector<int32_t>& labels, Rng& rng,
-               int64_t* correct = nullptr, const std::vector<Tensor>* fixed = nullptr) const;
+               const RamPolicyOptions& policy = {}, RamLossStats* stats = nullptr,
+               const std::vector<Tensor>* fixed = nullptr) const;
 
  private:
   RamConfig c_;
@@ -120,12 +151,18 @@ struct RamTrainOptions {
   std::string schedule = "constant";
   int64_t warmup = 0;
   int64_t eval_samples = 1;
+  double loc_lr = 0.0;  // > 0: the location network's (ram.locator.*) learning rate
+  RamPolicyOptions policy;
   void validate() const;
 };
 
 // Training as a module of the training layer: shuffled epochs, batches in 2 fixed slices
 // (the same model for any --threads), each slice's draws from its tape's generator. Step
-// metric: reward (the batch's share of right final classifications). Evaluation after
+// metrics: reward (the batch's share of right final classifications, over its B · M paths),
+// saturated (the share of location-mean components with |μ| > 0.9) and loc_norm (the
+// Frobenius norm of the location network's weight matrix, after the step). With loc_lr > 0
+// the location network's parameters step at loc_lr (the optimiser's per-parameter scale
+// loc_lr / lr, under the same schedule), the rest at lr. Evaluation after
 // every epoch: valid_error with eval_samples samples; the best epoch is kept.
 class RamTraining : public train::Module {
  public:
@@ -142,9 +179,13 @@ class RamTraining : public train::Module {
   int slices() const override { return 2; }
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
-  std::vector<std::string> slice_sums() const override { return {"correct"}; }
+  std::vector<std::string> slice_sums() const override {
+    return {"correct", "paths", "saturated", "means"};
+  }
   train::StepEnd end_step(const nn::TrainState&, double, const train::Metrics& sums) override;
-  std::vector<std::string> step_metrics() const override { return {"reward"}; }
+  std::vector<std::string> step_metrics() const override {
+    return {"reward", "saturated", "loc_norm"};
+  }
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }

@@ -49,8 +49,20 @@ Schedule parse_schedule(const std::string& name, int64_t warmup, int64_t total) 
 }
 
 Optimizer::Optimizer(std::vector<ad::Parameter*> params, double lr, Schedule schedule)
-    : params_(std::move(params)), lr_(lr), schedule_(schedule) {
+    : params_(std::move(params)), lr_(lr), schedule_(schedule), lr_scale_(params_.size(), 1.0) {
   if (!(lr >= 0.0) || !std::isfinite(lr)) throw UsageError("learning rate must be >= 0");
+}
+
+void Optimizer::set_lr_scale(const ad::Parameter* p, double scale) {
+  if (!(scale >= 0.0) || !std::isfinite(scale))
+    throw UsageError("a learning-rate scale must be >= 0 and finite");
+  for (size_t k = 0; k < params_.size(); ++k)
+    if (params_[k] == p) {
+      lr_scale_[k] = scale;
+      return;
+    }
+  throw UsageError("set_lr_scale: '" + (p ? p->name : std::string("null")) +
+                   "' is not a parameter of this optimiser");
 }
 
 void Optimizer::init_state(std::vector<std::string> slots) {
@@ -121,7 +133,8 @@ void Optimizer::step() {
   ++steps_;
   const double lr = lr_ * schedule_.factor(steps_);
   for_param_blocks(params_, [&](size_t k, int64_t begin, int64_t end) {
-    update(k, lr * params_[k]->copies, steps_, begin, end);  // copies: see ad::Parameter
+    // copies: see ad::Parameter
+    update(k, lr * params_[k]->copies * lr_scale_[k], steps_, begin, end);
   });
 }
 

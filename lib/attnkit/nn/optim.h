@@ -59,6 +59,12 @@ class Optimizer {
   int64_t steps() const { return steps_; }
   double base_lr() const { return lr_; }
   void set_lr(double lr) { lr_ = lr; }
+  // Parameter p's steps use scale × the rate (default 1 for every parameter): e.g. a slower
+  // learning rate for one part of a model. Not part of state(): it is configuration, set
+  // again before a resumed run continues. UsageError when p is not one of params() or the
+  // scale is negative or not finite.
+  void set_lr_scale(const ad::Parameter* p, double scale);
+  double lr_scale(size_t k) const { return lr_scale_[k]; }
   // The rate the next step() uses.
   double current_lr() const { return lr_ * schedule_.factor(steps_ + 1); }
   const std::vector<ad::Parameter*>& params() const { return params_; }
@@ -85,6 +91,7 @@ class Optimizer {
   double lr_;
   Schedule schedule_;
   int64_t steps_ = 0;
+  std::vector<double> lr_scale_;  // per parameter
 };
 
 // v = μ v + g (+ weight decay · θ); θ -= lr · v (Nesterov: θ -= lr · (g + μ v)). PyTorch's SGD.

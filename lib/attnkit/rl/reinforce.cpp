@@ -155,6 +155,23 @@ PolicyLoss reinforce_loss(Tape& t, Var log_probs, const std::vector<float>& retu
   return out;
 }
 
+std::vector<float> leave_one_out_baseline(const std::vector<float>& returns, int64_t group) {
+  if (group < 2) throw UsageError("a leave-one-out baseline needs groups of 2 or more samples");
+  const int64_t n = static_cast<int64_t>(returns.size());
+  if (n % group != 0)
+    throw ShapeError("leave_one_out_baseline: " + std::to_string(n) +
+                     " returns are not whole groups of " + std::to_string(group));
+  std::vector<float> b(returns.size());
+  for (int64_t g0 = 0; g0 < n; g0 += group) {
+    double sum = 0.0;
+    for (int64_t i = g0; i < g0 + group; ++i) sum += returns[static_cast<size_t>(i)];
+    for (int64_t i = g0; i < g0 + group; ++i)
+      b[static_cast<size_t>(i)] = static_cast<float>((sum - returns[static_cast<size_t>(i)]) /
+                                                     static_cast<double>(group - 1));
+  }
+  return b;
+}
+
 void MovingAverageBaseline::update(double mean_return) {
   if (!started_) {
     value_ = mean_return;

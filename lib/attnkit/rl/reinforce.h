@@ -16,6 +16,8 @@
 //     ReinforceOptions::value_weight) or a number (MovingAverageBaseline, or a batch mean);
 //     it leaves the estimator's mean unchanged and lowers its variance (tests/unit/rl_test.cpp
 //     measures both);
+//   - several samples of each problem with the leave-one-out baseline
+//     (leave_one_out_baseline below);
 //   - advantage normalisation: (A − mean A) / (std A + ε) over the rows, as PPO's
 //     implementations do; it rescales the step and is off by default;
 //   - an entropy bonus β H(π) that keeps the policy from collapsing early.
@@ -73,6 +75,14 @@ struct PolicyLoss {
 PolicyLoss reinforce_loss(Tape& t, Var log_probs, const std::vector<float>& returns, Var value,
                           const ReinforceOptions& options = {}, Var entropy = Var(),
                           const std::vector<float>& fixed_baseline = {});
+
+// The leave-one-out baseline of several samples of the same problem (Kool et al. 2019's
+// "buy 4 REINFORCE samples, get a baseline for free"; RAM's M location samples per image):
+// the returns come in consecutive groups of `group` rows (the samples of one problem), and
+// row i's baseline is the mean of the other group − 1 returns of its group. It does not
+// depend on row i's own sample, so the estimator stays unbiased. group must be >= 2 and
+// divide the number of returns (UsageError / ShapeError otherwise).
+std::vector<float> leave_one_out_baseline(const std::vector<float>& returns, int64_t group);
 
 // b ← decay · b + (1 − decay) · mean return, per step; starts at the first mean it sees.
 // Its state (value, started) is what a checkpoint keeps.
