@@ -160,8 +160,8 @@ struct StackTrainOptions {
 // 32 pairs (one slice up to a batch of 32; the count depends on the batch alone: the same model
 // for any --threads), the loss a mean per target token; evaluation: coarse and fine accuracy on
 // the validation data (when given). A step's time is mostly per-node and per-product overhead,
-// nearly the same for 4 rows as for 32: 4 slices of 4 took 3.3x the time of one slice of 16 at
-// one thread, and two threads did not win it back (bench/README.md).
+// nearly the same for 4 rows as for 32: 4 slices of 4 took 1.8-2.1x the CPU time of one slice
+// of 16 at one thread, and two threads did not win it back (bench/README.md).
 class StackTraining : public train::Module {
  public:
   StackTraining(StackLstmConfig config, StackTrainOptions o, data::Vocab vocab,
