@@ -1,8 +1,8 @@
 // bench-stackmem: the Stack-LSTM's training step, timed (bench/stackmem.sh sets it beside the
 // same model in PyTorch, bench/stackmem_torch.py).
 //   bench-stackmem LEN STEPS THREADS   reversal of LEN symbols (10 symbols), batch 16, the
-//                                      training layer's step (4 slices, Adam, clipping at 5)
-//                                      → sequences/s
+//                                      training layer's step (StackTraining's one slice
+//                                      of 16, Adam, clipping at 5) → sequences/s
 // Model: stackmem-train's defaults of exercise 8-4 (embed 32, hidden 64, width 16, the
 // paper's form). Prints one TSV line: impl, task, model, threads, steps, sec (a step),
 // sequences/s, the last loss.

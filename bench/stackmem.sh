@@ -4,8 +4,8 @@
 # same OPENBLAS_CORETYPE: training sequences/s (reversal of LEN of 10 symbols, batch 16,
 # embed 32, hidden 64, width 16, Adam, clipping at 5: exercise 8-4's Stack-LSTM). Each side
 # at its best thread setting within N: PyTorch the best of torch N / OpenBLAS N, N / 1 and
-# 1 / N (bench/lib.sh), attnkit the best of N threads and 1 (its 4 slices of 4 sequences
-# gain little from a second thread on a loaded machine; the model is the same).
+# 1 / N (bench/lib.sh), attnkit the best of N threads and 1 (its one slice of 16 sequences
+# gains nothing from OpenBLAS threads in products of 16 rows; the model is the same).
 # Prints every measurement as TSV, then per case the median ratio attnkit / pytorch and the
 # range of the per-repetition ratios.
 #   bench/stackmem.sh [REPS] [THREADS]     (defaults 3 2; lengths 8 and 16)

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
     cli::TrainingFlags tf;
     tf.batch_size = 16, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 50;
     tf.offered = cli::kAllTraining & ~(cli::kSchedule | cli::kRuns);
-    tf.batch_help = "pairs per step, in 4 slices (the same model for any --threads)";
+    tf.batch_help = "pairs per step, in slices of at most 32 (the same model for any --threads)";
     memory::StackLstmConfig c;
     memory::StackTrainOptions o;
     app.describe(

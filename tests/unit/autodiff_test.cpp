@@ -107,6 +107,67 @@ TEST_CASE("autodiff: addmm and linear gradients") {
   test::check_close(y.value(), Tensor({1, 2}, {13, 22}));
 }
 
+// wᵀ of a rank-2 tensor, as Tape::param_t makes it.
+Tensor transposed(const Tensor& w) {
+  Tensor y({w.dim(1), w.dim(0)});
+  for (int64_t i = 0; i < w.dim(0); ++i)
+    for (int64_t j = 0; j < w.dim(1); ++j) y.at(j, i) = w.at(i, j);
+  return y;
+}
+
+TEST_CASE("autodiff: linear and addmm_t with the transposed weight") {
+  // Finite differences, the transpose made from the (perturbed) weight inside the function.
+  const Tensor x = rnd({3, 4}, 31), w = rnd({5, 4}, 32), bias = rnd({5}, 33), c = rnd({3, 5}, 34);
+  auto copies = [](std::initializer_list<const Tensor*> xs) {
+    std::vector<Tensor> v;
+    for (const Tensor* t : xs) v.push_back(t->clone());
+    return v;
+  };
+  grad_ok("linear wt", copies({&x, &w, &bias}), [](Tape& t, const VS& v) {
+    return ad::linear(v[0], v[1], v[2], t.constant(transposed(v[1].value())));
+  });
+  grad_ok("addmm_t", copies({&c, &x, &w}), [](Tape& t, const VS& v) {
+    return ad::addmm_t(v[0], v[1], v[2], t.constant(transposed(v[2].value())));
+  });
+  // Against the plain ops with a Parameter and Tape::param_t: the same values up to rounding,
+  // and (a loss linear in the output) the same gradient bits, since the backward is the same.
+  ad::Parameter W("w", w.clone()), B("b", bias.clone());
+  Tensor seed = rnd({3, 5}, 35);
+  std::vector<Tensor> got[2];
+  for (int with_t = 0; with_t < 2; ++with_t) {
+    W.grad = Tensor(w.shape()), B.grad = Tensor(bias.shape());
+    Tape t;
+    Var X = t.input(x.clone()), C = t.input(c.clone());
+    Var wt = with_t ? t.param_t(W) : Var();
+    if (with_t) {
+      test::check_close(wt.value(), transposed(w), 0.0, 0.0);
+      CHECK(t.param_t(W).id() == wt.id());  // once per tape
+      CHECK_FALSE(wt.requires_grad());
+    }
+    Var y1 = ad::linear(X, t.param(W), t.param(B), wt);
+    Var y2 = with_t ? ad::addmm_t(C, X, t.param(W), wt) : ad::addmm(C, X, t.param(W), false, true);
+    Var s = t.constant(seed.clone());
+    t.backward(ad::add(ad::sum(ad::mul(y1, s)), ad::sum(ad::mul(y2, s))));
+    for (const Tensor* r : std::vector<const Tensor*>{&y1.value(), &y2.value(), &X.grad(),
+                                                      &C.grad(), &W.grad, &B.grad})
+      got[with_t].push_back(r->clone());
+  }
+  for (size_t k = 0; k < got[0].size(); ++k) {
+    if (k < 2)
+      test::check_close(got[1][k], got[0][k]);
+    else
+      CHECK(got[1][k].values() == got[0][k].values());
+  }
+  Tape t;
+  ad::Parameter v("v", Tensor({3}));
+  CHECK_THROWS_WITH_AS(t.param_t(v), doctest::Contains("not 2-D"), ShapeError);
+  CHECK_THROWS_AS(ad::linear(t.constant(x.clone()), t.param(W), Var(), t.constant(w.clone())),
+                  ShapeError);
+  CHECK_THROWS_AS(
+      ad::addmm_t(t.constant(c.clone()), t.constant(x.clone()), t.param(W), t.constant(w.clone())),
+      ShapeError);
+}
+
 TEST_CASE("autodiff: broadcasting binary ops") {
   using Bin = Var (*)(Var, Var);
   struct Case {

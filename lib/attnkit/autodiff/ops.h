@@ -20,7 +20,14 @@ Var matmul(Var a, Var b, bool ta = false, bool tb = false);
 // product's shape.
 Var addmm(Var c, Var a, Var b, bool ta = false, bool tb = false);
 // x Wᵀ + b: x [..., in], w [out, in], b [out] (optional) → [..., out]. The layer product.
-Var linear(Var x, Var w, Var b = Var());
+// wt (optional): wᵀ [in, out] (Tape::param_t(w's parameter)), for the forward product
+// computed as x · wt: OpenBLAS's small-matrix kernels take that form for a few rows at about
+// twice the speed of x · wᵀ (packing w for every call). The same values up to rounding; the
+// backward (and the gradient, which goes to w) is the same either way.
+Var linear(Var x, Var w, Var b = Var(), Var wt = Var());
+// c + a wᵀ for a [m, k], w [n, k] (addmm(c, a, w, false, true)) with the product computed as
+// a · wt, wt = wᵀ [k, n] (Tape::param_t), as linear's wt; the gradient goes to w.
+Var addmm_t(Var c, Var a, Var w, Var wt);
 
 // ---- elementwise, with NumPy broadcasting (shapes aligned on the right, a dimension of 1
 // stretches): a bias row [n] against [..., n], a per-row value [..., 1], a scalar [] or [1].

@@ -156,7 +156,39 @@ Var addmm(Var c, Var a, Var b, bool ta, bool tb) {
   });
 }
 
-Var linear(Var x, Var w, Var b) {
+Var addmm_t(Var c, Var a, Var w, Var wt) {
+  Tape& t = detail::tape_of(a, w);
+  detail::tape_of(a, c);
+  detail::tape_of(a, wt);
+  const MM p = plan(a.value(), w.value(), false, true, "addmm_t");
+  const Tensor& Wt = wt.value();
+  if (p.batch != 1 || p.a3 || p.b3 || Wt.shape() != Shape{p.k, p.n})
+    throw ShapeError("addmm_t: a must be [m, k], w [n, k] and wt [k, n]; got " +
+                     shape_str(a.value().shape()) + ", " + shape_str(w.value().shape()) + ", " +
+                     shape_str(Wt.shape()));
+  if (c.value().shape() != p.out)
+    throw ShapeError("addmm_t: the summand has shape " + shape_str(c.value().shape()) +
+                     " but the product " + shape_str(p.out));
+  Tensor y = t.alloc(p.out);
+  std::copy(c.value().values().begin(), c.value().values().end(), y.values().begin());
+  gemm(Trans::No, Trans::No, 1.0f, view(a.value().data(), p.m, p.k), view(Wt.data(), p.k, p.n),
+       1.0f, view(y.data(), p.m, p.n));
+  // The backward of addmm(c, a, w, false, true), word for word.
+  return t.push(std::move(y), {c, a, w}, [c, a, w, p](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    if (t.requires_grad(c)) {
+      bool assign = false;
+      Tensor& gc = t.grad(c, assign);
+      if (assign)
+        std::copy(g.values().begin(), g.values().end(), gc.values().begin());
+      else
+        detail::acc(gc, g);
+    }
+    backward(p, t, a, w, false, true, g);
+  });
+}
+
+Var linear(Var x, Var w, Var b, Var wt) {
   Tape& t = detail::tape_of(x, w);
   if (b.valid()) detail::tape_of(x, b);
   const Tensor& X = x.value();
@@ -177,8 +209,17 @@ Var linear(Var x, Var w, Var b) {
     for (int64_t r = 0; r < rows; ++r) std::copy(pb, pb + outd, y.data() + r * outd);
     beta = 1.0f;
   }
-  gemm(Trans::No, Trans::Yes, 1.0f, view(X.data(), rows, in), view(W.data(), outd, in), beta,
-       view(y.data(), rows, outd));
+  if (wt.valid()) {
+    detail::tape_of(x, wt);
+    if (wt.value().shape() != Shape{in, outd})
+      throw ShapeError("linear: the transposed weight " + shape_str(wt.value().shape()) +
+                       " is not the transpose of " + shape_str(W.shape()));
+    gemm(Trans::No, Trans::No, 1.0f, view(X.data(), rows, in), view(wt.value().data(), in, outd),
+         beta, view(y.data(), rows, outd));
+  } else {
+    gemm(Trans::No, Trans::Yes, 1.0f, view(X.data(), rows, in), view(W.data(), outd, in), beta,
+         view(y.data(), rows, outd));
+  }
   return t.push(std::move(y), {x, w, b}, [x, w, b, rows, in, outd](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
     const ConstMat G = view(g.data(), rows, outd);

@@ -61,6 +61,21 @@ Var Tape::param(Parameter& p) {
   return Var(this, id);
 }
 
+Var Tape::param_t(Parameter& p) {
+  auto it = param_t_ids_.find(&p);
+  if (it != param_t_ids_.end()) return Var(this, it->second);
+  const Tensor& w = p.value;
+  if (w.rank() != 2)
+    throw ShapeError("param_t: " + p.name + " has shape " + shape_str(w.shape()) + ", not 2-D");
+  const int64_t r = w.dim(0), c = w.dim(1);
+  Tensor y = alloc({c, r});
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j) y[j * r + i] = w[i * c + j];
+  const Var v = constant(std::move(y));
+  param_t_ids_.emplace(&p, v.id());
+  return v;
+}
+
 Var Tape::push(Tensor value, const std::vector<Var>& inputs, BackwardFn backward) {
   bool rg = false;
   if (recording_)
@@ -189,6 +204,7 @@ void Tape::clear() {
   for (Tensor& x : scratch_) recycle(std::move(x));
   scratch_.clear();
   param_ids_.clear();
+  param_t_ids_.clear();
 }
 
 Tensor Tape::alloc(Shape shape) {

@@ -110,6 +110,11 @@ class Tape {
   // The parameter's value (referenced, not copied); backward() accumulates into p.grad.
   // Entering the same parameter twice on one tape gives the same Var.
   Var param(Parameter& p);
+  // The transpose of a 2-D parameter's value, [in, out] for a weight [out, in], as a constant
+  // (no gradient: ops that take it take the parameter too and send the gradient there; see
+  // ad::linear's wt). Made once per tape (until clear()): a loop of small products over the
+  // same weight then multiplies by it in the form BLAS runs fastest for few rows.
+  Var param_t(Parameter& p);
 
   // ---- recording an op: `value` is the op's result, `inputs` the Vars it reads. When one
   // of them requires a gradient (and recording is on) `backward` is kept; otherwise the node
@@ -185,6 +190,7 @@ class Tape {
   std::deque<Node> nodes_;
   std::deque<Tensor> scratch_;
   std::unordered_map<const Parameter*, int32_t> param_ids_;
+  std::unordered_map<const Parameter*, int32_t> param_t_ids_;  // param_t's nodes
   struct Bin {
     std::vector<std::vector<float>> free;  // buffers ready for alloc()
     size_t used = 0;                       // alloc() calls of this class since clear()

@@ -90,6 +90,7 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     act_ = std::make_unique<nn::Linear>(ps, "actions", c.hidden, 3 * c.stacks, rng);
     val_ = std::make_unique<nn::Linear>(ps, "push_values", c.hidden, c.stacks, rng);
     proj_ = std::make_unique<nn::Linear>(ps, "projection", c.hidden, c.vocab, rng);
+    rnn_->transposed = act_->transposed = val_->transposed = proj_->transposed = true;
     return;
   }
   cell_ = std::make_unique<nn::RecurrentCell>(ps, "controller", nn::CellKind::LSTM,
@@ -115,6 +116,12 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
                      c_.decoder_bottom_pop_bias);
     }
   }
+  // Training steps a batch of a few rows one symbol at a time: every product by a weight in
+  // the faster form (nn::Linear::transposed; same values up to rounding).
+  for (nn::RecurrentCell* cell : {cell_.get(), dec_cell_.get()})
+    if (cell) cell->set_transposed_products(true);
+  for (nn::Linear* l : {out_.get(), proj_.get(), ctrl_.get(), dec_ctrl_.get()})
+    if (l) l->transposed = true;
 }
 
 struct StackLstm::Step {

@@ -156,9 +156,12 @@ struct StackTrainOptions {
   void validate() const;
 };
 
-// Training as a module of the training layer: shuffled epochs of batches, 4 slices (fixed:
-// the same model for any --threads), the loss a mean per target token; evaluation: coarse and
-// fine accuracy on the validation data (when given).
+// Training as a module of the training layer: shuffled epochs of batches, in slices of at most
+// 32 pairs (one slice up to a batch of 32; the count depends on the batch alone: the same model
+// for any --threads), the loss a mean per target token; evaluation: coarse and fine accuracy on
+// the validation data (when given). A step's time is mostly per-node and per-product overhead,
+// nearly the same for 4 rows as for 32: 4 slices of 4 took 1.8-2.1x the CPU time of one slice
+// of 16 at one thread, and two threads did not win it back (bench/README.md).
 class StackTraining : public train::Module {
  public:
   StackTraining(StackLstmConfig config, StackTrainOptions o, data::Vocab vocab,
@@ -172,7 +175,7 @@ class StackTraining : public train::Module {
   int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
-  int slices() const override { return 4; }
+  int slices() const override { return static_cast<int>((o_.batch + 31) / 32); }
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   train::Metrics evaluate() override;

@@ -18,7 +18,8 @@ Linear::Linear(ParamStore& ps, const std::string& name, int64_t in, int64_t out,
 }
 
 Var Linear::operator()(Tape& t, Var x) const {
-  return ad::linear(x, t.param(*W), b ? t.param(*b) : Var());
+  return ad::linear(x, t.param(*W), b ? t.param(*b) : Var(),
+                    transposed && t.recording() ? t.param_t(*W) : Var());
 }
 
 Embedding::Embedding(ParamStore& ps, const std::string& name, int64_t vocab, int64_t dim,

@@ -24,6 +24,10 @@ class Linear {
   Var operator()(Tape& t, Var x) const;
   ad::Parameter* W;
   ad::Parameter* b = nullptr;
+  // On a recording tape, multiply by Wᵀ made once per tape (Tape::param_t; ad::linear's wt):
+  // faster for a layer applied at every step of a loop to a few rows. Same values up to
+  // rounding.
+  bool transposed = false;
 };
 
 // Rows of a table [V, d] (N(0, 1) initialised) by id.

@@ -67,21 +67,26 @@ State RecurrentCell::zero_state(Tape& t, int64_t batch) const {
 }
 
 Var RecurrentCell::project(Tape& t, Var x) const {
-  return ad::linear(x, t.param(*W_ih), t.param(*b));
+  const bool tr = transposed_ && kind_ != CellKind::GRU && t.recording();
+  return ad::linear(x, t.param(*W_ih), t.param(*b), tr ? t.param_t(*W_ih) : Var());
 }
 
 State RecurrentCell::step(Tape& t, Var xp, const State& s) const {
   Var whh = t.param(*W_hh);
   switch (kind_) {
     case CellKind::RNN:
-      return {ad::tanh(ad::addmm(xp, s.h, whh, false, true)), Var()};
+      return {ad::tanh(transposed_ && t.recording() ? ad::addmm_t(xp, s.h, whh, t.param_t(*W_hh))
+                                                    : ad::addmm(xp, s.h, whh, false, true)),
+              Var()};
     case CellKind::GRU: {
       Var hp = ad::linear(s.h, whh, t.param(*b_hh));
       return {ad::gru_cell(xp, hp, s.h), Var()};
     }
     default: {
       if (!s.c.valid()) throw Error("an LSTM step needs a cell state c");
-      Var a = ad::lstm_gates(ad::addmm(xp, s.h, whh, false, true));
+      Var a =
+          ad::lstm_gates(transposed_ && t.recording() ? ad::addmm_t(xp, s.h, whh, t.param_t(*W_hh))
+                                                      : ad::addmm(xp, s.h, whh, false, true));
       Var c = ad::lstm_cell_c(a, s.c);
       return {ad::lstm_cell_h(a, c), c};
     }
