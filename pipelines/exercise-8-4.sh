@@ -213,12 +213,14 @@ train() {
   # pops until the memory runs empty rather than for a count), and it starts without pushing
   # (its pushes would cover the end it reads); the deque also starts with weak pops (at -1
   # its two ends pop more than is pushed) and no bottom pushes.
-  local recipe=()
+  # The deque's pushes start strong (--push-bias 5: the first value too, which a long reversal
+  # answers last) and it trains twice as long (its two ends have more to learn).
+  local recipe=() n=$steps
   case $mem in
     stack) recipe=(--input-control --decoder-push-bias -3) ;;
-    deque) recipe=(--input-control --decoder-push-bias -3 --pop-bias -3 --bottom-push-bias -6) ;;
+    deque) recipe=(--input-control --decoder-push-bias -3 --pop-bias -3 --bottom-push-bias -6 --push-bias 5) n=$((2 * steps)) ;;
   esac
-  stackmem-train --train "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $steps \
+  stackmem-train --train "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $n \
     --batch-size 32 --lr 0.002 --hidden 64 --width 32 "${recipe[@]}" --seed "$s" --threads 1 -q -o "$m"
   stackmem-run --model "$m" -i "$dir/$task-test.tsv" --eval |
     awk -F'\t' -v t="$task" -v m="$mem" -v s="$s" '$1 == "all" { printf "%s\t%s\t%s\t%s\t%s\n", t, m, s, $3, $4 }'
