@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
     std::string train_path, valid_path, out;
     cli::TrainingFlags tf;
     tf.batch_size = 16, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 50;
-    tf.offered = cli::kAllTraining & ~(cli::kSchedule | cli::kRuns);
+    tf.offered = cli::kAllTraining & ~cli::kRuns;
     tf.batch_help = "pairs per step, in slices of at most 32 (the same model for any --threads)";
     memory::StackLstmConfig c;
     memory::StackTrainOptions o;
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
     auto train = memory::read_transduce(train_path, vocab);
     std::vector<memory::TransduceExample> valid;
     if (!valid_path.empty()) valid = memory::read_transduce(valid_path, vocab);
-    o.batch = tf.batch_size, o.lr = tf.lr;
+    o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
     memory::StackTraining module(c, o, std::move(vocab), std::move(train), std::move(valid),
                                  tf.steps, tf.epochs, app.common().seed, app.config_yaml());
     cli::train(app, module, topt);

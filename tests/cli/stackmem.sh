@@ -120,6 +120,11 @@ expect_err 2 "stackmem-train: --decoder-bottom-pop-bias needs --two-controllers 
 expect 0 stackmem-train $small --memory deque --two-controllers --push-bias 3 --epochs 1 -o pu.akm
 CHECKS=$((CHECKS + 1)); cmp -s pu.akm dq2.akm && fail "--push-bias made the same model"
 expect_err 2 "stackmem-train: --push-bias is for a stack, queue or deque (--memory)" stackmem-train $small --memory none --push-bias 3 -o x.akm
+# --schedule cosine (the rate falls to 0 at the last step): another model; a bad name.
+expect 0 stackmem-train $small --two-controllers --schedule cosine --epochs 1 -o cos.akm
+CHECKS=$((CHECKS + 1)); cmp -s cos.akm two.akm && fail "--schedule cosine made the same model"
+expect 0 stackmem-run --model cos.akm -i valid.tsv --eval
+expect_err 2 "stackmem-train: unknown schedule 'linear' (choose constant, inverse-sqrt or cosine)" stackmem-train $small --schedule linear --epochs 1 -o x.akm
 # The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
 # stack for push and pop; --rounding is stored with the model; errors.
 expect 0 transduce-gen --task anbn --len-min 1 --len-max 6 --count 100 --seed 1 -o anbn.tsv

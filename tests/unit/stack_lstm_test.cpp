@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "attnkit/autodiff/gradcheck.h"
@@ -218,4 +219,32 @@ TEST_CASE("stack LSTM config: errors") {
   CHECK_NOTHROW(c.validate());
   c.two_controllers = false;
   CHECK_THROWS_AS(c.validate(), UsageError);
+}
+
+TEST_CASE("stack LSTM training: the learning-rate schedule and its errors") {
+  data::Vocab vocab = data::Vocab::build({{"a", 1}, {"b", 1}, {"c", 1}});
+  std::vector<memory::TransduceExample> train = {{{4, 5, 6}, {6, 5, 4}}, {{5, 6}, {6, 5}}};
+  memory::StackLstmConfig c;
+  c.embed = 4, c.hidden = 5, c.width = 3;
+  memory::StackTrainOptions o;
+  o.batch = 2, o.lr = 0.002;
+  {
+    memory::StackTraining m(c, o, vocab, train, {}, 10, 0, 1, "");
+    CHECK(m.optimizer().current_lr() == doctest::Approx(0.002));  // constant
+  }
+  o.schedule = "cosine";  // from the rate at the start to 0 at the last of 10 steps
+  {
+    memory::StackTraining m(c, o, vocab, train, {}, 10, 0, 1, "");
+    CHECK(m.optimizer().current_lr() == doctest::Approx(0.002 * (1 + std::cos(M_PI / 10)) / 2));
+  }
+  o.warmup = 4;  // a linear warm-up first: step 1 of 4
+  {
+    memory::StackTraining m(c, o, vocab, train, {}, 10, 0, 1, "");
+    CHECK(m.optimizer().current_lr() == doctest::Approx(0.002 / 4));
+  }
+  o.warmup = -1;
+  CHECK_THROWS_AS(o.validate(), UsageError);
+  o.warmup = 0, o.schedule = "linear";
+  CHECK_THROWS_AS(o.validate(), UsageError);
+  CHECK_THROWS_AS(memory::StackTraining(c, o, vocab, train, {}, 10, 0, 1, ""), UsageError);
 }

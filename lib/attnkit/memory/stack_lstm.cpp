@@ -52,6 +52,8 @@ void StackLstmConfig::validate() const {
 void StackTrainOptions::validate() const {
   if (batch < 1) throw UsageError("batch-size must be >= 1");
   if (!(lr > 0)) throw UsageError("lr must be > 0");
+  nn::check_schedule_name(schedule);
+  if (warmup < 0) throw UsageError("warmup must be >= 0");
 }
 
 namespace {
@@ -408,7 +410,8 @@ StackTraining::StackTraining(StackLstmConfig config, StackTrainOptions o, data::
   if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
   Rng init(seed);
   model_ = std::make_unique<StackLstm>(ps_, cfg_, init);
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr);
+  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
+                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
 }
 
 int64_t StackTraining::batches_per_epoch() const {

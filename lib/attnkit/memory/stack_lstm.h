@@ -153,6 +153,8 @@ std::map<int64_t, data::Accuracy> evaluate_transduce(const StackLstm& m,
 struct StackTrainOptions {
   int64_t batch = 16;
   double lr = 1e-3;
+  std::string schedule = "constant";  // or inverse-sqrt, cosine (nn::parse_schedule)
+  int64_t warmup = 0;
   void validate() const;
 };
 
