@@ -121,6 +121,23 @@ void backward(const MM& p, Tape& t, Var va, Var vb, bool ta, bool tb, const Tens
   }
 }
 
+// The node of c + op(a) op(b) whose value y is computed: the gradient of c is g, those of a
+// and b the product's (addmm, and addmm_t, whose forward differs but whose backward does not).
+Var push_addmm(Tape& t, Tensor y, Var c, Var a, Var b, bool ta, bool tb, const MM& p) {
+  return t.push(std::move(y), {c, a, b}, [c, a, b, ta, tb, p](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    if (t.requires_grad(c)) {
+      bool assign = false;
+      Tensor& gc = t.grad(c, assign);
+      if (assign)
+        std::copy(g.values().begin(), g.values().end(), gc.values().begin());
+      else
+        detail::acc(gc, g);
+    }
+    backward(p, t, a, b, ta, tb, g);
+  });
+}
+
 }  // namespace
 
 Var matmul(Var a, Var b, bool ta, bool tb) {
@@ -142,18 +159,7 @@ Var addmm(Var c, Var a, Var b, bool ta, bool tb) {
   Tensor y = t.alloc(p.out);
   std::copy(c.value().values().begin(), c.value().values().end(), y.values().begin());
   forward(p, a.value(), b.value(), ta, tb, 1.0f, y);
-  return t.push(std::move(y), {c, a, b}, [c, a, b, ta, tb, p](Tape& t, Var out) {
-    const Tensor& g = t.grad(out);
-    if (t.requires_grad(c)) {
-      bool assign = false;
-      Tensor& gc = t.grad(c, assign);
-      if (assign)
-        std::copy(g.values().begin(), g.values().end(), gc.values().begin());
-      else
-        detail::acc(gc, g);
-    }
-    backward(p, t, a, b, ta, tb, g);
-  });
+  return push_addmm(t, std::move(y), c, a, b, ta, tb, p);
 }
 
 Var addmm_t(Var c, Var a, Var w, Var wt) {
@@ -173,19 +179,8 @@ Var addmm_t(Var c, Var a, Var w, Var wt) {
   std::copy(c.value().values().begin(), c.value().values().end(), y.values().begin());
   gemm(Trans::No, Trans::No, 1.0f, view(a.value().data(), p.m, p.k), view(Wt.data(), p.k, p.n),
        1.0f, view(y.data(), p.m, p.n));
-  // The backward of addmm(c, a, w, false, true), word for word.
-  return t.push(std::move(y), {c, a, w}, [c, a, w, p](Tape& t, Var out) {
-    const Tensor& g = t.grad(out);
-    if (t.requires_grad(c)) {
-      bool assign = false;
-      Tensor& gc = t.grad(c, assign);
-      if (assign)
-        std::copy(g.values().begin(), g.values().end(), gc.values().begin());
-      else
-        detail::acc(gc, g);
-    }
-    backward(p, t, a, w, false, true, g);
-  });
+  // The backward of addmm(c, a, w, false, true).
+  return push_addmm(t, std::move(y), c, a, w, false, true, p);
 }
 
 Var linear(Var x, Var w, Var b, Var wt) {
