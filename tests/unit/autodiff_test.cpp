@@ -108,7 +108,7 @@ TEST_CASE("autodiff: addmm and linear gradients") {
 }
 
 // wᵀ of a rank-2 tensor, as Tape::param_t makes it.
-Tensor transposed(const Tensor& w) {
+static Tensor transposed(const Tensor& w) {
   Tensor y({w.dim(1), w.dim(0)});
   for (int64_t i = 0; i < w.dim(0); ++i)
     for (int64_t j = 0; j < w.dim(1); ++j) y.at(j, i) = w.at(i, j);
