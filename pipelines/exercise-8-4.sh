@@ -95,6 +95,8 @@
 # the deque at 8,000 steps (4x the others): reverse 1.00 0.975 0.83 0.945 0.91 (2 of 5), copy
 # 1.00 1.00 0.96 1.00 1.00 (5 of 5): better on both rows, still short on reversal; not
 # adopted (the claim fails either way, at twice the deque's CPU).
+# With --lr 0.001 as well (8,000 steps): reverse seeds 1 and 2 0.695 and 0.675 (fine 0.986,
+# 0.987): worse, stopped there.
 # The run before, on the code before (4 slices; the deque's --push-bias 5 and 4,000 steps),
 # the defaults run to the end on 2026-11-26 (nice -n 10, seed 1, 5 seeds, EX84_JOBS=2,
 # beside other helpers' builds and tests: load 6-10): 48 min 6 s wall (2,886 s), 34.4 min of
