@@ -72,6 +72,9 @@ int main(int argc, char** argv) {
         "--two-controllers, a deque: the initial bias of the decoder's bottom pop strengths "
         "(0: --pop-bias; lower: the decoder starts popping from the top only, so that a "
         "reversal keeps the oldest values it answers last)")(
+        "op-cost", po::value(&c.op_cost)->value_name("C")->default_value(c.op_cost),
+        "a cost per unit of push and pop strength, added to the loss (0: none): the "
+        "controllers learn to leave the memory alone where the task does not need it")(
         "depth-input", po::bool_switch(&c.depth_input),
         "the controllers also read how full the memory is (tanh of its total strength), so "
         "that decoding can stop when it runs empty")(

@@ -116,6 +116,11 @@ expect 0 stackmem-train $small --memory deque --two-controllers --decoder-bottom
 CHECKS=$((CHECKS + 1)); cmp -s dbp.akm dq2.akm && fail "--decoder-bottom-pop-bias made the same model"
 expect_err 2 "stackmem-train: --decoder-bottom-pop-bias needs --two-controllers and --memory deque" stackmem-train $small --memory stack --two-controllers --decoder-bottom-pop-bias -6 -o x.akm
 expect_err 2 "stackmem-train: --decoder-bottom-pop-bias needs --two-controllers and --memory deque" stackmem-train $small --memory deque --decoder-bottom-pop-bias -6 -o x.akm
+# --op-cost (the memory's traffic in the loss): another model; its errors.
+expect 0 stackmem-train $small --memory deque --two-controllers --op-cost 0.01 --epochs 1 -o oc.akm
+CHECKS=$((CHECKS + 1)); cmp -s oc.akm dq2.akm && fail "--op-cost made the same model"
+expect_err 2 "stackmem-train: --op-cost must be >= 0" stackmem-train $small --op-cost -1 -o x.akm
+expect_err 2 "stackmem-train: --op-cost is for a stack, queue or deque (--memory)" stackmem-train $small --memory none --op-cost 0.01 -o x.akm
 # --push-bias (the pushes start stronger): another model; its error.
 expect 0 stackmem-train $small --memory deque --two-controllers --push-bias 3 --epochs 1 -o pu.akm
 CHECKS=$((CHECKS + 1)); cmp -s pu.akm dq2.akm && fail "--push-bias made the same model"

@@ -131,10 +131,42 @@ TEST_CASE("stack LSTM and stack RNN: the loss's gradients by finite differences"
     check(c);
     c.depth_input = false, c.input_control = true, c.pop_bias = -3;  // control from the input
     check(c);
+    c.op_cost = 0.05;  // the memory's traffic in the loss, the padded steps left out
+    check(c);
   }
   memory::StackLstmConfig c;
   c.stack_rnn = true;
   check(c);
+}
+
+TEST_CASE("stack LSTM: op_cost adds its cost per unit of push and pop strength") {
+  // Pairs of different lengths: in a batch the shorter one steps on padding after its end,
+  // which costs nothing, so a batch's cost is the sum of its pairs' alone; and the cost is
+  // linear in op_cost.
+  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5}, {5, 7, 6, 5}}, {{6, 5}, {5, 6}}};
+  auto loss = [&](double cost, std::vector<const memory::TransduceExample*> items) {
+    memory::StackLstmConfig c;
+    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "deque";
+    c.two_controllers = true, c.op_cost = cost;
+    nn::ParamStore ps;
+    Rng rng(3);
+    memory::StackLstm m(ps, c, rng);
+    ad::Tape t(0);
+    return static_cast<double>(m.loss(t, items, nullptr).value()[0]);
+  };
+  const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]}, a = {&data[0]},
+                                                     b = {&data[1]};
+  const double ab = loss(0.1, both) - loss(0, both);
+  const double alone = loss(0.1, a) - loss(0, a) + loss(0.1, b) - loss(0, b);
+  CHECK(ab > 0);  // 14 real steps (4 + 1 + 4 and 2 + 1 + 2), 4 strengths each, all < 1
+  CHECK(ab < 0.1 * 14 * 4);
+  CHECK(ab == doctest::Approx(alone).epsilon(1e-4));
+  CHECK(loss(0.2, both) - loss(0, both) == doctest::Approx(2 * ab).epsilon(1e-4));
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.memory = "deque", c.op_cost = -1;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.op_cost = 0.1, c.memory = "none";
+  CHECK_THROWS_AS(c.validate(), UsageError);
 }
 
 TEST_CASE("stack LSTM: the memory controls' initial biases") {

@@ -44,6 +44,9 @@ void StackLstmConfig::validate() const {
     throw UsageError("push-bias is for a stack, queue or deque (--memory)");
   if (pop_bias != -1.0 && !lstm_memory)
     throw UsageError("pop-bias is for a stack, queue or deque (--memory)");
+  if (!(op_cost >= 0)) throw UsageError("op-cost must be >= 0");
+  if (op_cost > 0 && !lstm_memory)
+    throw UsageError("op-cost is for a stack, queue or deque (--memory)");
   if (depth_input && !lstm_memory)
     throw UsageError("depth-input needs a stack, queue or deque (--memory), not " +
                      std::string(stack_rnn ? "the stack RNN" : "the plain LSTM"));
@@ -131,6 +134,7 @@ struct StackLstm::Step {
   StackState mem;  // the continuous stack, queue or deque
   Var stacks;      // the stack RNN: [B·K, n], row b·K + k = stack k of item b, the top first
   Var read;        // [B, R]: the memory's read (the stack RNN: the stacks' top elements)
+  Var ops;         // training with op_cost: the push and pop strengths summed so far, []
 };
 
 StackLstm::Step StackLstm::start(ad::Tape& t, int64_t batch) const {
@@ -228,6 +232,14 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
     Var d = ad::sigmoid(ad::slice(c, 1, 0, e));
     Var u = ad::sigmoid(ad::slice(c, 1, e, 2 * e));
     Var v = ad::tanh(ad::slice(c, 1, 2 * e, 2 * e + e * c_.width));
+    if (c_.op_cost > 0 && t.training()) {
+      // The memory's traffic on this step's real rows (a finished pair steps on padding).
+      std::vector<uint8_t> real(static_cast<size_t>(b));
+      for (int64_t r = 0; r < b; ++r)
+        real[static_cast<size_t>(r)] = ids[static_cast<size_t>(r)] != data::Vocab::kPad;
+      Var ops = ad::sum(ad::mask_rows(ad::add(ad::sum_last(d), ad::sum_last(u)), real));
+      st.ops = st.ops.valid() ? ad::add(st.ops, ops) : ops;
+    }
     StackUpdate up = stack_update(t, kind_, st.mem, d, u, v);
     st.mem = up.state;
     st.read = up.read;
@@ -284,6 +296,8 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
     count += n;
   }
   if (tokens) *tokens = count;
+  if (total.valid() && st.ops.valid())
+    total = ad::add(total, ad::mul(st.ops, static_cast<float>(c_.op_cost)));
   return total.valid() ? total : t.constant(Tensor({}, 0.0f));
 }
 

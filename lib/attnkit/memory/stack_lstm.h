@@ -74,6 +74,12 @@ struct StackLstmConfig {
   // alone, so that a reversal does not eat the oldest values, the last ones it answers, from
   // the bottom; it can still learn to pop there (a copy's).
   double decoder_bottom_pop_bias = 0.0;
+  // Training adds op_cost × the push and pop strengths summed over the steps, ends and pairs
+  // to the summed cross-entropy (so, per target symbol, to the loss): memory traffic the task
+  // does not need (a deque's churn at the end it does not use) is driven to zero, where it
+  // would otherwise stay at a level too small to matter on the training lengths and eat the
+  // values on longer ones. 0: none (the paper's loss).
+  double op_cost = 0.0;
   // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
   // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
   // pushed value σ(·), the prediction softmax(V h_t). `memory` is then unused.
