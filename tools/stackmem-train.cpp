@@ -65,6 +65,11 @@ int main(int argc, char** argv) {
         "--two-controllers: the initial bias of the decoder's push strengths (0: drawn as the "
         "other biases; negative: the decoder starts consuming the memory without covering "
         "it with its own pushes)")(
+        "encoder-pop-bias",
+        po::value(&c.encoder_pop_bias)->value_name("B")->default_value(c.encoder_pop_bias),
+        "--two-controllers: the initial bias of the encoder's pop strengths (0: --pop-bias, "
+        "which then sets the decoder's alone; lower: the source is stored whole while the "
+        "decoder's pops start higher)")(
         "decoder-bottom-pop-bias",
         po::value(&c.decoder_bottom_pop_bias)
             ->value_name("B")

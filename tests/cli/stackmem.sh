@@ -116,6 +116,10 @@ expect 0 stackmem-train $small --memory deque --two-controllers --decoder-bottom
 CHECKS=$((CHECKS + 1)); cmp -s dbp.akm dq2.akm && fail "--decoder-bottom-pop-bias made the same model"
 expect_err 2 "stackmem-train: --decoder-bottom-pop-bias needs --two-controllers and --memory deque" stackmem-train $small --memory stack --two-controllers --decoder-bottom-pop-bias -6 -o x.akm
 expect_err 2 "stackmem-train: --decoder-bottom-pop-bias needs --two-controllers and --memory deque" stackmem-train $small --memory deque --decoder-bottom-pop-bias -6 -o x.akm
+# --encoder-pop-bias (the encoder's pops apart from the decoder's): another model; its error.
+expect 0 stackmem-train $small --memory deque --two-controllers --encoder-pop-bias -3 --epochs 1 -o ep.akm
+CHECKS=$((CHECKS + 1)); cmp -s ep.akm dq2.akm && fail "--encoder-pop-bias made the same model"
+expect_err 2 "stackmem-train: --encoder-pop-bias needs --two-controllers and a stack, queue or deque (--memory)" stackmem-train $small --memory deque --encoder-pop-bias -3 -o x.akm
 # --op-cost (the memory's traffic in the loss): another model; its errors.
 expect 0 stackmem-train $small --memory deque --two-controllers --op-cost 0.01 --epochs 1 -o oc.akm
 CHECKS=$((CHECKS + 1)); cmp -s oc.akm dq2.akm && fail "--op-cost made the same model"

@@ -200,6 +200,14 @@ TEST_CASE("stack LSTM: the memory controls' initial biases") {
   CHECK(ps1.get("memory_control.b").value[0] == 2.0f);
   CHECK(ps1.get("memory_control.b").value[1] == -3.0f);
   CHECK(ps1.get("decoder_memory_control.b").value[0] == -2.0f);
+  c.memory = "deque", c.pop_bias = -1, c.encoder_pop_bias = -3, c.decoder_bottom_pop_bias = 0;
+  nn::ParamStore ps2;  // the encoder's pops at encoder_pop_bias, the decoder's at pop_bias
+  Rng rng2(3);
+  memory::StackLstm m2(ps2, c, rng2);
+  CHECK(ps2.get("memory_control.b").value[2] == -3.0f);
+  CHECK(ps2.get("memory_control.b").value[3] == -3.0f);
+  CHECK(ps2.get("decoder_memory_control.b").value[2] == -1.0f);
+  CHECK(ps2.get("decoder_memory_control.b").value[3] == -1.0f);
 }
 
 TEST_CASE("stack LSTM config: errors") {
@@ -250,6 +258,12 @@ TEST_CASE("stack LSTM config: errors") {
   c.memory = "deque";
   CHECK_NOTHROW(c.validate());
   c.two_controllers = false;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.decoder_bottom_pop_bias = 0, c.encoder_pop_bias = -3;  // two controllers and a memory
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.two_controllers = true;
+  CHECK_NOTHROW(c.validate());
+  c.memory = "none";
   CHECK_THROWS_AS(c.validate(), UsageError);
 }
 

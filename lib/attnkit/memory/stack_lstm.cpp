@@ -40,6 +40,9 @@ void StackLstmConfig::validate() const {
         "decoder-push-bias needs --two-controllers and a stack, queue or deque (--memory)");
   if (decoder_bottom_pop_bias != 0.0 && (!two_controllers || !deque))
     throw UsageError("decoder-bottom-pop-bias needs --two-controllers and --memory deque");
+  if (encoder_pop_bias != 0.0 && (!two_controllers || !lstm_memory))
+    throw UsageError(
+        "encoder-pop-bias needs --two-controllers and a stack, queue or deque (--memory)");
   if (push_bias != 0.0 && !lstm_memory)
     throw UsageError("push-bias is for a stack, queue or deque (--memory)");
   if (pop_bias != -1.0 && !lstm_memory)
@@ -71,16 +74,16 @@ int64_t fed_back(const StackLstmConfig& c) {
 }
 }  // namespace
 
-void StackLstm::control_biases(nn::Linear& l, double push, double bottom_push, double push_last,
-                               double bottom_pop) const {
+void StackLstm::control_biases(nn::Linear& l, double pop, double push, double bottom_push,
+                               double push_last, double bottom_pop) const {
   // The layer's rows: [push top, (push bottom,) pop top, (pop bottom,) values]. The pops start
-  // at pop_bias (−1: Grefenstette et al., Appendix B); a 0 leaves a push's or a bottom pop's
-  // bias as drawn (the pops': at pop_bias).
+  // at `pop` (pop_bias, −1: Grefenstette et al., Appendix B; the encoder's: encoder_pop_bias
+  // when set); a 0 leaves a push's or a bottom pop's bias as drawn (the pops': at `pop`).
   auto pushes = [&](double v) {
     if (v != 0.0)
       for (int64_t k = 0; k < ends_; ++k) l.b->value[k] = static_cast<float>(v);
   };
-  for (int64_t k = 0; k < ends_; ++k) l.b->value[ends_ + k] = static_cast<float>(c_.pop_bias);
+  for (int64_t k = 0; k < ends_; ++k) l.b->value[ends_ + k] = static_cast<float>(pop);
   pushes(push);
   if (ends_ == 2 && bottom_push != 0.0) l.b->value[1] = static_cast<float>(bottom_push);
   pushes(push_last);
@@ -108,7 +111,8 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     ends_ = kind_ == StackKind::Deque ? 2 : 1;
     ctrl_ = std::make_unique<nn::Linear>(ps, "memory_control", c.hidden,
                                          2 * ends_ + ends_ * c.width, rng);
-    control_biases(*ctrl_, c_.push_bias, c_.bottom_push_bias, 0.0, 0.0);
+    control_biases(*ctrl_, c_.encoder_pop_bias != 0.0 ? c_.encoder_pop_bias : c_.pop_bias,
+                   c_.push_bias, c_.bottom_push_bias, 0.0, 0.0);
   }
   if (c_.two_controllers) {
     dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
@@ -117,7 +121,7 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
       dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control",
                                                c.input_control ? c.embed + fed_back(c) : c.hidden,
                                                2 * ends_ + ends_ * c.width, rng);
-      control_biases(*dec_ctrl_, 0.0, c_.bottom_push_bias, c_.decoder_push_bias,
+      control_biases(*dec_ctrl_, c_.pop_bias, 0.0, c_.bottom_push_bias, c_.decoder_push_bias,
                      c_.decoder_bottom_pop_bias);
     }
   }

@@ -69,6 +69,12 @@ struct StackLstmConfig {
   // other bias). A negative one starts the decoder consuming the memory without burying the
   // values it needs under its own pushes (a stack's top is where it reads).
   double decoder_push_bias = 0.0;
+  // Two controllers: the encoder's pop strengths start at σ(this bias) (0: pop_bias), the
+  // decoder's at pop_bias. The encoder only stores, and whatever it pops is lost; with a low
+  // one here the decoder's pops can start high (a deque's at both ends, -1 as the queue's),
+  // so that it finds the end a task reads (copy: the bottom; reversal: the top) without
+  // the source leaking out while it is read.
+  double encoder_pop_bias = 0.0;
   // Two controllers and a deque: the decoder's bottom pop strengths start at σ(this bias) (0:
   // the pop bias, as every other pop). A lower one starts the decoder popping from the top
   // alone, so that a reversal does not eat the oldest values, the last ones it answers, from
@@ -126,10 +132,10 @@ class StackLstm {
   ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
                   bool logits = true, const std::vector<uint8_t>* target = nullptr) const;
   Step start(ad::Tape& t, int64_t batch) const;
-  // Sets a memory-control layer's initial biases: the pops' at pop_bias, and when != 0 every
+  // Sets a memory-control layer's initial biases: the pops' at `pop`, and when != 0 every
   // push's, then a deque's bottom push's, then every push's again (`push_last`: the decoder's,
   // which cover the bottom one) and a deque's bottom pop's.
-  void control_biases(nn::Linear& l, double push, double bottom_push, double push_last,
+  void control_biases(nn::Linear& l, double pop, double push, double bottom_push, double push_last,
                       double bottom_pop) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;
