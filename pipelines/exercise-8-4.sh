@@ -7,25 +7,23 @@
 # and the plain LSTM (stackmem-train --two-controllers: an encoder LSTM reads the source and a
 # decoder LSTM, starting from its state, the separator and target, around the one memory; the
 # prediction from the controller, pop bias -1; batch 32, lr 0.002, hidden 64 (the queue 128),
-# values of 32, 2,000 steps over 40,000 pairs (the deque 6,000 at lr 0.003, after 500 steps
-# of linear warm-up from 0); the memories' decoder sets its push, pop and value from what it
-# reads, not from its state (--input-control) and starts without pushing
-# (--decoder-push-bias -3), and the deque's encoder starts with weak pops, no bottom pushes
-# and strong top pushes (--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5), one
-# recipe for both its tasks) on source lengths 8-16 and tests them on 17-32, twice the
-# training lengths (the paper: 8-64 then 65-128, far longer training). Copy and reversal use
-# 128 symbols (the paper's), bigram flip 10. The pairs the claims rest on (stack/reverse,
-# queue/copy, deque/copy, deque/reverse) run with 5 seeds (EX84_SEEDS), the others with the
-# first; the stack RNN (40 units, 10 stacks) learns a^n -> b^n on n < 20 and is tested on
-# n <= 60. The
-# Neural Turing Machine learns the same three tasks from the same pairs (ntm-train --data
-# PAIRS.tsv: one-hot symbols in and out, a delimiter, then zero input while it answers; LSTM
-# controller of 100, one read and one write head, memory 64 x 20, Adam 3e-3, one pair a
-# step, 30,000 steps; 3 seeds, EX84_NTM_SEEDS; ntm-run --eval, the same metric code).
-# Memory networks do not apply (they answer a question about a read-only set of facts; no
-# row). Prints the table
-# (task, model, seeds, test coarse and fine of each seed; stackmem-run --eval) and draws the
-# stack's strengths over time for one reversal and the queue's for one copy (attn-plot:
+# values of 32, 2,000 steps over 40,000 pairs (the deque 6,000 at lr 0.003, after 500 steps of
+# linear warm-up from 0); the memories' decoder sets its push, pop and value from what it
+# reads, not from its state (--input-control) and starts without pushing (--decoder-push-bias
+# -3), and the deque's encoder starts with weak pops, no bottom pushes and strong top pushes
+# (--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5), one recipe for both its tasks)
+# on source lengths 8-16 and tests them on 17-32, twice the training lengths (the paper: 8-64
+# then 65-128, far longer training). Copy and reversal use 128 symbols (the paper's), bigram
+# flip 10. The pairs the claims rest on (stack/reverse, queue/copy, deque/copy, deque/reverse)
+# run with 5 seeds (EX84_SEEDS), the others with the first; the stack RNN (40 units, 10
+# stacks) learns a^n -> b^n on n < 20 and is tested on n <= 60. The Neural Turing Machine
+# learns the same three tasks from the same pairs (ntm-train --data PAIRS.tsv: one-hot symbols
+# in and out, a delimiter, then zero input while it answers; LSTM controller of 100, one read
+# and one write head, memory 64 x 20, Adam 3e-3, one pair a step, 30,000 steps; 3 seeds,
+# EX84_NTM_SEEDS; ntm-run --eval, the same metric code). Memory networks do not apply (they
+# answer a question about a read-only set of facts; no row). Prints the table (task, model,
+# seeds, test coarse and fine of each seed; stackmem-run --eval) and draws the stack's
+# strengths over time for one reversal and the queue's for one copy (attn-plot:
 # stack-reverse.png, queue-copy.png in --keep DIR); writes analysis.txt (the exercise's
 # analysis with the measured rows put in).
 #
