@@ -674,41 +674,53 @@ TEST_CASE("caption: a tiny scene task is learned; attention finds the named item
 
 TEST_CASE("caption: hard attention learns the tiny scene task by REINFORCE" *
           doctest::test_suite("slow")) {
-  const int64_t STEPS = 600;
-  const uint64_t SEED = 1;
-  // Measured over seeds 1-3 (600 steps, lambda 1): exact captions 22-42 of 100, BLEU-4
-  // 60.6-69.8, nouns attended in their cell 0.41-0.47 (far below soft attention's 0.85-1.00 on
-  // the same task; uniform attention's argmax is the first region, cell 0), the baseline
-  // falling from 2.7-2.9 to 0.20-0.23 per token.
-  models::CaptionConfig c;
-  c.channels = {8, 8};
-  c.embed = 16, c.hidden = 32, c.attn = 16;
-  c.attention = "hard";
-  models::CaptionTrainOptions o;
-  o.batch = 32;
-  o.lr = 1e-2;
-  models::CaptionTraining tr(c, o, tiny_scenes(512, SEED), tiny_scenes(100, 2), STEPS, 0, SEED, "");
-  train::Tapes tapes;
-  nn::TrainState s;
-  std::vector<double> base;  // the moving-average baseline
-  for (const auto& r : test::train_steps(tr, tr.total_steps(), s, tapes, SEED))
-    base.push_back(r.end.metrics.back().second);
-  const auto valid = tiny_scenes(100, 2);
-  std::vector<models::CaptionModel::Decoded> outs;
-  const auto sc = models::evaluate_captions(tr.model(), valid, 1, 1, &outs);
-  int exact = 0;
-  for (size_t i = 0; i < outs.size(); ++i) {
-    std::vector<std::string> w;
-    for (int32_t y : outs[i].words) w.push_back(tr.model().vocab().token(y));
-    exact += w == valid.captions[i];
+  // One training's outcome depends on its seed and on the BLAS kernel's rounding, so the
+  // bars are on the mean of five seeds. Measured (600 steps, lambda 1; AMD EPYC, OpenBLAS
+  // core Cooperlake): seeds 1-8 gave exact captions 12-45 of 100 (mean of seeds 1-5: 26),
+  // BLEU-4 47.6-74.8 (61.5), nouns attended in their cell 0.22-0.53 (0.373), the baseline
+  // falling from 2.7-3.2 to 0.19-0.25 per token. Seed 1 alone, 0.41-0.47 over seeds 1-3 on
+  // another machine, was 0.325 here. Chance for the nouns is 0.25: the items sit in sorted
+  // cells of a 2 x 2 grid, and attention that always looks at the first region (uniform
+  // attention's argmax) hits 0.25 of them, as a random cell does; soft attention reaches
+  // 0.85-1.00 on the same task.
+  const int64_t STEPS = 600, SEEDS = 5;
+  double exact_sum = 0, bleu_sum = 0, cell_sum = 0;
+  for (uint64_t seed = 1; seed <= static_cast<uint64_t>(SEEDS); ++seed) {
+    models::CaptionConfig c;
+    c.channels = {8, 8};
+    c.embed = 16, c.hidden = 32, c.attn = 16;
+    c.attention = "hard";
+    models::CaptionTrainOptions o;
+    o.batch = 32;
+    o.lr = 1e-2;
+    models::CaptionTraining tr(c, o, tiny_scenes(512, seed), tiny_scenes(100, 2), STEPS, 0, seed,
+                               "");
+    train::Tapes tapes;
+    nn::TrainState s;
+    std::vector<double> base;  // the moving-average baseline
+    for (const auto& r : test::train_steps(tr, tr.total_steps(), s, tapes, seed))
+      base.push_back(r.end.metrics.back().second);
+    const auto valid = tiny_scenes(100, 2);
+    std::vector<models::CaptionModel::Decoded> outs;
+    const auto sc = models::evaluate_captions(tr.model(), valid, 1, 1, &outs);
+    int exact = 0;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      std::vector<std::string> w;
+      for (int32_t y : outs[i].words) w.push_back(tr.model().vocab().token(y));
+      exact += w == valid.captions[i];
+    }
+    MESSAGE("hard, seed " << seed << ": exact " << exact << "/100, BLEU-4 " << 100 * sc.bleu4
+                          << ", nouns in cell " << sc.noun_in_cell << ", baseline " << base.front()
+                          << " -> " << base.back());
+    CHECK(base.back() < 0.5 * base.front());  // every seed: the sampled captions' cost fell
+    exact_sum += exact, bleu_sum += sc.bleu4, cell_sum += sc.noun_in_cell;
   }
-  MESSAGE("hard: exact " << exact << "/100, BLEU-4 " << 100 * sc.bleu4 << ", nouns in cell "
-                         << sc.noun_in_cell << ", baseline " << base.front() << " -> "
-                         << base.back());
-  CHECK(exact >= 10);
-  CHECK(sc.bleu4 > 0.45);
-  CHECK(sc.noun_in_cell > 0.33);
-  CHECK(base.back() < 0.5 * base.front());  // the sampled captions' cost fell
+  const double n = static_cast<double>(SEEDS);
+  MESSAGE("hard, mean of " << SEEDS << " seeds: exact " << exact_sum / n << ", BLEU-4 "
+                           << 100 * bleu_sum / n << ", nouns in cell " << cell_sum / n);
+  CHECK(exact_sum / n >= 15);
+  CHECK(bleu_sum / n > 0.5);
+  CHECK(cell_sum / n > 0.28);  // above chance (0.25)
 }
 
 TEST_CASE("caption: reading images and captions; errors name the file and line") {
