@@ -43,9 +43,9 @@ test: deps
 
 # Every test again on each of OpenBLAS's two kernel families for these machines (KERNELS:
 # Haswell, the AVX2 kernels, and SkylakeX, the AVX-512 ones; which one a test binary gets by
-# itself depends on the CPU, an AMD EPYC's SkylakeX, an Intel Xeon's seen as Haswell). The
-# families round differently, so a training takes another path: a test whose verdict hangs
-# on the kernel fails here rather than on the next machine.
+# itself depends on the CPU: SkylakeX on an AMD EPYC, Haswell by the figures measured on an
+# Intel Xeon). The families round differently, so a training takes another path: a test
+# whose verdict hangs on the kernel fails here rather than on the next machine.
 KERNELS ?= Haswell SkylakeX
 test-kernels: deps
 	$(MAKE) build
