@@ -110,6 +110,18 @@ models::CaptionData tiny_scenes(int64_t n, uint64_t seed) {
   return d;
 }
 
+// How many decoded captions equal their reference word for word.
+int exact_captions(const models::CaptionModel& m, const models::CaptionData& d,
+                   const std::vector<models::CaptionModel::Decoded>& outs) {
+  int exact = 0;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::vector<std::string> w;
+    for (int32_t y : outs[i].words) w.push_back(m.vocab().token(y));
+    exact += w == d.captions[i];
+  }
+  return exact;
+}
+
 }  // namespace
 
 TEST_CASE("caption: even_grid_pad, the least padding that splits the image evenly") {
@@ -657,12 +669,7 @@ TEST_CASE("caption: a tiny scene task is learned; attention finds the named item
   const auto valid = tiny_scenes(100, 2);
   std::vector<models::CaptionModel::Decoded> outs;
   const auto sc = models::evaluate_captions(tr.model(), valid, 1, 1, &outs);
-  int exact = 0;
-  for (size_t i = 0; i < outs.size(); ++i) {
-    std::vector<std::string> w;
-    for (int32_t y : outs[i].words) w.push_back(tr.model().vocab().token(y));
-    exact += w == valid.captions[i];
-  }
+  const int exact = exact_captions(tr.model(), valid, outs);
   MESSAGE("exact " << exact << "/100, BLEU-4 " << 100 * sc.bleu4 << ", nouns in cell "
                    << sc.noun_in_cell);
   CHECK(exact >= 60);
@@ -703,12 +710,7 @@ TEST_CASE("caption: hard attention learns the tiny scene task by REINFORCE" *
     const auto valid = tiny_scenes(100, 2);
     std::vector<models::CaptionModel::Decoded> outs;
     const auto sc = models::evaluate_captions(tr.model(), valid, 1, 1, &outs);
-    int exact = 0;
-    for (size_t i = 0; i < outs.size(); ++i) {
-      std::vector<std::string> w;
-      for (int32_t y : outs[i].words) w.push_back(tr.model().vocab().token(y));
-      exact += w == valid.captions[i];
-    }
+    const int exact = exact_captions(tr.model(), valid, outs);
     MESSAGE("hard, seed " << seed << ": exact " << exact << "/100, BLEU-4 " << 100 * sc.bleu4
                           << ", nouns in cell " << sc.noun_in_cell << ", baseline " << base.front()
                           << " -> " << base.back());
