@@ -138,11 +138,10 @@ train() {
   # fading with length). The queue's controllers have 128 units (its bigram flip's fine
   # accuracy held in 5 of 5 seeds on --seed 11's data, against 2 of 5 with 64).
   local recipe=() n=$steps lr=0.002 hidden=64
+  [ "$mem" = none ] || recipe=(--input-control --decoder-push-bias -3)
   case $mem in
-    stack) recipe=(--input-control --decoder-push-bias -3) ;;
-    queue) recipe=(--input-control --decoder-push-bias -3) hidden=128 ;;
-    deque) recipe=(--input-control --decoder-push-bias -3 --pop-bias -1 --encoder-pop-bias -3 --bottom-push-bias -6
-      --push-bias 5 --warmup 500) n=$((3 * steps)) lr=0.003 ;;
+    queue) hidden=128 ;;
+    deque) recipe+=(--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5 --warmup 500) n=$((3 * steps)) lr=0.003 ;;
   esac
   stackmem-train --train "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $n \
     --batch-size 32 --lr $lr --hidden $hidden --width 32 "${recipe[@]}" --seed "$s" --threads 1 -q -o "$m"
@@ -158,13 +157,11 @@ for task in copy reverse bigram-flip; do
   transduce-gen --task $task --len-min $tlo --len-max $thi --symbols $k --count 200 --seed $((seed + 1)) -o "$dir/$task-test.tsv"
   for mem in stack queue deque none ntm; do
     n=1
-    case $task:$mem in reverse:stack|copy:queue|copy:deque|reverse:deque) n=$seeds ;; esac
-    # The NTM's trainings are the longest: first, so that the two lanes end together.
-    if [ $mem = ntm ]; then
-      for ((k = 0; k < ntm_seeds; k++)); do jobs=("$task $mem $((seed + k))" "${jobs[@]}"); done
-      continue
-    fi
-    for ((k = 0; k < n; k++)); do jobs+=("$task $mem $((seed + k))"); done
+    case $task:$mem in reverse:stack|copy:queue|copy:deque|reverse:deque) n=$seeds ;; *:ntm) n=$ntm_seeds ;; esac
+    for ((k = 0; k < n; k++)); do
+      # The NTM's trainings are the longest: first, so that the two lanes end together.
+      if [ $mem = ntm ]; then jobs=("$task $mem $((seed + k))" "${jobs[@]}"); else jobs+=("$task $mem $((seed + k))"); fi
+    done
   done
 done
 transduce-gen --task anbn --len-min 1 --len-max 19 --count $rnn_count --seed "$seed" -o "$dir/anbn-train.tsv"
