@@ -1,0 +1,21 @@
+// Helpers shared by the files of the command-line layer (cli/*.cpp); not for tools.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <string>
+
+namespace attnkit::cli::detail {
+
+namespace po = boost::program_options;
+
+// The cores the machine has (at least 1).
+int hardware_threads();
+
+// The option of `d` whose long name is nearest to `key` (edit distance, a swap of two
+// neighbouring letters counting 1), within distance 2; empty when none is.
+std::string closest_option(const std::string& key, const po::options_description& d);
+
+// A Boost.Program_options error's text, safe when the given text holds a '%' (see app.cpp).
+std::string po_message(const po::error& e, bool percent_given);
+
+}  // namespace attnkit::cli::detail

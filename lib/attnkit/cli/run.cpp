@@ -1,0 +1,107 @@
+// Running a tool: the BLAS kernel's set-up, and the one place where exceptions become exit
+// statuses and `<tool>: <file>:<line>: <what>` messages (under MPI, with the rank).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <new>
+#include <sstream>
+
+#include "attnkit/cli/cli.h"
+#include "attnkit/core/blas.h"
+#include "attnkit/train/dist.h"
+
+#ifndef ATTNKIT_VERSION
+#define ATTNKIT_VERSION "0.0.0"
+#endif
+
+namespace attnkit::cli {
+
+namespace {
+
+// OpenBLAS reads OPENBLAS_CORETYPE once, when it is loaded: to correct a mis-detected CPU
+// the process starts again with the variable set. A user's own setting is never replaced,
+// and the variable being set after the first start means this happens at most once.
+void ensure_fast_blas(char** argv) {
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
+  const std::string want = preferred_blas_core();
+  if (!blas_core_is_weaker(blas_core(), want)) return;
+  if (setenv("OPENBLAS_CORETYPE", want.c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);
+  // exec failed (no /proc?): go on with the slower kernel rather than fail
+}
+
+void print_error(const std::string& tool, const Error& e) {
+  std::string msg = tool + ": ";
+  if (!e.file().empty()) {
+    msg += (e.file() == "-" ? std::string("<stdin>") : e.file()) + ":";
+    if (e.line() > 0) msg += std::to_string(e.line()) + ":";
+    msg += " ";
+  }
+  msg += e.what();
+  std::cerr << msg << "\n";
+}
+
+// The tool's name in messages; under MPI with its rank.
+std::string who(const char* name) {
+  if (!train::dist::active()) return name;
+  return std::string(name) + " (rank " + std::to_string(train::dist::rank()) + ")";
+}
+
+std::string first_word(const std::string& s) {
+  const size_t n = s.find_first_of(" :");
+  return s.substr(0, n);
+}
+
+}  // namespace
+
+std::string version_line() {
+  std::ostringstream s;
+  s << "attnkit " << ATTNKIT_VERSION << " (OpenBLAS core " << blas_core() << ", " << blas_threads()
+    << (blas_threads() == 1 ? " thread" : " threads") << ")";
+  return s.str();
+}
+
+bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
+
+int run(const char* name, int argc, char** argv, const std::function<void(App&)>& body) {
+  ensure_fast_blas(argv);
+  int status = 0;
+  std::unique_ptr<App> app;
+  try {
+    app = std::make_unique<App>(name, argc, argv);
+    body(*app);
+  } catch (const EarlyExit&) {
+    status = 0;
+  } catch (const UsageError& e) {
+    // The library names fields ("beam must be >= 1"); where a field is one of this tool's
+    // options, say it as the option.
+    if (app && app->knows_option(first_word(e.what())))
+      print_error(who(name), UsageError("--" + std::string(e.what()), e.file(), e.line()));
+    else
+      print_error(who(name), e);
+    std::cerr << "Try '" << name << " --help' for more information.\n";
+    status = 2;
+  } catch (const Error& e) {
+    print_error(who(name), e);
+    status = e.exit_status();
+  } catch (const std::bad_alloc&) {
+    std::cerr << who(name) << ": out of memory\n";
+    status = 1;
+  } catch (const std::exception& e) {
+    std::cerr << who(name) << ": " << e.what() << "\n";
+    status = 1;
+  }
+  // Under MPI a rank that fails ends the whole job (the others would wait for it forever).
+  if (status != 0) train::dist::abort_job(status);
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << name << ": write error\n";
+    return 1;
+  }
+  return status;
+}
+
+}  // namespace attnkit::cli
