@@ -403,11 +403,15 @@ TEST_CASE("text errors carry the 1-based line") {
   auto [m7, l7] = data_error([] { parse_text("1 2\n3 4\n\n5 6 0\n", "b.txt"); });
   CHECK(m7 == "expected 2 columns, found 3");
   CHECK(l7 == 4);
+  // the error names the file (a parse that throws nothing fails here, not passes)
+  bool thrown = false;
   try {
     parse_text("1 x", "f.txt");
-  } catch (const Error& e) {
+  } catch (const DataError& e) {
+    thrown = true;
     CHECK(e.file() == "f.txt");
   }
+  CHECK_MESSAGE(thrown, "parse_text(\"1 x\") threw no DataError");
 }
 
 TEST_CASE("text output: layout, precision, rank rules") {
