@@ -36,15 +36,21 @@ vocab-build -i "$dir/train.tsv" --side source --min-freq 2 -o "$dir/src.vocab"
 vocab-build -i "$dir/train.tsv" --side target --min-freq 2 -o "$dir/tgt.vocab"
 echo "== $(wc -l < "$dir/train.tsv") training pairs, $(wc -l < "$dir/test.en") held-out pairs; vocabularies" \
   "$(wc -l < "$dir/src.vocab") / $(wc -l < "$dir/tgt.vocab"); epochs $epochs${STEPS:+ (steps $steps)}; output in $dir"
-common=(--max-len 20 --batch-size 64 --clip 1 --seed "${SEED:-1}")
+# (the PyTorch script's names: --max-len for --len-max, --d-model and --d-ff for a Transformer's
+# --hidden and --ff)
+common=(--len-max 20 --batch-size 64 --clip 1 --seed "${SEED:-1}")
+tcommon=("${common[@]/#--len-max/--max-len}")
 if [ "$steps" -gt 0 ]; then run=(--steps "$steps"); else run=(--epochs "$epochs"); fi
 for model in $models; do
   if [ "$model" = rnn ]; then
     opts=(--embed 256 --hidden 256 --layers 2 --dropout 0.2 --lr 0.001)
+    topts=("${opts[@]}")
     ak=(--type rnn --cell lstm --attention bahdanau "${opts[@]}")
   else
-    opts=(--d-model 256 --heads 4 --d-ff 1024 --layers 2 --dropout 0.1 --lr 0.0005 --warmup 1000
+    opts=(--hidden 256 --heads 4 --ff 1024 --layers 2 --dropout 0.1 --lr 0.0005 --warmup 1000
           --schedule inverse-sqrt --label-smoothing 0.1)
+    topts=("${opts[@]/#--hidden/--d-model}")
+    topts=("${topts[@]/#--ff/--d-ff}")
     ak=(--type transformer "${opts[@]}")
   fi
   echo "== $model: ${opts[*]} ${run[*]}"
@@ -52,12 +58,12 @@ for model in $models; do
     seq2seq-train -i "$dir/train.tsv" --valid "$dir/valid.tsv" --min-freq 2 --threads "$th" -q \
       "${common[@]}" "${ak[@]}" "${run[@]}" --log "$dir/$model.attnkit.log.tsv" -o "$dir/$model.akm"
     echo "attnkit	$model	train $(( $(date +%s) - start )) s" > "$dir/$model.attnkit.time"
-    seq2seq-translate -m "$dir/$model.akm" -i "$dir/test.en" -k 1 --max-length 50 -q > "$dir/$model.attnkit.out"
+    seq2seq-translate -m "$dir/$model.akm" -i "$dir/test.en" -k 1 --len-max 50 -q > "$dir/$model.attnkit.out"
   ) &
   a=$!
   ( OMP_NUM_THREADS=$th "$py" "$top/bench/seq2seq_bleu_torch.py" --model "$model" --train "$dir/train.tsv" \
       --src-vocab "$dir/src.vocab" --tgt-vocab "$dir/tgt.vocab" --test "$dir/test.en" \
-      --out "$dir/$model.pytorch.out" --save "$dir/$model.pytorch.pt" --threads "$th" "${common[@]}" "${opts[@]}" "${run[@]}" \
+      --out "$dir/$model.pytorch.out" --save "$dir/$model.pytorch.pt" --threads "$th" "${tcommon[@]}" "${topts[@]}" "${run[@]}" \
       --max-length 50 > "$dir/$model.pytorch.time" 2> "$dir/$model.pytorch.log"
   ) &
   p=$!

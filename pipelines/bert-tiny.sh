@@ -72,16 +72,16 @@ for f in "${test_files[@]}"; do
 done
 echo "$PIPELINE: $(grep -c . "$dir/train.txt") training sentences in $(($(grep -c '^$' "$dir/train.txt") + 1)) stories, $(grep -c . "$dir/valid.txt") held out" >&2
 
-model="--layers 2 --hidden 128 --heads 2 --ff 256 --max-len 64 --min-freq 5"
+model="--layers 2 --hidden 128 --heads 2 --ff 256 --len-max 64 --min-freq 5"
 if [ "$quick" = 1 ]; then
-  model="--layers 1 --hidden 32 --heads 2 --ff 64 --max-len 64 --min-freq 5"
+  model="--layers 1 --hidden 32 --heads 2 --ff 64 --len-max 64 --min-freq 5"
   d2l="--batch-size 64 --steps 5" long="--batch-size 64 --steps 20 --eval-every 10"
 else
   d2l="--batch-size 512 --steps 50"
   long="--batch-size 128 --steps 2400 --eval-every 400"
 fi
 # shellcheck disable=SC2086
-bert-pretrain --train "$dir/train.txt" $model $d2l --lr 0.01 --dropout 0.2 --seed "$seed" \
+bert-pretrain -i "$dir/train.txt" $model $d2l --lr 0.01 --dropout 0.2 --seed "$seed" \
   --log-every 1 --log "$dir/d2l.tsv" -o "$dir/d2l.akm" 2> "$dir/d2l.err" || { cat "$dir/d2l.err" >&2; exit 1; }
 V=$(sed -n 's/.*a vocabulary of \([0-9]*\) tokens.*/\1/p' "$dir/d2l.err")
 # The peer: d2l's model and recipe written out in PyTorch (pipelines/bert_d2l_torch.py), on the
@@ -97,7 +97,7 @@ if [ "$quick" = 0 ]; then
 fi
 start=$(date +%s)
 # shellcheck disable=SC2086
-bert-pretrain --train "$dir/train.txt" --valid "$dir/valid.txt" $model $long --lr 0.001 \
+bert-pretrain -i "$dir/train.txt" --valid "$dir/valid.txt" $model $long --lr 0.001 \
   --dropout 0.1 --seed "$seed" --log-every 50 --log "$dir/train.tsv" -q -o "$dir/bert.akm"
 secs=$(($(date +%s) - start))
 learning_curve "$dir/curve.png" "BERT on bAbI stories: training (window means) and held-out" \
@@ -112,7 +112,7 @@ John picked up the [MASK].
 The kitchen is [MASK] of the garden.
 Is Daniel in the office? [MASK]
 TEXT
-bert-fill --model "$dir/bert.akm" -i "$dir/fill.txt" -k 3 -o "$dir/fill.tsv"
+bert-fill --model "$dir/bert.akm" -i "$dir/fill.txt" --top-k 3 -o "$dir/fill.tsv"
 awk -F'\t' 'NR == FNR { s[FNR] = $0; next } FNR > 1 { out[$1] = out[$1] sprintf("  %s %.3f", $4, $5) }
   END { for (i = 1; i in s; i++) print "bert-fill: " s[i] " ->" out[i] }' "$dir/fill.txt" "$dir/fill.tsv" >&2
 

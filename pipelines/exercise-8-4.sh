@@ -17,7 +17,7 @@
 # flip 10. The pairs the claims rest on (stack/reverse, queue/copy, deque/copy, deque/reverse)
 # run with 5 seeds (EX84_SEEDS), the others with the first; the stack RNN (40 units, 10
 # stacks) learns a^n -> b^n on n < 20 and is tested on n <= 60. The Neural Turing Machine
-# learns the same three tasks from the same pairs (ntm-train --data PAIRS.tsv: one-hot symbols
+# learns the same three tasks from the same pairs (ntm-train -i PAIRS.tsv: one-hot symbols
 # in and out, a delimiter, then zero input while it answers; LSTM controller of 100, one read
 # and one write head, memory 64 x 20, Adam 3e-3, one pair a step, 30,000 steps; 3 seeds,
 # EX84_NTM_SEEDS; ntm-run --eval, the same metric code). Memory networks do not apply (they
@@ -110,18 +110,18 @@ fi
 work_dir
 
 # train TASK MEMORY SEED: one model, its test coarse and fine appended to results.tsv.
-# MEMORY ntm: the Neural Turing Machine on the same pairs (ntm-train --data PAIRS.tsv).
+# MEMORY ntm: the Neural Turing Machine on the same pairs (ntm-train -i PAIRS.tsv).
 train() {
   local task=$1 mem=$2 s=$3 m="$dir/$1-$2-$3.akm"
   if [ "$mem" = stack-rnn ]; then
-    stackmem-train --train "$dir/anbn-train.tsv" --stack-rnn --stacks 10 --hidden 40 --embed 8 \
+    stackmem-train -i "$dir/anbn-train.tsv" --stack-rnn --stacks 10 --hidden 40 --embed 8 \
       --lr 0.01 --epochs $rnn_epochs --seed "$s" --threads 1 -q -o "$m"
     stackmem-run --model "$m" -i "$dir/anbn-test.tsv" --eval |
       awk -F'\t' -v s="$s" '$1 == "all" { printf "anbn\tstack-rnn\t%s\t%s\t%s\n", s, $3, $4 }'
     return
   fi
   if [ "$mem" = ntm ]; then
-    ntm-train --data "$dir/$task-train.tsv" $ntm_size --optimizer adam --lr 3e-3 --eps 1e-8 --steps $ntm_steps \
+    ntm-train -i "$dir/$task-train.tsv" $ntm_size --optimizer adam --lr 3e-3 --eps 1e-8 --steps $ntm_steps \
       --seed "$s" --threads 1 -q -o "$m"
     ntm-run --model "$m" -i "$dir/$task-test.tsv" --eval -q |
       awk -F'\t' -v t="$task" -v s="$s" '$1 == "all" { printf "%s\tntm\t%s\t%s\t%s\n", t, s, $3, $4 }'
@@ -143,7 +143,7 @@ train() {
     queue) hidden=128 ;;
     deque) recipe+=(--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5 --warmup 500) n=$((3 * steps)) lr=0.003 ;;
   esac
-  stackmem-train --train "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $n \
+  stackmem-train -i "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $n \
     --batch-size 32 --lr $lr --hidden $hidden --width 32 "${recipe[@]}" --seed "$s" --threads 1 -q -o "$m"
   stackmem-run --model "$m" -i "$dir/$task-test.tsv" --eval |
     awk -F'\t' -v t="$task" -v m="$mem" -v s="$s" '$1 == "all" { printf "%s\t%s\t%s\t%s\t%s\n", t, m, s, $3, $4 }'
@@ -196,7 +196,7 @@ awk -F'\t' 'NR > 1 { c[$1 ":" $2] = $4; f[$1 ":" $2] = $5 }
     print "What each can represent. A stack recognises context-free structure (nesting, a^n b^n: the stack RNN " row("anbn:stack-rnn") " up to n = 60); a queue, order-preserving transductions; a deque, both. None of them can look a value up by content: to reach the k-th value they must pop the k - 1 above it."
     print ""
     print "A set is content-addressed memory: memory networks (a read-only set of slots, memn2n-train) and the content addressing of the NTM. Memory networks answer a question about stored facts in one or a few hops and do not write, so they do not apply to these transductions (no row). The NTM can write and also addresses by location (shifts), so it can emulate a stack or a queue, but it has to learn the access order that the stack and queue are given:"
-    print "  NTM (ntm-train --data PAIRS.tsv): copy " row("copy:ntm") "; reversal " row("reverse:ntm") "; bigram flip " row("bigram-flip:ntm") "."
+    print "  NTM (ntm-train -i PAIRS.tsv): copy " row("copy:ntm") "; reversal " row("reverse:ntm") "; bigram flip " row("bigram-flip:ntm") "."
     print "A tree would sit between the two: access by a path of choices from the root, O(log n) per lookup in a hard form; a differentiable tree needs soft choices at each level (a distribution over paths), which costs O(n) per step again unless the choices are made hard. It fits hierarchical data (parses, nested structure), where a stack is enough to build the tree but not to revisit it."
   }' "$dir/table.tsv" > "$dir/analysis.txt"
 echo "$PIPELINE: the analysis: $dir/analysis.txt" >&2

@@ -9,7 +9,7 @@
 # The script trains both on small problems and reads their traces:
 # - memn2n (memn2n-train, 2 hops, --mask-empty so that each hop is a distribution over the
 #   story's sentences) on the tiny bAbI task-1 fixture (testdata/babi), then
-#   memn2n-answer --attention on its test file: per question, memory sentences x hops;
+#   memn2n-answer --alignments on its test file: per question, memory sentences x hops;
 # - an NTM (ntm-train) on the copy task, then ntm-run --trace on one sequence: per step, the
 #   read and write weightings over the N memory rows and the memory after the step.
 # It prints a TSV on standard output, one row per hop (memn2n, one question) or per step and
@@ -42,11 +42,11 @@ out=${keep:-.}
 babi=${ATTNKIT_TESTDATA:-$top/testdata}/babi
 if [ "$quick" = 1 ]; then
   epochs=15 width=4 len=4
-  ntm="--width 4 --max-len 4 --controller-size 32 --memory-rows 16 --memory-cols 8
+  ntm="--width 4 --len-max 4 --controller-size 32 --memory-rows 16 --memory-cols 8
        --optimizer adam --lr 3e-3 --eps 1e-8 --steps 5000"
 else
   epochs=40 width=8 len=10
-  ntm="--width 8 --max-len 10 --controller-size 100 --memory-rows 32 --memory-cols 16
+  ntm="--width 8 --len-max 10 --controller-size 100 --memory-rows 32 --memory-cols 16
        --optimizer adam --lr 1e-3 --eps 1e-8 --steps 20000"
 fi
 
@@ -61,9 +61,9 @@ transpose() { awk '{ for (j = 1; j <= NF; j++) c[j] = c[j] (NR > 1 ? " " : "") $
   END { for (j = 1; j <= n; j++) print c[j] }' "$@"; }
 
 # --- memn2n: content-based reads of a fixed memory ---
-memn2n-train -q --data "$babi" --task 1 --pe --te --mask-empty --hops 2 --epochs "$epochs" --seed "$seed" \
+memn2n-train -q -i "$babi" --task 1 --pe --te --mask-empty --hops 2 --epochs "$epochs" --seed "$seed" \
   -o "$dir/m.akm"
-memn2n-answer -q --model "$dir/m.akm" -i "$babi/qa1_tiny_test.txt" --attention "$dir/att.npz" \
+memn2n-answer -q --model "$dir/m.akm" -i "$babi/qa1_tiny_test.txt" --alignments "$dir/att.npz" \
   --labels "$dir/lab" -o "$dir/answers.tsv"
 # The question shown: the first with at least 4 sentences in memory.
 q=$(awk -F'\t' 'NR > 1 { print $1 }' "$dir/answers.tsv" | while read -r l; do
@@ -99,11 +99,11 @@ done <"$dir/support.tsv"
 # Read-only: the shown question alone gets the weights it got within the whole file.
 awk -v q="$q" '$1 == 1 { story = "" } { story = story $0 "\n" } NR == q { printf "%s", story; exit }' \
   "$babi/qa1_tiny_test.txt" >"$dir/alone.txt"
-memn2n-answer -q --model "$dir/m.akm" -i "$dir/alone.txt" --attention "$dir/alone.npz" -o /dev/null
+memn2n-answer -q --model "$dir/m.akm" -i "$dir/alone.txt" --alignments "$dir/alone.npz" -o /dev/null
 tensor-convert -i "$dir/alone.npz:q$(wc -l <"$dir/alone.txt")" "$dir/alone.w"
 # --- NTM: content + location reads, erase/add writes ---
 ntm-train --task copy $ntm --seed "$seed" -o "$dir/ntm.akm" -q
-seqtask-gen --task copy --width "$width" --count 1 --min-len "$len" --max-len "$len" \
+seqtask-gen --task copy --width "$width" --count 1 --len-min "$len" --len-max "$len" \
   --seed $((seed + 7)) -o "$dir/one.npz"
 ntm-run --model "$dir/ntm.akm" -i "$dir/one.npz" --trace "$dir/trace.npz" -o "$dir/out.npy"
 for a in write0 read0 memory; do tensor-convert -i "$dir/trace.npz:$a" "$dir/$a.txt"; done

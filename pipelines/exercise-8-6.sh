@@ -41,9 +41,9 @@ for k in $(seq 1 "$nets"); do
     hopfield-store -q --rule "$kind" -i "$dir/p.txt" -o "$dir/net.npz"
   fi
   tensor-rand --shape "8,$n" --dist sign --seed $((s + 500)) -o "$dir/probes.txt"
-  hopfield-recall -q --net "$dir/net.npz" -i "$dir/probes.txt" --seed "$s" \
+  hopfield-recall -q -m "$dir/net.npz" -i "$dir/probes.txt" --seed "$s" \
     --trace "$dir/flips.tsv" --trace-flips -o /dev/null
-  hopfield-recall --net "$dir/net.npz" -i "$dir/probes.txt" --mode sync -o /dev/null 2>"$dir/sync.err"
+  hopfield-recall -m "$dir/net.npz" -i "$dir/probes.txt" --mode sync -o /dev/null 2>"$dir/sync.err"
   cycles=$(sed -n 's/.* \([0-9]*\) cycled.*/\1/p' "$dir/sync.err")
   awk -F'\t' -v k="$k" -v kind="$kind" -v n="$n" -v c="$cycles" '
     NR > 1 { if ($1 == p) { f++; if ($5 > e) up++ } ; p = $1; e = $5 }
@@ -55,9 +55,9 @@ cat "$dir/energy.tsv"
 printf 'P1\n4 4\n1 0 1 0\n0 1 0 1\n1 0 1 0\n0 1 0 1\n' >"$dir/checkerboard.pbm"
 hopfield-store -q -i "$dir/checkerboard.pbm" -o "$dir/cb.npz"
 pattern-noise -q -i "$dir/checkerboard.pbm" --flip-count 8 --seed "$seed" -o "$dir/n8.txt"
-hopfield-recall -q --net "$dir/cb.npz" -i "$dir/n8.txt" --mode sync --max-steps 4 --trace "$dir/cycle.tsv" -o "$dir/s4.txt"
-hopfield-recall --net "$dir/cb.npz" -i "$dir/n8.txt" --mode sync -o /dev/null 2>"$dir/cb.err"
-hopfield-recall --net "$dir/cb.npz" -i "$dir/n8.txt" --seed "$seed" -o "$dir/async.txt" 2>"$dir/cba.err"
+hopfield-recall -q -m "$dir/cb.npz" -i "$dir/n8.txt" --mode sync --max-steps 4 --trace "$dir/cycle.tsv" -o "$dir/s4.txt"
+hopfield-recall -m "$dir/cb.npz" -i "$dir/n8.txt" --mode sync -o /dev/null 2>"$dir/cb.err"
+hopfield-recall -m "$dir/cb.npz" -i "$dir/n8.txt" --seed "$seed" -o "$dir/async.txt" 2>"$dir/cba.err"
 {
   echo "sync from the checkerboard with 8 flipped pixels (energy, flips per step):"
   cut -f2-4 "$dir/cycle.tsv" | sed 's/^/  /'

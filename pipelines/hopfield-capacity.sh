@@ -36,8 +36,8 @@ for a in $(seq 2 25); do
   p=$(awk -v a="$a" -v n="$n" 'BEGIN { printf "%d", a * n / 100 + 0.5 }')
   tensor-rand --shape "$p,$n" --dist sign --seed $((seed * 1000 + a)) -o "$dir/p.txt"
   hopfield-store -q -i "$dir/p.txt" -o "$dir/net.npz"
-  hopfield-recall -q --net "$dir/net.npz" -i "$dir/p.txt" --mode sync --max-steps 1 -o "$dir/one.txt"
-  hopfield-recall -q --net "$dir/net.npz" -i "$dir/p.txt" --seed "$seed" -o "$dir/final.txt"
+  hopfield-recall -q -m "$dir/net.npz" -i "$dir/p.txt" --mode sync --max-steps 1 -o "$dir/one.txt"
+  hopfield-recall -q -m "$dir/net.npz" -i "$dir/p.txt" --seed "$seed" -o "$dir/final.txt"
   read -r one fixed < <(errors "$dir/one.txt" "$dir/p.txt")
   read -r fin _ < <(errors "$dir/final.txt" "$dir/p.txt")
   # Phi(-x) by Abramowitz and Stegun 26.2.17 (error < 7.5e-8).

@@ -128,7 +128,7 @@ printf 'rule\tletter\tnearest\toverlap\texact\n' >"$dir/letters.tsv"
 sheet=("$dir/letters.txt" "$dir/noisy.txt")
 for rule in hebb storkey pseudo-inverse; do
   hopfield-store -q --rule "$rule" -i "$dir/letters.txt" -o "$dir/$rule.npz"
-  hopfield-recall --net "$dir/$rule.npz" -i "$dir/noisy.txt" --patterns "$dir/letters.txt" \
+  hopfield-recall -m "$dir/$rule.npz" -i "$dir/noisy.txt" --patterns "$dir/letters.txt" \
     --seed "$seed" -o "$dir/$rule.txt" 2>"$dir/$rule.err"
   # "probe K: ... pattern J (overlap M[, exact])": the stored letter nearest the final state.
   sed -n 's/^hopfield-recall: probe \([0-9]*\): .*pattern \([0-9]*\) (overlap \([^,)]*\).*/\1 \2 \3/p' "$dir/$rule.err" |

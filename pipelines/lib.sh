@@ -123,7 +123,7 @@ caption_model() {
   local name=$1
   shift
   # shellcheck disable=SC2086
-  caption-train --images "$dir/train.npz" --captions "$dir/train.tsv" $size --epochs "$epochs" \
+  caption-train -i "$dir/train.npz" --captions "$dir/train.tsv" $size --epochs "$epochs" \
     --batch-size 64 --lr 1e-3 --seed "$seed" --log "$dir/$name.tsv" -q -o "$dir/$name.akm" "$@"
   caption-run --model "$dir/$name.akm" -i "$dir/test.npz" --captions "$dir/test.tsv" --eval \
     -o "$dir/$name.eval.tsv"

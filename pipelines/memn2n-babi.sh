@@ -44,10 +44,10 @@ timed() {  # timed NAME CMD...: runs CMD, records its wall time in $dir/NAME.sec
 
 if [ "$quick" = 1 ]; then
   data=$top/testdata/babi
-  timed quick-task1 memn2n-train -q --data "$data" --task 1 $args --hops 2 --epochs 15 -o "$dir/t1.akm"
-  memn2n-eval --model "$dir/t1.akm" --data "$data" >"$dir/t1.tsv"
-  timed quick-joint memn2n-train -q --data "$data" --task 1,6 --joint $args --hops 2 --epochs 15 -o "$dir/j.akm"
-  memn2n-eval --model "$dir/j.akm" --data "$data" >"$dir/j.tsv"
+  timed quick-task1 memn2n-train -q -i "$data" --task 1 $args --hops 2 --epochs 15 -o "$dir/t1.akm"
+  memn2n-eval --model "$dir/t1.akm" -i "$data" >"$dir/t1.tsv"
+  timed quick-joint memn2n-train -q -i "$data" --task 1,6 --joint $args --hops 2 --epochs 15 -o "$dir/j.akm"
+  memn2n-eval --model "$dir/j.akm" -i "$data" >"$dir/j.tsv"
   printf 'task\tquick-task1\tquick-joint\n'
   join -t $'\t' -a 2 -e - -o 0,1.2,2.2 <(sort "$dir/t1.tsv") <(sort "$dir/j.tsv") >"$dir/q.tsv"
   grep -E '^[0-9]' "$dir/q.tsv" | sort -n; grep '^mean' "$dir/q.tsv"; grep '^failed' "$dir/q.tsv"
@@ -64,8 +64,8 @@ cols=()
 run_model() {  # run_model NAME DATA TASKS ARGS...
   local name=$1 data=$2 tasks=$3; shift 3
   echo "$PIPELINE: training $name ..." >&2
-  timed "$name" memn2n-train -q --data "$data" --task "$tasks" "$@" -o "$dir/$name.akm" --log "$dir/$name.log.tsv"
-  memn2n-eval --model "$dir/$name.akm" --data "$data" >"$dir/$name.tsv"
+  timed "$name" memn2n-train -q -i "$data" --task "$tasks" "$@" -o "$dir/$name.akm" --log "$dir/$name.log.tsv"
+  memn2n-eval --model "$dir/$name.akm" -i "$data" >"$dir/$name.tsv"
   echo "$PIPELINE: $name: mean error $(mean_of "$dir/$name.tsv")%, $(failed_of "$dir/$name.tsv") failed, $(cat "$dir/$name.secs") s" >&2
   cols+=("$name")
 }
@@ -75,8 +75,8 @@ run_model 1k-joint "$babi/en" all --joint $args
 run_model 1k-kv "$babi/en" all --joint $args --kv
 if [ "${MEMN2N_SINGLE:-0}" = 1 ]; then
   for t in $(seq 1 20); do
-    memn2n-train -q --data "$babi/en" --task "$t" $args -o "$dir/s$t.akm"
-    memn2n-eval --model "$dir/s$t.akm" --data "$babi/en" | awk -v t="$t" '$1 == t'
+    memn2n-train -q -i "$babi/en" --task "$t" $args -o "$dir/s$t.akm"
+    memn2n-eval --model "$dir/s$t.akm" -i "$babi/en" | awk -v t="$t" '$1 == t'
   done | awk 'BEGIN { print "task\terror\tpass" } { print; s += $2; f += $2 > 5; n++ }
     END { printf "mean\t%.1f\t%s\nfailed\t%d\t-\n", s / n, s / n <= 5 ? "yes" : "no", f }' >"$dir/1k-single.tsv"
   cols+=(1k-single)

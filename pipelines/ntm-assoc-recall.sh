@@ -26,7 +26,7 @@ need_tools ntm-train ntm-run seqtask-gen attn-plot
 work_dir
 out=${keep:-.}
 if [ "$quick" = 1 ]; then
-  task="--task associative-recall --width 4 --max-len 3 --item-len 2"
+  task="--task associative-recall --width 4 --len-max 3 --item-len 2"
   train="$task --controller-size 32 --memory-rows 16 --memory-cols 8 --optimizer adam --lr 3e-3 --eps 1e-8 --steps 3000"
   gen="--width 4 --item-len 2" many=4 per=100
 else
@@ -42,7 +42,7 @@ bits_many=$(ntm_bits "$dir/ar.akm" --lengths "$many" --count 100 --seed 2000)
 first=$(awk -F'\t' 'NR > 1 && $6 < 1 { print $1; exit }' "$dir/curve.tsv")
 printf 'seed\tbits_per_seq\tbits_per_seq_%s_items\tfirst_step_below_1bit\n%s\t%s\t%s\t%s\n' \
   "$many" "$seed" "$bits" "$bits_many" "${first:-none}"
-seqtask-gen --task associative-recall $gen --count 1 --min-len 6 --max-len 6 --seed 7 -o "$dir/one.npz"
+seqtask-gen --task associative-recall $gen --count 1 --len-min 6 --len-max 6 --seed 7 -o "$dir/one.npz"
 ntm-run --model "$dir/ar.akm" -i "$dir/one.npz" --trace "$dir/trace.npz" -o "$dir/out.npy"
 attn-plot -i "$dir/trace.npz:write0" --title "associative recall: write weighting" -o "$out/write.png"
 attn-plot -i "$dir/trace.npz:read0" --title "associative recall: read weighting" -o "$out/read.png"

@@ -40,7 +40,7 @@
 # down the rows read last, while the read head still hits the right row with a peak of 1.0
 # (seed 1 after 30,000: all 15 wrong bits of one length-120 sequence in its last 20 output
 # steps). Training on lengths of at most 20 never shows this cost after 20 output steps.
-# Training on lengths 1-30 instead (ntm-train --max-len 30, at 1e-4) kept length 120 at 0%
+# Training on lengths 1-30 instead (ntm-train --len-max 30, at 1e-4) kept length 120 at 0%
 # and 1.2% for seeds 1 and 2.
 # Not a cure either: lowering the rate to 1e-4 after 30,000 (ntm-train --resume --lr 1e-4)
 # left seeds 1 and 2 at 11% and 1.1% wrong bits at 120 after 100,000; a feed-forward
@@ -83,7 +83,7 @@ out=${keep:-.}
 
 if [ "$quick" = 1 ]; then
   seeds=$seed
-  train="--task copy --width 4 --max-len 4 --controller-size 32 --memory-rows 16 --memory-cols 8
+  train="--task copy --width 4 --len-max 4 --controller-size 32 --memory-rows 16 --memory-cols 8
          --optimizer adam --lr 3e-3 --eps 1e-8"
   first_steps=5000 more_steps=6000
   eval_lengths=1,2,3,4 count=100 long=8 longer=12 need_ok=1 limit=1.0
@@ -124,8 +124,8 @@ learning_curve "$out/curve.png" "NTM copy: training cost, bits per sequence" "${
 # Traces of the first seed over one sequence of the longest training length.
 s1=${seeds%% *}
 maxlen=${eval_lengths##*,}
-seqtask-gen --task copy $( [ "$quick" = 1 ] && echo --width 4 ) --count 1 --min-len "$maxlen" \
-  --max-len "$maxlen" --seed 7 -o "$dir/one.npz"
+seqtask-gen --task copy $( [ "$quick" = 1 ] && echo --width 4 ) --count 1 --len-min "$maxlen" \
+  --len-max "$maxlen" --seed 7 -o "$dir/one.npz"
 ntm-run --model "$dir/copy$s1.akm" -i "$dir/one.npz" --trace "$dir/trace.npz" -o "$dir/out.npy"
 attn-plot -i "$dir/trace.npz:write0" --title "copy: write weighting (time down, rows across)" -o "$out/write.png"
 attn-plot -i "$dir/trace.npz:read0" --title "copy: read weighting (time down, rows across)" -o "$out/read.png"

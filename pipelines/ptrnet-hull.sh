@@ -54,15 +54,15 @@ else
 fi
 work_dir
 
-ptrtask-gen --task hull --n-min 5 --n-max 10 --count $count --seed "$seed" -o "$dir/train.txt"
-ptrtask-gen --task hull --n-min 5 --n-max 10 --count 1000 --seed $((seed + 1)) -o "$dir/valid.txt"
+ptrtask-gen --task hull --len-min 5 --len-max 10 --count $count --seed "$seed" -o "$dir/train.txt"
+ptrtask-gen --task hull --len-min 5 --len-max 10 --count 1000 --seed $((seed + 1)) -o "$dir/valid.txt"
 : > "$dir/test.txt"
 for n in 5 10 20 50; do
   ptrtask-gen --task hull --n $n --count $tcount --seed $((seed + 100 + n)) -o "$dir/test-$n.txt"
   cat "$dir/test-$n.txt" >> "$dir/test.txt"
 done
 # shellcheck disable=SC2086
-ptr-train --task hull --train "$dir/train.txt" --valid "$dir/valid.txt" --epochs $epochs $size \
+ptr-train --task hull -i "$dir/train.txt" --valid "$dir/valid.txt" --epochs $epochs $size \
   --seed "$seed" --log "$dir/train.tsv" -q -o "$dir/hull.akm"
 ptr-run --model "$dir/hull.akm" -i "$dir/test.txt" --eval | tee "$dir/table.tsv"
 ptr-run --model "$dir/hull.akm" -i "$dir/test-10.txt" --draw "$dir/hulls.png" -o /dev/null

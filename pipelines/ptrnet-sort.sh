@@ -36,11 +36,11 @@ for n in 5 10 15; do
   ptrtask-gen --task sort --n $n --count $tcount --seed $((seed + 100 + n)) >> "$dir/test.txt"
 done
 # shellcheck disable=SC2086
-ptr-train --task sort --train "$dir/train.txt" --valid "$dir/valid.txt" --epochs $epochs $size \
+ptr-train --task sort -i "$dir/train.txt" --valid "$dir/valid.txt" --epochs $epochs $size \
   --seed "$seed" --log "$dir/train.tsv" -q -o "$dir/sort.akm"
 ptr-run --model "$dir/sort.akm" -i "$dir/test.txt" --eval | tee "$dir/table.tsv"
 head -1 "$dir/test.txt" > "$dir/one.txt"
-ptr-run --model "$dir/sort.akm" -i "$dir/one.txt" --attention "$dir/pointer.npz" -o /dev/null
+ptr-run --model "$dir/sort.akm" -i "$dir/one.txt" --alignments "$dir/pointer.npz" -o /dev/null
 attn-plot -i "$dir/pointer.npz:s0" -o "$dir/pointer.png" 2>/dev/null || true
 [ -s "$dir/pointer.png" ] && echo "$PIPELINE: the pointer distributions of one problem: $dir/pointer.png" >&2
 

@@ -36,7 +36,7 @@ else
 fi
 work_dir
 
-ptrtask-gen --task tsp --n-min 5 --n-max 10 --count $count --seed "$seed" -q -o "$dir/train.txt"
+ptrtask-gen --task tsp --len-min 5 --len-max 10 --count $count --seed "$seed" -q -o "$dir/train.txt"
 ptrtask-gen --task tsp --n 10 --count 1000 --seed $((seed + 1)) -q -o "$dir/valid.txt"
 : > "$dir/test.txt"
 for t in $tests; do
@@ -44,7 +44,7 @@ for t in $tests; do
   cat "$dir/test-${t%:*}.txt" >> "$dir/test.txt"
 done
 # shellcheck disable=SC2086
-ptr-train --task tsp --train "$dir/train.txt" --valid "$dir/valid.txt" --epochs $epochs $size \
+ptr-train --task tsp -i "$dir/train.txt" --valid "$dir/valid.txt" --epochs $epochs $size \
   --seed "$seed" --log "$dir/train.tsv" -q -o "$dir/tsp.akm"
 echo "greedy:"
 ptr-run --model "$dir/tsp.akm" -i "$dir/test.txt" --eval | tee "$dir/table.tsv"

@@ -172,7 +172,7 @@ image-gen --task plain --split test --sample --count "$ntest" --seed $((seed + 1
 ram() {  # ram NAME TASK EPOCHS OPTION...: trains, evaluates, appends a table row
   local name=$1 task=$2 ep=$3
   shift 3
-  ram-train --train "$dir/$task-train.npz" --valid "$dir/$task-valid.npz" --epochs "$ep" \
+  ram-train -i "$dir/$task-train.npz" --valid "$dir/$task-valid.npz" --epochs "$ep" \
     --glimpses 6 --seed "$seed" --threads 2 --quiet "$@" -o "$dir/$name.akm" --log "$dir/$name.tsv"
   for m in 1 "$samples"; do
     ram-run --model "$dir/$name.akm" -i "$dir/$task-test.npz" --eval --samples "$m" \
@@ -190,7 +190,7 @@ if [ "$have_img" = 1 ]; then
   for arch in mlp cnn; do
     ep=$tepochs
     [ "$arch" = cnn ] && ep=$epochs
-    img-train --arch "$arch" --train "$dir/translated-train.npz" --valid "$dir/translated-valid.npz" \
+    img-train --arch "$arch" -i "$dir/translated-train.npz" --valid "$dir/translated-valid.npz" \
       --epochs "$ep" --seed "$seed" --threads 2 --quiet -o "$dir/$arch.akm"
     img-run --model "$dir/$arch.akm" -i "$dir/translated-test.npz" --eval |
       awk -F'\t' -v m="$arch" '$1 == "all" { printf "translated\t%s\t1\t%.4f\n", m, 1 - $4 }' >> "$dir/table.tsv"

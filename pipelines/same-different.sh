@@ -74,7 +74,7 @@ for task in pairs plain; do
   for arch in cnn cnn-sagan; do
     ch=$base_channels sa=0
     [ $arch = cnn-sagan ] && ch=$block_channels && sa=1
-    img-train --train "$dir/$task-train.npz" --arch $arch --channels $ch --attn-after $attn_after \
+    img-train -i "$dir/$task-train.npz" --arch $arch --channels $ch --attn-after $attn_after \
       --epochs $ep --seed "$seed" --log "$dir/$task-$arch.tsv" -q -o "$dir/$task-$arch.akm"
     printf '%s\t%s\t%s\t%s\n' $task $arch "$(params $ch $k $sa)" \
       "$(accuracy "$dir/$task-$arch.akm" "$dir/$task-test.npz")" >> "$dir/table.tsv"

@@ -24,12 +24,12 @@ work_dir
 fra=${FRA:-$top/../shared/data/translation/fra.txt}
 every=52 epochs=${EPOCHS:-10}
 rnn=(--type rnn --cell lstm --embed 256 --hidden 256 --layers 2 --attention bahdanau --dropout 0.2 --lr 0.001)
-tfm=(--type transformer --d-model 256 --heads 4 --d-ff 1024 --layers 2 --dropout 0.1 --lr 0.0005 --warmup 1000 --schedule inverse-sqrt --label-smoothing 0.1)
+tfm=(--type transformer --hidden 256 --heads 4 --ff 1024 --layers 2 --dropout 0.1 --lr 0.0005 --warmup 1000 --schedule inverse-sqrt --label-smoothing 0.1)
 run=(--epochs "$epochs" --eval-every 500)
 if [ "$quick" = 1 ]; then
   fra=$top/testdata/translation/fra-small.txt every=10
   rnn=(--type rnn --embed 32 --hidden 32 --attention bahdanau --lr 0.01)
-  tfm=(--type transformer --d-model 32 --heads 4 --d-ff 64 --layers 1 --lr 0.003 --warmup 20)
+  tfm=(--type transformer --hidden 32 --heads 4 --ff 64 --layers 1 --lr 0.003 --warmup 20)
   run=(--steps 60 --eval-every 20)
 fi
 [ -r "$fra" ] || { echo "$PIPELINE: cannot read $fra (set FRA=)" >&2; exit 1; }
@@ -42,7 +42,7 @@ status=0
 for model in rnn transformer; do
   if [ $model = rnn ]; then opts=("${rnn[@]}"); else opts=("${tfm[@]}"); fi
   echo "== $model: seq2seq-train ${opts[*]} ${run[*]}"
-  seq2seq-train -i "$dir/train.tsv" --min-freq 2 --max-len 20 --valid-fraction 0.02 --batch-size 64 \
+  seq2seq-train -i "$dir/train.tsv" --min-freq 2 --len-max 20 --valid-fraction 0.02 --batch-size 64 \
     --clip 1 --seed "$seed" "${opts[@]}" "${run[@]}" --log "$dir/$model.log.tsv" -o "$dir/$model.akm"
   seq2seq-translate -m "$dir/$model.akm" -i "$dir/test.en" -k 4 --length-penalty 0.6 -q > "$dir/$model.out"
   seq2seq-translate -m "$dir/$model.akm" -i "$dir/test.fr" --tokenize-only > "$dir/test.ref"

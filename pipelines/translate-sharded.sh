@@ -57,7 +57,7 @@ if [ -z "$model" ]; then
   [ "$quick" = 1 ] && steps=60
   echo "== training: an LSTM with Bahdanau attention on fra-small, $steps steps"
   seq2seq-train -i "$fra" --type rnn --embed 32 --hidden 32 --attention bahdanau --lr 0.01 \
-    --steps "$steps" --batch-size 32 --max-len 20 --seed "$seed" -q -o "$model"
+    --steps "$steps" --batch-size 32 --len-max 20 --seed "$seed" -q -o "$model"
 fi
 [ -r "$model" ] || { echo "$PIPELINE: cannot read $model" >&2; exit 1; }
 n=$(wc -l < "$input")

@@ -14,7 +14,7 @@ namespace at = attnkit::attention;
 int main(int argc, char** argv) {
   return attnkit::cli::run("attn-mha", argc, argv, [](attnkit::cli::App& app) {
     namespace po = boost::program_options;
-    std::string q_path, k_path, v_path, params, mask, padding, output = "context", out;
+    std::string q_path, k_path, v_path, params, mask, padding, output = "context", out = "-";
     int64_t heads = 0;
     app.describe("Multi-head attention (self or cross) with PyTorch's parameters.",
                  "[OPTIONS] --query X [--key K --value V] --params P.npz --heads H");
@@ -33,8 +33,9 @@ int main(int argc, char** argv) {
         "file of one valid key length per batch item (later keys get zero weight)")(
         "emit", po::value(&output)->value_name("WHAT")->default_value(output),
         "context, weights (averaged over heads) or head-weights");
-    attnkit::cli::add_output_option(
-        app, "FILE", "where to write (.npy, .npz or text by the extension; - is standard output)");
+    app.options().add_options()(
+        "output,o", po::value(&out)->value_name("FILE"),
+        "where to write (.npy, .npz or text by the extension; - is standard output)");
     app.enable(attnkit::cli::kOutput);
     app.shard_items(
         "batch items (3-D inputs), else the query rows (text output of context "
@@ -43,12 +44,8 @@ int main(int argc, char** argv) {
         "Computes what torch.nn.MultiheadAttention(E, H, batch_first=True) computes for\n"
         "mha(X, K, V): per-head scaled-dot attention of the projected inputs, then the\n"
         "output projection. Head weights are B x H x N_q x N_k (write them to .npy).\n"
-        "Inputs are text or .npy/.npz, detected by content; 3-D inputs are batches.\n"
-        "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
-        "(WHAT one of context, weights, head-weights) for --emit WHAT, --output-file FILE\n"
-        "for -o.");
+        "Inputs are text or .npy/.npz, detected by content; 3-D inputs are batches.");
     app.parse();
-    out = attnkit::cli::resolve_output(app, {"context", "weights", "head-weights"}, &output);
     if (app.given("key") != app.given("value"))
       throw attnkit::UsageError("--key and --value go together (cross-attention)");
     at::MhaOptions opt;

@@ -45,7 +45,7 @@ void load_params(at::Scorer& s, at::LocalSpec& local, const std::string& path) {
 int main(int argc, char** argv) {
   return attnkit::cli::run("attn-score", argc, argv, [](attnkit::cli::App& app) {
     namespace po = boost::program_options;
-    std::string q_path, k_path, v_path, score = "scaled-dot", params, mask, output, hard, out;
+    std::string q_path, k_path, v_path, score = "scaled-dot", params, mask, output, hard, out = "-";
     std::string local_kind, padding;
     int64_t window = -1;
     float beta = 1.0f;
@@ -73,8 +73,9 @@ int main(int argc, char** argv) {
         "scores, weights or context (default: context with --value, else weights)")(
         "hard", po::value(&hard)->value_name("MODE"),
         "hard attention: argmax or sample (one-hot weights)");
-    attnkit::cli::add_output_option(
-        app, "FILE", "where to write (.npy, .npz or text by the extension; - is standard output)");
+    app.options().add_options()(
+        "output,o", po::value(&out)->value_name("FILE"),
+        "where to write (.npy, .npz or text by the extension; - is standard output)");
     app.enable(attnkit::cli::kSeed | attnkit::cli::kOutput);
     app.shard_items(
         "batch items (when an operand is 3-D), else the query rows (text "
@@ -87,11 +88,8 @@ int main(int argc, char** argv) {
         "sigma = D/2. Weights are the softmax of each row of scores\n"
         "(masked scores are -inf, their weights 0; a row with every key masked has zero\n"
         "weights and a zero context). Inputs are text or .npy/.npz, detected by content;\n"
-        "3-D inputs are batches, a 2-D input is shared by every batch item.\n"
-        "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
-        "(WHAT one of scores, weights, context) for --emit WHAT, --output-file FILE for -o.");
+        "3-D inputs are batches, a 2-D input is shared by every batch item.");
     app.parse();
-    out = attnkit::cli::resolve_output(app, {"scores", "weights", "context"}, &output);
 
     at::Scorer scorer;
     scorer.kind =

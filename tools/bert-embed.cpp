@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
         "Contextual embeddings of sentences from a BERT model: every token's encoder output "
         "(.npz, an array a line), or the [CLS] vectors (one row a line).",
         "--model MODEL [-i TEXT] [--cls] -o OUT.npz|OUT.npy");
-    app.options().add_options()("model", po::value(&model)->value_name("MODEL")->required(),
+    app.options().add_options()("model,m", po::value(&model)->value_name("MODEL")->required(),
                                 "a model from bert-pretrain")(
         "input,i", po::value(&input)->value_name("TEXT")->default_value(input),
         "sentences, one a line (- is standard input)")(

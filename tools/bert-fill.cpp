@@ -20,11 +20,11 @@ int main(int argc, char** argv) {
         "Fill the [MASK] words of sentences with a BERT model's most probable words and their "
         "probabilities.",
         "--model MODEL [-i TEXT] [--top-k K] [-o OUT.tsv]");
-    app.options().add_options()("model", po::value(&model)->value_name("MODEL")->required(),
+    app.options().add_options()("model,m", po::value(&model)->value_name("MODEL")->required(),
                                 "a model from bert-pretrain")(
         "input,i", po::value(&input)->value_name("TEXT")->default_value(input),
         "sentences, one a line, each with at least one [MASK] (- is standard input)")(
-        "top-k,k", po::value(&top_k)->value_name("K")->default_value(top_k),
+        "top-k", po::value(&top_k)->value_name("K")->default_value(top_k),
         "how many words for each [MASK]")("output,o",
                                           po::value(&out)->value_name("FILE")->default_value(out),
                                           "the table (- is standard output)");

@@ -25,9 +25,9 @@ int main(int argc, char** argv) {
         "Pretrain a small BERT on text: a Transformer encoder with token, segment and position "
         "embeddings, trained by masked-language modelling (15% of the tokens) and "
         "next-sentence prediction (half the pairs true).",
-        "--train TEXT [--valid TEXT] -o MODEL [--log LOG.tsv]");
+        "-i TEXT [--valid TEXT] -o MODEL [--log LOG.tsv]");
     app.options().add_options()(
-        "train", po::value(&train_path)->value_name("TEXT")->required(),
+        "input,i", po::value(&train_path)->value_name("TEXT")->required(),
         "training text: one sentence a line, a blank line between documents")(
         "valid", po::value(&valid_path)->value_name("TEXT"),
         "held-out text of the same form: losses and accuracies at every evaluation")(
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
         "attention heads (divide --hidden)")("ff",
                                              po::value(&c.ff)->value_name("N")->default_value(c.ff),
                                              "the feed-forward layers' hidden units")(
-        "max-len", po::value(&c.max_len)->value_name("N")->default_value(c.max_len),
+        "len-max", po::value(&c.max_len)->value_name("N")->default_value(c.max_len),
         "the longest input in tokens, [CLS] and the two [SEP] included (longer pairs are cut "
         "from the end of their longer sentence); the position table's size")(
         "dropout", po::value(&c.dropout)->value_name("P")->default_value(c.dropout),
@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
         "from a fixed seed) and valid_majority, the share of its chosen words that are the\n"
         "training text's most frequent word (the baseline of always guessing it).\n"
         "bert-fill fills [MASK]s; bert-embed writes contextual embeddings.");
+    app.stored_key("len-max", "max-len");  // the model file's key
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "bert", out);
     if (min_freq < 1) throw UsageError("--min-freq must be >= 1");

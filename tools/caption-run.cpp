@@ -23,9 +23,9 @@ int main(int argc, char** argv) {
         "Caption images with a Show, Attend and Tell model, greedily or by beam search; with "
         "--eval, BLEU-4 against reference captions and how well the attention finds the "
         "items the nouns name.",
-        "--model MODEL -i IMAGES [--captions TSV] [--beam K] [--eval] [--attention FILE.npz] "
+        "--model MODEL -i IMAGES [--captions TSV] [--beam K] [--eval] [--alignments FILE.npz] "
         "[--draw FILE.png] [-o OUT]");
-    app.options().add_options()("model", po::value(&model)->value_name("MODEL")->required(),
+    app.options().add_options()("model,m", po::value(&model)->value_name("MODEL")->required(),
                                 "a model from caption-train")(
         "input,i", po::value(&input)->value_name("IMAGES")->required(),
         "images [N, H, W] (.npz with an 'images' array, as image-gen writes, or any tensor "
@@ -34,10 +34,10 @@ int main(int argc, char** argv) {
         "take 1 - v of every value: for pictures drawn dark on a light background")(
         "captions", po::value(&captions)->value_name("TSV"),
         "reference captions, one a line in the images' order (CAPTION<TAB>TOKEN_CELLS); needed "
-        "by --eval")("beam", po::value(&beam)->value_name("K")->default_value(beam),
+        "by --eval")("beam,k", po::value(&beam)->value_name("K")->default_value(beam),
                      "beam width (1: greedy)")("eval", po::bool_switch(&eval),
                                                "print the scores instead of the captions")(
-        "attention", po::value(&attention)->value_name("FILE.npz"),
+        "alignments", po::value(&attention)->value_name("FILE.npz"),
         "each image's attention per generated word: arrays a0, a1, ... [words + 1, H', W'] "
         "(the last row: the end's step)")(
         "draw", po::value(&draw)->value_name("FILE.png"),
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
         "background in [0, 1] (PGM and PNG samples are divided by their maximum; colour PNGs\n"
         "become grey); --invert turns a dark drawing on white into that. A picture of another\n"
         "size than the training images gives another grid of regions (the same model).\n"
-        "With a hard-attention model --attention and --draw show the region each word\n"
+        "With a hard-attention model --alignments and --draw show the region each word\n"
         "looked at (one-hot).");
     app.parse();
     if (beam < 1) throw UsageError("--beam must be >= 1");

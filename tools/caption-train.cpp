@@ -24,14 +24,14 @@ int main(int argc, char** argv) {
         "Train a Show, Attend and Tell captioner: a small CNN encoder, an LSTM decoder with soft "
         "attention over the image's regions, the gate and the doubly stochastic regulariser; "
         "--attention none trains the no-attention baseline.",
-        "--images IMAGES.npz --captions CAPTIONS.tsv [--valid-images V.npz --valid-captions "
+        "-i IMAGES.npz --captions CAPTIONS.tsv [--valid V.npz --valid-captions "
         "V.tsv] -o MODEL [--log LOG.tsv]");
     app.options().add_options()(
-        "images", po::value(&images)->value_name("IMAGES")->required(),
+        "input,i", po::value(&images)->value_name("IMAGES")->required(),
         "training images [N, H, W] (.npz with an 'images' array, as image-gen writes, or any "
         "tensor file)")("captions", po::value(&captions)->value_name("TSV")->required(),
                         "one caption a line, in the images' order (CAPTION[<TAB>TOKEN_CELLS])")(
-        "valid-images", po::value(&valid_images)->value_name("IMAGES"),
+        "valid", po::value(&valid_images)->value_name("IMAGES"),
         "validation images: greedy decoding scored (BLEU-4) after every epoch")(
         "valid-captions", po::value(&valid_captions)->value_name("TSV"),
         "the validation images' captions")(
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
         "the additive attention's size")(
         "lambda", po::value(&c.lambda)->value_name("R")->default_value(c.lambda),
         "weight of the doubly stochastic regularisation sum_i (1 - sum_t alpha_ti)^2")(
-        "max-len", po::value(&c.max_len)->value_name("N")->default_value(c.max_len),
+        "len-max", po::value(&c.max_len)->value_name("N")->default_value(c.max_len),
         "decoding: the most words of a caption")(
         "pad", po::value(&pad)->value_name("N|auto")->default_value(pad),
         "black pixels added on every side before the CNN; auto: the fewest that make the "
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
         "predicted token, plus lambda times the regulariser (the log's reg: its mean per\n"
         "image). The words are the training captions' tokens. The CNN's batch norm\n"
         "normalises each of the 4 slices by its own statistics; its running statistics move\n"
-        "once a step by the whole batch's and are saved with the model. With --valid-images\n"
+        "once a step by the whole batch's and are saved with the model. With --valid\n"
         "the log has valid_bleu4 (greedy, BLEU-4 x 100), valid_noun_in_cell and\n"
         "valid_coverage_dev (see caption-run --eval). caption-run decodes and scores.\n"
         "\n"
@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
         "instead of random ones (its sizes and training captions must be this run's; the\n"
         "attention kind and training options may differ): a soft model warm-starts\n"
         "--attention hard, whose decoder then learns to read single regions.");
+    app.stored_key("len-max", "max-len");  // the model file's key
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "caption", out);
     c.channels = cli::parse_option("--channels", [&] { return vision::parse_channels(channels); });
@@ -113,7 +114,7 @@ int main(int argc, char** argv) {
     if (coords && no_coords) throw UsageError("--coords and --no-coords contradict each other");
     c.coords = !no_coords;
     if (valid_images.empty() != valid_captions.empty())
-      throw UsageError("--valid-images and --valid-captions go together");
+      throw UsageError("--valid and --valid-captions go together");
     auto train = models::read_caption_data(images, captions);
     c.pad = cli::parse_option("--pad", [&] {
       return models::parse_caption_pad(pad, train.images.dim(1), train.images.dim(2),

@@ -17,9 +17,9 @@ int main(int argc, char** argv) {
     float beta = 1.0f;
     bool modern = false;
     app.describe("The energy of each state (one per row) under a Hopfield net.",
-                 "[OPTIONS] --net NET.npz -i STATES\n"
+                 "[OPTIONS] -m NET.npz -i STATES\n"
                  "   or: hopfield-energy [OPTIONS] --modern --patterns X --beta B -i STATES");
-    app.options().add_options()("net", po::value(&net_path)->value_name("NET.npz"),
+    app.options().add_options()("model,m", po::value(&net_path)->value_name("NET.npz"),
                                 "classic net: W (N x N) and b (N)")(
         "input,i", po::value(&in)->value_name("STATES")->default_value("-"),
         "states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input")(
@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     mem::ImageLayout layout = mem::parse_layout(image_size, 0);
     Tensor e;
     if (modern) {
-      if (app.given("net")) throw UsageError("--net is for classic nets, not --modern");
+      if (app.given("model")) throw UsageError("--model is for classic nets, not --modern");
       if (!app.given("patterns") || !app.given("beta"))
         throw UsageError("--modern needs --patterns X and --beta B");
       if (!(beta > 0.0f)) throw UsageError("--beta must be a number above 0");
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
         throw;
       }
     } else {
-      if (!app.given("net")) throw UsageError("--net NET.npz is required (or --modern)");
+      if (!app.given("model")) throw UsageError("-m NET.npz is required (or --modern)");
       if (app.given("patterns") || app.given("beta"))
         throw UsageError("--patterns and --beta are for --modern");
       const mem::Net net = mem::load_net(net_path);

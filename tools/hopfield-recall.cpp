@@ -27,14 +27,14 @@ int main(int argc, char** argv) {
     float beta = 1.0f;
     bool modern = false, trace_flips = false;
     app.describe("Recall stored patterns from probes with Hopfield dynamics (classic or modern).",
-                 "[OPTIONS] --net NET.npz -i PROBES -o OUT\n"
+                 "[OPTIONS] -m NET.npz -i PROBES -o OUT\n"
                  "   or: hopfield-recall [OPTIONS] --modern --patterns X --beta B -i PROBES");
-    app.options().add_options()("net", po::value(&net_path)->value_name("NET.npz"),
+    app.options().add_options()("model,m", po::value(&net_path)->value_name("NET.npz"),
                                 "classic net from hopfield-store: W (N x N) and b (N)")(
         "input,i", po::value(&in)->value_name("PROBES")->default_value("-"),
         "probe states, one per row (classic: -1/+1); text, .npy or PBM; - is standard input");
-    attnkit::cli::add_output_option(
-        app, "OUT",
+    app.options().add_options()(
+        "output,o", po::value(&out)->value_name("OUT"),
         "final states (.pbm, .npy, .npz or text by the extension; - is standard output)");
     app.options().add_options()("mode", po::value(&mode)->value_name("MODE")->default_value(mode),
                                 "async (one neuron at a time) or sync (all at once)")(
@@ -69,11 +69,8 @@ int main(int argc, char** argv) {
         "|h_i| <= 1e-6 (sum_j |w_ij| + |b_i|)) keeps s_i. A run stops at a fixed point, after\n"
         "K steps, or (sync) on a 2-cycle s(t) = s(t-2). Probes, patterns and neurons are\n"
         "numbered from 1. Async probe k draws its permutations from its own generator\n"
-        "(--seed, k), so the output does not depend on --threads. Summary on stderr.\n"
-        "Old spellings, accepted with a note on stderr until the next release: --output WHAT\n"
-        "(WHAT one of states, weights) for --emit WHAT, --output-file FILE for -o.");
+        "(--seed, k), so the output does not depend on --threads. Summary on stderr.");
     app.parse();
-    out = attnkit::cli::resolve_output(app, {"states", "weights"}, &what);
     mem::ImageLayout layout = mem::parse_layout(image_size, per_row);
     if (pixel < 1 || pixel > 64) throw attnkit::UsageError("--pixel-size must be 1 to 64");
     layout.pixel = pixel;
@@ -88,7 +85,7 @@ int main(int argc, char** argv) {
       attnkit::cli::check_shard_text_output(app, out);
     }
     if (modern) {
-      for (const char* o : {"net", "mode", "order", "max-steps", "trace", "trace-flips"})
+      for (const char* o : {"model", "mode", "order", "max-steps", "trace", "trace-flips"})
         if (app.given(o) || (std::string(o) == "trace-flips" && trace_flips))
           throw UsageError(std::string("--") + o + " is for classic nets, not --modern");
       if (!app.given("patterns") || !app.given("beta"))
@@ -134,7 +131,7 @@ int main(int argc, char** argv) {
     for (const char* o : {"beta", "steps", "emit"})
       if (app.given(o) || (std::string(o) == "emit" && what != "states"))
         throw UsageError(std::string("--") + o + " is for --modern");
-    if (!app.given("net")) throw UsageError("--net NET.npz is required (or --modern)");
+    if (!app.given("model")) throw UsageError("-m NET.npz is required (or --modern)");
     mem::RecallOptions opt;
     opt.mode = attnkit::cli::parse_option("--mode", [&] { return mem::parse_mode(mode); });
     opt.order = attnkit::cli::parse_option("--order", [&] { return mem::parse_order(order); });

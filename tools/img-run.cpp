@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
         "Classify images with a model from img-train; with --eval, the accuracy "
         "overall and per class.",
         "--model MODEL -i FILE.npz [--eval] [-o OUT]");
-    app.options().add_options()("model", po::value(&model)->value_name("MODEL")->required(),
+    app.options().add_options()("model,m", po::value(&model)->value_name("MODEL")->required(),
                                 "a model from img-train")(
         "input,i", po::value(&input)->value_name("FILE.npz")->required(),
         "array images [N,H,W] (or [H,W]) of the model's size; labels [N] for --eval")(

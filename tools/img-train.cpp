@@ -23,9 +23,9 @@ int main(int argc, char** argv) {
     app.describe(
         "Train an image classifier: fully connected layers, a small CNN, or the CNN with a "
         "SAGAN or non-local self-attention block, on images [N,H,W] with labels [N].",
-        "--train FILE.npz [--valid FILE.npz] --arch mlp|cnn|cnn-sagan|cnn-nonlocal -o MODEL");
+        "-i FILE.npz [--valid FILE.npz] --arch mlp|cnn|cnn-sagan|cnn-nonlocal -o MODEL");
     app.options().add_options()(
-        "train", po::value(&train_path)->value_name("FILE.npz")->required(),
+        "input,i", po::value(&train_path)->value_name("FILE.npz")->required(),
         "arrays images [N,H,W] and labels [N] (classes 0, 1, ...; image-gen's files)")(
         "valid", po::value(&valid_path)->value_name("FILE.npz"),
         "validation images and labels: accuracy after every epoch")(

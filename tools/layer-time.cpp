@@ -22,13 +22,13 @@ int main(int argc, char** argv) {
         "layer", po::value(&layer)->value_name("NAME")->required(),
         "attention (softmax(X X^T / sqrt D) X), conv (1-D, D channels in and out, K taps, "
         "zero padding) or rnn (tanh Elman recurrence, D hidden units)")(
-        "length,n", po::value(&length)->value_name("N")->required(), "sequence length (rows of X)")(
+        "length,l", po::value(&length)->value_name("N")->required(), "sequence length (rows of X)")(
         "dim,d", po::value(&dim)->value_name("D")->required(), "width of each position")(
-        "kernel,k", po::value(&kernel)->value_name("K")->default_value(3),
+        "kernel", po::value(&kernel)->value_name("K")->default_value(3),
         "convolution taps (the path length of conv uses it too)")(
         "dilated", po::bool_switch(&dilated),
         "report the path length of a stack of dilated convolutions (dilation K^l at layer l)")(
-        "repeat,r", po::value(&repeat)->value_name("R")->default_value(3),
+        "repeat", po::value(&repeat)->value_name("R")->default_value(3),
         "forward passes; the best time is reported")("header", po::bool_switch(&header),
                                                      "print a header line first");
     app.enable(attnkit::cli::kSeed);

@@ -30,14 +30,14 @@ int main(int argc, char** argv) {
     namespace mem = attnkit::memory;
     std::string model_path, in = "-", out = "-", att_path, labels;
     app.describe("Answer the questions of a bAbI-format file with a trained memory network.",
-                 "[OPTIONS] --model MODEL [-i STORIES] [--attention ATT.npz]");
-    app.options().add_options()("model", po::value(&model_path)->value_name("MODEL")->required(),
+                 "[OPTIONS] --model MODEL [-i STORIES] [--alignments ATT.npz]");
+    app.options().add_options()("model,m", po::value(&model_path)->value_name("MODEL")->required(),
                                 "a model from memn2n-train")(
         "input,i", po::value(&in)->value_name("STORIES")->default_value(in),
         "stories and questions in the bAbI format (- is standard input)")(
         "output,o", po::value(&out)->value_name("FILE")->default_value(out),
         "the answers (- is standard output)")(
-        "attention", po::value(&att_path)->value_name("ATT.npz"),
+        "alignments", po::value(&att_path)->value_name("ATT.npz"),
         "each question's hop weights: array qLINE, memory sentences (oldest first) x hops")(
         "labels", po::value(&labels)->value_name("DIR"),
         "write DIR/qLINE.txt, the memory sentences of each question one a line (row labels "
@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
       ex = std::vector<attnkit::data::BabiExample>(std::make_move_iterator(ex.begin() + lo),
                                                    std::make_move_iterator(ex.begin() + hi));
     auto enc = mem::encode_babi(ex, m.vocab, m.model->config().memory);
-    const bool want_att = app.given("attention") || app.given("labels");
+    const bool want_att = app.given("alignments") || app.given("labels");
     mem::EvalResult r = mem::evaluate(*m.model, enc, false, want_att, kBatch);
     if (app.shard().given) {
       const auto keep = [&](auto& v) {
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
       else
         wrong += r.predicted[i] != enc[i].answer;
     }
-    if (app.given("attention")) {
+    if (app.given("alignments")) {
       std::vector<std::string> names;
       for (const auto& e : ex) names.push_back("q" + std::to_string(e.line));
       std::vector<std::pair<std::string, const attnkit::Tensor*>> arrays;

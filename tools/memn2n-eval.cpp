@@ -23,10 +23,10 @@ int main(int argc, char** argv) {
     app.describe(
         "Per-task test error of a memory network on bAbI, with the mean and the "
         "failed-task count.",
-        "[OPTIONS] --model MODEL --data DIR");
-    app.options().add_options()("model", po::value(&model_path)->value_name("MODEL")->required(),
+        "[OPTIONS] --model MODEL -i DIR");
+    app.options().add_options()("model,m", po::value(&model_path)->value_name("MODEL")->required(),
                                 "a model from memn2n-train")(
-        "data", po::value(&dir)->value_name("DIR")->required(),
+        "input,i", po::value(&dir)->value_name("DIR")->required(),
         "a bAbI directory holding qaN_*_test.txt files")(
         "task", po::value(&task)->value_name("LIST"),
         "tasks to evaluate: N, all, or a list such as 1,2,4-20 (default: the model's)")(

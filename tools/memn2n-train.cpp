@@ -34,17 +34,14 @@ int main(int argc, char** argv) {
     tf.lr_help = "SGD learning rate after linear start (0: 0.005 with linear start, else 0.01)";
     tf.clip_help = "rescale each weight's gradient to this norm (--clip-kind) at most (0: never)";
     app.describe("Train an End-To-End Memory Network (or a Key-Value one) on bAbI tasks.",
-                 "[OPTIONS] --data DIR --task N|all -o MODEL");
+                 "[OPTIONS] -i DIR --task N|all -o MODEL");
     app.options().add_options()(
-        "data", po::value(&d.dir)->value_name("DIR")->required(),
+        "input,i", po::value(&d.dir)->value_name("DIR")->required(),
         "a bAbI directory holding qaN_*_train.txt files (the data set's en/ or en-10k/)")(
-        "output,o", po::value(&out)->value_name("MODEL")->required(), "the trained model")(
-        "clip-norm", po::value<std::string>()->value_name("KIND"),
-        "old spelling of --clip-kind (kept for one release)");
+        "output,o", po::value(&out)->value_name("MODEL")->required(), "the trained model");
     for (const char* f : {"pe", "te", "ls", "rn"})  // old configuration keys: the default now
       app.config_options().add_options()(f, po::bool_switch(),
                                          "no effect: on by default (kept for one release)");
-    app.alias("clip-norm", "clip-kind");
     ak::cli::add_training_options(app, tf);
     app.config_options().add_options()("task",
                                        po::value(&task)->value_name("LIST")->default_value(task),
@@ -91,7 +88,7 @@ int main(int argc, char** argv) {
         "with its temporal rows: the authors' code) or l2")(
         "clip-global", po::bool_switch(&opt.clip_global),
         "clip the norm of all the gradients together (default: each weight's on its own)")(
-        "val-fraction",
+        "valid-fraction",
         po::value(&d.val_fraction)->value_name("F")->default_value(d.val_fraction, "0.1"),
         "fraction of each task's training questions held out for validation");
     app.epilog(
@@ -102,6 +99,7 @@ int main(int argc, char** argv) {
         "20 epochs of linear start (30 joint on 1k) at --ls-lr, each weight's gradient norm\n"
         "clipped at 40, 10% held out for validation. Errors are fractions of questions.\n"
         "--runs K keeps the run with the lowest training error (the paper's criterion).");
+    app.stored_key("valid-fraction", "val-fraction");  // the model file's key
     app.parse();
     const ak::train::TrainOptions o = ak::cli::resolve_training(app, tf, mem::kMemN2NKind, out);
     try {

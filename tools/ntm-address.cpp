@@ -21,9 +21,9 @@ int main(int argc, char** argv) {
         "One Neural Turing Machine addressing step: content, interpolation, shift, sharpening.",
         "--memory M --key K [--beta B] [--gate G] [--shift S] [--gamma Y] [--prev W] [-o OUT]");
     app.options().add_options()(
-        "memory,m", po::value(&memory)->value_name("M")->required(),
+        "memory", po::value(&memory)->value_name("M")->required(),
         "memory, an N x M matrix (text, .npy, FILE.npz:NAME; - is standard input)")(
-        "key,k", po::value(&key)->value_name("K")->required(),
+        "key", po::value(&key)->value_name("K")->required(),
         "key, M values: inline (0.5,-1,0.3) or a file")(
         "beta", po::value(&beta)->value_name("B")->default_value(beta), "key strength (>= 0)")(
         "gate", po::value(&gate)->value_name("G")->default_value(gate),

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     app.epilog(
         "--eval prints TSV: length, sequences, bits_per_seq (wrong bits after thresholding at\n"
         "0.5, per sequence), wrong_fraction (of the scored bits), and a last row 'all'.\n"
-        "On pairs (a model from ntm-train --data PAIRS.tsv) it prints stackmem-run --eval's\n"
+        "On pairs (a model from ntm-train -i PAIRS.tsv) it prints stackmem-run --eval's\n"
         "table: lengths (a bucket of target lengths), sequences, coarse (the share of pairs\n"
         "whose whole answer is right, <eos> included), fine (the mean share of each target\n"
         "right before its first error), and a last row 'all'. The answer is the likeliest\n"

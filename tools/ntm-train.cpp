@@ -32,25 +32,22 @@ int main(int argc, char** argv) {
     app.describe(
         "Train a Neural Turing Machine on copy, repeat-copy, associative recall or symbol "
         "transductions.",
-        "(--task TASK | --data DATA.npz | --data PAIRS.tsv) [--config ntm.yaml] [--steps N] "
+        "(--task TASK | -i DATA.npz | -i PAIRS.tsv) [--config ntm.yaml] [--steps N] "
         "[--batch-size B] [--seed S] -o MODEL [--log LOG.tsv] [--checkpoint-every N] [--resume]");
     app.options().add_options()(
-        "data", po::value(&data_path)->value_name("DATA"),
+        "input,i", po::value(&data_path)->value_name("DATA"),
         "train on a seqtask-gen data set DATA.npz, or on transduce-gen's SOURCE<TAB>TARGET "
         "pairs (told apart by content), in shuffled epochs, instead of fresh episodes")(
-        "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)")(
-        "clip-norm", po::value<std::string>()->value_name("C"),
-        "old spelling of --clip (kept for one release)");
-    app.alias("clip-norm", "clip");
+        "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
     app.config_options().add_options()(
         "task", po::value(&task)->value_name("TASK"),
         "copy, repeat-copy or associative-recall (fresh episodes every step)")(
         "width", po::value(&width)->value_name("N")->default_value(width),
         "task: bits per vector (0: the task's, 8 or 6)")(
-        "min-len", po::value(&min_len)->value_name("N")->default_value(min_len),
+        "len-min", po::value(&min_len)->value_name("N")->default_value(min_len),
         "task: shortest length or fewest items (0: the task's)")(
-        "max-len", po::value(&max_len)->value_name("N")->default_value(max_len),
+        "len-max", po::value(&max_len)->value_name("N")->default_value(max_len),
         "task: longest length or most items (0: the task's, 20, 10 or 6)")(
         "min-repeats", po::value(&min_rep)->value_name("N")->default_value(min_rep),
         "repeat-copy: fewest repeats")("max-repeats",
@@ -107,16 +104,18 @@ int main(int argc, char** argv) {
         "--log-every steps. A step's sequences are one slice each, their gradients added in\n"
         "order: the same model for any --threads and under mpirun.\n"
         "\n"
-        "On symbol pairs (--data PAIRS.tsv, transduce-gen's lines) inputs and outputs are one\n"
+        "On symbol pairs (-i PAIRS.tsv, transduce-gen's lines) inputs and outputs are one\n"
         "channel per token of the pairs' vocabulary (4 reserved, then the symbols): the source\n"
         "one symbol a step, a delimiter step, then zero input while the outputs are to be the\n"
         "target and <eos>. The cost is the softmax cross-entropy of those steps (nats per\n"
         "sequence); the log's symbols_per_seq counts their wrong symbols. ntm-run --eval -i\n"
         "PAIRS.tsv reports coarse and fine accuracy as stackmem-run --eval does.");
+    app.stored_key("len-min", "min-len");  // the model file's key
+    app.stored_key("len-max", "max-len");  // the model file's key
     app.parse();
 
     const train::TrainOptions topt = cli::resolve_training(app, tf, "ntm", out);
-    if (task.empty() == data_path.empty()) throw UsageError("give either --task or --data");
+    if (task.empty() == data_path.empty()) throw UsageError("give either --task or -i/--input");
     memory::NtmSource src;
     src.fresh = !task.empty();
     if (src.fresh) {

@@ -22,15 +22,15 @@ int main(int argc, char** argv) {
     app.describe(
         "Decode problems with a pointer network, greedily or by beam search; with "
         "--eval, the exact and valid shares, tour lengths and hull areas by n.",
-        "--model MODEL -i PROBLEMS [--beam K] [--eval] [--attention FILE.npz] [--draw "
+        "--model MODEL -i PROBLEMS [--beam K] [--eval] [--alignments FILE.npz] [--draw "
         "FILE.svg|FILE.png] [-o OUT]");
-    app.options().add_options()("model", po::value(&model)->value_name("MODEL")->required(),
+    app.options().add_options()("model,m", po::value(&model)->value_name("MODEL")->required(),
                                 "a model from ptr-train")(
         "input,i", po::value(&input)->value_name("PROBLEMS")->required(),
         "problems (ptrtask-gen's lines; answers are needed by --eval and --draw)")(
-        "beam", po::value(&beam)->value_name("K")->default_value(beam), "beam width (1: greedy)")(
+        "beam,k", po::value(&beam)->value_name("K")->default_value(beam), "beam width (1: greedy)")(
         "eval", po::bool_switch(&eval), "print the scores by n instead of the outputs")(
-        "attention", po::value(&attention)->value_name("FILE.npz"),
+        "alignments", po::value(&attention)->value_name("FILE.npz"),
         "each problem's pointer distributions: arrays s0, s1, ... [output steps, 1 + n] (column 0: "
         "the end), for attn-plot")(
         "draw", po::value(&draw)->value_name("FILE"),

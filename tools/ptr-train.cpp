@@ -22,9 +22,9 @@ int main(int argc, char** argv) {
     app.describe(
         "Train a pointer network (an LSTM encoder-decoder whose additive attention "
         "points at its input) on sorting, convex-hull or travelling-salesman problems.",
-        "--task sort|hull|tsp --train PROBLEMS [--valid PROBLEMS] -o MODEL [--log LOG.tsv]");
+        "--task sort|hull|tsp -i PROBLEMS [--valid PROBLEMS] -o MODEL [--log LOG.tsv]");
     app.options().add_options()(
-        "train", po::value(&train_path)->value_name("PROBLEMS")->required(),
+        "input,i", po::value(&train_path)->value_name("PROBLEMS")->required(),
         "training problems with answers (ptrtask-gen's lines, or the paper's files)")(
         "valid", po::value(&valid_path)->value_name("PROBLEMS"),
         "validation problems: greedy decoding scored after every epoch; the best epoch is kept")(

@@ -25,13 +25,14 @@ int main(int argc, char** argv) {
     app.describe(
         "Seeded problems of the pointer networks' tasks (Vinyals et al. 2015) with exact "
         "answers: sort numbers, the convex hull of points, the shortest closed tour.",
-        "--task sort|hull|tsp (--n N | --n-min A --n-max B) [--count C] [--solver S] [--seed S] "
+        "--task sort|hull|tsp (--n N | --len-min A --len-max B) [--count C] [--solver S] [--seed "
+        "S] "
         "[-o FILE]");
     app.options().add_options()("task", po::value(&task)->value_name("TASK")->required(),
-                                "sort, hull or tsp")("n", po::value(&n)->value_name("N"),
-                                                     "points a problem (sets --n-min and --n-max)")(
-        "n-min", po::value(&o.n_min)->value_name("A")->default_value(o.n_min),
-        "fewest points a problem")("n-max",
+                                "sort, hull or tsp")(
+        "n", po::value(&n)->value_name("N"), "points a problem (sets --len-min and --len-max)")(
+        "len-min", po::value(&o.n_min)->value_name("A")->default_value(o.n_min),
+        "fewest points a problem")("len-max",
                                    po::value(&o.n_max)->value_name("B")->default_value(o.n_max),
                                    "most points a problem (uniform in [A, B])")(
         "count", po::value(&count)->value_name("C")->default_value(count), "problems")(
@@ -58,8 +59,8 @@ int main(int argc, char** argv) {
     app.parse();
     o.task = cli::parse_option("--task", [&] { return data::parse_ptr_task(task); });
     if (app.given("n")) {
-      if (app.given("n-min") || app.given("n-max"))
-        throw UsageError("--n and --n-min/--n-max: give one");
+      if (app.given("len-min") || app.given("len-max"))
+        throw UsageError("--n and --len-min/--len-max: give one");
       o.n_min = o.n_max = n;
     }
     try {

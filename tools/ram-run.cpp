@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
         "(--draw).",
         "--model MODEL -i IMAGES.npz [--samples M] [--eval] [--trace FILE.tsv] [--draw FILE.png] "
         "[-o OUT]");
-    app.options().add_options()("model", po::value(&model)->value_name("MODEL")->required(),
+    app.options().add_options()("model,m", po::value(&model)->value_name("MODEL")->required(),
                                 "a model from ram-train")(
         "input,i", po::value(&input)->value_name("IMAGES.npz")->required(),
         "images [N, H, W] and labels [N] (image-gen's .npz: members images, labels)")(

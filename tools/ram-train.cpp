@@ -22,10 +22,10 @@ int main(int argc, char** argv) {
     app.describe(
         "Train a recurrent attention model: a network that classifies an image from a few "
         "glimpses, choosing where to look by a Gaussian location policy trained by REINFORCE.",
-        "--train IMAGES.npz [--valid IMAGES.npz] -o MODEL [--glimpses N] [--core rnn|lstm] "
+        "-i IMAGES.npz [--valid IMAGES.npz] -o MODEL [--glimpses N] [--core rnn|lstm] "
         "[--glimpse-net fc|conv] [--loc-std S] [--random-glimpses] [--log LOG.tsv]");
     app.options().add_options()(
-        "train", po::value(&train_path)->value_name("IMAGES.npz")->required(),
+        "input,i", po::value(&train_path)->value_name("IMAGES.npz")->required(),
         "training images [N, H, W] and labels [N] (image-gen's .npz: members images, labels)")(
         "valid", po::value(&valid_path)->value_name("IMAGES.npz"),
         "validation images: the error is measured after every epoch; the best epoch is kept")(

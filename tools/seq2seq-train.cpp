@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
         "tokenisation of both sides: words (the textbook's) or chars")(
         "min-freq", po::value(&d.min_freq)->value_name("N")->default_value(d.min_freq),
         "tokens seen fewer times become <unk>")(
-        "max-len", po::value(&d.max_len)->value_name("N")->default_value(d.max_len),
+        "len-max", po::value(&d.max_len)->value_name("N")->default_value(d.max_len),
         "longest sequence kept, with <bos>/<eos> (0: all)")(
         "valid-fraction",
         po::value(&d.valid_fraction)->value_name("F")->default_value(d.valid_fraction, "0.1"),
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
         "embed", po::value(&c.embed)->value_name("N")->default_value(c.embed),
         "rnn: embedding size")("hidden",
                                po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
-                               "rnn: hidden units per layer")(
+                               "rnn: hidden units per layer; transformer: model width")(
         "layers", po::value(&c.layers)->value_name("N")->default_value(c.layers),
         "encoder and decoder layers")("bidirectional", po::bool_switch(&bidirectional),
                                       "rnn: bi-directional encoder")(
@@ -66,12 +66,10 @@ int main(int argc, char** argv) {
         "teacher-forcing",
         po::value(&r.teacher_forcing)->value_name("P")->default_value(r.teacher_forcing),
         "rnn: probability of feeding the gold previous token")(
-        "d-model", po::value(&c.d_model)->value_name("N")->default_value(c.d_model),
-        "transformer: model width")("heads",
-                                    po::value(&c.heads)->value_name("N")->default_value(c.heads),
-                                    "transformer: attention heads")(
-        "d-ff", po::value(&c.d_ff)->value_name("N")->default_value(c.d_ff),
-        "transformer: feed-forward width")(
+        "heads", po::value(&c.heads)->value_name("N")->default_value(c.heads),
+        "transformer: attention heads")("ff",
+                                        po::value(&c.d_ff)->value_name("N")->default_value(c.d_ff),
+                                        "transformer: feed-forward width")(
         "shared-embeddings", po::bool_switch(&d.shared_vocab),
         "transformer: one joint vocabulary; one table for source, target and output")(
         "dropout", po::value(&dropout)->value_name("P")->default_value(dropout), "dropout rate")(
@@ -94,11 +92,14 @@ int main(int argc, char** argv) {
         "with Bahdanau attention, embedding 64, 128 units; Adam at 0.001, batches of 64, 10\n"
         "epochs, clipping at 1). On fra.txt with no other flag it reached validation BLEU 26.9\n"
         "in 21 minutes at one thread.");
+    app.stored_key("len-max", "max-len");  // the model file's key
+    app.stored_key("ff", "d-ff");          // the model file's key
     app.parse();
 
     const train::TrainOptions o =
         dry_run ? train::TrainOptions() : cli::resolve_training(app, tf, "seq2seq", out);
     c.type = models::parse_model_type(type);
+    c.d_model = c.hidden;  // --hidden: the width of either type
     c.cell = nn::parse_cell_kind(cell);
     c.attention = models::parse_attention(attention);
     c.bidirectional = bidirectional;

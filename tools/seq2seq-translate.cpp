@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
         "beam,k", po::value(&beam)->value_name("K")->default_value(beam), "beam width (1: greedy)")(
         "length-penalty", po::value(&alpha)->value_name("A")->default_value(alpha),
         "alpha of Wu et al.'s ((5+|y|)/6)^alpha; 0 ranks by log-probability")(
-        "max-length", po::value(&max_length)->value_name("L")->default_value(max_length),
+        "len-max", po::value(&max_length)->value_name("L")->default_value(max_length),
         "most target tokens per sentence, <eos> included")(
         "alignments", po::value(&align)->value_name("FILE.npz"),
         "each sentence's attention matrix: arrays s0, s1, ... [target tokens, source tokens]")(
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
         "output does not depend on it.");
     app.parse();
     if (beam < 1) throw UsageError("--beam must be at least 1");
-    if (max_length < 1) throw UsageError("--max-length must be at least 1");
+    if (max_length < 1) throw UsageError("--len-max must be at least 1");
     if (!(alpha >= 0 && alpha <= 10)) throw UsageError("--length-penalty must be in [0, 10]");
     if (!align_tokens.empty() && align.empty())
       throw UsageError("--alignment-tokens needs --alignments");

@@ -19,13 +19,13 @@ int main(int argc, char** argv) {
     int64_t min_len = 0, max_len = 0, width = 0, min_rep = 1, max_rep = 10, item_len = 3;
     app.describe(
         "Write episodes of the NTM paper's copy, repeat-copy or associative-recall task.",
-        "--task TASK --count N [--min-len L] [--max-len L] [--width W] [--seed S] -o DATA.npz");
+        "--task TASK --count N [--len-min L] [--len-max L] [--width W] [--seed S] -o DATA.npz");
     app.options().add_options()("task", po::value(&task_name)->value_name("TASK")->required(),
                                 "copy, repeat-copy or associative-recall")(
         "count,n", po::value(&count)->value_name("N")->required(), "number of episodes (>= 1)")(
-        "min-len", po::value(&min_len)->value_name("L"),
+        "len-min", po::value(&min_len)->value_name("L"),
         "shortest sequence (associative recall: fewest items); default 1 (recall: 2)")(
-        "max-len", po::value(&max_len)->value_name("L"),
+        "len-max", po::value(&max_len)->value_name("L"),
         "longest sequence (recall: most items); default copy 20, repeat-copy 10, recall 6")(
         "width", po::value(&width)->value_name("W"),
         "bits per vector; default 8 (associative recall: 6)")(
@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
     app.parse();
     data::SeqTaskOptions opt = data::SeqTaskOptions::defaults(
         cli::parse_option("--task", [&] { return data::parse_seq_task(task_name); }));
-    if (app.given("min-len")) opt.min_len = min_len;
-    if (app.given("max-len")) opt.max_len = max_len;
+    if (app.given("len-min")) opt.min_len = min_len;
+    if (app.given("len-max")) opt.max_len = max_len;
     if (app.given("width")) opt.width = width;
     opt.min_repeats = min_rep;
     opt.max_repeats = max_rep;

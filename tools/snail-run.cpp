@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
         "with random, greedy, UCB1, Thompson sampling and the oracle on the same bandits; or "
         "test a few-shot model (snail-train --task fewshot) on episodes of held-out classes.",
         "[--model MODEL] [--episodes N] [--seed S] [-o TABLE.tsv] [--trace PULLS.tsv]");
-    app.options().add_options()("model", po::value(&model)->value_name("MODEL"),
+    app.options().add_options()("model,m", po::value(&model)->value_name("MODEL"),
                                 "a model from snail-train (without it: the baselines only)")(
         "episodes", po::value(&episodes)->value_name("N")->default_value(episodes),
         "bandits to play")("arms", po::value(&arms)->value_name("K")->default_value(arms),
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
         "the table (- is standard output)")(
         "trace", po::value(&trace)->value_name("FILE"),
         "every pull of the policy (or, without --model, of Thompson sampling) as TSV")(
-        "images", po::value(&images)->value_name("FILE"),
+        "input,i", po::value(&images)->value_name("FILE"),
         "few-shot models: test pictures (default: Fashion-MNIST's 10,000 test pictures)")(
         "labels", po::value(&labels)->value_name("FILE"), "few-shot models: their class ids")(
         "classes", po::value(&classes)->value_name("LIST"),
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
       }
       return;
     }
-    for (const char* opt : {"images", "labels", "classes"})
+    for (const char* opt : {"input", "labels", "classes"})
       if (app.given(opt))
         throw UsageError(std::string("--") + opt + " is for few-shot models (--model)");
     if (app.given("model") && (app.given("arms") || app.given("pulls")))

@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
         "eval-episodes",
         po::value(&o.eval_episodes)->value_name("N")->default_value(o.eval_episodes),
         "bandits (or few-shot episodes) of each evaluation (a fixed set)")(
-        "images", po::value(&images)->value_name("FILE"),
+        "input,i", po::value(&images)->value_name("FILE"),
         "fewshot: pictures [n, H, W] (IDX, .npy, ...; IDX bytes are scaled to [0, 1]); default: "
         "Fashion-MNIST's 60,000 training pictures")(
         "labels", po::value(&labels)->value_name("FILE"),
@@ -83,10 +83,11 @@ int main(int argc, char** argv) {
         "Thompson sampling and the oracle on the same bandits.\n\n"
         "--task fewshot: each episode is N x K labelled pictures of N classes and one query of\n"
         "one of them, the labels 0..N-1 given to the classes afresh each episode; the loss is\n"
-        "the query's cross-entropy. Training draws episodes from --classes of --images; the\n"
+        "the query's cross-entropy. Training draws episodes from --classes of --input; the\n"
         "log's eval_accuracy is on a fixed set of episodes of the other classes, beside\n"
         "eval_embed_nn, the nearest class mean on the model's own embeddings. Defaults:\n"
         "Fashion-MNIST (Debian's dataset-fashion-mnist), 5-way 1-shot, classes 0,2,4,6,8.");
+    app.stored_key("input", "images");  // the model file's key
     app.parse();
 
     if (task == "fewshot")

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
         "Decode SOURCE<TAB>TARGET pairs greedily with a Stack-, Queue- or DeQue-LSTM; "
         "with --eval, coarse and fine accuracy by target length.",
         "--model MODEL -i PAIRS.tsv [--eval [--bucket N]] [--trace TRACE.npz] [-o OUT]");
-    app.options().add_options()("model", po::value(&model)->value_name("MODEL")->required(),
+    app.options().add_options()("model,m", po::value(&model)->value_name("MODEL")->required(),
                                 "a model from stackmem-train")(
         "input,i", po::value(&input)->value_name("PAIRS.tsv")->required(),
         "pairs (transduce-gen's lines; the targets are used by --eval)")(

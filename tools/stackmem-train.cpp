@@ -21,8 +21,8 @@ int main(int argc, char** argv) {
     app.describe(
         "Train an LSTM with a continuous stack, queue or deque (Grefenstette et al. "
         "2015), or the plain LSTM, on SOURCE<TAB>TARGET transductions.",
-        "--train PAIRS.tsv [--valid PAIRS.tsv] [--memory KIND] -o MODEL [--log LOG.tsv]");
-    app.options().add_options()("train",
+        "-i PAIRS.tsv [--valid PAIRS.tsv] [--memory KIND] -o MODEL [--log LOG.tsv]");
+    app.options().add_options()("input,i",
                                 po::value(&train_path)->value_name("PAIRS.tsv")->required(),
                                 "training pairs (transduce-gen's lines)")(
         "valid", po::value(&valid_path)->value_name("PAIRS.tsv"),

@@ -34,22 +34,11 @@ int main(int argc, char** argv) {
         "where to write (- is standard output)");
     app.epilog(
         "Output: TOKEN<TAB>COUNT lines in id order: <pad> <bos> <eos> <unk> (ids 0-3, count\n"
-        "0), then the tokens by descending count, ties in byte order.\n"
-        "--tokenize KIND is an alias of --tokens KIND (its older name).");
-    std::string tok_alias;
-    app.hidden_options().add_options()("tokenize", po::value(&tok_alias));
+        "0), then the tokens by descending count, ties in byte order.");
     app.parse();
-    if (app.given("tokenize")) {
-      if (app.given("tokens") && tok_alias != tok)
-        throw UsageError("--tokens " + tok + " and --tokenize " + tok_alias +
-                         " disagree (one is an "
-                         "alias of the other)");
-      tok = tok_alias;
-    }
     data::Tokenization tokenization;
     data::Side which;
-    tokenization = cli::parse_option(app.given("tokenize") ? "--tokenize" : "--tokens",
-                                     [&] { return data::parse_tokenization(tok); });
+    tokenization = cli::parse_option("--tokens", [&] { return data::parse_tokenization(tok); });
     which = cli::parse_option("--side", [&] { return data::parse_side(side); });
     if (plain && app.given("side")) throw UsageError("--side does not apply to --plain input");
     if (min_freq < 1) throw UsageError("--min-freq must be at least 1");

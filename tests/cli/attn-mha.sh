@@ -82,14 +82,12 @@ expect_err 2 "attn-mha: --emit: unknown output kind 'scores' (choose context, we
 expect_err 2 "attn-mha: " attn-mha --query "$G/X.npy" --params "$G/self.npz"
 expect_err 2 "attn-mha: --heads must be at least 1" \
   attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 0
-# -o/--output is the output file; the old --output WHAT (now --emit) still works, with a note.
+# -o/--output is the output file (the old --output WHAT and --output-file are gone).
 expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit weights --output new.txt
-expect_err 0 "attn-mha: note: --output weights is now --emit weights" \
-  attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --output weights -o old.txt
-check_eq "$(cat old.txt)" "$(cat new.txt)" "old --output WHAT"
-expect_err 0 "note: --output-file FILE is now -o/--output FILE" \
-  attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit weights --output-file old2.txt
-check_eq "$(cat old2.txt)" "$(cat new.txt)" "old --output-file"
+expect 0 attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --emit weights -o weights
+check_eq "$(cat weights)" "$(cat new.txt)" "-o weights writes the file 'weights'"
+expect_err 2 "unrecognised option '--output-file'" \
+  attn-mha --query "$G/X.npy" --params "$G/self.npz" --heads 2 --output-file old2.txt
 # Non-finite input is refused with the file and position.
 expect 0 tensor-convert -i "$G/X.npy" -o x.txt
 awk 'NR == 3 { $2 = "nan" } { print }' x.txt >xnan.txt

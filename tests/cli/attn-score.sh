@@ -108,19 +108,12 @@ no_file bad.txt
 expect_err 1 "attn-score: K3.txt: Q is a batch of 2 but K of 3" \
   attn-score --query "$G/Qb.npy" --key K3.txt
 expect_err 1 "write error" attn-score --query "$G/Q.txt" --key "$G/K.txt" -o /dev/full
-# -o/--output is the output file; the old --output WHAT (now --emit) and --output-file FILE
-# still work for a release, with a note on stderr.
+# -o/--output is the output file (the old --output WHAT and --output-file are gone).
 expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit scores --output new.txt
 [ -s "$T/err" ] && fail "--output FILE: a note on stderr: $(cat "$T/err")"
-expect_err 0 "attn-score: note: --output scores is now --emit scores" \
-  attn-score --query "$G/Q.txt" --key "$G/K.txt" --output scores -o old.txt
-check_eq "$(cat old.txt)" "$(cat new.txt)" "old --output WHAT"
-expect_err 0 "attn-score: note: --output-file FILE is now -o/--output FILE" \
-  attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit scores --output-file old2.txt
-check_eq "$(cat old2.txt)" "$(cat new.txt)" "old --output-file"
-expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" -o weights
-[ -s weights ] || fail "-o weights writes the file 'weights'"
-expect_err 2 "give --emit alone" attn-score --query "$G/Q.txt" --key "$G/K.txt" --output scores --emit scores
+expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit scores -o weights
+check_eq "$(cat weights)" "$(cat new.txt)" "-o weights writes the file 'weights'"
+expect_err 2 "unrecognised option '--output-file'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --output-file x.txt
 expect_err 2 "two output files" attn-score --query "$G/Q.txt" --key "$G/K.txt" -o a.txt --output b.txt
 # Non-finite input is refused, naming the file, row and column (not turned into zero weights
 # or NaN); a fully masked row still gets zero weights.

@@ -14,13 +14,13 @@ awk 'BEGIN { s = 7; split("mary john sandra daniel", who); split("kitchen garden
       if (k == 4) print "Where is " toupper(substr(a, 1, 1)) substr(a, 2) "? " b
       else print toupper(substr(a, 1, 1)) substr(a, 2) " " v " to the " b "." } } }' > text.txt
 head -8 text.txt > valid.txt; printf '\n' >> valid.txt; sed -n 11,18p text.txt >> valid.txt
-small=(--train text.txt --valid valid.txt --layers 1 --hidden 16 --heads 2 --ff 32 --max-len 24
+small=(-i text.txt --valid valid.txt --layers 1 --hidden 16 --heads 2 --ff 32 --len-max 24
        --batch-size 32 --lr 0.01 --min-freq 1 --seed 3 --log-every 2 --eval-every 6)
 expect 0 bert-pretrain "${small[@]}" -q --steps 12 --threads 1 -o m1.akm --log m1.tsv
 expect 0 bert-pretrain "${small[@]}" -q --steps 12 --threads 2 -o m2.akm
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm m2.akm || fail "the model depends on --threads"
 expect 0 bert-pretrain "${small[@]}" -q --steps 6 --threads 1 -o r.akm --log r.tsv --checkpoint-every 3
-expect 0 bert-pretrain --train text.txt --valid valid.txt --steps 12 --threads 2 -q -o r.akm --log r.tsv --resume
+expect 0 bert-pretrain -i text.txt --valid valid.txt --steps 12 --threads 2 -q -o r.akm --log r.tsv --resume
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm r.akm || fail "resumed model differs"
 check_eq "$(cat r.tsv)" "$(cat m1.tsv)" "resumed log"
 check_eq "$(head -1 m1.tsv | cut -f6-)" "$(printf 'mlm_loss\tnsp_loss\tmlm_acc\tnsp_acc\tmask_share\tmask_as_mask\tmask_as_random\tmask_as_kept\tvalid_mlm_loss\tvalid_nsp_loss\tvalid_mlm_acc\tvalid_nsp_acc\tvalid_majority')" "log columns"
@@ -36,16 +36,16 @@ grep -qF "bert-pretrain: 180 sentence pairs an epoch (6 steps), a vocabulary of 
 
 # bert-fill: a header, K rows a [MASK], probabilities falling and summing to at most 1.
 printf 'Mary went to the [MASK].\n\n[mask] is in the garden . where is [MASK] ?\n' > fill.txt
-expect 0 bert-fill --model m1.akm -i fill.txt -k 4
+expect 0 bert-fill --model m1.akm -i fill.txt --top-k 4
 cp "$T/out" fill1.tsv
 check_eq "$(head -1 fill1.tsv)" "$(printf 'line\tposition\trank\tword\tprobability')" "fill header"
 check_eq "$(awk -F'\t' 'NR > 1 { print $1 "/" $2 }' fill1.tsv | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" "1/5:4 3/1:4 3/9:4 " "4 words for each [MASK], by line and position"
 check_eq "$(awk -F'\t' 'NR > 1 { k = $1 "/" $2; s[k] += $5; if ($3 > 1 && $5 > last + 1e-9) bad++; last = $5 }
   END { for (k in s) if (s[k] > 1.000001 || s[k] <= 0) bad++; print bad + 0 }' fill1.tsv)" 0 "probabilities fall and sum to at most 1"
 check_eq "$(awk -F'\t' 'NR > 1 && ($4 ~ /^</ || $4 == "[mask]") { bad++ } END { print bad + 0 }' fill1.tsv)" 0 "no reserved token listed"
-expect 0 bert-fill --model m1.akm -k 4 -o fill2.tsv --threads 1 < fill.txt
+expect 0 bert-fill --model m1.akm --top-k 4 -o fill2.tsv --threads 1 < fill.txt
 CHECKS=$((CHECKS + 1)); cmp -s fill1.tsv fill2.tsv || fail "bert-fill is not deterministic"
-expect 0 bert-fill --model m1.akm -i fill.txt -k 100
+expect 0 bert-fill --model m1.akm -i fill.txt --top-k 100
 check_eq "$(awk -F'\t' 'NR > 1 && $1 == 1' "$T/out" | wc -l)" "$words" "every ordinary word listed when K exceeds them"
 
 # bert-embed: token embeddings [words + 2, hidden] a line; [CLS] vectors [lines, hidden].
@@ -66,20 +66,20 @@ CHECKS=$((CHECKS + 1)); cmp -s e.npz e2.npz || fail "bert-embed is not determini
 
 # Errors.
 printf 'one sentence.\nanother one.\n' > onedoc.txt
-expect_err 1 "bert-pretrain: onedoc.txt: next-sentence prediction needs at least two documents (blank lines between them); found 1" bert-pretrain --train onedoc.txt --min-freq 1 -o x.akm
+expect_err 1 "bert-pretrain: onedoc.txt: next-sentence prediction needs at least two documents (blank lines between them); found 1" bert-pretrain -i onedoc.txt --min-freq 1 -o x.akm
 printf 'a b.\n\nc d.\n' > singles.txt
-expect_err 1 "bert-pretrain: singles.txt: no document has two sentences" bert-pretrain --train singles.txt --min-freq 1 -o x.akm
+expect_err 1 "bert-pretrain: singles.txt: no document has two sentences" bert-pretrain -i singles.txt --min-freq 1 -o x.akm
 head -3 text.txt > valid-one.txt
-expect_err 1 "bert-pretrain: valid-one.txt: next-sentence prediction needs at least two documents" bert-pretrain --train text.txt --valid valid-one.txt --min-freq 1 -o x.akm
-expect_err 1 "bert-pretrain: text.txt: no word is seen --min-freq (100000) times" bert-pretrain --train text.txt --min-freq 100000 -o x.akm
+expect_err 1 "bert-pretrain: valid-one.txt: next-sentence prediction needs at least two documents" bert-pretrain -i text.txt --valid valid-one.txt --min-freq 1 -o x.akm
+expect_err 1 "bert-pretrain: text.txt: no word is seen --min-freq (100000) times" bert-pretrain -i text.txt --min-freq 100000 -o x.akm
 printf 'good line.\nbad \xff line.\n' > bad.txt
-expect_err 1 "bert-pretrain: bad.txt:2:" bert-pretrain --train bad.txt -o x.akm
+expect_err 1 "bert-pretrain: bad.txt:2:" bert-pretrain -i bad.txt -o x.akm
 : > empty.txt
-expect_err 1 "bert-pretrain: empty.txt: no sentence in the text" bert-pretrain --train empty.txt -o x.akm
-expect_err 2 "bert-pretrain: --heads (3) must divide hidden (16)" bert-pretrain --train text.txt --hidden 16 --heads 3 -o x.akm
-expect_err 2 "bert-pretrain: --max-len must be >= 5" bert-pretrain --train text.txt --max-len 4 -o x.akm
-expect_err 2 "bert-pretrain: --dropout must be in [0, 1)" bert-pretrain --train text.txt --dropout 1 -o x.akm
-expect_err 2 "bert-pretrain: --min-freq must be >= 1" bert-pretrain --train text.txt --min-freq 0 -o x.akm
+expect_err 1 "bert-pretrain: empty.txt: no sentence in the text" bert-pretrain -i empty.txt -o x.akm
+expect_err 2 "bert-pretrain: --heads (3) must divide hidden (16)" bert-pretrain -i text.txt --hidden 16 --heads 3 -o x.akm
+expect_err 2 "bert-pretrain: --len-max must be >= 5" bert-pretrain -i text.txt --len-max 4 -o x.akm
+expect_err 2 "bert-pretrain: --dropout must be in [0, 1)" bert-pretrain -i text.txt --dropout 1 -o x.akm
+expect_err 2 "bert-pretrain: --min-freq must be >= 1" bert-pretrain -i text.txt --min-freq 0 -o x.akm
 no_file x.akm
 printf 'no mask here .\n' > nomask.txt
 expect_err 1 "bert-fill: nomask.txt:1: no [MASK] in the line" bert-fill --model m1.akm -i nomask.txt -o f.tsv
@@ -88,7 +88,7 @@ awk 'BEGIN { for (i = 0; i < 23; i++) printf "mary "; print "[MASK]" }' > long.t
 expect_err 1 "bert-fill: long.txt:1: 24 tokens: longer than the model's 22" bert-fill --model m1.akm -i long.txt
 expect_err 1 "bert-embed: long.txt:1: 24 tokens: longer than the model's 22" bert-embed --model m1.akm -i long.txt -o e3.npz
 no_file e3.npz
-expect_err 2 "bert-fill: --top-k must be >= 1" bert-fill --model m1.akm -i fill.txt -k 0
+expect_err 2 "bert-fill: --top-k must be >= 1" bert-fill --model m1.akm -i fill.txt --top-k 0
 expect_err 1 "bert-fill: text.txt: not an attnkit model file" bert-fill --model text.txt -i fill.txt
 expect_err 2 "bert-embed: -o: token embeddings (lines of different lengths) go to a .npz" bert-embed --model m1.akm -i emb.txt -o e.npy
 expect_err 1 "bert-embed: empty.txt: no line to embed" bert-embed --model m1.akm -i empty.txt --cls -o c2.npy

@@ -38,7 +38,7 @@ scenes 96 1 train.txt train.tsv
 scenes 24 2 valid.txt valid.tsv
 check_eq "$(wc -l < train.tsv)" 96 "96 captions"
 
-base="--images train.txt --captions train.tsv --valid-images valid.txt --valid-captions valid.tsv --embed 8 --hidden 16 --attention-size 8 --batch-size 16 --lr 0.01 --seed 3 -q"
+base="-i train.txt --captions train.tsv --valid valid.txt --valid-captions valid.tsv --embed 8 --hidden 16 --attention-size 8 --batch-size 16 --lr 0.01 --seed 3 -q"
 small="$base --channels 4,4"
 expect 0 caption-train $small --epochs 10 --threads 1 -o m1.akm --log m1.tsv
 expect 0 caption-train $small --epochs 10 --threads 2 -o m2.akm
@@ -46,7 +46,7 @@ CHECKS=$((CHECKS + 1)); cmp -s m1.akm m2.akm || fail "the model depends on --thr
 check_eq "$(head -1 m1.tsv)" "$(printf 'step\tepoch\tloss\tgrad_norm\tlr\treg\tvalid_bleu4\tvalid_noun_in_cell\tvalid_coverage_dev')" "log header"
 # An exact resume (the running statistics travel in the checkpoint).
 expect 0 caption-train $small --epochs 5 --threads 1 -o r.akm --log r.tsv --checkpoint-every 7
-expect 0 caption-train --images train.txt --captions train.tsv --valid-images valid.txt --valid-captions valid.tsv --epochs 10 -q -o r.akm --log r.tsv --resume
+expect 0 caption-train -i train.txt --captions train.tsv --valid valid.txt --valid-captions valid.tsv --epochs 10 -q -o r.akm --log r.tsv --resume
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm r.akm || fail "resumed model differs"
 check_eq "$(cat r.tsv)" "$(cat m1.tsv)" "resumed log"
 expect 0 caption-train $small --epochs 1 --attention none -o none.akm
@@ -73,7 +73,7 @@ cut -f1 valid.tsv > refs.txt
 expect 0 bleu -r refs.txt caps.txt
 check_eq "$(awk 'NR == 2 { printf "%.2f", $2 }' ev.tsv)" "$(cat "$T/out")" "BLEU-4 as bleu's"
 # Attention per word: [words + 1, 4, 4] a row summing to 1.
-expect 0 caption-run --model m1.akm -i valid.txt --attention att.npz -o /dev/null
+expect 0 caption-run --model m1.akm -i valid.txt --alignments att.npz -o /dev/null
 expect 0 tensor-info att.npz:a0
 words=$(head -1 caps.txt | wc -w)
 check_eq "$(awk -F'\t' 'NR == 2 { print $4 }' "$T/out")" "$((words + 1))x4x4" "a0 [words + 1, 4, 4]"
@@ -90,7 +90,7 @@ expect 0 tensor-convert one.txt -o one.pgm
 expect 0 tensor-convert one.txt -o one.png
 expect 0 caption-run --model m1.akm -i one.pgm
 check_eq "$(cat "$T/out")" "$(head -1 caps.txt)" "one PGM picture: the first caption"
-expect 0 caption-run --model m1.akm -i one.png --attention one.npz
+expect 0 caption-run --model m1.akm -i one.png --alignments one.npz
 check_eq "$(cat "$T/out")" "$(head -1 caps.txt)" "one PNG picture: the first caption"
 awk '{ for (i = 1; i <= NF; i++) $i = 1 - $i; print }' one.txt > inv.txt
 expect 0 tensor-convert inv.txt -o inv.png
@@ -105,9 +105,9 @@ expect 0 caption-train $hard --threads 2 -o h2.akm
 CHECKS=$((CHECKS + 1)); cmp -s h1.akm h2.akm || fail "the hard model depends on --threads"
 check_eq "$(head -1 h1.tsv | cut -f6-8)" "$(printf 'reg\tsampled_cost\tbaseline')" "hard log header"
 expect 0 caption-train $small --attention hard --epochs 2 --threads 1 -o hr.akm --log hr.tsv --checkpoint-every 5
-expect 0 caption-train --images train.txt --captions train.tsv --valid-images valid.txt --valid-captions valid.tsv --epochs 3 -q -o hr.akm --log hr.tsv --resume
+expect 0 caption-train -i train.txt --captions train.tsv --valid valid.txt --valid-captions valid.tsv --epochs 3 -q -o hr.akm --log hr.tsv --resume
 CHECKS=$((CHECKS + 1)); cmp -s h1.akm hr.akm || fail "resumed hard model differs"
-expect 0 caption-run --model h1.akm -i valid.txt --attention hatt.npz -o hcaps.txt
+expect 0 caption-run --model h1.akm -i valid.txt --alignments hatt.npz -o hcaps.txt
 expect 0 tensor-convert hatt.npz:a0 -o h0.txt
 check_eq "$(awk 'NF { for (i = 1; i <= NF; i++) { s += $i; if ($i != 0 && $i != 1) bad++ } } END { print bad + 0, s }' h0.txt)" "0 $(($(head -1 hcaps.txt | wc -w) + 1))" "hard: one region a word"
 
@@ -138,15 +138,15 @@ expect_err 2 "caption-train: --reward: unknown reward 'sum'" caption-train $smal
 head -5 valid.tsv > short.tsv
 expect_err 1 "caption-run: short.tsv: 5 captions for 24 images in valid.txt" caption-run --model m1.akm -i valid.txt --captions short.tsv --eval
 printf 'a box\t-1 0 1\n' > bad.tsv
-expect_err 1 "caption-train: bad.tsv:1: the caption has 2 tokens but 3 token cells" caption-train --images train.txt --captions bad.tsv -o x.akm
+expect_err 1 "caption-train: bad.tsv:1: the caption has 2 tokens but 3 token cells" caption-train -i train.txt --captions bad.tsv -o x.akm
 printf 'a box\t-1 7\n' > bad.tsv
-expect_err 1 "caption-train: bad.tsv:1: token cell '7' is not an integer in -1..3" caption-train --images train.txt --captions bad.tsv -o x.akm
+expect_err 1 "caption-train: bad.tsv:1: token cell '7' is not an integer in -1..3" caption-train -i train.txt --captions bad.tsv -o x.akm
 printf 'a box\n\t-1\n' > bad.tsv
-expect_err 1 "caption-train: bad.tsv:2: empty caption" caption-train --images train.txt --captions bad.tsv -o x.akm
-expect_err 1 "caption-train: one.txt: expected images [N, H, W], got [16, 16]" caption-train --images one.txt --captions train.tsv -o x.akm
+expect_err 1 "caption-train: bad.tsv:2: empty caption" caption-train -i train.txt --captions bad.tsv -o x.akm
+expect_err 1 "caption-train: one.txt: expected images [N, H, W], got [16, 16]" caption-train -i one.txt --captions train.tsv -o x.akm
 expect_err 2 "caption-train: --channels: channels: expected comma-separated counts in 1..4096 such as 16,32, got '4,x'" caption-train $base --channels 4,x -o x.akm
 expect_err 2 "caption-train: --attention: unknown attention 'glimpse'" caption-train $small --attention glimpse -o x.akm
-expect_err 2 "caption-train: --valid-images and --valid-captions go together" caption-train --images train.txt --captions train.tsv --valid-images valid.txt -o x.akm
+expect_err 2 "caption-train: --valid and --valid-captions go together" caption-train -i train.txt --captions train.tsv --valid valid.txt -o x.akm
 expect_err 1 "caption-train: a side of 16 pixels is too small for 5 pooling blocks (needs at least 32)" caption-train $base --channels 2,2,2,2,2 --pad 0 -o x.akm
 no_file x.akm
 expect_err 1 "is a caption model, expected" ptr-run --model m1.akm -i valid.txt

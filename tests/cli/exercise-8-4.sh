@@ -9,7 +9,7 @@ grep -q "^checked (smoke)" "$T/err" || fail "no smoke check: $(tail -3 "$T/err")
 CHECKS=$((CHECKS + 1))
 [ -s ex84/stack-reverse.png ] && [ -s ex84/queue-copy.png ] || fail "the traces were not drawn"
 CHECKS=$((CHECKS + 1))
-grep -q "NTM (ntm-train --data PAIRS.tsv): copy coarse [0-9. ]*, fine [0-9. ]*;" ex84/analysis.txt ||
+grep -q "NTM (ntm-train -i PAIRS.tsv): copy coarse [0-9. ]*, fine [0-9. ]*;" ex84/analysis.txt ||
   fail "the analysis lacks the NTM rows: $(cat ex84/analysis.txt)"
 expect 0 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --help
 expect 2 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --bogus

@@ -11,8 +11,8 @@ hopfield-store -q -i "$G/checkerboard.txt" -o cb.npz
 pattern-noise -q -i "$G/checkerboard.txt" --flip-count 8 --seed 1 -o n8.txt
 pattern-noise -q -i "$G/checkerboard.txt" --flip 1 -o neg.txt
 cat "$G/checkerboard.txt" neg.txt n8.txt >s.txt
-expect_out "$(printf -- '-7.5\n-7.5\n0.5')" hopfield-energy --net cb.npz -i s.txt
-expect 0 hopfield-energy --net cb.npz -i "$G/checkerboard.pbm" -o e.npy
+expect_out "$(printf -- '-7.5\n-7.5\n0.5')" hopfield-energy -m cb.npz -i s.txt
+expect 0 hopfield-energy -m cb.npz -i "$G/checkerboard.pbm" -o e.npy
 check_eq "$(head -c 6 e.npy | tail -c 5)" "NUMPY" ".npy output"
 # A random symmetric net made by hand (an .npz of W only: b = 0); awk computes E.
 tensor-rand --shape 6,6 --seed 3 -o A.txt
@@ -20,7 +20,7 @@ awk '{ for (j = 1; j <= NF; j++) a[NR, j] = $j; n = NF }
   END { for (i = 1; i <= n; i++) { l = ""; for (j = 1; j <= n; j++) l = l (j > 1 ? " " : "") (i == j ? 0 : a[i, j] + a[j, i]); print l } }' A.txt >W.txt
 tensor-rand --shape 5,6 --dist sign --seed 4 -o S.txt
 tensor-convert -i W.txt w0.npz:W
-expect 0 hopfield-energy --net w0.npz -i S.txt -o e0.txt
+expect 0 hopfield-energy -m w0.npz -i S.txt -o e0.txt
 awk 'FILENAME == ARGV[1] { for (j = 1; j <= NF; j++) w[FNR, j] = $j; n = NF; next }
   { e = 0; for (i = 1; i <= n; i++) for (j = 1; j <= n; j++) e -= 0.5 * $i * w[i, j] * $j; print e }' W.txt S.txt >want0.txt
 close_enough e0.txt want0.txt 1e-5
@@ -38,19 +38,19 @@ close_enough me.txt mwant.txt 1e-4
 
 # Errors.
 expect_err 1 "hopfield-energy: $G/not_bipolar.txt: row 2, column 2: value 0.5 is not -1 or +1" \
-  hopfield-energy --net cb.npz -i "$G/not_bipolar.txt" -o e.txt
+  hopfield-energy -m cb.npz -i "$G/not_bipolar.txt" -o e.txt
 no_file e.txt
 expect_err 1 "hopfield-energy: S.txt: states have 6 columns but the net has N = 16 neurons" \
-  hopfield-energy --net cb.npz -i S.txt -o e.txt
+  hopfield-energy -m cb.npz -i S.txt -o e.txt
 no_file e.txt
 expect_err 1 "hopfield-energy: Q.txt: states have 5 columns but the stored patterns [6, 6] have 6" \
   hopfield-energy --modern --patterns W.txt --beta 1 -i Q.txt -o e.txt
 no_file e.txt
-expect_err 2 "--net NET.npz is required (or --modern)" hopfield-energy -i S.txt
+expect_err 2 "-m NET.npz is required (or --modern)" hopfield-energy -i S.txt
 expect_err 2 "--modern needs --patterns X and --beta B" hopfield-energy --modern --beta 1 -i Q.txt
 expect_err 2 "--beta must be a number above 0" hopfield-energy --modern --patterns X.txt --beta=-1 -i Q.txt
-expect_err 2 "--net is for classic nets, not --modern" hopfield-energy --modern --net cb.npz --patterns X.txt --beta 1 -i Q.txt
-expect_err 2 "--patterns and --beta are for --modern" hopfield-energy --net cb.npz --beta 1 -i S.txt
-expect_err 1 "hopfield-energy: missing.npz" hopfield-energy --net missing.npz -i S.txt
-expect_err 1 "hopfield-energy: " hopfield-energy --net cb.npz -i "$G/checkerboard.txt" -o /dev/full
+expect_err 2 "-m is for classic nets, not --modern" hopfield-energy --modern -m cb.npz --patterns X.txt --beta 1 -i Q.txt
+expect_err 2 "--patterns and --beta are for --modern" hopfield-energy -m cb.npz --beta 1 -i S.txt
+expect_err 1 "hopfield-energy: missing.npz" hopfield-energy -m missing.npz -i S.txt
+expect_err 1 "hopfield-energy: " hopfield-energy -m cb.npz -i "$G/checkerboard.txt" -o /dev/full
 finish

@@ -4,7 +4,7 @@
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 D="$ATTNKIT_TESTDATA/babi"
 help_ok memn2n-answer
-memn2n-train -q --data "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
+memn2n-train -q -i "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
 
 expect_err 0 "100 questions, 0 answered wrong (0.0%)" memn2n-answer --model m.akm \
   -i "$D/qa1_tiny_test.txt" --attention att.npz --labels lab
@@ -18,8 +18,8 @@ tensor-convert -i att.npz:q7 q7.txt
 # each hop's weights sum to at most 1: the rest went to the memory's 47 empty slots
 check_eq "$(awk '{ a += $1; b += $2 } END { print (a > 0.5 && a <= 1.0001 && b > 0.5 && b <= 1.0001) }' q7.txt)" 1 "hop sums"
 # with --mask-empty, exactly 1
-memn2n-train -q --data "$D" --task 1 --pe --te --hops 2 --epochs 3 --seed 3 --mask-empty -o mm.akm || fail "training"
-expect 0 memn2n-answer --model mm.akm -i "$D/qa1_tiny_test.txt" --attention attm.npz
+memn2n-train -q -i "$D" --task 1 --pe --te --hops 2 --epochs 3 --seed 3 --mask-empty -o mm.akm || fail "training"
+expect 0 memn2n-answer --model mm.akm -i "$D/qa1_tiny_test.txt" --alignments attm.npz
 tensor-convert -i attm.npz:q7 q7m.txt
 check_eq "$(awk '{ a += $1; b += $2 } END { printf "%.3f %.3f", a, b }' q7m.txt)" "1.000 1.000" "hop sums, masked"
 check_eq "$(sed -n 3p lab/q7.txt)" "daniel journeyed to the garden" "labels, oldest first"
@@ -39,11 +39,11 @@ printf '1 Mary went home.\n2 Where is Mary?\t\t1\n' >bad.txt
 expect_err 1 "bad.txt:2: question 2 has no answer" memn2n-answer --model m.akm -i bad.txt -o o.tsv
 no_file o.tsv
 expect 1 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" -o /dev/full
-expect 1 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" --attention /dev/full -o o.tsv
+expect 1 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" --alignments /dev/full -o o.tsv
 # --shard K/N: slices of the questions; the header comes with the first slice, and the
 # slices' attention archives keep the questions' line numbers.
 shard_ok memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt"
-expect 0 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" --shard 3/3 --attention s3.npz
+expect 0 memn2n-answer -q --model m.akm -i "$D/qa1_tiny_test.txt" --shard 3/3 --alignments s3.npz
 check_eq "$(head -1 "$T/out" | cut -f 1)" "$(awk -F'\t' 'NR == 68 { print $1 }' "$T/shard-whole")" "the last slice starts at question 67"
 expect 0 tensor-info "s3.npz:q$(head -1 "$T/out" | cut -f 1)"
 # A user's own questions, without answers (a line ending in '?' and no tab): answered, the
@@ -60,5 +60,5 @@ expect_err 1 "memn2n-answer: noq.txt: no questions" memn2n-answer --model m.akm 
 no_file o.tsv
 # Training data keeps answers compulsory.
 mkdir tr && printf '1 Mary moved to the bathroom.\n2 Where is Mary?\n' >tr/qa1_x_train.txt
-expect_err 1 "qa1_x_train.txt:2: question 2 has no answer" memn2n-train -q --data tr --task 1 -o t.akm
+expect_err 1 "qa1_x_train.txt:2: question 2 has no answer" memn2n-train -q -i tr --task 1 -o t.akm
 finish

@@ -3,24 +3,24 @@
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 D="$ATTNKIT_TESTDATA/babi"
 help_ok memn2n-eval
-memn2n-train -q --data "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
+memn2n-train -q -i "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
 
 expect_out "$(printf 'task\terror\tpass\n1\t0.0\tyes\nmean\t0.0\tyes\nfailed\t0\t-')" \
-  memn2n-eval --model m.akm --data "$D"
+  memn2n-eval --model m.akm -i "$D"
 # a task the model never saw: its answers (yes/no) are not in the vocabulary → all wrong
-expect 0 memn2n-eval --model m.akm --data "$D" --task 1,6 -o t.tsv
+expect 0 memn2n-eval --model m.akm -i "$D" --task 1,6 -o t.tsv
 check_eq "$(awk '$1 == 6 { print $2, $3 } $1 == "failed" { print $2 }' t.tsv | tr '\n' ' ')" \
   "100.0 no 1 " "unseen task fails"
 check_eq "$(awk '$1 == "mean" { print $2 }' t.tsv)" "50.0" "mean of the two"
-expect 0 memn2n-eval --model m.akm --data "$D" --split train --pass 0
+expect 0 memn2n-eval --model m.akm -i "$D" --split train --pass 0
 check_eq "$(awk '$1 == 1 { print $3 }' "$T/out")" "yes" "train split"
 
 # errors
-expect_err 2 "--split: unknown split 'dev' (choose test or train)" memn2n-eval --model m.akm --data "$D" --split dev
-expect_err 2 "bad task list" memn2n-eval --model m.akm --data "$D" --task 1-x
+expect_err 2 "--split: unknown split 'dev' (choose test or train)" memn2n-eval --model m.akm -i "$D" --split dev
+expect_err 2 "bad task list" memn2n-eval --model m.akm -i "$D" --task 1-x
 expect_err 2 "memn2n-eval: " memn2n-eval --model m.akm
-expect_err 1 "no qa2_*_test.txt here" memn2n-eval --model m.akm --data "$D" --task 2 -o o.tsv
+expect_err 1 "no qa2_*_test.txt here" memn2n-eval --model m.akm -i "$D" --task 2 -o o.tsv
 no_file o.tsv
-expect_err 1 "not an attnkit model file" memn2n-eval --model "$D/qa1_tiny_test.txt" --data "$D"
-expect 1 memn2n-eval --model m.akm --data "$D" -o /dev/full
+expect_err 1 "not an attnkit model file" memn2n-eval --model "$D/qa1_tiny_test.txt" -i "$D"
+expect 1 memn2n-eval --model m.akm -i "$D" -o /dev/full
 finish

@@ -8,7 +8,7 @@
 help_ok ntm-train
 help_ok ntm-run
 
-small="--task copy --width 4 --max-len 4 --controller-size 32 --memory-rows 16 --memory-cols 8"
+small="--task copy --width 4 --len-max 4 --controller-size 32 --memory-rows 16 --memory-cols 8"
 # A short run (seconds): Adam, 1500 sequences; the cost in bits per sequence must fall.
 expect 0 ntm-train $small --optimizer adam --lr 3e-3 --eps 1e-8 --steps 1500 --log-every 250 \
   --seed 1 -o m.akm --log l.tsv
@@ -36,7 +36,7 @@ expect 0 ntm-run --model m.akm --eval --lengths 2,8 --count 20 --seed 3 -q
 check_eq "$(cut -f1,2 "$T/out" | tail -n +2 | paste -sd' ')" "$(printf '2\t20 8\t20 all\t40')" "--lengths"
 
 # Outputs and the trace of one sequence.
-expect 0 seqtask-gen --task copy --width 4 --min-len 3 --max-len 3 --count 2 --seed 5 -o d.npz
+expect 0 seqtask-gen --task copy --width 4 --len-min 3 --len-max 3 --count 2 --seed 5 -o d.npz
 expect_err 1 "ntm-run: d.npz: input is [2, 7, 5], the model takes steps x 5" ntm-run --model m.akm -i d.npz:inputs
 expect 0 tensor-convert -i d.npz:inputs -o seq.npy
 expect 0 sh -c 'tensor-convert -i d.npz:inputs | head -7 > one.txt'
@@ -61,19 +61,19 @@ expect 0 ntm-run --model m.akm --eval -i d.npz -q
 check_eq "$(tail -1 "$T/out" | cut -f1,2)" "$(printf 'all\t2')" "eval on a data set"
 
 # Training on a data set.
-expect 0 seqtask-gen --task copy --width 4 --max-len 4 --count 20 --seed 2 -o train.npz
-expect 0 ntm-train --data train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --steps 30 -o dm.akm -q
+expect 0 seqtask-gen --task copy --width 4 --len-max 4 --count 20 --seed 2 -o train.npz
+expect 0 ntm-train -i train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --steps 30 -o dm.akm -q
 # Batches over a shuffled data set, resumed across an epoch boundary: the same model.
-dargs="--data train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --batch 4 --threads 1 -q"
+dargs="-i train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --batch-size 4 --threads 1 -q"
 expect 0 ntm-train $dargs --steps 12 -o db.akm --checkpoint-every 4
 expect 0 ntm-train $dargs --steps 4 -o db2.akm --checkpoint-every 4
-expect 0 ntm-train --data train.npz --steps 12 -o db2.akm --checkpoint-every 4 --threads 1 -q --resume
+expect 0 ntm-train -i train.npz --steps 12 -o db2.akm --checkpoint-every 4 --threads 1 -q --resume
 CHECKS=$((CHECKS + 1))
 cmp -s db.akm db2.akm || fail "data-set run resumed after an epoch boundary differs"
 expect_err 2 "ntm-run: the model was trained on a data file: give --eval -i DATA.npz" ntm-run --model dm.akm --eval
 
 # Configuration: YAML keys, the command line wins, --dump-config round-trips.
-printf 'task: copy\nwidth: 4\nmax-len: 4\ncontroller-size: 16\nmemory-rows: 8\nmemory-cols: 4\nsteps: 7\n' >c.yaml
+printf 'task: copy\nwidth: 4\nlen-max: 4\ncontroller-size: 16\nmemory-rows: 8\nmemory-cols: 4\nsteps: 7\n' >c.yaml
 expect 0 ntm-train --config c.yaml --steps 5 --dump-config
 cp "$T/out" dump.yaml
 grep -qx "steps: 5" dump.yaml || fail "command line does not override YAML: $(cat dump.yaml)"
@@ -82,6 +82,8 @@ CHECKS=$((CHECKS + 2))
 expect 0 ntm-train --config dump.yaml --dump-config
 check_eq "$(cat "$T/out")" "$(cat dump.yaml)" "--dump-config round-trips"
 expect 0 ntm-train --config c.yaml -o cm.akm -q
+# The model file keeps the key's stored name (doc/conventions.md): max-len, not len-max.
+check_eq "$(grep -ac '^max-len: 4$' cm.akm) $(grep -ac '^len-max:' cm.akm)" "1 0" "the stored key of --len-max"
 printf 'task: copy\nmemroy-rows: 8\n' >bad.yaml
 expect_err 2 "ntm-train: bad.yaml:2: " ntm-train --config bad.yaml -o x.akm
 no_file x.akm
@@ -141,8 +143,8 @@ CHECKS=$((CHECKS + 1))
 no_file nan.akm
 
 # Errors.
-expect_err 2 "ntm-train: give either --task or --data" ntm-train -o x.akm
-expect_err 2 "ntm-train: give either --task or --data" ntm-train --task copy --data train.npz -o x.akm
+expect_err 2 "ntm-train: give either --task or -i" ntm-train -o x.akm
+expect_err 2 "ntm-train: give either --task or -i" ntm-train --task copy -i train.npz -o x.akm
 expect_err 2 "ntm-train: -o MODEL is required" ntm-train --task copy
 expect_err 2 "ntm-train: unknown task 'sort' (choose copy, repeat-copy or associative-recall)" ntm-train --task sort -o x.akm
 expect_err 2 "ntm-train: --controller: unknown kind 'gru' (lstm, feedforward)" ntm-train --task copy --controller gru -o x.akm
@@ -151,9 +153,9 @@ expect_err 2 "ntm-train: --optimizer: unknown optimiser 'sgd' (rmsprop, adam)" n
 expect_err 2 "ntm-train: --steps must be at least 1" ntm-train --task copy --steps 0 -o x.akm
 expect_err 2 "ntm-train: --shift-range must be >= 0 with 2R+1 <= memory rows" ntm-train --task copy --memory-rows 2 -o x.akm
 no_file x.akm
-expect_err 1 "ntm-train: nothere.npz: " ntm-train --data nothere.npz -o x.akm
+expect_err 1 "ntm-train: nothere.npz: " ntm-train -i nothere.npz -o x.akm
 expect 0 tensor-rand --shape 3,3 -o r.npz:x
-expect_err 1 "ntm-train: r.npz: no array 'inputs'" ntm-train --data r.npz -o x.akm
+expect_err 1 "ntm-train: r.npz: no array 'inputs'" ntm-train -i r.npz -o x.akm
 no_file x.akm
 expect_err 1 "ntm-train: /dev/full: " ntm-train $small --steps 3 -o /dev/full
 
@@ -173,7 +175,7 @@ expect_err 1 "ntm-run: nodir/t.npz: cannot create" ntm-run --model m.akm -i one.
 no_file o.txt
 # ntm-run --shard K/N: slices of a data set's episodes (text; a later slice starts with the
 # blank line between two episodes); not with --eval, --trace, one sequence or .npy.
-expect 0 seqtask-gen --task copy --width 4 --min-len 2 --max-len 4 --count 7 --seed 6 -o d7.npz
+expect 0 seqtask-gen --task copy --width 4 --len-min 2 --len-max 4 --count 7 --seed 6 -o d7.npz
 shard_ok ntm-run --model m.akm -i d7.npz
 expect_err 2 "--shard does not apply to --eval" ntm-run --model m.akm -i d7.npz --eval --shard 1/2
 expect_err 2 "--shard does not apply to --trace" ntm-run --model m.akm -i d7.npz --trace t.npz --shard 1/2
@@ -191,11 +193,10 @@ expect 0 ntm-train $cad --steps 7 -o c2.akm --log c2.tsv
 expect 0 ntm-train $cad --steps 21 -o c2.akm --log c2.tsv --resume
 check_eq "$(grep -c . c2.tsv)" "$(($(grep -c . c1.tsv) + 1))" "the extended log: the first run's closing row at step 7, then the same steps"
 check_eq "$(cmp -s c1.akm c2.akm && echo same)" same "resumed model = uninterrupted model"
-# The old spellings still work: --batch and --clip-norm.
-expect 0 ntm-train $small --steps 3 --batch 2 --clip-norm 5 -q --dump-config
-grep -qx "batch-size: 2" "$T/out" || fail "--batch 2 not stored as batch-size: $(grep batch "$T/out")"
-grep -qx "clip: 5" "$T/out" || fail "--clip-norm 5 not stored as clip: $(grep clip "$T/out")"
-CHECKS=$((CHECKS + 2))
+# The old spellings are gone (doc/conventions.md): usage errors.
+expect_err 2 "unrecognised option '--max-len'" ntm-train $small --steps 3 --max-len 2 -o x.akm
+expect_err 2 "unrecognised option '--clip-norm'" ntm-train $small --steps 3 --clip-norm 5 -o x.akm
+no_file x.akm
 : >empty.npz
 expect_err 1 "empty.npz: not a data set from seqtask-gen" ntm-run --model m.akm --eval -i empty.npz
 expect_err 1 "m.akm: not a data set from seqtask-gen" ntm-run --model m.akm --eval -i m.akm

@@ -4,7 +4,7 @@
 # --trace and --draw; Monte-Carlo samples; the documented errors.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 D="$ATTNKIT_TESTDATA/ram"
-data="--train $D/corner-train.npz --valid $D/corner-test.npz"
+data="-i $D/corner-train.npz --valid $D/corner-test.npz"
 small="$data --glimpse-size 3 --glimpse-scales 2 --glimpses 3 --glimpse-hidden 8 --hidden 16 --batch-size 16 --seed 3 -q"
 expect 0 ram-train $small --steps 24 --threads 1 -o t1.akm --log t1.tsv --log-every 8
 expect 0 ram-train $small --steps 24 --threads 2 -o t2.akm
@@ -75,11 +75,11 @@ expect_err 2 "--loc-lr must be > 0" ram-train $data -q --steps 1 --loc-lr 0 -o x
 no_file x.akm
 expect_err 2 "glimpse-size must be from 1 to 256" ram-train $data -q --steps 1 --glimpse-size 0 -o x.akm
 expect_err 2 "must be at most 4096 pixels wide" ram-train $data -q --steps 1 --glimpse-size 256 --glimpse-scales 8 --glimpse-factor 8 -o x.akm
-expect_err 1 "nolabels.npz: no array 'labels' [N] in the archive" ram-train --train "$D/nolabels.npz" --steps 1 -o x.akm
+expect_err 1 "nolabels.npz: no array 'labels' [N] in the archive" ram-train -i "$D/nolabels.npz" --steps 1 -o x.akm
 no_file x.akm
-expect_err 1 "the validation images are" ram-train --train "$D/corner-train.npz" --valid "$D/size10.npz" --steps 1 -o x.akm
-expect_err 1 "missing.npz" ram-train --train missing.npz --steps 1 -o x.akm
-expect_err 2 "--train" ram-train --steps 1 -o x.akm
+expect_err 1 "the validation images are" ram-train -i "$D/corner-train.npz" --valid "$D/size10.npz" --steps 1 -o x.akm
+expect_err 1 "missing.npz" ram-train -i missing.npz --steps 1 -o x.akm
+expect_err 2 "-i" ram-train --steps 1 -o x.akm
 expect_err 1 "size10.npz: the images are 10 x 10 pixels; the model reads 12 x 12" ram-run --model t1.akm -i "$D/size10.npz"
 expect_err 1 "label7.npz: label 3 (7) is not one of the model's 2 classes" ram-run --model t1.akm -i "$D/label7.npz"
 expect_err 2 "--samples must be >= 1" ram-run --model t1.akm -i "$D/corner-test.npz" --samples 0

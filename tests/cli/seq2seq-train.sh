@@ -62,8 +62,8 @@ cut -f1 "$FRA" | head -n 1800 > en.txt
 cut -f2 "$FRA" | head -n 1800 > fr.txt
 tail -n 200 "$FRA" > valid.tsv
 expect 0 seq2seq-train --source en.txt --target fr.txt --valid valid.tsv --type transformer --layers 1 \
-  --d-model 32 --heads 4 --d-ff 64 --steps 20 --warmup 10 --schedule inverse-sqrt -q -o t.akm
-expect 0 seq2seq-translate -m t.akm -i en.txt -q --max-length 5
+  --hidden 32 --heads 4 --ff 64 --steps 20 --warmup 10 --schedule inverse-sqrt -q -o t.akm
+expect 0 seq2seq-translate -m t.akm -i en.txt -q --len-max 5
 check_eq "$(wc -l < "$T/out")" 1800 "transformer translates every line"
 expect 0 seq2seq-train --source en.txt --target fr.txt --type transformer --shared-embeddings --dry-run
 grep -q '^embedding	' "$T/out" || fail "shared embeddings: one table"
@@ -73,7 +73,7 @@ expect_err 2 "give the corpus as -i PAIRS or as --source and --target" seq2seq-t
 expect_err 2 "-o MODEL is required" seq2seq-train -i dates.tsv
 expect_err 2 "unknown attention 'cosine'" seq2seq-train -i dates.tsv --attention cosine -o x.akm
 expect_err 2 "unknown model type 'lstm'" seq2seq-train -i dates.tsv --type lstm -o x.akm
-expect_err 2 "heads (3) must divide d-model (32)" seq2seq-train -i dates.tsv --type transformer --d-model 32 --heads 3 -o x.akm
+expect_err 2 "--heads (3) must divide the width (hidden, 32)" seq2seq-train -i dates.tsv --type transformer --hidden 32 --heads 3 -o x.akm
 expect_err 2 "--tokens: " seq2seq-train -i dates.tsv --tokens bytes -o x.akm
 expect_err 2 "--valid-fraction must be in [0, 1)" seq2seq-train -i dates.tsv --valid-fraction 1 -o x.akm
 expect_err 2 "--teacher-forcing must be in [0, 1]" seq2seq-train -i dates.tsv --teacher-forcing 2 -o x.akm
@@ -132,10 +132,16 @@ else
   check_eq "$(cmp -s int.tsv full.tsv && echo same)" same "the resumed log = the uninterrupted log"
 fi
 # A second signal ends the run at once.
-seq2seq-train "${sig[@]}" -o int2.akm 2>/dev/null &
+# Status 130 (the signal's, 128 + 2) and no model; any other status (a crash, an error) fails.
+seq2seq-train "${sig[@]}" -o int2.akm 2>int2.err &
 pid=$!
 sleep 0.3
 kill -INT "$pid" 2>/dev/null; kill -INT "$pid" 2>/dev/null
 wait "$pid"; rc=$?
-if [ "$rc" = 0 ]; then echo "note: the run ended before the signals"; else no_file int2.akm; fi
+if [ "$rc" = 0 ]; then
+  echo "note: the run ended before the signals"
+else
+  check_eq "$rc" 130 "exit status after two SIGINTs ($(cat int2.err))"
+  no_file int2.akm
+fi
 finish

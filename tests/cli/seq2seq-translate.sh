@@ -37,8 +37,8 @@ if ! sanitized; then
 fi
 expect 0 seq2seq-translate -m m.akm -i src.txt -q -k 1 -o k1.txt
 check_eq "$(cat k1.txt)" "$(cat greedy.txt)" "--beam 1 is greedy"
-expect 0 seq2seq-translate -m m.akm -i src.txt -q --max-length 4
-check_eq "$(awk 'length($0) != 4' "$T/out" | wc -l)" 0 "--max-length 4: cut at 4 characters"
+expect 0 seq2seq-translate -m m.akm -i src.txt -q --len-max 4
+check_eq "$(awk 'length($0) != 4' "$T/out" | wc -l)" 0 "--len-max 4: cut at 4 characters"
 
 # Alignments: s<i> is [target tokens + <eos>, source tokens + <eos>], rows sum to 1.
 head -n 3 src.txt > s3.txt
@@ -61,7 +61,7 @@ expect_out "friday, april 17 2020" seq2seq-translate -m m.akm -i up.txt --tokeni
 
 # Errors.
 expect_err 2 "--beam must be at least 1" seq2seq-translate -m m.akm -i src.txt -k 0 -o o.txt
-expect_err 2 "--max-length must be at least 1" seq2seq-translate -m m.akm -i src.txt --max-length 0 -o o.txt
+expect_err 2 "--len-max must be at least 1" seq2seq-translate -m m.akm -i src.txt --len-max 0 -o o.txt
 expect_err 2 "--alignment-tokens needs --alignments" seq2seq-translate -m m.akm -i src.txt --alignment-tokens d -o o.txt
 no_file o.txt
 expect_err 1 "seq2seq-translate: missing.akm" seq2seq-translate -m missing.akm -i src.txt -o o.txt
@@ -80,8 +80,8 @@ no_file n.npz
 expect 1 seq2seq-translate -m m.akm -i s3.txt -o /dev/full
 # A Transformer decodes with its keys and values cached (the default) or recomputing the
 # prefix every step (--no-kv-cache): the same translations, greedy and beam 4.
-expect 0 seq2seq-train -i dates.tsv --type transformer --tokens chars --d-model 32 --heads 2 \
-  --d-ff 64 --layers 2 --lr 0.003 --steps $tsteps --seed 1 --threads 1 -q -o tm.akm
+expect 0 seq2seq-train -i dates.tsv --type transformer --tokens chars --hidden 32 --heads 2 \
+  --ff 64 --layers 2 --lr 0.003 --steps $tsteps --seed 1 --threads 1 -q -o tm.akm
 for k in 1 4; do
   expect 0 seq2seq-translate -m tm.akm -i src.txt -q -k $k -o cached$k.txt
   expect 0 seq2seq-translate -m tm.akm -i src.txt -q -k $k --no-kv-cache -o full$k.txt

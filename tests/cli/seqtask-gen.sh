@@ -10,7 +10,7 @@ expect 0 tensor-info c.npz
 grep -q "inputs.*50x41x9" "$T/out" || fail "copy inputs shape: $(cat "$T/out")"
 grep -q "targets.*50x41x8" "$T/out" || fail "copy targets shape"
 CHECKS=$((CHECKS + 2))
-expect 0 seqtask-gen --task copy --count 1 --min-len 3 --max-len 3 --seed 2 -o one.npz
+expect 0 seqtask-gen --task copy --count 1 --len-min 3 --len-max 3 --seed 2 -o one.npz
 expect 0 tensor-convert -i one.npz:inputs
 cp "$T/out" in.txt
 expect 0 tensor-convert -i one.npz:targets
@@ -23,7 +23,7 @@ expect 0 tensor-convert -i one.npz:mask
 check_eq "$(tr '\n' ' ' <"$T/out")" "0 0 0 0 1 1 1 " "mask"
 
 # repeat-copy: 10 inputs, 9 outputs; the count as K / max-repeats; the end marker.
-expect 0 seqtask-gen --task repeat-copy --count 1 --min-len 2 --max-len 2 --min-repeats 3 --max-repeats 3 -o r.npz
+expect 0 seqtask-gen --task repeat-copy --count 1 --len-min 2 --len-max 2 --min-repeats 3 --max-repeats 3 -o r.npz
 expect 0 tensor-convert -i r.npz:inputs
 check_eq "$(wc -l <"$T/out")" 11 "repeat copy: 2 + 2 + 6 + 1 steps"
 check_eq "$(sed -n 4p "$T/out" | awk '{ print $10 }')" 1 "repeat count 3 of max 3 on the last channel"
@@ -52,8 +52,8 @@ expect_err 2 "seqtask-gen: --task: unknown task 'sort' (choose copy, repeat-copy
   seqtask-gen --task sort --count 3 -o o.npz
 no_file o.npz
 expect_err 2 "seqtask-gen: --count must be >= 1" seqtask-gen --task copy --count 0 -o o.npz
-expect_err 2 "seqtask-gen: --max-len must be >= min-len" seqtask-gen --task copy --count 3 --min-len 5 --max-len 4 -o o.npz
-expect_err 2 "seqtask-gen: --min-len must be >= 2" seqtask-gen --task associative-recall --count 3 --min-len 1 -o o.npz
+expect_err 2 "seqtask-gen: --len-max must be >= len-min" seqtask-gen --task copy --count 3 --len-min 5 --len-max 4 -o o.npz
+expect_err 2 "seqtask-gen: --len-min must be >= 2" seqtask-gen --task associative-recall --count 3 --len-min 1 -o o.npz
 expect_err 2 "seqtask-gen: --width must be >= 1" seqtask-gen --task copy --count 3 --width 0 -o o.npz
 expect_err 2 "seqtask-gen: --min-repeats must be >= 1" seqtask-gen --task repeat-copy --count 3 --min-repeats 0 -o o.npz
 expect_err 2 "seqtask-gen: the option '--output' is required" seqtask-gen --task copy --count 3

@@ -92,13 +92,13 @@ hopfield-store -q -i p.txt -o p.npz
 for f in 0.1 0.3 0.45; do pattern-noise -q -i p.txt --flip $f --seed 5; done >probes.txt
 for t in $threads; do
   for mode in async sync; do
-    shard_ok hopfield-recall -q --net p.npz -i probes.txt --mode $mode --seed 3 --threads $t
+    shard_ok hopfield-recall -q -m p.npz -i probes.txt --mode $mode --seed 3 --threads $t
   done
 done
-shard_ok hopfield-recall -q --net p.npz -i probes.txt --order sequential --max-steps 2
-expect 0 hopfield-recall --net p.npz -i probes.txt --patterns p.txt --shard 3/3
+shard_ok hopfield-recall -q -m p.npz -i probes.txt --order sequential --max-steps 2
+expect 0 hopfield-recall -m p.npz -i probes.txt --patterns p.txt --shard 3/3
 grep -q "^hopfield-recall: probe 90: " "$T/err" || fail "probes are numbered in the whole run: $(head -3 "$T/err")"
 expect_err 2 "--shard is for classic nets" hopfield-recall --modern --patterns p.txt --beta 1 -i probes.txt --shard 1/2
-expect_err 2 "--shard does not apply to --trace" hopfield-recall --net p.npz -i probes.txt --trace t.tsv --shard 1/2
-expect_err 2 "--shard writes text, not PBM" hopfield-recall --net p.npz -i probes.txt -o s.pbm --shard 1/2
+expect_err 2 "--shard does not apply to --trace" hopfield-recall -m p.npz -i probes.txt --trace t.tsv --shard 1/2
+expect_err 2 "--shard writes text, not PBM" hopfield-recall -m p.npz -i probes.txt -o s.pbm --shard 1/2
 finish

@@ -56,12 +56,12 @@ expect_err 2 "transduce-gen: --len-max must be >= len-min" transduce-gen --task 
 # 20 epochs: test coarse 0.90-1.00 over seeds 1-8 (12 epochs: 0.80-1.00, too close to the bar).
 expect 0 transduce-gen --task reverse --len-min 2 --len-max 5 --symbols 6 --count 600 --seed 1 -o train.tsv
 expect 0 transduce-gen --task reverse --len-min 2 --len-max 5 --symbols 6 --count 60 --seed 2 -o valid.tsv
-small="--train train.tsv --valid valid.tsv --embed 8 --hidden 24 --width 8 --lr 0.01 --seed 3 -q"
+small="-i train.tsv --valid valid.tsv --embed 8 --hidden 24 --width 8 --lr 0.01 --seed 3 -q"
 expect 0 stackmem-train $small --epochs 20 --threads 1 -o s1.akm --log s1.tsv
 expect 0 stackmem-train $small --epochs 20 --threads 2 -o s2.akm
 CHECKS=$((CHECKS + 1)); cmp -s s1.akm s2.akm || fail "the model depends on --threads"
 expect 0 stackmem-train $small --epochs 10 --threads 1 -o r.akm --log r.tsv --checkpoint-every 20
-expect 0 stackmem-train --train train.tsv --valid valid.tsv --epochs 20 --threads 1 -q -o r.akm --log r.tsv --resume
+expect 0 stackmem-train -i train.tsv --valid valid.tsv --epochs 20 --threads 1 -q -o r.akm --log r.tsv --resume
 CHECKS=$((CHECKS + 1)); cmp -s s1.akm r.akm || fail "resumed model differs"
 check_eq "$(cat r.tsv)" "$(cat s1.tsv)" "resumed log"
 expect 0 stackmem-run --model s1.akm -i valid.tsv --eval
@@ -74,7 +74,7 @@ expect 0 tensor-info tr.npz:strengths
 expect 0 tensor-info tr.npz:push
 # Errors.
 printf 'a b c\n' > bad.tsv
-expect_err 1 "stackmem-train: bad.tsv:1: no tab between source and target" stackmem-train --train bad.tsv -o x.akm
+expect_err 1 "stackmem-train: bad.tsv:1: no tab between source and target" stackmem-train -i bad.tsv -o x.akm
 no_file x.akm
 expect 0 stackmem-train $small --memory none --epochs 1 -o none.akm
 expect_err 2 "stackmem-run: --trace: the plain LSTM has no memory to trace" stackmem-run --model none.akm -i valid.tsv --trace t.npz
@@ -137,7 +137,7 @@ expect_err 2 "stackmem-train: unknown schedule 'linear' (choose constant, invers
 # The stack RNN (Joulin & Mikolov): trains and decodes a^n -> b^n; its trace has a column per
 # stack for push and pop; --rounding is stored with the model; errors.
 expect 0 transduce-gen --task anbn --len-min 1 --len-max 6 --count 100 --seed 1 -o anbn.tsv
-rnn="--train anbn.tsv --stack-rnn --stacks 3 --hidden 8 --embed 4 --lr 0.01 --seed 1 -q"
+rnn="-i anbn.tsv --stack-rnn --stacks 3 --hidden 8 --embed 4 --lr 0.01 --seed 1 -q"
 expect 0 stackmem-train $rnn --epochs 2 -o rnn.akm
 expect 0 stackmem-run --model rnn.akm -i anbn.tsv --eval
 check_eq "$(awk -F'\t' '$1 == "all" { print $2 }' "$T/out")" 100 "stack RNN pairs evaluated"

@@ -55,7 +55,6 @@ no_file v.tsv
 expect_err 1 "vocab-build: missing.tsv: cannot open" vocab-build -i missing.tsv
 expect_err 2 "vocab-build: --side: unknown side 'left' (choose source or target)" vocab-build -i "$FRA" --side left -o v.tsv
 no_file v.tsv
-expect_err 2 "vocab-build: --tokenize: unknown tokenisation 'bpe' (choose words or chars)" vocab-build -i "$FRA" --tokenize bpe
 expect_err 2 "vocab-build: --min-freq must be at least 1" vocab-build -i "$FRA" --min-freq 0
 expect_err 2 "vocab-build: --max-size must be 0 or at least 4" vocab-build -i "$FRA" --max-size 3
 expect_err 2 "vocab-build: --side does not apply to --plain input" vocab-build --plain --side target -i fr.txt
@@ -63,10 +62,5 @@ expect_err 1 "vocab-build: /dev/full: write error" vocab-build -i "$FRA" -o /dev
 run sh -c "vocab-build -i '$FRA' >/dev/full"
 check_eq "$RC" 1 "stdout on /dev/full: status"
 grep -q "vocab-build: .*write error" "$T/err" || fail "stdout on /dev/full: $(cat "$T/err")"
-# --tokenize is the documented alias of --tokens (seq2seq-train's name).
-expect 0 vocab-build -i "$FRA" --side target --tokenize chars
-check_eq "$(cat "$T/out")" "$(cat chars.tsv)" "--tokenize chars is --tokens chars"
-expect 0 vocab-build -i "$FRA" --side target --tokens chars --tokenize chars
-expect_err 2 "--tokens words and --tokenize chars disagree" vocab-build -i "$FRA" --tokens words --tokenize chars
 expect_err 2 "vocab-build: --tokens: unknown tokenisation 'bpe' (choose words or chars)" vocab-build -i "$FRA" --tokens bpe
 finish

@@ -227,10 +227,43 @@ TEST_CASE("config: --help lists the configuration keys") {
   CHECK(help.find("--config") != std::string::npos);
 }
 
-TEST_CASE("training flags: one vocabulary, configuration keys, the old --batch") {
+TEST_CASE("config: a renamed key keeps its stored name in model files") {
+  // --hidden was once --width: model files store it as "width", --dump-config and --config
+  // know "hidden" only, and a stored configuration's "width" fills --hidden.
+  auto make = [](std::vector<std::string> a) {
+    auto h = std::make_unique<Harness>(std::move(a));
+    h->app->stored_key("hidden", "width");
+    return h;
+  };
+  auto h = make({"--hidden", "12", "--dump-config"});
+  std::ostringstream captured;
+  std::streambuf* old = std::cout.rdbuf(captured.rdbuf());
+  CHECK_THROWS_AS(h->parse(), cli::EarlyExit);
+  std::cout.rdbuf(old);
+  const std::string dump = captured.str();
+  CHECK(dump.find("hidden: 12\n") != std::string::npos);
+  CHECK(dump.find("width:") == std::string::npos);
+  const std::string stored = h->app->config_yaml();
+  CHECK(stored.find("width: 12\n") != std::string::npos);
+  CHECK(stored.find("hidden:") == std::string::npos);
+  // the same keys in the same order, only the name differs
+  CHECK(stored.substr(stored.find("lr:")) == dump.substr(dump.find("lr:")));
+  auto r = make({"--lr", "0.9"});
+  r->parse();
+  r->app->apply_config_fallback(stored, "M.akm");
+  CHECK(r->c.hidden == 12);
+  CHECK(r->c.lr == 0.9);
+  // a --config file is the user's: the option's name only
+  const std::string f = write_temp("old.yaml", "width: 3\n");
+  auto u = make({"--config", f});
+  CHECK_THROWS_AS(u->parse(), UsageError);
+  std::remove(f.c_str());
+}
+
+TEST_CASE("training flags: one vocabulary, configuration keys") {
   const std::string f = write_temp("tr.yaml", "checkpoint-every: 50\nlr: 0.5\n");
-  std::vector<std::string> args = {"tool",    "--config", f,    "--log", "m.tsv",
-                                   "--batch", "7",        "-o", "m.akm"};
+  std::vector<std::string> args = {"tool",         "--config", f,    "--log", "m.tsv",
+                                   "--batch-size", "7",        "-o", "m.akm"};
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   cli::App app("tool", static_cast<int>(argv.size()), argv.data());
@@ -246,7 +279,7 @@ TEST_CASE("training flags: one vocabulary, configuration keys, the old --batch")
   CHECK(o.model_path == "m.akm");
   CHECK(o.log_path == "m.tsv");
   CHECK(tf.lr == 0.5);
-  CHECK(tf.batch_size == 7);  // --batch is --batch-size, in the configuration too
+  CHECK(tf.batch_size == 7);
   const std::string yaml = app.config_yaml();
   CHECK(yaml.find("batch-size: 7\n") != std::string::npos);
   CHECK(yaml.find("checkpoint-every: 50\n") != std::string::npos);

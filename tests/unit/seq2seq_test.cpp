@@ -263,8 +263,8 @@ TEST_CASE("seq2seq: settings round trip, validation, parameter counts") {
   CHECK_THROWS_AS(Seq2SeqConfig::from_map(bad), UsageError);
   Seq2SeqConfig t = tiny(ModelType::Transformer);
   t.heads = 3;
-  CHECK_THROWS_WITH_AS(Seq2Seq::create(t, 1), doctest::Contains("heads (3) must divide d-model"),
-                       UsageError);
+  CHECK_THROWS_WITH_AS(Seq2Seq::create(t, 1),
+                       doctest::Contains("heads (3) must divide the width (hidden"), UsageError);
   t.heads = 2;
   t.shared_embeddings = true;
   t.tgt_vocab = 10;

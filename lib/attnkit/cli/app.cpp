@@ -125,19 +125,6 @@ void App::parse() {
         po::command_line_parser(argc_, argv_).options(all).positional(positional_).run();
     parsed_ = parsed.options;
     po::store(parsed, vm_);
-    for (const auto& [old_name, name] : aliases_) {
-      if (!vm_.count(old_name)) continue;
-      if (vm_.count(name) && !vm_[name].defaulted())
-        throw UsageError("give --" + name + " once (--" + old_name + " is its old spelling)");
-      po::parsed_options as(&all);
-      for (const po::option& o : parsed.options)
-        if (o.string_key == old_name) {
-          po::option n = o;
-          n.string_key = name;
-          as.options.push_back(n);
-        }
-      po::store(as, vm_);
-    }
     if (vm_.count("help")) {
       std::cout << help_text(common);
       throw EarlyExit{};
@@ -182,7 +169,7 @@ void App::parse() {
     throw UsageError(po_message(e, percent));
   }
   if (common_.dump_config) {
-    std::cout << config_yaml();
+    std::cout << yaml(false);
     throw EarlyExit{};
   }
   if (common_.threads < 0) throw UsageError("--threads must be 0 (all cores) or more");

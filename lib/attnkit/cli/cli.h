@@ -95,16 +95,10 @@ class App {
   // --dump-config. Only long names are used in YAML; a short alias works on the command line.
   po::options_description& config_options() { return config_; }
   po::positional_options_description& positional() { return positional_; }
-  // Options accepted but not listed by --help (old spellings kept for a release; the tool's
-  // epilog says so).
+  // Options accepted but not listed by --help (bleu's extra positional files, named in its
+  // error).
   po::options_description& hidden_options() { return hidden_; }
   void enable(unsigned flags) { flags_ |= flags; }
-  // `old_name`, an option of the tool's (declared with a value), is the old spelling of the
-  // option or key `name`: its value is stored under `name` before --config files and
-  // --dump-config are handled, as if `name` had been given (both at once: a UsageError).
-  void alias(std::string old_name, std::string name) {
-    aliases_.emplace_back(std::move(old_name), std::move(name));
-  }
   // Offers --shard K/N over the tool's items, named in --help ("lines of the input").
   void shard_items(std::string items) {
     shard_items_ = std::move(items);
@@ -125,14 +119,23 @@ class App {
   // Write options for tensors, from --npy and --precision.
   io::WriteOptions write_options() const;
 
-  // The effective configuration as YAML: one line per key of config_options(), in declaration
-  // order ("key: value"; a key without a value is "key: ~"). After parse().
-  std::string config_yaml() const;
+  // `key`, one of config_options(), is stored in model files and checkpoints under the name
+  // `stored` (the key's earlier spelling): the files keep their keys when an option is renamed,
+  // so that they stay byte for byte what they were and old ones load. The command line,
+  // --config files and --dump-config know `key` only. Before parse().
+  void stored_key(std::string key, std::string stored) {
+    stored_keys_.emplace_back(std::move(key), std::move(stored));
+  }
+  // The effective configuration as YAML, to store in a model file: one line per key of
+  // config_options(), in declaration order ("key: value"; a key without a value is "key: ~"),
+  // each key under its stored name (stored_key()). --dump-config prints the same with the
+  // keys' own names. After parse().
+  std::string config_yaml() const { return yaml(true); }
   // After parse(): keys given neither on the command line nor in a --config file take their
-  // values from `yaml` (e.g. the configuration stored in a checkpoint being resumed), then the
-  // bound variables are updated. Keys of `yaml` that this tool does not know are ignored (an
-  // older or newer tool may have written them); a bad value is a DataError naming `name`, the
-  // line and the key.
+  // values from `yaml` (the configuration stored in a checkpoint being resumed: stored names),
+  // then the bound variables are updated. Keys of `yaml` that this tool does not know are
+  // ignored (an older or newer tool may have written them); a bad value is a DataError naming
+  // `name`, the line and the key.
   void apply_config_fallback(const std::string& yaml, const std::string& name);
   // Whether `name` is the long name of one of this tool's own options or keys.
   bool knows_option(const std::string& name) const;
@@ -146,11 +149,12 @@ class App {
   std::string summary_, synopsis_, epilog_, shard_items_, shard_text_;
   unsigned flags_ = 0;
   void store_yaml(const std::string& text, const std::string& name, bool strict);
+  std::string yaml(bool stored) const;  // stored: keys under their stored names
+  std::vector<std::pair<std::string, std::string>> stored_keys_;  // key, stored name
   po::options_description tool_{"Options"};
   po::options_description config_{"Configuration"};
   po::options_description hidden_{"Hidden"};
   std::vector<po::option> parsed_;
-  std::vector<std::pair<std::string, std::string>> aliases_;
   po::positional_options_description positional_;
   po::variables_map vm_;
   Common common_;
@@ -177,17 +181,6 @@ void write_shard_tensor(const App& app, const std::string& path, const Tensor& t
 Tensor slice_first(const Tensor& t, int64_t begin, int64_t end);
 // UsageError when --shard is given and `path` (or --npy on standard output) would be binary.
 void check_shard_text_output(const App& app, const std::string& path);
-
-// -o/--output FILE for a tool whose --output once named what to emit (now --emit WHAT):
-// declares -o/--output (repeatable, so that old scripts' `--output WHAT -o FILE` still parse)
-// and, hidden, the old --output-file FILE. Before parse().
-void add_output_option(App& app, const std::string& value_name, const std::string& help);
-// After parse(): the output file ("-" when none was named). An old-style `--output WHAT` (long
-// spelling, WHAT one of `emit_choices`) sets *emit to WHAT, with a one-line note on stderr that
-// `--output WHAT` is now `--emit WHAT` (a UsageError when --emit is given too); --output-file
-// FILE works with a note that it is now -o/--output. Two output files are a UsageError.
-std::string resolve_output(const App& app, const std::vector<std::string>& emit_choices,
-                           std::string* emit);
 
 // Parses the value of `option` with `parse` (a choice parser, say): an Error it throws (a
 // ChoiceError naming the field and the choices) becomes a UsageError with the option in

@@ -91,8 +91,13 @@ void App::store_yaml(const std::string& text, const std::string& name, bool stri
   for (const auto& kv : root) {
     const long line = line_of(kv.first);
     if (!kv.first.IsScalar()) fail("a configuration key must be a plain name", line);
-    const std::string key = kv.first.Scalar();
-    const po::option_description* d = config_.find_nothrow(key, false, false, false);
+    const std::string key = kv.first.Scalar();  // as written (in messages)
+    std::string option = key;
+    if (!strict) {  // stored text: keys under their stored names
+      for (const auto& [name, stored] : stored_keys_)
+        if (key == stored) option = name;
+    }
+    const po::option_description* d = config_.find_nothrow(option, false, false, false);
     if (d == nullptr) {
       if (!strict) continue;
       if (tool_.find_nothrow(key, false, false, false) != nullptr)
@@ -129,12 +134,16 @@ void App::store_yaml(const std::string& text, const std::string& name, bool stri
   }
 }
 
-std::string App::config_yaml() const {
+std::string App::yaml(bool stored) const {
   YAML::Emitter e;
   e << YAML::BeginMap;
   for (const auto& d : config_.options()) {
     const std::string& key = d->long_name();
-    e << YAML::Key << key << YAML::Value;
+    std::string name = key;
+    if (stored)
+      for (const auto& [option, as] : stored_keys_)
+        if (option == key) name = as;
+    e << YAML::Key << name << YAML::Value;
     if (!vm_.count(key) || vm_[key].empty()) {
       e << YAML::Null;
     } else if (!emit_value(e, vm_[key].value())) {

@@ -89,9 +89,6 @@ void add_training_options(App& app, TrainingFlags& f) {
     cfg.add_options()("eval-every",
                       po::value(&f.eval_every)->value_name("N")->default_value(f.eval_every),
                       "steps between evaluations on the validation data (0: at the end only)");
-  opt.add_options()("batch", po::value<std::string>()->value_name("N"),
-                    "old spelling of --batch-size (kept for one release)");
-  app.alias("batch", "batch-size");
   app.enable(kSeed | kQuiet | kConfig);
 }
 

@@ -2,7 +2,7 @@
 // every trainer, the resume rule, signals, progress and the closing summary.
 //
 // Shared flags (man/training.x describes them once for every trainer's man page):
-//   --batch-size N          items per step (--batch: old spelling, kept for one release)
+//   --batch-size N          items per step
 //   --epochs N | --steps N  the run's length (--steps wins when > 0)
 //   --lr R, --schedule S, --warmup N, --clip C
 //   --checkpoint FILE       (default: MODEL.ckpt), --checkpoint-every N
@@ -66,7 +66,7 @@ struct TrainingFlags {
 
 void add_training_options(App& app, TrainingFlags& flags);
 
-// After app.parse(): the old spellings, then with --resume the checkpoint's configuration
+// After app.parse(): with --resume the checkpoint's configuration
 // for every key not given again (and its seed when --seed is not given), then the checks.
 // Returns the layer's options for a model written to `model_path`.
 train::TrainOptions resolve_training(App& app, TrainingFlags& flags, const std::string& kind,

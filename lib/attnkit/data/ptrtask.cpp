@@ -409,15 +409,15 @@ std::vector<int32_t> tsp_two_opt(const PtrProblem& p) {
 // ---- generation
 
 void PtrGenOptions::validate() const {
-  if (n_min < 1) throw UsageError("n-min must be >= 1");
-  if (n_max < n_min) throw UsageError("n-max must be >= n-min");
-  if (n_max > 100000) throw UsageError("n-max must be at most 100000");
+  if (n_min < 1) throw UsageError("len-min must be >= 1");
+  if (n_max < n_min) throw UsageError("len-max must be >= len-min");
+  if (n_max > 100000) throw UsageError("len-max must be at most 100000");
   if (solver != "exact" && solver != "nn" && solver != "2opt")
     throw ChoiceError("solver", solver, {"exact", "nn", "2opt"});
   if (task != PtrTask::Tsp && solver != "exact")
     throw UsageError("solver: only tsp has heuristic solvers");
   if (task == PtrTask::Tsp && solver == "exact" && n_max > kHeldKarpMax)
-    throw UsageError("n-max " + std::to_string(n_max) +
+    throw UsageError("len-max " + std::to_string(n_max) +
                      " is beyond the exact tour's limit (Held-Karp, " +
                      std::to_string(kHeldKarpMax) + " points): choose the solver nn or 2opt");
 }

@@ -41,9 +41,9 @@ void SeqTaskOptions::validate() const {
   if (width < 1) throw UsageError("width must be >= 1");
   const int64_t lo = task == SeqTask::AssociativeRecall ? 2 : 1;
   if (min_len < lo)
-    throw UsageError("min-len must be >= " + std::to_string(lo) +
+    throw UsageError("len-min must be >= " + std::to_string(lo) +
                      (lo == 2 ? " (items: one to query, one to recall)" : ""));
-  if (max_len < min_len) throw UsageError("max-len must be >= min-len");
+  if (max_len < min_len) throw UsageError("len-max must be >= len-min");
   if (task == SeqTask::RepeatCopy && (min_repeats < 1 || max_repeats < min_repeats))
     throw UsageError("min-repeats must be >= 1 and max-repeats >= min-repeats");
   if (item_len < 1) throw UsageError("item-len must be >= 1");

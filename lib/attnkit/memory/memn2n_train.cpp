@@ -395,7 +395,7 @@ double error_rate(const std::vector<EncodedQA>& data, const std::vector<int32_t>
 MemN2NData load_memn2n_data(const MemN2NDataOptions& o, uint64_t seed) {
   if (o.memory < 1) throw UsageError("memory must be at least 1");
   if (!(o.val_fraction >= 0 && o.val_fraction < 1))
-    throw UsageError("val-fraction must be in [0, 1)");
+    throw UsageError("valid-fraction must be in [0, 1)");
   MemN2NData d;
   d.tasks = o.tasks;
   std::vector<data::BabiExample> examples;

@@ -24,7 +24,7 @@ void BertConfig::validate() const {
     throw UsageError("heads (" + std::to_string(heads) + ") must divide hidden (" +
                      std::to_string(hidden) + ")");
   if (ff < 1) throw UsageError("ff must be >= 1");
-  if (max_len < 5) throw UsageError("max-len must be >= 5 ([CLS] A [SEP] B [SEP])");
+  if (max_len < 5) throw UsageError("len-max must be >= 5 ([CLS] A [SEP] B [SEP])");
   if (!(dropout >= 0.0f && dropout < 1.0f)) throw UsageError("dropout must be in [0, 1)");
 }
 

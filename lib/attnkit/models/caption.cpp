@@ -62,7 +62,7 @@ void CaptionConfig::validate() const {
   if (embed < 1 || hidden < 1 || attn < 1)
     throw UsageError("embed, hidden and attention sizes must be >= 1");
   if (!(lambda >= 0.0) || !std::isfinite(lambda)) throw UsageError("lambda must be >= 0");
-  if (max_len < 1 || max_len > 1000) throw UsageError("max-len must be in 1..1000");
+  if (max_len < 1 || max_len > 1000) throw UsageError("len-max must be in 1..1000");
   if (pad < 0 || pad > 256) throw UsageError("pad must be in 0..256");
   if (!(reinforce >= 0.0) || !std::isfinite(reinforce)) throw UsageError("reinforce must be >= 0");
   if (!(entropy >= 0.0) || !std::isfinite(entropy)) throw UsageError("entropy must be >= 0");

@@ -145,7 +145,9 @@ Seq2SeqConfig Seq2SeqConfig::from_map(std::map<std::string, std::string> m) {
     if ((it = m.find("attention")) != m.end()) c.attention = parse_attention(it->second);
     c.input_feeding = !to_bool(m, "no-input-feeding", false);
   } else {
-    c.d_model = to_int(m, "d-model", c.d_model);
+    // A Transformer's width: "d-model" in files written before seq2seq-train's --d-model
+    // became --hidden, "hidden" since.
+    c.d_model = to_int(m, "d-model", to_int(m, "hidden", c.d_model));
     c.heads = to_int(m, "heads", c.heads);
     c.d_ff = to_int(m, "d-ff", c.d_ff);
     c.shared_embeddings = to_bool(m, "shared-embeddings", false);
@@ -165,11 +167,12 @@ void Seq2SeqConfig::validate() const {
   if (type == ModelType::RNN) {
     need(embed >= 1 && hidden >= 1, "embed and hidden must be at least 1");
   } else {
-    need(d_model >= 2 && d_model % 2 == 0, "d-model must be even and at least 2");
+    need(d_model >= 2 && d_model % 2 == 0,
+         "hidden (the Transformer's width) must be even and at least 2");
     need(heads >= 1 && d_model % heads == 0, "heads (" + std::to_string(heads) +
-                                                 ") must divide d-model (" +
+                                                 ") must divide the width (hidden, " +
                                                  std::to_string(d_model) + ")");
-    need(d_ff >= 1, "d-ff must be at least 1");
+    need(d_ff >= 1, "ff must be at least 1");
     need(!shared_embeddings || src_vocab == tgt_vocab,
          "shared embeddings need one vocabulary for source and target");
   }

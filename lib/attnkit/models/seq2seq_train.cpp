@@ -15,7 +15,7 @@ void Seq2SeqDataOptions::validate() const {
   if (pairs.empty() && (source.empty() || target.empty()))
     throw UsageError("--source and --target go together");
   if (min_freq < 1) throw UsageError("min-freq must be at least 1");
-  if (max_len != 0 && max_len < 3) throw UsageError("max-len must be 0 or at least 3");
+  if (max_len != 0 && max_len < 3) throw UsageError("len-max must be 0 or at least 3");
   if (!(valid_fraction >= 0 && valid_fraction < 1))
     throw UsageError("valid-fraction must be in [0, 1)");
   try {
