@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Show, Attend and Tell: caption-train (threads, exact resume, the baseline) and caption-run
-# (captions, --eval, beam, --attention, --draw, one picture as text, PGM and PNG), hard
+# (captions, --eval, beam, --alignments, --draw, one picture as text, PGM and PNG), hard
 # attention (threads, resume, one-hot regions) on tiny scenes made here with awk
 # (16 x 16 images, a 2 x 2 grid of 8 x 8 cells, patterned items, image-gen's caption grammar),
 # and every documented error.

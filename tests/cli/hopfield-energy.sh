@@ -49,7 +49,7 @@ no_file e.txt
 expect_err 2 "-m NET.npz is required (or --modern)" hopfield-energy -i S.txt
 expect_err 2 "--modern needs --patterns X and --beta B" hopfield-energy --modern --beta 1 -i Q.txt
 expect_err 2 "--beta must be a number above 0" hopfield-energy --modern --patterns X.txt --beta=-1 -i Q.txt
-expect_err 2 "-m is for classic nets, not --modern" hopfield-energy --modern -m cb.npz --patterns X.txt --beta 1 -i Q.txt
+expect_err 2 "--model is for classic nets, not --modern" hopfield-energy --modern -m cb.npz --patterns X.txt --beta 1 -i Q.txt
 expect_err 2 "--patterns and --beta are for --modern" hopfield-energy -m cb.npz --beta 1 -i S.txt
 expect_err 1 "hopfield-energy: missing.npz" hopfield-energy -m missing.npz -i S.txt
 expect_err 1 "hopfield-energy: " hopfield-energy -m cb.npz -i "$G/checkerboard.txt" -o /dev/full

@@ -111,7 +111,7 @@ expect_err 2 "--trace-flips needs --trace FILE" hopfield-recall -m cb.npz -i n5.
 expect_err 2 "--beta is for --modern" hopfield-recall -m cb.npz -i n5.txt --beta 2 -o e.txt
 expect_err 2 "--modern needs --patterns X and --beta B" hopfield-recall --modern --patterns X.txt -i Q.txt -o e.txt
 expect_err 2 "--beta must be a number above 0" hopfield-recall --modern --patterns X.txt --beta 0 -i Q.txt -o e.txt
-expect_err 2 "-m is for classic nets, not --modern" hopfield-recall --modern -m cb.npz --patterns X.txt --beta 1 -i Q.txt -o e.txt
+expect_err 2 "--model is for classic nets, not --modern" hopfield-recall --modern -m cb.npz --patterns X.txt --beta 1 -i Q.txt -o e.txt
 expect_err 2 "--emit: unknown output kind 'scores' (choose states or weights)" hopfield-recall --modern --patterns X.txt --beta 1 -i Q.txt --emit scores -o e.txt
 expect_err 2 "--steps must be 1 or more" hopfield-recall --modern --patterns X.txt --beta 1 --steps 0 -i Q.txt -o e.txt
 expect_err 1 "hopfield-recall: p.txt: states have 200 columns but the stored patterns [50, 16] have 16" \

@@ -79,7 +79,7 @@ expect_err 1 "nolabels.npz: no array 'labels' [N] in the archive" ram-train -i "
 no_file x.akm
 expect_err 1 "the validation images are" ram-train -i "$D/corner-train.npz" --valid "$D/size10.npz" --steps 1 -o x.akm
 expect_err 1 "missing.npz" ram-train -i missing.npz --steps 1 -o x.akm
-expect_err 2 "-i" ram-train --steps 1 -o x.akm
+expect_err 2 "the option '--input' is required" ram-train --steps 1 -o x.akm
 expect_err 1 "size10.npz: the images are 10 x 10 pixels; the model reads 12 x 12" ram-run --model t1.akm -i "$D/size10.npz"
 expect_err 1 "label7.npz: label 3 (7) is not one of the model's 2 classes" ram-run --model t1.akm -i "$D/label7.npz"
 expect_err 2 "--samples must be >= 1" ram-run --model t1.akm -i "$D/corner-test.npz" --samples 0

@@ -40,7 +40,7 @@ echo 1 2 3 > y123.txt
 expect_err 1 "labels must be [48]" snail-train $data --labels y123.txt --steps 1 -o x.akm
 no_file x.akm
 expect_err 2 "--trace is for bandit models" snail-run --model t1.akm -i x.npy --labels y.txt --trace p.tsv
-expect_err 2 "-i is for few-shot models" snail-run -i x.npy
+expect_err 2 "--input is for few-shot models" snail-run -i x.npy
 expect_err 2 "--episodes must be >= 1" snail-run --model t1.akm -i x.npy --labels y.txt --episodes 0
 expect 0 tensor-rand --shape 48,20,20 --seed 4 -o big.npy
 expect_err 1 "pictures of 20 x 20 for a model of 16 x 16" snail-run --model t1.akm -i big.npy --labels y.txt
