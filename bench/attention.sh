@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # Scaled-dot attention and multi-head attention, attnkit against PyTorch, side by side in one
 # run: same thread count (ATTNKIT_THREADS, default 2), same OpenBLAS core type for both
-# (ATTNKIT_BENCH_CORETYPE, default SkylakeX; PyTorch's own CPU kernels detect the CPU themselves).
+# (the tools' own choice for this CPU, or the user's OPENBLAS_CORETYPE: bench/lib.sh's
+# bench_coretype; PyTorch's own CPU kernels detect the CPU themselves).
 # Each case runs in its own process so its peak RSS is its own. Prints TSV and, per N, the
 # ratio attnkit/PyTorch and attnkit's share of the machine's sgemm GFLOP/s from this run, and
 # a profile line: the time of the Q Kᵀ gemms, the online softmax and the P V gemms.
 #   bench/attention.sh [--quick]      (--quick: small sizes, one rep: a smoke test)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-attention"
 [ -x "$bin" ] || { echo "attention.sh: no $bin (build first: make)" >&2; exit 1; }
-# Both sides get the same core type, set explicitly (the environment may preset a weaker one).
-export OPENBLAS_CORETYPE=${ATTNKIT_BENCH_CORETYPE:-SkylakeX}
+# Both sides get the same core type: the tools' own choice, or the user's OPENBLAS_CORETYPE.
+bench_coretype
 export ATTNKIT_THREADS=${ATTNKIT_THREADS:-2}
 export OPENBLAS_NUM_THREADS=$ATTNKIT_THREADS OMP_NUM_THREADS=$ATTNKIT_THREADS
 PY=/usr/bin/python3

@@ -15,7 +15,7 @@ build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-conv"
 [ -x "$bin" ] || { echo "conv.sh: no $bin (build first: make)" >&2; exit 1; }
 reps=${1:-3} th=${2:-2}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
 py=
 /usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
 [ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"

@@ -19,7 +19,7 @@ bin="$build/bench/bench-seq2seq"
 command -v mpirun >/dev/null || { echo "ddp.sh: mpirun not installed (make deps)" >&2; exit 1; }
 /usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "ddp.sh: PyTorch not importable (make bench installs python3-torch)" >&2; exit 1; }
 steps=${1:-10} reps=${2:-3}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_tcp_if_include=lo
 py="/usr/bin/python3 $top/bench/seq2seq_torch.py"
 out=$(mktemp)

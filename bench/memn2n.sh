@@ -16,7 +16,8 @@ bin="$build/bench/bench-memn2n"
 [ -x "$bin" ] || { echo "memn2n.sh: no $bin (build first: make)" >&2; exit 1; }
 steps=${1:-300}
 reps=${2:-3}
-core=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
+core=$OPENBLAS_CORETYPE
 /usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "# PyTorch not importable by /usr/bin/python3: peer skipped"; exit 0; }
 echo -e "impl\tthreads\tsteps\tsec_per_step\texamples_per_s\tloss"
 for th in 1 2; do

@@ -14,7 +14,8 @@ build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-ntm"
 [ -x "$bin" ] || { echo "ntm.sh: no $bin (build first: make)" >&2; exit 1; }
 na=${1:-1000} nt=${2:-100} rounds=${3:-3}
-core=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
+core=$OPENBLAS_CORETYPE
 echo -e "impl\tthreads\tsequences\tsec\tseq_per_s\tbits_per_seq"
 for th in 1 2; do
   for r in $(seq "$rounds"); do

@@ -28,7 +28,7 @@ build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-seq2seq"
 [ -x "$bin" ] || { echo "seq2seq.sh: no $bin (build first: make)" >&2; exit 1; }
 steps=${1:-10} reps=${2:-3} threads=${3:-1}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
 py=
 /usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
 [ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"

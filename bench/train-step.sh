@@ -6,11 +6,14 @@
 #   bench/train-step.sh [STEPS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-train_step"
 [ -x "$bin" ] || { echo "train-step.sh: no $bin (build first: make)" >&2; exit 1; }
 steps=${1:-20}
-core=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
+core=$OPENBLAS_CORETYPE
 echo -e "impl\tthreads\tsteps\tsec_per_step\ttokens_per_s\tloss"
 for th in 1 2; do
   a=$(OPENBLAS_CORETYPE=$core "$bin" "$steps" "$th")
