@@ -70,16 +70,18 @@ median_ratios() {
 
 # peer_setup NAME: for a script that sets `top`: bin=$top/build/bench/bench-NAME (or under
 # ATTNKIT_BUILD; exit 1 naming it when not built), OPENBLAS_CORETYPE as the tools set it,
-# py=/usr/bin/python3 when it imports torch (else empty, with a comment line saying the peer
+# py=$PYTHON (default /usr/bin/python3) when it imports torch (else empty, with a comment line saying the peer
 # is skipped), out= a temporary file of the measurements (removed at exit); prints the
 # header of the measurement lines that bench-NAME and its peer write.
 peer_setup() {
   bin="${ATTNKIT_BUILD:-$top/build}/bench/bench-$1"
   [ -x "$bin" ] || { echo "$1.sh: no $bin (build first: make)" >&2; exit 1; }
   bench_coretype
+  PYTHON=${PYTHON:-/usr/bin/python3}
   py=
-  /usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
-  [ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
+  "$PYTHON" -c 'import torch' 2>/dev/null && py=$PYTHON
+  [ -n "$py" ] || echo "# PyTorch not importable by $PYTHON: peer skipped"
+  [ -z "$py" ] || "$py" -c 'import sys, torch; print("# peer: PyTorch %s (%s)" % (torch.__version__, sys.executable))'
   out=$(mktemp)
   trap 'rm -f "$out"' EXIT
   echo -e "impl\ttask\tmodel\tthreads\tsteps\tsec\trate\tloss\tsetting"

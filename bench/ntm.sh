@@ -8,6 +8,8 @@
 #   bench/ntm.sh [SEQUENCES_ATTNKIT] [SEQUENCES_TORCH] [ROUNDS]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
@@ -21,13 +23,13 @@ for th in 1 2; do
   for r in $(seq "$rounds"); do
     a=$(OPENBLAS_CORETYPE=$core OMP_NUM_THREADS=$th "$bin" "$na" "$th" "$r")
     echo "$a"
-    if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-      p=$(OPENBLAS_CORETYPE=$core torch_best 5 2 "$th" /usr/bin/python3 "$top/bench/ntm_torch.py" "$nt" @T "$r")
+    if "$PYTHON" -c 'import torch' 2>/dev/null; then
+      p=$(OPENBLAS_CORETYPE=$core torch_best 5 2 "$th" "$PYTHON" "$top/bench/ntm_torch.py" "$nt" @T "$r")
       echo "$p"
       paste <(echo "$a") <(echo "$p") |
         awk -F'\t' -v r="$r" '{ printf "# %s threads, round %s: attnkit / pytorch sequences/s = %.1fx\n", $2, r, $5 / $11 }'
     else
-      echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
+      echo "# PyTorch not importable by $PYTHON: peer skipped"
     fi
   done
 done
