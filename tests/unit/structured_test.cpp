@@ -1,17 +1,20 @@
 // lib/attnkit/attention/structured.h: the chain's and the tree's marginals, log partition,
 // argmax and marginal gradients (H g) against brute-force enumeration in float64 (all 2^n
 // selections; all projective trees, found by filtering every head assignment), against
-// central finite differences, under long inputs, and with masks.
+// central finite differences, under long inputs, with masks, and against the PyTorch goldens
+// of testdata/struct (testdata/make_struct_golden.py).
 #include "attnkit/attention/structured.h"
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <random>
 #include <vector>
 
 #include "attnkit/core/error.h"
+#include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -133,6 +136,21 @@ void check_vec(const std::vector<double>& a, const std::vector<double>& b, doubl
     INFO(what << "[" << i << "]: " << a[i] << " vs " << b[i]);
     CHECK(std::fabs(a[i] - b[i]) <= tol * (1.0 + std::fabs(b[i])));
   }
+}
+
+// Every number of a golden text file (17 digits), in order, as double.
+std::vector<double> golden(const std::string& name) {
+  std::ifstream f(test::testdata("struct/" + name));
+  REQUIRE(f.good());
+  std::vector<double> v;
+  double x;
+  while (f >> x) v.push_back(x);
+  return v;
+}
+// An input (float32 values written with 9 digits) as float, then double: the tools' values.
+std::vector<double> input(const std::string& name) {
+  const Tensor t = io::read_tensor(test::testdata("struct/" + name));
+  return std::vector<double>(t.values().begin(), t.values().end());
 }
 
 double score_of(const std::vector<int>& used, const std::vector<double>& theta) {
@@ -411,4 +429,94 @@ TEST_CASE("structured: errors") {
   const std::vector<double> g{1.0, 2.0, 3.0};
   chain_marginals_backward(uu.data(), pp.data(), 3, g.data(), nullptr, gu.data(), gp.data());
   for (double x : gu) CHECK(std::isfinite(x));
+}
+
+TEST_CASE("structured: marginals, log Z, H g, argmax and context = PyTorch goldens") {
+  // Chain: a batch of 3 (n = 7, lengths 7, 4, 1), P shared; H g summed over the batch for P.
+  {
+    const int64_t B = 3, n = 7;
+    const std::vector<double> U = input("chain_unary.txt"), P = input("chain_pairwise.txt"),
+                              G = input("chain_dir.txt"), len = input("chain_lengths.txt");
+    const std::vector<double> lz = golden("chain_logz.txt"), mg = golden("chain_marginals.txt"),
+                              hu = golden("chain_hvp_unary.txt"),
+                              hp = golden("chain_hvp_pairwise.txt");
+    std::vector<double> got_m(static_cast<size_t>(B * n), 0.0), got_hu(got_m.size(), 0.0),
+        got_hp(4, 0.0), got_lz;
+    for (int64_t b = 0; b < B; ++b) {
+      const int64_t L = static_cast<int64_t>(len[static_cast<size_t>(b)]);
+      std::vector<double> pw;
+      for (int64_t i = 0; i + 1 < L; ++i) pw.insert(pw.end(), P.begin(), P.end());
+      const double* u = U.data() + b * n;
+      const ChainMarginals m = chain_marginals(u, pw.data(), L);
+      got_lz.push_back(m.log_z);
+      std::copy(m.unary.begin(), m.unary.end(), got_m.begin() + b * n);
+      std::vector<double> gu(static_cast<size_t>(L)), gp(pw.size());
+      chain_marginals_backward(u, pw.data(), L, G.data() + b * n, nullptr, gu.data(), gp.data());
+      std::copy(gu.begin(), gu.end(), got_hu.begin() + b * n);
+      for (size_t k = 0; k < gp.size(); ++k) got_hp[k % 4] += gp[k];
+    }
+    check_vec(got_lz, lz, 1e-12, "chain log Z");
+    check_vec(got_m, mg, 1e-12, "chain marginals");
+    check_vec(got_hu, hu, 1e-11, "chain H g (unary)");
+    check_vec(got_hp, hp, 1e-11, "chain H g (pairwise)");
+  }
+  // Tree: a batch of 3 (n = 6, lengths 6, 4, 1).
+  {
+    const int64_t B = 3, n = 6;
+    const std::vector<double> A = input("tree_arcs.txt"), G = input("tree_dir.txt"),
+                              len = input("tree_lengths.txt");
+    const std::vector<double> lz = golden("tree_logz.txt"), mg = golden("tree_marginals.txt"),
+                              hv = golden("tree_hvp.txt"), heads = golden("tree_heads.txt");
+    std::vector<double> got_m(static_cast<size_t>(B * n * n), 0.0), got_h(got_m.size(), 0.0),
+        got_lz, got_heads(static_cast<size_t>(B * n), -1.0);
+    for (int64_t b = 0; b < B; ++b) {
+      const int64_t L = static_cast<int64_t>(len[static_cast<size_t>(b)]);
+      std::vector<double> a(static_cast<size_t>(L * L)), g(a.size()), h(a.size());
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t j = 0; j < L; ++j) {
+          a[static_cast<size_t>(i * L + j)] = A[static_cast<size_t>((b * n + i) * n + j)];
+          g[static_cast<size_t>(i * L + j)] = G[static_cast<size_t>((b * n + i) * n + j)];
+        }
+      const TreeMarginals m = tree_marginals(a.data(), L);
+      tree_marginals_backward(a.data(), L, g.data(), h.data());
+      got_lz.push_back(m.log_z);
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t j = 0; j < L; ++j) {
+          got_m[static_cast<size_t>((b * n + i) * n + j)] = m.arcs[static_cast<size_t>(i * L + j)];
+          got_h[static_cast<size_t>((b * n + i) * n + j)] = h[static_cast<size_t>(i * L + j)];
+        }
+      const std::vector<int64_t> hd = tree_argmax(a.data(), L);
+      for (int64_t j = 0; j < L; ++j)
+        got_heads[static_cast<size_t>(b * n + j)] = static_cast<double>(hd[static_cast<size_t>(j)]);
+    }
+    check_vec(got_lz, lz, 1e-12, "tree log Z");
+    check_vec(got_m, mg, 1e-11, "tree marginals");
+    check_vec(got_h, hv, 1e-10, "tree H g");
+    check_vec(got_heads, heads, 0.0, "tree argmax heads");
+  }
+  // The batch front end (float32 out) with lengths, and the contexts.
+  for (StructKind kind : {StructKind::Chain, StructKind::Tree}) {
+    const bool chain = kind == StructKind::Chain;
+    const std::string k = chain ? "chain" : "tree";
+    const Tensor pot =
+        io::read_tensor(test::testdata("struct/" + k + (chain ? "_unary.txt" : "_arcs.txt")));
+    const Tensor pw = io::read_tensor(test::testdata("struct/chain_pairwise.txt"));
+    const Tensor len = io::read_tensor(test::testdata("struct/" + k + "_lengths.txt"));
+    const Tensor V = io::read_tensor(test::testdata("struct/" + k + "_values.txt"));
+    StructInput in;
+    in.kind = kind;
+    in.unary = &pot;
+    in.pairwise = chain ? &pw : nullptr;
+    for (int64_t i = 0; i < len.size(); ++i) in.lengths.push_back(static_cast<int64_t>(len[i]));
+    const StructOutput out = structured_attention(in);
+    const Tensor want_m = io::read_tensor(test::testdata("struct/" + k + "_marginals.txt"));
+    test::check_close(out.marginals, want_m, 1e-6, 1e-5);
+    const Tensor ctx = structured_context(kind, out.marginals, V, true);
+    const Tensor want_c = io::read_tensor(test::testdata("struct/" + k + "_context.txt"));
+    test::check_close(ctx, want_c, 1e-5, 1e-5);
+    if (!chain) {
+      Tensor heads = io::read_tensor(test::testdata("struct/tree_heads.txt"));
+      test::check_close(out.argmax, heads, 0.0, 0.0);
+    }
+  }
 }

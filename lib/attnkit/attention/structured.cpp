@@ -426,7 +426,7 @@ StructOutput structured_attention(const StructInput& in, bool argmax) {
   out.marginals = Tensor(ms);
   out.log_z = Tensor(Shape{B});
   if (argmax) {
-    out.argmax = Tensor(chain ? ms : (in.batched() ? Shape{B, n} : Shape{n}));
+    out.argmax = chain ? Tensor(ms) : Tensor(in.batched() ? Shape{B, n} : Shape{n}, -1.0f);
     if (!chain) out.tree = Tensor(ms);
   }
   parallel_for(B, [&](int64_t b0, int64_t b1) {

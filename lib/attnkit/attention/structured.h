@@ -101,7 +101,8 @@ struct StructInput {
 struct StructOutput {
   Tensor marginals;  // chain [B, n] (or [n] unbatched); tree [B, n, n] (or [n, n])
   Tensor log_z;      // [B] (or [1])
-  Tensor argmax;     // chain: 0/1 selections, marginals' shape; tree: heads [B, n] (or [n])
+  Tensor argmax;     // chain: 0/1 selections, marginals' shape (padding 0); tree: heads
+                     // [B, n] (or [n]), 1-based, 0 the root, -1 padding
   Tensor tree;       // tree: the argmax tree as a 0/1 matrix, marginals' shape
 };
 // Marginals, log partition and the most likely structure of every item (argmax only when
