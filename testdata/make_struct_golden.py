@@ -121,7 +121,7 @@ def main():
         loss = loss + (m[b, :L] * G[b, :L]).sum()
         logz.append(z.item())
     gu, gp = torch.autograd.grad(loss, (u, p))
-    save_text("chain_logz.txt", np.array(logz)[:, None])
+    save_text("chain_logz.txt", np.array(logz))
     save_text("chain_marginals.txt", marg)
     save_text("chain_hvp_unary.txt", gu)
     save_text("chain_hvp_pairwise.txt", gp)
@@ -149,7 +149,7 @@ def main():
         for j in range(L):
             (i,) = torch.nonzero(best[b, :, j]).flatten().tolist()
             heads[b, j] = 0 if i == j else i + 1
-    save_text("tree_logz.txt", np.array(logz)[:, None])
+    save_text("tree_logz.txt", np.array(logz))
     save_text("tree_marginals.txt", marg)
     save_text("tree_hvp.txt", hvp)
     save_text("tree_heads.txt", heads)

@@ -366,6 +366,9 @@ void StructInput::check() const {
                      shape_str(us) + " but need " +
                      (chain ? "[n] or [B, n]" : "[n, n] or [B, n, n]"));
   const int64_t n = size(), B = batch();
+  if (!chain && n > kMaxTreeSize)
+    throw DataError("a tree of " + std::to_string(n) + " inputs: at most " +
+                    std::to_string(kMaxTreeSize) + " (the chart is held in memory, O(n^3))");
   if (chain && pairwise) {
     const Shape& ps = pairwise->shape();
     const Shape per{std::max<int64_t>(n - 1, 0), 2, 2};
@@ -422,7 +425,7 @@ StructOutput structured_attention(const StructInput& in, bool argmax) {
   const int64_t B = in.batch(), n = in.size();
   const int64_t per = chain ? n : n * n;
   StructOutput out;
-  Shape ms = in.unary->shape();
+  const Shape ms = chain ? Shape{B, n} : in.unary->shape();
   out.marginals = Tensor(ms);
   out.log_z = Tensor(Shape{B});
   if (argmax) {
@@ -468,6 +471,23 @@ StructOutput structured_attention(const StructInput& in, bool argmax) {
   });
   if (!in.batched()) out.log_z.reshape({1});
   return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> structured_arrays(StructKind kind, StructOutput out,
+                                                              const Tensor* values, bool batched) {
+  std::vector<std::pair<std::string, Tensor>> arrays;
+  Tensor context;
+  if (values) context = structured_context(kind, out.marginals, *values, batched);
+  arrays.emplace_back("marginals", std::move(out.marginals));
+  arrays.emplace_back("log-partition", std::move(out.log_z));
+  if (kind == StructKind::Chain) {
+    arrays.emplace_back("argmax", std::move(out.argmax));
+  } else {
+    arrays.emplace_back("argmax", std::move(out.tree));
+    arrays.emplace_back("heads", std::move(out.argmax));
+  }
+  if (values) arrays.emplace_back("context", std::move(context));
+  return arrays;
 }
 
 Tensor structured_context(StructKind kind, const Tensor& marginals, const Tensor& values,

@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attnkit/core/tensor.h"
@@ -77,11 +78,16 @@ enum class StructKind { Chain, Tree };
 // "chain" / "tree"; anything else is a ChoiceError.
 StructKind parse_struct_kind(const std::string& name);
 
+// The largest tree: Eisner's hyperedges, about (2/3) n^3 of 16 bytes, are held in memory
+// (300: about 290 MB, built once per process and length).
+constexpr int64_t kMaxTreeSize = 300;
+
 // A batch of potentials. Chain: unary [n] or [B, n]; pairwise [2, 2] (shared), [n-1, 2, 2]
 // (per link, shared by the batch) or [B, n-1, 2, 2]. Tree: arcs [n, n] or [B, n, n]
 // (`unary` holds them; `pairwise` is unused). lengths: empty (every item full length) or
 // one per item in [0, n]. check() throws ShapeError / DataError for shapes that do not fit,
-// lengths out of range and NaN or +inf potentials (-inf is allowed: a forbidden part).
+// trees above kMaxTreeSize, lengths out of range and NaN or +inf potentials (-inf is
+// allowed: a forbidden part).
 struct StructInput {
   StructKind kind = StructKind::Chain;
   const Tensor* unary = nullptr;
@@ -99,7 +105,7 @@ struct StructInput {
 };
 
 struct StructOutput {
-  Tensor marginals;  // chain [B, n] (or [n] unbatched); tree [B, n, n] (or [n, n])
+  Tensor marginals;  // chain [B, n] (B = 1 for unary [n]); tree [B, n, n] (or [n, n])
   Tensor log_z;      // [B] (or [1])
   Tensor argmax;     // chain: 0/1 selections, marginals' shape (padding 0); tree: heads
                      // [B, n] (or [n]), 1-based, 0 the root, -1 padding
@@ -114,5 +120,11 @@ StructOutput structured_attention(const StructInput& in, bool argmax = true);
 // [B, n, d] (or [n, d]). ShapeError for values that do not fit.
 Tensor structured_context(StructKind kind, const Tensor& marginals, const Tensor& values,
                           bool batched);
+
+// What attn-struct writes, by name in this order: "marginals", "log-partition", "argmax"
+// (chain: the 0/1 selection; tree: the argmax tree as a 0/1 matrix in A's layout), "heads"
+// (tree: StructOutput::argmax) and, with values, "context".
+std::vector<std::pair<std::string, Tensor>> structured_arrays(StructKind kind, StructOutput out,
+                                                              const Tensor* values, bool batched);
 
 }  // namespace attnkit::attention
