@@ -520,3 +520,93 @@ TEST_CASE("structured: marginals, log Z, H g, argmax and context = PyTorch golde
     }
   }
 }
+
+TEST_CASE("structured: the hop chain (K steps of S states) = brute force over S^K sequences") {
+  for (int K = 0; K <= 4; ++K)
+    for (int S : {1, 2, 3, 5}) {
+      INFO("K = " << K << ", S = " << S);
+      const int nu = K * S, np = std::max(K - 1, 0) * S * S;
+      const std::vector<double> th = randn(static_cast<size_t>(nu + np), 500 + K * 10 + S, 1.5);
+      const std::vector<double> dir = randn(th.size(), 600 + K * 10 + S);
+      Structures all;
+      int count = 1;
+      for (int k = 0; k < K; ++k) count *= S;
+      for (int c = 0; c < count; ++c) {
+        std::vector<int> z, used;
+        for (int k = 0, x = c; k < K; ++k, x /= S) z.push_back(x % S);
+        for (int k = 0; k < K; ++k) {
+          used.push_back(k * S + z[static_cast<size_t>(k)]);
+          if (k + 1 < K)
+            used.push_back(nu + (k * S + z[static_cast<size_t>(k)]) * S +
+                           z[static_cast<size_t>(k + 1)]);
+        }
+        all.push_back(used);
+      }
+      const Brute b = brute(all, th, dir);
+      const HopChainMarginals m = hop_chain_marginals(th.data(), th.data() + nu, K, S);
+      CHECK(std::fabs(m.log_z - b.log_z) <= 1e-12 * (1 + std::fabs(b.log_z)));
+      std::vector<double> got(m.unary);
+      got.insert(got.end(), m.pairwise.begin(), m.pairwise.end());
+      check_vec(got, b.marg, 1e-12, "marginal");
+      std::vector<double> gu(static_cast<size_t>(nu)), gp(static_cast<size_t>(np));
+      hop_chain_marginals_backward(th.data(), th.data() + nu, K, S, dir.data(), dir.data() + nu,
+                                   gu.data(), gp.data());
+      gu.insert(gu.end(), gp.begin(), gp.end());
+      check_vec(gu, b.hv, 1e-11, "H g");
+      if (K == 0) continue;
+      const std::vector<int64_t> z = hop_chain_argmax(th.data(), th.data() + nu, K, S);
+      size_t best = 0;
+      for (size_t c = 1; c < all.size(); ++c)
+        if (score_of(all[c], th) > score_of(all[best], th)) best = c;
+      for (int k = 0, x = static_cast<int>(best); k < K; ++k, x /= S)
+        CHECK(z[static_cast<size_t>(k)] == x % S);
+    }
+  CHECK_THROWS_AS(hop_chain_marginals(nullptr, nullptr, 2, 0), Error);
+}
+
+TEST_CASE("structured: the hop chain with S = 2, U[k][0] = 0 is the binary chain; padded states") {
+  const int K = 6;
+  const std::vector<double> u = randn(K, 71, 2.0), p = randn(4 * (K - 1), 72);
+  std::vector<double> U(2 * K, 0.0);
+  for (int k = 0; k < K; ++k) U[static_cast<size_t>(2 * k + 1)] = u[static_cast<size_t>(k)];
+  const ChainMarginals c = chain_marginals(u.data(), p.data(), K);
+  const HopChainMarginals h = hop_chain_marginals(U.data(), p.data(), K, 2);
+  CHECK(std::fabs(c.log_z - h.log_z) <= 1e-12);
+  for (int k = 0; k < K; ++k)
+    CHECK(std::fabs(h.unary[static_cast<size_t>(2 * k + 1)] - c.unary[static_cast<size_t>(k)]) <=
+          1e-13);
+  check_vec(h.pairwise, c.pairwise, 1e-13, "link marginals");
+  // A padded memory slot (-inf at every hop): marginal 0, rows still sum to 1, the rest as if
+  // the slot were not there.
+  const int S = 4;
+  std::vector<double> U4 = randn(static_cast<size_t>(K * S), 73),
+                      W4 = randn(static_cast<size_t>((K - 1) * S * S), 74);
+  std::vector<double> U3, W3;
+  for (int k = 0; k < K; ++k)
+    for (int s = 0; s < 3; ++s) U3.push_back(U4[static_cast<size_t>(k * S + s)]);
+  for (int k = 0; k + 1 < K; ++k)
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) W3.push_back(W4[static_cast<size_t>((k * S + a) * S + b)]);
+  for (int k = 0; k < K; ++k)
+    U4[static_cast<size_t>(k * S + 3)] = -std::numeric_limits<double>::infinity();
+  const HopChainMarginals m4 = hop_chain_marginals(U4.data(), W4.data(), K, S);
+  const HopChainMarginals m3 = hop_chain_marginals(U3.data(), W3.data(), K, 3);
+  CHECK(std::fabs(m4.log_z - m3.log_z) <= 1e-12);
+  for (int k = 0; k < K; ++k) {
+    CHECK(m4.unary[static_cast<size_t>(k * S + 3)] == 0.0);
+    for (int s = 0; s < 3; ++s)
+      CHECK(std::fabs(m4.unary[static_cast<size_t>(k * S + s)] -
+                      m3.unary[static_cast<size_t>(k * 3 + s)]) <= 1e-13);
+  }
+  // Long: K = 200 steps of 20 states at a large scale stay finite.
+  const int KL = 200, SL = 20;
+  const std::vector<double> UL = randn(static_cast<size_t>(KL * SL), 75, 30.0);
+  const std::vector<double> WL = randn(static_cast<size_t>((KL - 1) * SL * SL), 76, 30.0);
+  const std::vector<double> GL = randn(UL.size(), 77);
+  const HopChainMarginals ml = hop_chain_marginals(UL.data(), WL.data(), KL, SL);
+  CHECK(std::isfinite(ml.log_z));
+  std::vector<double> gu(UL.size()), gp(WL.size());
+  hop_chain_marginals_backward(UL.data(), WL.data(), KL, SL, GL.data(), nullptr, gu.data(),
+                               gp.data());
+  for (double x : gu) CHECK(std::isfinite(x));
+}

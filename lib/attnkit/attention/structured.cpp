@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 #include <utility>
 
 #include "attnkit/core/choice.h"
@@ -268,15 +269,62 @@ Hypergraph build_tree(int64_t n) {
   return g;
 }
 
-// The hypergraph of a model and size, built once per process.
-const Hypergraph& graph(StructKind kind, int64_t n) {
+// The categorical chain over K steps of S states: potentials [U (K S), W ((K-1) S S)];
+// nodes a_k(s) = the log-score of z_1..z_k with z_k = s.
+Hypergraph build_hop_chain(int64_t K, int64_t S) {
+  Hypergraph g;
+  const int32_t k_ = static_cast<int32_t>(K), s_ = static_cast<int32_t>(S);
+  std::vector<int32_t> prev, cur(static_cast<size_t>(S));
+  for (int32_t k = 0; k < k_; ++k) {
+    for (int32_t z = 0; z < s_; ++z) {
+      std::vector<Edge> in;
+      if (k == 0) {
+        Edge e;
+        e.pot[0] = z;
+        in.push_back(e);
+      } else {
+        for (int32_t a = 0; a < s_; ++a) {
+          Edge e;
+          e.pot[0] = k_ * s_ + ((k - 1) * s_ + a) * s_ + z;
+          e.pot[1] = k * s_ + z;
+          e.tail[0] = prev[static_cast<size_t>(a)];
+          in.push_back(e);
+        }
+      }
+      cur[static_cast<size_t>(z)] = g.add(in);
+    }
+    prev = cur;
+  }
+  std::vector<Edge> last;
+  if (K == 0 || S == 0) last.push_back(Edge{});
+  for (size_t z = 0; z < prev.size() && K > 0; ++z) {
+    Edge e;
+    e.tail[0] = prev[z];
+    last.push_back(e);
+  }
+  g.root = g.add(last);
+  return g;
+}
+
+// The hypergraph of a model and size, built once per process (kind 2: the hop chain).
+const Hypergraph& graph(int kind, int64_t n, int64_t states = 0) {
   static std::mutex mu;
-  static std::map<std::pair<int, int64_t>, std::unique_ptr<Hypergraph>> cache;
+  static std::map<std::tuple<int, int64_t, int64_t>, std::unique_ptr<Hypergraph>> cache;
   std::lock_guard<std::mutex> lock(mu);
-  auto& slot = cache[{static_cast<int>(kind), n}];
+  auto& slot = cache[{kind, n, states}];
   if (!slot)
-    slot = std::make_unique<Hypergraph>(kind == StructKind::Chain ? build_chain(n) : build_tree(n));
+    slot = std::make_unique<Hypergraph>(kind == 0   ? build_chain(n)
+                                        : kind == 1 ? build_tree(n)
+                                                    : build_hop_chain(n, states));
   return *slot;
+}
+const Hypergraph& graph(StructKind kind, int64_t n) { return graph(static_cast<int>(kind), n); }
+
+const Hypergraph& hop_graph(int64_t K, int64_t S) {
+  if (K < 0 || (K > 0 && S < 1))
+    throw Error("hop chain: " + std::to_string(K) + " steps of " + std::to_string(S) +
+                " states (a step needs a state)");
+  return graph(2, K, S);
 }
 
 size_t chain_pots(int64_t n) { return static_cast<size_t>(n + 4 * std::max<int64_t>(n - 1, 0)); }
@@ -338,6 +386,48 @@ std::vector<int64_t> tree_argmax(const double* arcs, int64_t n) {
     heads[static_cast<size_t>(d)] = h == d ? 0 : h + 1;
   }
   return heads;
+}
+
+HopChainMarginals hop_chain_marginals(const double* unary, const double* pairwise, int64_t K,
+                                      int64_t S) {
+  const size_t nu = static_cast<size_t>(K * S),
+               np = static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S);
+  std::vector<double> th(unary, unary + nu);
+  th.insert(th.end(), pairwise, pairwise + np);
+  std::vector<double> marg(th.size());
+  HopChainMarginals r;
+  r.log_z = marginals(hop_graph(K, S), th.data(), th.size(), marg.data());
+  r.unary.assign(marg.begin(), marg.begin() + static_cast<std::ptrdiff_t>(nu));
+  r.pairwise.assign(marg.begin() + static_cast<std::ptrdiff_t>(nu), marg.end());
+  return r;
+}
+
+void hop_chain_marginals_backward(const double* unary, const double* pairwise, int64_t K, int64_t S,
+                                  const double* g, const double* g_pair, double* grad_unary,
+                                  double* grad_pairwise) {
+  const size_t nu = static_cast<size_t>(K * S),
+               np = static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S);
+  std::vector<double> th(unary, unary + nu), dir(g, g + nu), out(nu + np);
+  th.insert(th.end(), pairwise, pairwise + np);
+  if (g_pair)
+    dir.insert(dir.end(), g_pair, g_pair + np);
+  else
+    dir.resize(nu + np, 0.0);
+  hessian_vector(hop_graph(K, S), th.data(), dir.data(), th.size(), out.data());
+  std::copy(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(nu), grad_unary);
+  std::copy(out.begin() + static_cast<std::ptrdiff_t>(nu), out.end(), grad_pairwise);
+}
+
+std::vector<int64_t> hop_chain_argmax(const double* unary, const double* pairwise, int64_t K,
+                                      int64_t S) {
+  const size_t nu = static_cast<size_t>(K * S),
+               np = static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S);
+  std::vector<double> th(unary, unary + nu);
+  th.insert(th.end(), pairwise, pairwise + np);
+  std::vector<int64_t> z(static_cast<size_t>(K), 0);
+  for (int32_t p : viterbi(hop_graph(K, S), th.data()))
+    if (static_cast<size_t>(p) < nu) z[static_cast<size_t>(p / S)] = p % S;
+  return z;
 }
 
 // ---- batches

@@ -73,6 +73,29 @@ void tree_marginals_backward(const double* arcs, int64_t n, const double* g, dou
 // the root (CoNLL's convention). Ties go to the first maximising split in Eisner's order.
 std::vector<int64_t> tree_argmax(const double* arcs, int64_t n);
 
+// A linear-chain CRF over K steps that each select one of S states (the memory network's
+// CRF over its hops, Kim et al. 2017 section 4.3: hop k attends to memory z_k):
+//   score(z) = Σ_k U[k][z_k] + Σ_{k<K-1} W_k[z_k][z_{k+1}],
+// unary U [K, S] (U[k][s] at k*S + s), pairwise W [K-1, S, S] (W_k[a][b] at (k*S + a)*S + b).
+// Marginals p(z_k = s) [K, S] (each row sums to 1) and p(z_k = a, z_{k+1} = b) [K-1, S, S].
+// A state of -inf at every step (a padded memory slot) has marginal 0. The binary chain above
+// is the case S = 2 with U[k][0] = 0.
+struct HopChainMarginals {
+  double log_z = 0.0;
+  std::vector<double> unary;     // [K * S]
+  std::vector<double> pairwise;  // [(K-1) * S * S]
+};
+HopChainMarginals hop_chain_marginals(const double* unary, const double* pairwise, int64_t K,
+                                      int64_t S);
+// H g for g = d L / d unary marginals ([K * S]) and g_pair (nullptr: zeros); writes
+// grad_unary [K * S] and grad_pairwise [(K-1) * S * S].
+void hop_chain_marginals_backward(const double* unary, const double* pairwise, int64_t K, int64_t S,
+                                  const double* g, const double* g_pair, double* grad_unary,
+                                  double* grad_pairwise);
+// The most likely sequence of states (Viterbi), K values in [0, S).
+std::vector<int64_t> hop_chain_argmax(const double* unary, const double* pairwise, int64_t K,
+                                      int64_t S);
+
 // ---- batches of float32 tensors (the tool's and the autodiff ops' front end)
 enum class StructKind { Chain, Tree };
 // "chain" / "tree"; anything else is a ChoiceError.
