@@ -106,3 +106,33 @@ TEST_CASE("autodiff: the log partition's gradient is the marginals; masked entri
   CHECK(s == doctest::Approx(4.0).epsilon(1e-5));
   CHECK_THROWS_AS(ad::chain_marginals(u, t3.constant(Tensor(Shape{3, 2}))), ShapeError);
 }
+
+TEST_CASE("autodiff: hop chain marginals and log partition gradients, padded states") {
+  const std::vector<int64_t> states{4, 2, 3};
+  grad_ok("hop chain marginals, shared pairwise, state counts",
+          two(rnd({3, 3, 4}, 41), rnd({4, 4}, 42)),
+          [&](Tape&, const VS& v) { return ad::hop_chain_marginals(v[0], v[1], states); });
+  grad_ok("hop chain marginals, per-link pairwise", two(rnd({4, 3}, 43), rnd({3, 3, 3}, 44)),
+          [](Tape&, const VS& v) { return ad::hop_chain_marginals(v[0], v[1]); });
+  grad_ok("hop chain marginals, per-item pairwise", two(rnd({2, 3, 3}, 45), rnd({2, 2, 3, 3}, 46)),
+          [](Tape&, const VS& v) { return ad::hop_chain_marginals(v[0], v[1]); });
+  grad_ok("hop chain log partition", two(rnd({3, 3, 4}, 47), rnd({4, 4}, 48)),
+          [&](Tape&, const VS& v) { return ad::hop_chain_log_partition(v[0], v[1], states); });
+  // log Z's gradient is the marginals; padded states get marginal 0 and no gradient.
+  Tape t;
+  Var u = t.input(rnd({3, 3, 4}, 49)), p = t.input(rnd({4, 4}, 50));
+  t.backward(ad::sum(ad::hop_chain_log_partition(u, p, states)));
+  Tape t2;
+  Var m = ad::hop_chain_marginals(t2.constant(u.value().clone()), t2.constant(p.value().clone()),
+                                  states);
+  test::check_close(u.grad(), m.value(), 1e-6, 1e-5);
+  for (int k = 0; k < 3; ++k) {
+    CHECK(m.value().values()[static_cast<size_t>((1 * 3 + k) * 4 + 2)] == 0.0f);
+    CHECK(m.value().values()[static_cast<size_t>((1 * 3 + k) * 4 + 3)] == 0.0f);
+    double s = 0.0;
+    for (int j = 0; j < 4; ++j) s += m.value().values()[static_cast<size_t>((2 * 3 + k) * 4 + j)];
+    CHECK(s == doctest::Approx(1.0).epsilon(1e-6));
+  }
+  CHECK_THROWS_AS(ad::hop_chain_marginals(u, t.constant(Tensor(Shape{3, 3}))), ShapeError);
+  CHECK_THROWS_AS(ad::hop_chain_marginals(u, p, {4, 5, 1}), DataError);
+}

@@ -2,6 +2,7 @@
 #include "attnkit/autodiff/ops_structured.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -157,7 +158,135 @@ Var log_partition_op(StructKind kind, Var a, Var p, const std::vector<int64_t>& 
   });
 }
 
+// ---- the hop chain
+struct HopShape {
+  int64_t B, K, S;
+  bool batched;
+  int pair_rank;  // 0 (none), 2, 3 or 4
+};
+
+HopShape hop_shape(Var u, Var p, const std::vector<int64_t>& states) {
+  const Tensor& U = u.value();
+  if (U.rank() != 2 && U.rank() != 3)
+    throw ShapeError("hop chain: unary potentials " + shape_str(U.shape()) +
+                     " are not [K, S] or [B, K, S]");
+  HopShape h{U.rank() == 3 ? U.dim(0) : 1, U.dim(-2), U.dim(-1), U.rank() == 3, 0};
+  if (p.valid()) {
+    const Shape& ps = p.value().shape();
+    const int64_t l = std::max<int64_t>(h.K - 1, 0);
+    h.pair_rank = static_cast<int>(ps.size());
+    const bool ok = ps == Shape{h.S, h.S} || ps == Shape{l, h.S, h.S} ||
+                    (h.batched && ps == Shape{h.B, l, h.S, h.S});
+    if (!ok)
+      throw ShapeError("hop chain: pairwise potentials " + shape_str(ps) + " do not fit unary " +
+                       shape_str(U.shape()));
+  }
+  if (!states.empty() && static_cast<int64_t>(states.size()) != h.B)
+    throw ShapeError("hop chain: " + std::to_string(states.size()) + " state counts for " +
+                     std::to_string(h.B) + " items");
+  for (int64_t c : states)
+    if (c < 0 || c > h.S)
+      throw DataError("hop chain: a state count of " + std::to_string(c) + " is outside [0, " +
+                      std::to_string(h.S) + "]");
+  return h;
+}
+
+// Item b's unary (padded states -inf) and pairwise potentials.
+void hop_item(const HopShape& h, Var u, Var p, const std::vector<int64_t>& states, int64_t b,
+              std::vector<double>& U, std::vector<double>& W) {
+  const int64_t K = h.K, S = h.S, l = std::max<int64_t>(K - 1, 0);
+  const float* pu = u.value().data() + b * K * S;
+  U.assign(pu, pu + K * S);
+  const int64_t valid = states.empty() ? S : states[static_cast<size_t>(b)];
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t s = valid; s < S; ++s)
+      U[static_cast<size_t>(k * S + s)] = -std::numeric_limits<double>::infinity();
+  W.assign(static_cast<size_t>(l * S * S), 0.0);
+  if (h.pair_rank == 0) return;
+  const float* pp = p.value().data() + (h.pair_rank == 4 ? b * l * S * S : 0);
+  for (int64_t k = 0; k < l; ++k)
+    for (int64_t i = 0; i < S * S; ++i)
+      W[static_cast<size_t>(k * S * S + i)] = pp[(h.pair_rank == 2 ? 0 : k * S * S) + i];
+}
+
+// Adds scale · (du, dw) of item b into the gradients.
+void hop_scatter(const HopShape& h, int64_t b, const std::vector<double>& du,
+                 const std::vector<double>& dw, double scale, Tensor* gu, Tensor* gp) {
+  const int64_t K = h.K, S = h.S, l = std::max<int64_t>(K - 1, 0);
+  if (gu)
+    for (int64_t i = 0; i < K * S; ++i)
+      gu->data()[b * K * S + i] += static_cast<float>(scale * du[static_cast<size_t>(i)]);
+  if (!gp) return;
+  float* g = gp->data() + (h.pair_rank == 4 ? b * l * S * S : 0);
+  for (int64_t k = 0; k < l; ++k)
+    for (int64_t i = 0; i < S * S; ++i)
+      g[(h.pair_rank == 2 ? 0 : k * S * S) + i] +=
+          static_cast<float>(scale * dw[static_cast<size_t>(k * S * S + i)]);
+}
+
+std::vector<at::HopChainMarginals> hop_solve(const HopShape& h, Var u, Var p,
+                                             const std::vector<int64_t>& states) {
+  std::vector<at::HopChainMarginals> out(static_cast<size_t>(h.B));
+  parallel_for(h.B, [&](int64_t b0, int64_t b1) {
+    std::vector<double> U, W;
+    for (int64_t b = b0; b < b1; ++b) {
+      hop_item(h, u, p, states, b, U, W);
+      out[static_cast<size_t>(b)] = at::hop_chain_marginals(U.data(), W.data(), h.K, h.S);
+    }
+  });
+  return out;
+}
+
 }  // namespace
+
+Var hop_chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& states) {
+  Tape& t = detail::tape_of(unary, pairwise);
+  const HopShape h = hop_shape(unary, pairwise, states);
+  const std::vector<at::HopChainMarginals> m = hop_solve(h, unary, pairwise, states);
+  Tensor y = t.alloc(unary.value().shape());
+  for (int64_t b = 0; b < h.B; ++b)
+    for (int64_t i = 0; i < h.K * h.S; ++i)
+      y[b * h.K * h.S + i] =
+          static_cast<float>(m[static_cast<size_t>(b)].unary[static_cast<size_t>(i)]);
+  return t.push(std::move(y), {unary, pairwise}, [h, unary, pairwise, states](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    std::vector<std::vector<double>> du(static_cast<size_t>(h.B)), dw(du.size());
+    parallel_for(h.B, [&](int64_t b0, int64_t b1) {
+      std::vector<double> U, W;
+      for (int64_t b = b0; b < b1; ++b) {
+        hop_item(h, unary, pairwise, states, b, U, W);
+        const float* gb = g.data() + b * h.K * h.S;
+        const std::vector<double> dir(gb, gb + h.K * h.S);
+        du[static_cast<size_t>(b)].resize(U.size());
+        dw[static_cast<size_t>(b)].resize(W.size());
+        at::hop_chain_marginals_backward(U.data(), W.data(), h.K, h.S, dir.data(), nullptr,
+                                         du[static_cast<size_t>(b)].data(),
+                                         dw[static_cast<size_t>(b)].data());
+      }
+    });
+    Tensor* gu = t.requires_grad(unary) ? &t.grad(unary) : nullptr;
+    Tensor* gp = pairwise.valid() && t.requires_grad(pairwise) ? &t.grad(pairwise) : nullptr;
+    for (int64_t b = 0; b < h.B; ++b)
+      hop_scatter(h, b, du[static_cast<size_t>(b)], dw[static_cast<size_t>(b)], 1.0, gu, gp);
+  });
+}
+
+Var hop_chain_log_partition(Var unary, Var pairwise, const std::vector<int64_t>& states) {
+  Tape& t = detail::tape_of(unary, pairwise);
+  const HopShape h = hop_shape(unary, pairwise, states);
+  auto m =
+      std::make_shared<std::vector<at::HopChainMarginals>>(hop_solve(h, unary, pairwise, states));
+  Tensor y = t.alloc(h.batched ? Shape{h.B} : Shape{});
+  for (int64_t b = 0; b < h.B; ++b) y[b] = static_cast<float>((*m)[static_cast<size_t>(b)].log_z);
+  return t.push(std::move(y), {unary, pairwise}, [h, unary, pairwise, m](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    Tensor* gu = t.requires_grad(unary) ? &t.grad(unary) : nullptr;
+    Tensor* gp = pairwise.valid() && t.requires_grad(pairwise) ? &t.grad(pairwise) : nullptr;
+    for (int64_t b = 0; b < h.B; ++b)
+      hop_scatter(h, b, (*m)[static_cast<size_t>(b)].unary, (*m)[static_cast<size_t>(b)].pairwise,
+                  g[b], gu, gp);
+  });
+}
 
 Var chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& lengths) {
   return marginals_op(StructKind::Chain, unary, pairwise, lengths);

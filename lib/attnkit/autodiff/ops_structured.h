@@ -31,4 +31,13 @@ Var tree_marginals(Var arcs, const std::vector<int64_t>& lengths = {});
 // log Z of every item → [B] or [].
 Var tree_log_partition(Var arcs, const std::vector<int64_t>& lengths = {});
 
+// p(z_k = s) of the hop chain (K steps of S states; attention/structured.h) with unary
+// [K, S] or [B, K, S] and pairwise [S, S] (shared by every link), [K-1, S, S] or
+// [B, K-1, S, S] (an invalid Var: zeros) → unary's shape. states: empty or one count per item
+// in [0, S]: states >= the count (padded memory slots) are excluded at every step (marginal
+// 0, no gradient).
+Var hop_chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& states = {});
+// log Z of every item → [B] or [] (-inf for an item with no state).
+Var hop_chain_log_partition(Var unary, Var pairwise, const std::vector<int64_t>& states = {});
+
 }  // namespace attnkit::ad
