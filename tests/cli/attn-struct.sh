@@ -58,6 +58,16 @@ close_enough npz-heads.txt th.txt 0
 close_enough npz-context.txt tc.txt 0
 expect 0 attn-struct "${chain[@]}" -o chain.npz
 expect 1 tensor-convert -i chain.npz:heads -o x.txt
+expect 0 attn-struct "${chain[@]}" -o named.npz:ignored
+expect 0 tensor-convert -i named.npz:marginals -o named.txt
+close_enough named.txt m.txt 0
+# .npy in, .npy out (and on standard output with --npy): the same numbers.
+expect 0 tensor-convert -i "$G/tree_arcs.txt" -o arcs.npy
+expect 0 attn-struct --kind tree --arcs arcs.npy --lengths "$G/tree_lengths.txt" -o tm.npy
+expect 0 tensor-convert -i tm.npy -o tm2.txt
+close_enough tm2.txt tm.txt 0
+expect 0 attn-struct --kind tree --arcs arcs.npy --lengths "$G/tree_lengths.txt" --npy
+check_eq "$(head -c 6 out | tail -c 5)" "NUMPY" "--npy on standard output"
 
 # Errors: bad data (1), every message naming the file.
 printf '1 2 3\n' > u.txt

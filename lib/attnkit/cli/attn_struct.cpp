@@ -83,7 +83,7 @@ void run_attn_struct(const AttnStructArgs& a, const io::WriteOptions& write) {
                                    in.batched());
   });
   if (npz) {
-    io::write_npz(a.output, arrays);
+    io::write_npz(io::split_member(a.output).first, arrays);
     return;
   }
   for (auto& [name, t] : arrays)
