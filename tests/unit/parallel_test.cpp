@@ -62,9 +62,10 @@ TEST_CASE("parallel: chunks run once each, on at most helpers + 1 threads") {
     CHECK(helpers() == 0);
     for (auto& x : hits) CHECK(x == 1);
     CHECK(ids.size() <= static_cast<size_t>(h + 1));
-    CHECK(ids.count(std::this_thread::get_id()) == 1);
+    if (h == 0) CHECK(ids.count(std::this_thread::get_id()) == 1);
   }
-  // The first exception comes back to the caller, after every chunk ended.
+  // The first exception comes back to the caller, once no chunk runs (a thread that threw
+  // takes no more chunks; the others go on).
   std::atomic<int> ran{0};
   CHECK_THROWS_AS(with_helpers(3,
                                [&] {
@@ -74,7 +75,8 @@ TEST_CASE("parallel: chunks run once each, on at most helpers + 1 threads") {
                                  });
                                }),
                   std::runtime_error);
-  CHECK(ran == 20);
+  CHECK(ran >= 6);  // chunk 5 and the chunks before it ran
+  CHECK(ran <= 20);
   CHECK(helpers() == 0);
 }
 
@@ -101,7 +103,7 @@ TEST_CASE("blas: products in panels have the same bits for any number of helpers
     // The reference: each panel one product of sub-views, in order, on this thread.
     const GemmPanels p = gemm_panels(c.m, c.n, c.k);
     REQUIRE((p.rows > 0) != (p.cols > 0));
-    Tensor want = c0;
+    Tensor want = c0.clone();
     const ConstMat A = mat(a), B = mat(b);
     Mat W = mat(want);
     if (p.rows > 0) {
@@ -119,12 +121,12 @@ TEST_CASE("blas: products in panels have the same bits for any number of helpers
         gemm(c.ta, c.tb, 0.5f, A, bp, c.beta, Mat{W.data + j0, c.m, q, W.ld});
       }
     }
-    Tensor whole = c0;
+    Tensor whole = c0.clone();
     gemm(c.ta, c.tb, 0.5f, A, B, c.beta, mat(whole));
-    check_close(whole, want, 1e-4, 1e-4);  // the same product, rounded another way
+    test::check_close(whole, want, 1e-4, 1e-4);  // the same product, rounded another way
     for (int h : {0, 1, 3, 7}) {
       CAPTURE(h);
-      Tensor got = c0;
+      Tensor got = c0.clone();
       set_split_products(true);
       with_helpers(h, [&] { gemm(c.ta, c.tb, 0.5f, A, B, c.beta, mat(got)); });
       set_split_products(false);

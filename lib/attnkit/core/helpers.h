@@ -30,7 +30,8 @@ void with_helpers(int helpers, const std::function<void()>& fn);
 int helpers();  // this thread's budget (0 outside with_helpers, and inside a chunk)
 
 // Calls fn(i) for every i in [0, n), on this thread and up to helpers() pool threads, and
-// returns when all are done; the first exception is rethrown here, after every chunk ended.
+// returns when all are done; the first exception is rethrown here once no chunk runs (a
+// thread whose chunk threw takes no more; the others go on).
 // Without helpers (or n <= 1) it is a plain loop in order.
 void parallel_chunks(int64_t n, const std::function<void(int64_t i)>& fn);
 
