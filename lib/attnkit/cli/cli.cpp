@@ -12,10 +12,11 @@
 #include <new>
 #include <sstream>
 #include <system_error>
-#include <thread>
 
 #include "attnkit/core/blas.h"
+#include "attnkit/core/cpus.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/helpers.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/train/dist.h"
 
@@ -26,11 +27,6 @@
 namespace attnkit::cli {
 
 namespace {
-
-int hardware_threads() {
-  unsigned n = std::thread::hardware_concurrency();
-  return n ? static_cast<int>(n) : 1;
-}
 
 // OpenBLAS reads OPENBLAS_CORETYPE once, when it is loaded: to correct a mis-detected CPU
 // the process starts again with the variable set. A user's own setting is never replaced,
@@ -86,8 +82,12 @@ void print_error(const std::string& tool, const Error& e) {
 
 std::string version_line() {
   std::ostringstream s;
-  s << "attnkit " << ATTNKIT_VERSION << " (OpenBLAS core " << blas_core() << ", " << blas_threads()
-    << (blas_threads() == 1 ? " thread" : " threads") << ")";
+  const ThreadCount t = thread_setting();
+  s << "attnkit " << ATTNKIT_VERSION << " (OpenBLAS core " << blas_core() << ", " << t.threads
+    << (t.threads == 1 ? " thread" : " threads") << " from " << t.source;
+  // OpenBLAS gets the same count; where it could not (beyond its build's limit), say so.
+  if (blas_threads() != t.threads) s << "; OpenBLAS " << blas_threads();
+  s << ")";
   return s.str();
 }
 
@@ -104,7 +104,8 @@ po::options_description App::common_group() {
   g.add_options()("help,h", "print this help and exit")(
       "version", "print the version, the BLAS core and the thread count, and exit")(
       "threads", po::value<int>(&common_.threads)->value_name("N")->default_value(0),
-      "threads for BLAS (0 = all cores)");
+      "threads (0: ATTNKIT_THREADS, else OMP_NUM_THREADS, else the CPUs this process may "
+      "run on: its affinity mask, capped by a cgroup CPU quota)");
   if (flags_ & kSeed)
     g.add_options()("seed", po::value<uint64_t>(&common_.seed)->value_name("S")->default_value(0),
                     "random seed (same seed, same output)");
@@ -281,7 +282,9 @@ void App::parse() {
     }
     if (vm_.count("version")) {
       const int t = vm_["threads"].as<int>();
-      blas_set_threads(t > 0 ? t : hardware_threads());
+      if (t < 0) throw UsageError("--threads must be 0 (automatic) or more");
+      set_thread_count(thread_count(t));
+      blas_set_threads(max_threads());
       std::cout << name_ << " (attnkit) " << ATTNKIT_VERSION << "\n" << version_line() << "\n";
       throw EarlyExit{};
     }
@@ -322,11 +325,11 @@ void App::parse() {
     std::cout << config_yaml();
     throw EarlyExit{};
   }
-  if (common_.threads < 0) throw UsageError("--threads must be 0 (all cores) or more");
+  if (common_.threads < 0) throw UsageError("--threads must be 0 (automatic) or more");
   if ((flags_ & kShard) && vm_.count("shard")) common_.shard = parse_shard(shard_text_);
   if (vm_.count("precision") && (common_.precision < 1 || common_.precision > 17))
     throw UsageError("--precision must be between 1 and 17");
-  set_max_threads(common_.threads);
+  set_thread_count(thread_count(common_.threads));
   blas_set_threads(max_threads());
 }
 
