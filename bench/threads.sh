@@ -9,9 +9,11 @@
 #   bench/threads.sh [REPS] [T] [STEPS]        (defaults 5, 2, 10; ONLY=regex of models)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 b=${ATTNKIT_BUILD:-$top/build}/bench
 reps=${1:-5} T=${2:-2} steps=${3:-10}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
 unset ATTNKIT_THREADS OMP_NUM_THREADS
 cases=(
   "seq2seq-lstm|$b/bench-seq2seq train rnn $steps"
