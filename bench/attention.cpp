@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <functional>
 #include <map>
 #include <string>
@@ -38,13 +39,27 @@ void fill(Tensor& t, uint64_t seed) {
   for (int64_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(rng.normal());
 }
 
+// Seconds by the wall clock, or with ATTNKIT_BENCH_CLOCK=cpu by the process's CPU time: at
+// one thread that is the quiet machine's wall time, far less disturbed by other processes.
+double seconds_now() {
+  static const bool cpu = [] {
+    const char* c = std::getenv("ATTNKIT_BENCH_CLOCK");
+    return c && std::string(c) == "cpu";
+  }();
+  if (!cpu)
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 double best_of(int reps, const std::function<void()>& f) {
   double best = 1e30;
   for (int r = 0; r < reps; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
+    const double t0 = seconds_now();
     f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+    best = std::min(best, seconds_now() - t0);
   }
   return best;
 }
@@ -101,7 +116,15 @@ int main(int argc, char** argv) {
     std::vector<double> l(blocks.rows);
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
     double best[3] = {1e30, 1e30, 1e30};
-    using clock = std::chrono::steady_clock;
+    // The thread's CPU time, not the wall clock: one thread, so the same thing on a quiet
+    // machine, and far less disturbed when other processes share the cores.
+    struct clock {
+      static double now() {
+        timespec ts;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+        return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+      }
+    };
     for (int r = 0; r < reps; ++r) {
       double t[3] = {0, 0, 0};
       for (int64_t r0 = 0; r0 < n; r0 += blocks.rows) {
@@ -120,22 +143,24 @@ int main(int argc, char** argv) {
           const auto t2 = clock::now();
           gemm(Trans::No, Trans::No, 1.0f, s, ConstMat{v.data() + c0 * d, nk, d, d}, 1.0f, ob);
           const auto t3 = clock::now();
-          t[0] += std::chrono::duration<double>(t1 - t0).count();
-          t[1] += std::chrono::duration<double>(t2 - t1).count();
-          t[2] += std::chrono::duration<double>(t3 - t2).count();
+          t[0] += t1 - t0;
+          t[1] += t2 - t1;
+          t[2] += t3 - t2;
         }
       }
       for (int i = 0; i < 3; ++i) best[i] = std::min(best[i], t[i]);
     }
     const double half = 2.0 * static_cast<double>(n) * n * d, total = best[0] + best[1] + best[2];
     std::printf(
-        "profile\t%ld\t1\t%ld\tblocks %ldx%ld, 1 thread, softmax path %s: QK^T %.4f s "
+        "profile\t%ld\t1\t%ld\tblocks %ldx%ld, 1 thread (its CPU time), softmax path %s: QK^T %.4f "
+        "s "
         "(%.0f GFLOP/s), softmax %.4f s (%.2f ns/score, %.0f%%), PV %.4f s (%.0f GFLOP/s); "
         "%.0f GFLOP/s overall\n",
         static_cast<long>(n), static_cast<long>(d), static_cast<long>(blocks.rows),
-        static_cast<long>(blocks.keys), attention::detail::have_avx512() ? "avx512" : "portable",
-        best[0], half / best[0] / 1e9, best[1], best[1] / (double(n) * n) * 1e9,
-        100.0 * best[1] / total, best[2], half / best[2] / 1e9, 2 * half / total / 1e9);
+        static_cast<long>(blocks.keys),
+        attention::detail::path_name(attention::detail::SoftmaxPath::Auto), best[0],
+        half / best[0] / 1e9, best[1], best[1] / (double(n) * n) * 1e9, 100.0 * best[1] / total,
+        best[2], half / best[2] / 1e9, 2 * half / total / 1e9);
     return 0;
   }
   if (impl == "mha") {

@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Scaled-dot attention and multi-head attention, attnkit against PyTorch, side by side in one
-# run: same thread count (ATTNKIT_THREADS, default 2), same OpenBLAS core type for both
-# (ATTNKIT_BENCH_CORETYPE, default SkylakeX; PyTorch's own CPU kernels detect the CPU themselves).
+# Scaled-dot attention and multi-head attention, attnkit against PyTorch (PYTHON=, default
+# Debian's /usr/bin/python3; F.scaled_dot_product_attention where that PyTorch has it, else the
+# materialised softmax(q kᵀ/√d) v, named in the output), side by side in one run: same thread
+# count (ATTNKIT_THREADS, default 2), same OpenBLAS core type for both (the tools' own choice
+# for this CPU, or the user's OPENBLAS_CORETYPE: bench/lib.sh's bench_coretype; PyTorch's own
+# CPU kernels detect the CPU themselves).
 # Each case runs in its own process so its peak RSS is its own. Prints TSV and, per N, the
 # ratio attnkit/PyTorch and attnkit's share of the machine's sgemm GFLOP/s from this run, and
 # a profile line: the time of the Q Kᵀ gemms, the online softmax and the P V gemms.
 #   bench/attention.sh [--quick]      (--quick: small sizes, one rep: a smoke test)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-attention"
 [ -x "$bin" ] || { echo "attention.sh: no $bin (build first: make)" >&2; exit 1; }
-# Both sides get the same core type, set explicitly (the environment may preset a weaker one).
-export OPENBLAS_CORETYPE=${ATTNKIT_BENCH_CORETYPE:-SkylakeX}
+# Both sides get the same core type: the tools' own choice, or the user's OPENBLAS_CORETYPE.
+bench_coretype
 export ATTNKIT_THREADS=${ATTNKIT_THREADS:-2}
 export OPENBLAS_NUM_THREADS=$ATTNKIT_THREADS OMP_NUM_THREADS=$ATTNKIT_THREADS
-PY=/usr/bin/python3
+PY=$PYTHON
 sizes="256 1024 4096 8192 16384"; big=65536; reps=3; mha="1024 8 512 4"
 if [ "${1:-}" = --quick ]; then sizes="128 256"; big=2048; reps=2; mha="64 8 64 2"; fi
 torch_sdpa() {  # a killed or failed run still gets its line
@@ -25,6 +32,7 @@ torch_sdpa() {  # a killed or failed run still gets its line
 have_torch=1; $PY -c 'import torch' 2>/dev/null || have_torch=0
 out=$(mktemp); trap 'rm -f "$out"' EXIT
 echo "# OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE threads=$ATTNKIT_THREADS"
+if [ $have_torch = 1 ]; then $PY "$top/bench/attention_torch.py" peer; else echo "# PyTorch not importable by $PY: peer skipped"; fi
 printf 'impl\tN\theads\td\tseconds\tGFLOPs\tpeak_RSS_MB\tthreads\n'
 "$bin" sgemm 4096 "$reps" | tee -a "$out"
 # Where the streaming kernel's time goes (one thread, one head), as a comment line.

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """PyTorch peer of bench/attention.cpp, one measurement per process, same TSV line:
-    attention_torch.py sdpa N HEADS D REPS     torch.softmax(q @ k^T / sqrt(d), -1) @ v
+    attention_torch.py sdpa N HEADS D REPS     F.scaled_dot_product_attention where this PyTorch
+                                               has it (2.0 on), else the materialised form
+                                               torch.softmax(q @ k^T / sqrt(d), -1) @ v
     attention_torch.py mha  N HEADS E BATCH REPS   nn.MultiheadAttention(E, H, batch_first)
+    attention_torch.py peer                    one line naming the PyTorch and the form used
 Line: impl N heads d seconds(best) GFLOP/s peak_RSS_MB threads. A failed allocation prints
 the case with 'fail' (the error on stderr). Threads: torch.set_num_threads(ATTNKIT_THREADS).
 """
@@ -32,13 +35,23 @@ def main():
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     kind = sys.argv[1]
+    fused = getattr(torch.nn.functional, "scaled_dot_product_attention", None)
+    if kind == "peer":
+        form = ("torch.nn.functional.scaled_dot_product_attention" if fused else
+                "torch.softmax(q @ k^T / sqrt(d), -1) @ v (materialised: this PyTorch has no "
+                "scaled_dot_product_attention)")
+        print("# peer: PyTorch %s (%s), attention as %s" % (torch.__version__, sys.executable, form))
+        return
     with torch.no_grad():
         if kind == "sdpa":
             n, h, d, reps = map(int, sys.argv[2:6])
             try:
                 q, k, v = (torch.randn(h, n, d) for _ in range(3))
                 scale = 1.0 / math.sqrt(d)
-                t = best_of(reps, lambda: torch.softmax(q @ k.transpose(-2, -1) * scale, -1) @ v)
+                if fused:
+                    t = best_of(reps, lambda: fused(q, k, v))
+                else:
+                    t = best_of(reps, lambda: torch.softmax(q @ k.transpose(-2, -1) * scale, -1) @ v)
             except RuntimeError as e:
                 print(str(e).splitlines()[0], file=sys.stderr)
                 print("torch-sdpa\t%d\t%d\t%d\tfail\t-\t%.0f\t%d" % (n, h, d, rss_mb(), threads))

@@ -10,16 +10,18 @@
 #   bench/attn2d.sh [REPS] [THREADS]     (defaults 3 2)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-attn2d"
 [ -x "$bin" ] || { echo "attn2d.sh: no $bin (build first: make)" >&2; exit 1; }
 reps=${1:-3} th=${2:-2}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
 py=
-/usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
-[ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
+"$PYTHON" -c 'import torch' 2>/dev/null && py=$PYTHON
+[ -n "$py" ] || echo "# PyTorch not importable by $PYTHON: peer skipped"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo -e "impl\tcase\tthreads\tsteps\tsec\trate\tsetting"

@@ -11,17 +11,19 @@
 #   bench/ddp.sh [STEPS] [REPS]        (defaults 10 3)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-seq2seq"
 [ -x "$bin" ] || { echo "ddp.sh: no $bin (build first: make)" >&2; exit 1; }
 command -v mpirun >/dev/null || { echo "ddp.sh: mpirun not installed (make deps)" >&2; exit 1; }
-/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "ddp.sh: PyTorch not importable (make bench installs python3-torch)" >&2; exit 1; }
+"$PYTHON" -c 'import torch' 2>/dev/null || { echo "ddp.sh: PyTorch not importable (make bench installs python3-torch)" >&2; exit 1; }
 steps=${1:-10} reps=${2:-3}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_tcp_if_include=lo
-py="/usr/bin/python3 $top/bench/seq2seq_torch.py"
+py="$PYTHON $top/bench/seq2seq_torch.py"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo -e "rep\tsetting\tmodel\tsec_per_step\ttokens_per_s"

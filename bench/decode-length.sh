@@ -12,14 +12,18 @@
 #   bench/decode-length.sh [REPS] [SENTENCES] [LENGTHS]     (defaults 3 10 "10 20 40 80 160")
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-seq2seq"
 [ -x "$bin" ] || { echo "decode-length.sh: no $bin (build first: make)" >&2; exit 1; }
 reps=${1:-3} n=${2:-10} lengths=${3:-10 20 40 80 160}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
 py=
-/usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
-[ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped" >&2
+"$PYTHON" -c 'import torch' 2>/dev/null && py=$PYTHON
+[ -n "$py" ] || echo "# PyTorch not importable by $PYTHON: peer skipped" >&2
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 for r in $(seq "$reps"); do

@@ -8,14 +8,15 @@
 #   bench/hopfield.sh [ASYNC_PROBES]       (default 20)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
+# shellcheck source=bench/lib.sh
+. "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-hopfield_bench"
-PY=/usr/bin/python3
+PY=$PYTHON
 [ -x "$bin" ] || { echo "hopfield.sh: no $bin (build first: make)" >&2; exit 1; }
-if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
-  if grep -qw avx512f /proc/cpuinfo; then OPENBLAS_CORETYPE=SkylakeX; else OPENBLAS_CORETYPE=Haswell; fi
-fi
-export OPENBLAS_CORETYPE
+bench_coretype
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$(nproc)}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT

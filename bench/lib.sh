@@ -1,5 +1,20 @@
 # Helpers shared by the bench scripts (sourced, not run).
 
+# bench_coretype: export OPENBLAS_CORETYPE as attnkit's tools choose it on this CPU (the
+# user's own OPENBLAS_CORETYPE is kept), so that both sides of a comparison run the same
+# kernels and no script forces a core the CPU lacks. Asks a built tool (under ATTNKIT_BUILD,
+# or the script's top/build); exit 1 naming it when not built.
+bench_coretype() {
+  if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+    local tool="${ATTNKIT_BUILD:-$top/build}/bin/tensor-rand" c
+    [ -x "$tool" ] || { echo "bench: no $tool (build first: make)" >&2; exit 1; }
+    c=$(env -u OPENBLAS_CORETYPE "$tool" --version | sed -n 's/.*OpenBLAS core \([A-Za-z0-9_]*\).*/\1/p')
+    [ -n "$c" ] || { echo "bench: no OpenBLAS core in '$tool --version'" >&2; exit 1; }
+    OPENBLAS_CORETYPE=$c
+  fi
+  export OPENBLAS_CORETYPE
+}
+
 # torch_best RATE_COL THREADS_COL BUDGET CMD [ARG]...
 # PyTorch's fastest run of CMD within a budget of BUDGET threads: Debian's torch runs OpenMP
 # threads and OpenBLAS's own pthreads, and with both at N on N cores they oversubscribe (3-4x
@@ -55,16 +70,18 @@ median_ratios() {
 
 # peer_setup NAME: for a script that sets `top`: bin=$top/build/bench/bench-NAME (or under
 # ATTNKIT_BUILD; exit 1 naming it when not built), OPENBLAS_CORETYPE as the tools set it,
-# py=/usr/bin/python3 when it imports torch (else empty, with a comment line saying the peer
+# py=$PYTHON (default /usr/bin/python3) when it imports torch (else empty, with a comment line saying the peer
 # is skipped), out= a temporary file of the measurements (removed at exit); prints the
 # header of the measurement lines that bench-NAME and its peer write.
 peer_setup() {
   bin="${ATTNKIT_BUILD:-$top/build}/bench/bench-$1"
   [ -x "$bin" ] || { echo "$1.sh: no $bin (build first: make)" >&2; exit 1; }
-  export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+  bench_coretype
+  PYTHON=${PYTHON:-/usr/bin/python3}
   py=
-  /usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
-  [ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
+  "$PYTHON" -c 'import torch' 2>/dev/null && py=$PYTHON
+  [ -n "$py" ] || echo "# PyTorch not importable by $PYTHON: peer skipped"
+  [ -z "$py" ] || "$py" -c 'import sys, torch; print("# peer: PyTorch %s (%s)" % (torch.__version__, sys.executable))'
   out=$(mktemp)
   trap 'rm -f "$out"' EXIT
   echo -e "impl\ttask\tmodel\tthreads\tsteps\tsec\trate\tloss\tsetting"

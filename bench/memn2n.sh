@@ -9,6 +9,8 @@
 # each weight group's spectral norm at 40, what memn2n-train does by default.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
@@ -16,15 +18,16 @@ bin="$build/bench/bench-memn2n"
 [ -x "$bin" ] || { echo "memn2n.sh: no $bin (build first: make)" >&2; exit 1; }
 steps=${1:-300}
 reps=${2:-3}
-core=${OPENBLAS_CORETYPE:-SkylakeX}
-/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "# PyTorch not importable by /usr/bin/python3: peer skipped"; exit 0; }
+bench_coretype
+core=$OPENBLAS_CORETYPE
+"$PYTHON" -c 'import torch' 2>/dev/null || { echo "# PyTorch not importable by $PYTHON: peer skipped"; exit 0; }
 echo -e "impl\tthreads\tsteps\tsec_per_step\texamples_per_s\tloss"
 for th in 1 2; do
   ratios=() sratios=()
   for r in $(seq 1 "$reps"); do
     a=$(OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$th "$bin" "$steps" "$th")
     s=$(OPENBLAS_CORETYPE=$core OPENBLAS_NUM_THREADS=$th "$bin" "$steps" "$th" spectral)
-    p=$(OPENBLAS_CORETYPE=$core torch_best 5 2 "$th" /usr/bin/python3 "$top/bench/memn2n_torch.py" "$steps" @T)
+    p=$(OPENBLAS_CORETYPE=$core torch_best 5 2 "$th" "$PYTHON" "$top/bench/memn2n_torch.py" "$steps" @T)
     echo "$a"; echo "$s"; echo "$p"
     ratios+=("$(paste <(echo "$a") <(echo "$p") | awk -F'\t' '{ printf "%.2f", $5 / $11 }')")
     sratios+=("$(paste <(echo "$s") <(echo "$p") | awk -F'\t' '{ printf "%.2f", $5 / $11 }')")

@@ -9,16 +9,18 @@
 #   bench/ptrnet.sh [N] [REPS] [THREADS]     (defaults 10 3 2)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-ptrnet"
 [ -x "$bin" ] || { echo "ptrnet.sh: no $bin (build first: make)" >&2; exit 1; }
 n=${1:-10} reps=${2:-3} th=${3:-2}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
 py=
-/usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
-[ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
+"$PYTHON" -c 'import torch' 2>/dev/null && py=$PYTHON
+[ -n "$py" ] || echo "# PyTorch not importable by $PYTHON: peer skipped"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 echo -e "impl\ttask\tmodel\tthreads\tn\tsec\trate\textra\tsetting"

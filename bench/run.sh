@@ -4,9 +4,11 @@
 # Results are TSV on stdout; ratios are printed at the end of each section.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
 B=${ATTNKIT_BUILD:-$top/build}
 export PATH="$B/bin:$PATH"
-PY=/usr/bin/python3
+PY=$PYTHON
 sizes="512 1024 2048"
 
 echo "== sgemm: the OpenBLAS kernel trap (2 cores, float32, square matrices)"

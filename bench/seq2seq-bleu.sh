@@ -18,6 +18,8 @@
 set -euo pipefail
 export LC_ALL=C
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
 build=${ATTNKIT_BUILD:-$top/build}
 PATH="$build/bin:$PATH"
 epochs=${1:-10}
@@ -26,7 +28,7 @@ mkdir -p "$dir"
 fra=${FRA:-$top/../shared/data/translation/fra.txt}
 [ -r "$fra" ] || fra=/work/shared/data/translation/fra.txt
 th=${THREADS:-1} models=${MODELS:-rnn transformer} steps=${STEPS:-0}
-py=/usr/bin/python3
+py=$PYTHON
 every=52
 awk -F'\t' -v k=$every 'NR % k != 0 { if (++n % 50 == 0) print $1 "\t" $2 > "/dev/stderr"; else print $1 "\t" $2 }' \
   "$fra" > "$dir/train.tsv" 2> "$dir/valid.tsv"

@@ -24,9 +24,10 @@
 // the environment's DROPOUT if set, on embeddings, sublayer outputs, feed-forward hidden
 // units and attention weights, as PyTorch's layers place it). Decoding emits
 // exactly 20 tokens a sentence (no early <eos>), one sentence at a time; THREADS > 1
-// translates sentences in parallel (one tape per thread); training with THREADS > 1 splits
-// each batch into THREADS slices on their own tapes, as seq2seq-train does (the training
-// layer's train::step).
+// translates sentences in parallel (one tape per thread); training cuts each batch into
+// slices of at most 32 pairs (2 at 64) on their own tapes, on THREADS threads, as
+// seq2seq-train does (the training layer's train::step: spare threads compute panels of the
+// slices' large products; the same bits at any THREADS).
 #include "attnkit/models/seq2seq.h"
 
 #include <algorithm>
@@ -147,8 +148,8 @@ int main(int argc, char** argv) {
     const int steps = std::atoi(argv[3]), threads = std::atoi(argv[4]);
     blas_set_threads(threads);
     set_max_threads(threads);
-    // The training layer's step, as seq2seq-train runs it: each batch cut into THREADS
-    // slices on their own tapes (data parallelism), Adam, clipping at 5.
+    // The training layer's step, as seq2seq-train runs it: each batch cut into slices of at
+    // most 32 pairs on their own tapes (data parallelism), Adam, clipping at 5.
     models::Seq2SeqData d;
     data::TokenCounts counts;
     for (int32_t i = 4; i < V; ++i) counts["w" + std::to_string(i)] = 1;

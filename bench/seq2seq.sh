@@ -22,16 +22,18 @@
 #   bench/seq2seq.sh [STEPS] [REPS] [THREADS]     (defaults 10 3 1; e.g. 10 3 "1 2")
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
+PYTHON=${PYTHON:-/usr/bin/python3}
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
 build=${ATTNKIT_BUILD:-$top/build}
 bin="$build/bench/bench-seq2seq"
 [ -x "$bin" ] || { echo "seq2seq.sh: no $bin (build first: make)" >&2; exit 1; }
 steps=${1:-10} reps=${2:-3} threads=${3:-1}
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-SkylakeX}
+bench_coretype
 py=
-/usr/bin/python3 -c 'import torch' 2>/dev/null && py=/usr/bin/python3
-[ -n "$py" ] || echo "# PyTorch not importable by /usr/bin/python3: peer skipped"
+"$PYTHON" -c 'import torch' 2>/dev/null && py=$PYTHON
+[ -n "$py" ] || echo "# PyTorch not importable by $PYTHON: peer skipped"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 cases=("train rnn $steps" "train transformer $steps" "decode rnn 1 50" "decode rnn 4 50"

@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
     app.epilog(
         "The model file holds the parameters, both vocabularies, the tokenisation and every\n"
         "setting; seq2seq-translate needs nothing else. Same data and --seed give the same\n"
-        "model byte for byte for the same number of slices: every batch is cut into --threads\n"
-        "slices (times the MPI ranks under mpirun) trained in parallel, their gradients added\n"
+        "model byte for byte at any --threads and under any number of MPI ranks: every batch\n"
+        "is cut into slices of at most 32 pairs trained in parallel, their gradients added\n"
         "in a fixed order; --resume after an interruption ends with the same model.\n"
         "Validation: the mean loss per target token, and greedy translations of the first\n"
         "--bleu-sentences validation pairs against their references, both in the model's\n"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The BLAS set-up every tool shares: the right OpenBLAS kernel by default (re-executing once
 # with OPENBLAS_CORETYPE when OpenBLAS mis-detects the CPU), a user's own OPENBLAS_CORETYPE
-# never replaced, and --threads honoured and reported by --version.
+# never replaced, --threads honoured, the default thread count (the affinity mask, the
+# environment) and where it came from reported by --version.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 
 level() {  # SIMD level of an OpenBLAS core name, as lib/attnkit/core/blas.cpp ranks them
@@ -42,9 +43,34 @@ check_eq "$(cat c.txt | tr '\n' ' ')" "1 2 3 4 " "stdin survives the re-executio
 
 # --threads
 expect 0 tensor-rand --threads 1 --version
-grep -q "1 thread)" "$T/out" || fail "--threads 1 not reported: $(cat "$T/out")"
+grep -q "1 thread from --threads)" "$T/out" || fail "--threads 1 not reported: $(cat "$T/out")"
 expect 0 tensor-rand --threads 2 --version
-grep -q "2 threads)" "$T/out" || fail "--threads 2 not reported: $(cat "$T/out")"
+grep -q "2 threads from --threads)" "$T/out" || fail "--threads 2 not reported: $(cat "$T/out")"
+# The default: the CPUs this process may run on (its affinity mask), not the machine's; then
+# the environment; --threads over all. OpenBLAS follows (a difference would be printed).
+(
+  unset ATTNKIT_THREADS OMP_NUM_THREADS
+  if command -v taskset >/dev/null; then
+    expect 0 taskset -c 0 tensor-rand --version
+    grep -q "1 thread from the affinity mask)" "$T/out" || fail "taskset -c 0: $(cat "$T/out")"
+    if [ "$(nproc --all)" -ge 2 ] && taskset -c 0,1 true 2>/dev/null; then
+      expect 0 taskset -c 0,1 tensor-rand --version
+      grep -q "2 threads from the affinity mask)" "$T/out" || fail "taskset -c 0,1: $(cat "$T/out")"
+    fi
+    expect 0 taskset -c 0 env OMP_NUM_THREADS=3 tensor-rand --version
+    grep -q "3 threads from OMP_NUM_THREADS)" "$T/out" || fail "OMP_NUM_THREADS=3: $(cat "$T/out")"
+  else
+    echo "note: taskset is not installed (util-linux): the affinity checks are skipped"
+  fi
+  expect 0 env OMP_NUM_THREADS=5 ATTNKIT_THREADS=4 tensor-rand --version
+  grep -q "4 threads from ATTNKIT_THREADS)" "$T/out" || fail "ATTNKIT_THREADS=4: $(cat "$T/out")"
+  expect 0 env OMP_NUM_THREADS=5,2 tensor-rand --version
+  grep -q "5 threads from OMP_NUM_THREADS)" "$T/out" || fail "OMP_NUM_THREADS=5,2: $(cat "$T/out")"
+  expect 0 env ATTNKIT_THREADS=4 tensor-rand --threads 3 --version
+  grep -q "3 threads from --threads)" "$T/out" || fail "--threads 3 over ATTNKIT_THREADS: $(cat "$T/out")"
+  expect_err 2 "ATTNKIT_THREADS must be a whole number" env ATTNKIT_THREADS=many tensor-rand --shape 2
+  exit $FAILED
+) || FAILED=$((FAILED + 1))
 expect_err 2 "tensor-rand: --threads" tensor-rand --threads -1 --shape 2
 expect_err 2 "tensor-rand: " tensor-rand --threads many --shape 2
 finish

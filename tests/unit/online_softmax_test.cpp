@@ -1,12 +1,15 @@
-// lib/attnkit/attention/online_softmax.h: both paths (portable, and AVX-512 where the CPU has
-// it) against libm and against a double-precision online softmax, on ragged widths with
-// masked (-inf) entries, rows masked throughout, and a growing maximum.
+// lib/attnkit/attention/online_softmax.h: every path the CPU runs (portable; AVX2 and AVX-512
+// where the CPU has them) against libm and against a double-precision online softmax, on ragged
+// widths with masked (-inf) entries, rows masked throughout, and a growing maximum.
 #include "attnkit/attention/online_softmax.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <string>
 #include <vector>
 
+#include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "test_util.h"
 
@@ -18,8 +21,9 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
 std::vector<SoftmaxPath> paths() {
-  std::vector<SoftmaxPath> p{SoftmaxPath::Portable};
-  if (have_avx512()) p.push_back(SoftmaxPath::Avx512);
+  std::vector<SoftmaxPath> p;
+  for (SoftmaxPath q : {SoftmaxPath::Portable, SoftmaxPath::Avx2, SoftmaxPath::Avx512})
+    if (have_path(q)) p.push_back(q);
   return p;
 }
 
@@ -113,22 +117,81 @@ TEST_CASE("online_softmax_block: every path = a double-precision online softmax"
   }
 }
 
-// Two paths to compare only where the CPU has AVX-512; elsewhere the case says it is skipped
+// Vector paths to compare only where the CPU has one; elsewhere the case says it is skipped
 // (CTest reports it so; the portable path alone is tested by the cases above, on every CPU).
-TEST_CASE("online_softmax_block: the paths agree within a few ulp") {
-  if (!have_avx512()) return test::skip("this CPU has no AVX-512: one path only");
+TEST_CASE("online_softmax_block: each vector path agrees with the portable one within a few ulp") {
+  if (paths().size() == 1) return test::skip("this CPU runs the portable path only");
   Rng rng(8);
-  const int64_t rows = 9, nk = 203;
-  std::vector<float> a(rows * nk);
-  for (float& x : a) x = static_cast<float>(4.0 * rng.normal());
-  std::vector<float> b = a;
-  std::vector<float> ma(rows, -kInf), mb(rows, -kInf), oa(rows, 1.0f), ob(rows, 1.0f);
-  std::vector<double> la(rows, 0.0), lb(rows, 0.0);
-  online_softmax_block(Mat{a.data(), rows, nk, nk}, ma.data(), la.data(),
-                       Mat{oa.data(), rows, 1, 1}, SoftmaxPath::Portable);
-  online_softmax_block(Mat{b.data(), rows, nk, nk}, mb.data(), lb.data(),
-                       Mat{ob.data(), rows, 1, 1}, SoftmaxPath::Avx512);
-  CHECK(ma == mb);
-  for (size_t i = 0; i < a.size(); ++i) CHECK(std::fabs(a[i] - b[i]) <= 3e-7f * a[i] + 1e-38f);
-  for (int64_t i = 0; i < rows; ++i) CHECK(std::fabs(la[i] / lb[i] - 1.0) < 1e-6);
+  for (int64_t nk : {1, 5, 8, 13, 32, 47, 64, 203}) {
+    const int64_t rows = 9;
+    std::vector<float> scores(rows * nk);
+    for (float& x : scores) x = static_cast<float>(4.0 * rng.normal());
+    if (nk > 1) scores[0] = -kInf;                                // one masked key in row 0
+    for (int64_t j = 0; j < nk; ++j) scores[2 * nk + j] = -kInf;  // row 2 masked throughout
+    // Rows are stored with a stride of nk + 3: the 3 floats past each row must stay as they are.
+    const int64_t ld = nk + 3;
+    auto run = [&](SoftmaxPath path, std::vector<float>& e, std::vector<float>& m,
+                   std::vector<double>& l) {
+      std::vector<float> padded(rows * ld, 42.0f);
+      for (int64_t i = 0; i < rows; ++i)
+        std::copy(scores.begin() + i * nk, scores.begin() + (i + 1) * nk, padded.begin() + i * ld);
+      m.assign(rows, -kInf);
+      l.assign(rows, 0.0);
+      std::vector<float> o(rows, 1.0f);
+      online_softmax_block(Mat{padded.data(), rows, nk, ld}, m.data(), l.data(),
+                           Mat{o.data(), rows, 1, 1}, path);
+      e.clear();
+      for (int64_t i = 0; i < rows; ++i) {
+        for (int64_t c = nk; c < ld; ++c) CHECK(padded[i * ld + c] == 42.0f);
+        e.insert(e.end(), padded.begin() + i * ld, padded.begin() + i * ld + nk);
+      }
+    };
+    std::vector<float> ea, ma;
+    std::vector<double> la;
+    run(SoftmaxPath::Portable, ea, ma, la);
+    for (SoftmaxPath path : paths()) {
+      if (path == SoftmaxPath::Portable) continue;
+      CAPTURE(nk);
+      const std::string name = path_name(path);
+      CAPTURE(name);
+      std::vector<float> eb, mb;
+      std::vector<double> lb;
+      run(path, eb, mb, lb);
+      CHECK(ma == mb);
+      for (size_t i = 0; i < ea.size(); ++i)
+        CHECK(std::fabs(ea[i] - eb[i]) <= 3e-7f * ea[i] + 1e-38f);
+      for (int64_t i = 0; i < rows; ++i)
+        if (i == 2)
+          CHECK(lb[i] == 0.0);
+        else
+          CHECK(std::fabs(la[i] / lb[i] - 1.0) < 1e-6);
+    }
+  }
+}
+
+TEST_CASE("exp_block: the AVX2 and AVX-512 exponentials are the same bits") {
+  if (!have_path(SoftmaxPath::Avx2) || !have_path(SoftmaxPath::Avx512))
+    return test::skip("needs a CPU with both AVX2 and AVX-512F");
+  std::vector<float> x;
+  for (float v = -90.0f; v <= 90.0f; v += 0.00731f) x.push_back(v);
+  for (float v : {-87.3365447504f, -87.33654f, 88.0f, 88.5f, -kInf, kInf, 0.0f, -0.0f})
+    x.push_back(v);
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> a(x.size()), b(x.size());
+  exp_block(x.data(), a.data(), n, SoftmaxPath::Avx2);
+  exp_block(x.data(), b.data(), n, SoftmaxPath::Avx512);
+  int64_t differ = 0;
+  for (size_t i = 0; i < x.size(); ++i) differ += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+  CHECK(differ == 0);
+}
+
+TEST_CASE("the path names and the CPU check") {
+  CHECK(std::string(path_name(SoftmaxPath::Avx2)) == "avx2");
+  CHECK(have_path(SoftmaxPath::Portable));
+  CHECK(have_path(best_path()));
+  for (SoftmaxPath p : {SoftmaxPath::Avx2, SoftmaxPath::Avx512})
+    if (!have_path(p)) {
+      std::vector<float> x(4, 0.0f);
+      CHECK_THROWS_AS(exp_block(x.data(), x.data(), 4, p), Error);
+    }
 }

@@ -9,6 +9,8 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/detail.h"
 #include "attnkit/core/blas.h"
+#include "attnkit/core/cpus.h"
+#include "attnkit/core/helpers.h"
 #include "attnkit/core/parallel.h"
 
 #ifndef ATTNKIT_VERSION
@@ -18,11 +20,6 @@
 namespace attnkit::cli {
 
 namespace detail {
-
-int hardware_threads() {
-  unsigned n = std::thread::hardware_concurrency();
-  return n ? static_cast<int>(n) : 1;
-}
 
 // Suggestions for a mistyped name: the edit distance (insertions, deletions, substitutions
 // and swaps of two neighbouring letters, the commonest typo, each costing 1).
@@ -66,7 +63,6 @@ std::string po_message(const po::error& e, bool percent_given) {
 }  // namespace detail
 
 using detail::closest_option;
-using detail::hardware_threads;
 using detail::po_message;
 
 App::App(std::string name, int argc, char** argv)
@@ -82,7 +78,8 @@ po::options_description App::common_group() {
   g.add_options()("help,h", "print this help and exit")(
       "version", "print the version, the BLAS core and the thread count, and exit")(
       "threads", po::value<int>(&common_.threads)->value_name("N")->default_value(0),
-      "threads for BLAS (0 = all cores)");
+      "threads (0: ATTNKIT_THREADS, else OMP_NUM_THREADS, else the CPUs this process may "
+      "run on: its affinity mask, capped by a cgroup CPU quota)");
   if (flags_ & kSeed)
     g.add_options()("seed", po::value<uint64_t>(&common_.seed)->value_name("S")->default_value(0),
                     "random seed (same seed, same output)");
@@ -131,7 +128,9 @@ void App::parse() {
     }
     if (vm_.count("version")) {
       const int t = vm_["threads"].as<int>();
-      blas_set_threads(t > 0 ? t : hardware_threads());
+      if (t < 0) throw UsageError("--threads must be 0 (automatic) or more");
+      set_thread_count(thread_count(t));
+      blas_set_threads(max_threads());
       std::cout << name_ << " (attnkit) " << ATTNKIT_VERSION << "\n" << version_line() << "\n";
       throw EarlyExit{};
     }
@@ -172,11 +171,11 @@ void App::parse() {
     std::cout << yaml(false);
     throw EarlyExit{};
   }
-  if (common_.threads < 0) throw UsageError("--threads must be 0 (all cores) or more");
+  if (common_.threads < 0) throw UsageError("--threads must be 0 (automatic) or more");
   if ((flags_ & kShard) && vm_.count("shard")) common_.shard = parse_shard(shard_text_);
   if (vm_.count("precision") && (common_.precision < 1 || common_.precision > 17))
     throw UsageError("--precision must be between 1 and 17");
-  set_max_threads(common_.threads);
+  set_thread_count(thread_count(common_.threads));
   blas_set_threads(max_threads());
 }
 

@@ -59,7 +59,7 @@ Shard parse_shard(const std::string& text);
 
 // Options every tool shares (bound by App; the flags say which a tool offers).
 struct Common {
-  int threads = 0;                  // --threads: 0 = all cores
+  int threads = 0;                  // --threads: 0 = automatic (core/cpus.h)
   bool quiet = false;               // --quiet: no progress or summary on stderr
   uint64_t seed = 0;                // --seed
   bool npy = false;                 // --npy: .npy on standard output instead of text
@@ -165,7 +165,8 @@ class App {
 // standard output. Returns the exit status: 0 success, 1 bad data or failed run, 2 bad usage.
 int run(const char* name, int argc, char** argv, const std::function<void(App&)>& body);
 
-// The one-line version report: "attnkit 0.1.0 (OpenBLAS core SkylakeX, 2 threads)".
+// The one-line version report: "attnkit 0.1.0 (OpenBLAS core SkylakeX, 2 threads from the
+// affinity mask)": the thread count and where it came from (core/cpus.h).
 std::string version_line();
 
 // Parses "3,4" (or "3x4") into a shape; UsageError naming the option on bad text.

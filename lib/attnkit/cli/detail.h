@@ -8,9 +8,6 @@ namespace attnkit::cli::detail {
 
 namespace po = boost::program_options;
 
-// The cores the machine has (at least 1).
-int hardware_threads();
-
 // The option of `d` whose long name is nearest to `key` (edit distance, a swap of two
 // neighbouring letters counting 1), within distance 2; empty when none is.
 std::string closest_option(const std::string& key, const po::options_description& d);

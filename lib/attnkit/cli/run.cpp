@@ -11,6 +11,8 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/blas.h"
+#include "attnkit/core/cpus.h"
+#include "attnkit/core/helpers.h"
 #include "attnkit/train/dist.h"
 
 #ifndef ATTNKIT_VERSION
@@ -59,8 +61,12 @@ std::string first_word(const std::string& s) {
 
 std::string version_line() {
   std::ostringstream s;
-  s << "attnkit " << ATTNKIT_VERSION << " (OpenBLAS core " << blas_core() << ", " << blas_threads()
-    << (blas_threads() == 1 ? " thread" : " threads") << ")";
+  const ThreadCount t = thread_setting();
+  s << "attnkit " << ATTNKIT_VERSION << " (OpenBLAS core " << blas_core() << ", " << t.threads
+    << (t.threads == 1 ? " thread" : " threads") << " from " << t.source;
+  // OpenBLAS gets the same count; where it could not (beyond its build's limit), say so.
+  if (blas_threads() != t.threads) s << "; OpenBLAS " << blas_threads();
+  s << ")";
   return s.str();
 }
 

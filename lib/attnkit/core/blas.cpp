@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "attnkit/core/error.h"
+#include "attnkit/core/helpers.h"
 
 namespace attnkit {
 
@@ -92,10 +93,34 @@ void gemm(Trans ta, Trans tb, float alpha, ConstMat a, ConstMat b, float beta, M
         c.data[i * c.ld + j] = beta == 0.0f ? 0.0f : c.data[i * c.ld + j] * beta;
     return;
   }
-  cblas_sgemm(CblasRowMajor, at ? CblasTrans : CblasNoTrans, bt ? CblasTrans : CblasNoTrans,
-              static_cast<blasint>(m), static_cast<blasint>(n), static_cast<blasint>(k), alpha,
-              a.data, static_cast<blasint>(a.ld), b.data, static_cast<blasint>(b.ld), beta, c.data,
-              static_cast<blasint>(c.ld));
+  auto product = [&](int64_t mm, int64_t nn, const float* pa, const float* pb, float* pc) {
+    cblas_sgemm(CblasRowMajor, at ? CblasTrans : CblasNoTrans, bt ? CblasTrans : CblasNoTrans,
+                static_cast<blasint>(mm), static_cast<blasint>(nn), static_cast<blasint>(k), alpha,
+                pa, static_cast<blasint>(a.ld), pb, static_cast<blasint>(b.ld), beta, pc,
+                static_cast<blasint>(c.ld));
+  };
+  const GemmPanels p = split_products() ? gemm_panels(m, n, k) : GemmPanels{};
+  if (p.rows > 0) {  // op(A)'s rows [i0, i0 + rows): A's rows, or Aᵀ's (A's columns)
+    parallel_chunks((m + p.rows - 1) / p.rows, [&](int64_t q) {
+      const int64_t i0 = q * p.rows, mm = std::min(p.rows, m - i0);
+      product(mm, n, at ? a.data + i0 : a.data + i0 * a.ld, b.data, c.data + i0 * c.ld);
+    });
+  } else if (p.cols > 0) {  // op(B)'s columns [j0, j0 + cols)
+    parallel_chunks((n + p.cols - 1) / p.cols, [&](int64_t q) {
+      const int64_t j0 = q * p.cols, nn = std::min(p.cols, n - j0);
+      product(m, nn, a.data, bt ? b.data + j0 * b.ld : b.data + j0, c.data + j0);
+    });
+  } else {
+    product(m, n, a.data, b.data, c.data);
+  }
+}
+
+GemmPanels gemm_panels(int64_t m, int64_t n, int64_t k) {
+  constexpr int64_t kRows = 64, kCols = 128, kMinFlops = int64_t{1} << 22;
+  if (2 * m * n * k < kMinFlops) return {};
+  if (m >= 2 * kRows) return {kRows, 0};
+  if (n >= 2 * kCols) return {0, kCols};
+  return {};
 }
 
 void gemv(Trans ta, float alpha, ConstMat a, const float* x, int64_t nx, float beta, float* y,

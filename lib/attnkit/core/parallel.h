@@ -9,7 +9,9 @@
 namespace attnkit {
 
 // The process-wide thread budget (like OpenBLAS's own): the command-line layer sets it from
-// --threads; 0 or less means all cores. max_threads() is always >= 1.
+// --threads and the environment (core/cpus.h); 0 or less means the default, the CPUs this
+// process may run on (cpus.h's default_thread_count()). max_threads() is always >= 1.
+// Spare threads inside a task, and where the count came from: core/helpers.h.
 void set_max_threads(int n);
 int max_threads();
 

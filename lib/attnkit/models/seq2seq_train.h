@@ -81,6 +81,10 @@ class Seq2SeqTraining : public train::Module {
   void check_resume(const nn::ModelFile& ck) const override;
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
+  // Slices of at most 32 pairs: a function of the recipe, so the model is the same for any
+  // --threads and ranks (before, ranks x threads slices: the model depended on the machine).
+  int slices() const override { return static_cast<int>((recipe_.batch_size + 31) / 32); }
+  bool split_products() const override { return true; }
   std::vector<std::string> slice_sums() const override { return {"tokens"}; }
   train::StepEnd end_step(const nn::TrainState&, double, const train::Metrics& sums) override;
   std::vector<std::string> step_metrics() const override { return {"tokens"}; }

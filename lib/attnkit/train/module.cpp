@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attnkit/core/blas.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/helpers.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/train/dist.h"
 
@@ -30,9 +32,7 @@ ad::Tape& Tapes::get(size_t i) {
 }
 
 int64_t slice_count(const Module& m, int64_t rows, int64_t slices) {
-  int64_t s = slices > 0       ? slices
-              : m.slices() > 0 ? m.slices()
-                               : int64_t{dist::ranks()} * max_threads();
+  const int64_t s = slices > 0 ? slices : m.slices();
   return std::max<int64_t>(1, std::min(s, rows));
 }
 
@@ -50,23 +50,48 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
   // threads than --threads asked for would only contend for the cores).
   if (mine > 0) tapes.get(static_cast<size_t>(mine - 1));
   const int threads = max_threads();
+  // Threads beyond one a slice help inside the slices (core/helpers.h): the
+  // module's large products in panels fixed by their shapes, so the bits stay the same.
+  // OpenBLAS runs single-threaded in the slices whatever their number: its own threads would
+  // cut the products by the thread count, and round differently.
+  const int spare = static_cast<int>(std::max<int64_t>(0, threads - std::max<int64_t>(mine, 1)));
+  const bool split = m.split_products();
+  const int blas_before = blas_threads();
+  blas_set_threads(1);
+  struct BlasBack {
+    int n;
+    ~BlasBack() { blas_set_threads(n); }
+  } blas_back{blas_before};
+  auto in_slices = [&](const std::function<void(int64_t)>& body) {
+    parallel_for(
+        mine,
+        [&](int64_t b, int64_t e) {
+          const bool split_before = split_products();
+          set_split_products(split);
+          try {
+            with_helpers(spare, [&] {
+              for (int64_t i = b; i < e; ++i) body(i);
+            });
+          } catch (...) {
+            set_split_products(split_before);
+            throw;
+          }
+          set_split_products(split_before);
+        },
+        threads);
+  };
   std::vector<Slice> out(static_cast<size_t>(std::max<int64_t>(mine, 0)));
-  parallel_for(
-      mine,
-      [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          const int64_t c = lo + i;
-          ad::Tape& t = tapes.get(static_cast<size_t>(i));
-          t.clear();
-          t.set_local_param_grads(true);
-          t.set_training(true);
-          t.seed(splitmix(splitmix(seed ^ 0x7a3e5ULL) + static_cast<uint64_t>(step)) ^
-                 splitmix(static_cast<uint64_t>(c) + 1));
-          out[static_cast<size_t>(i)] =
-              m.forward(t, rows * c / S, rows * (c + 1) / S, static_cast<int>(c));
-        }
-      },
-      threads);
+  in_slices([&](int64_t i) {
+    const int64_t c = lo + i;
+    ad::Tape& t = tapes.get(static_cast<size_t>(i));
+    t.clear();
+    t.set_local_param_grads(true);
+    t.set_training(true);
+    t.seed(splitmix(splitmix(seed ^ 0x7a3e5ULL) + static_cast<uint64_t>(step)) ^
+           splitmix(static_cast<uint64_t>(c) + 1));
+    out[static_cast<size_t>(i)] =
+        m.forward(t, rows * c / S, rows * (c + 1) / S, static_cast<int>(c));
+  });
 
   // Share per slice: weight, loss and sums (one rank owns each entry), and the interrupt flag.
   const std::vector<std::string> names = m.slice_sums();
@@ -102,18 +127,12 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
     res.interrupted |= shared[static_cast<size_t>(S) * per + static_cast<size_t>(k)] != 0;
 
   // Backward passes, each seeded with its share of the mean (or 1 for a sum).
-  parallel_for(
-      mine,
-      [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) {
-          const Slice& s = out[static_cast<size_t>(i)];
-          const float seed_grad =
-              mean ? static_cast<float>(res.weight > 0 ? s.weight / res.weight : 0.0) : 1.0f;
-          tapes.get(static_cast<size_t>(i))
-              .backward(s.loss, Tensor(s.loss.value().shape(), seed_grad));
-        }
-      },
-      threads);
+  in_slices([&](int64_t i) {
+    const Slice& s = out[static_cast<size_t>(i)];
+    const float seed_grad =
+        mean ? static_cast<float>(res.weight > 0 ? s.weight / res.weight : 0.0) : 1.0f;
+    tapes.get(static_cast<size_t>(i)).backward(s.loss, Tensor(s.loss.value().shape(), seed_grad));
+  });
 
   // Gradients: zero, then every slice's added in slice order (across ranks by the chain).
   for (ad::Parameter* p : params)

@@ -13,13 +13,13 @@
 //   - describe(), save_state(), load_state(), check_resume(): what files carry.
 //
 // The step (train::step below): the batch is cut into S slices of consecutive items
-// (S = the module's slices(), or ranks x threads; fewer when the batch has fewer items);
+// (S = the module's slices(); fewer when the batch has fewer items);
 // rank r computes slices [S r / R, S (r+1) / R) on its threads, each on a tape seeded from
 // (seed, step, slice) alone and with its own parameter gradients. The slices' weights are
 // shared, each slice's backward is seeded with weight / total weight (a mean over the global
 // batch) or 1 (Reduction::Sum), and the slice gradients are added in slice order across the
-// ranks (dist::chain_sum). So the result depends on S and nothing else: one process with S
-// threads, R ranks x S/R threads, or one thread with slices() fixed give the same bits.
+// ranks (dist::chain_sum). So the result depends on S and nothing else: any number of threads
+// and ranks give the same bits.
 #pragma once
 
 #include <cstdint>
@@ -66,7 +66,14 @@ class Module {
   virtual void load_state(const nn::ModelFile&) {}
   virtual void add_rngs(nn::Trainer&) {}  // generators saved in checkpoints
 
-  virtual int slices() const { return 0; }  // 0: ranks x threads
+  // How many slices a batch is cut into (fewer when it has fewer items): a function of the
+  // recipe (the batch size, the model), never of the machine, so that every --threads and
+  // number of ranks gives the same model.
+  virtual int slices() const = 0;
+  // Whether the slices' large matrix products are computed in panels (core/blas.h), so that
+  // threads beyond one a slice help inside them. The panels round differently from one
+  // whole product: turning this on changes a module's models once, not with the threads.
+  virtual bool split_products() const { return false; }
   virtual Reduction reduction() const { return Reduction::Mean; }
   // Names of the counts each slice adds up (Slice::sums), e.g. wrong answers.
   virtual std::vector<std::string> slice_sums() const { return {}; }

@@ -1,0 +1,614 @@
+// Structured attention: the chain's and the dependency tree's inside-outside over one
+// hypergraph engine (structured.h says why the gradients are taken as they are).
+#include "attnkit/attention/structured.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+#include <utility>
+
+#include "attnkit/core/choice.h"
+#include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
+
+namespace attnkit::attention {
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+// ---- the hypergraph: nodes (chart items) in topological order; node v's incoming
+// hyperedges are edges[begin[v] .. begin[v+1]). An edge's score is the sum of its potentials
+// (theta[pot], up to two; -1 = none) and its tails' log-scores (up to two; -1 = none).
+struct Edge {
+  int32_t pot[2] = {-1, -1};
+  int32_t tail[2] = {-1, -1};
+};
+struct Hypergraph {
+  std::vector<int32_t> begin{0};
+  std::vector<Edge> edges;
+  int32_t root = -1;
+  int32_t nodes() const { return static_cast<int32_t>(begin.size()) - 1; }
+  // Appends a node with the edges given; none: the node does not exist (-1).
+  int32_t add(const std::vector<Edge>& in) {
+    if (in.empty()) return -1;
+    edges.insert(edges.end(), in.begin(), in.end());
+    begin.push_back(static_cast<int32_t>(edges.size()));
+    return nodes() - 1;
+  }
+};
+
+// Forward-mode numbers: value and tangent.
+struct Dual {
+  double v = 0.0, d = 0.0;
+};
+inline Dual operator+(Dual a, Dual b) { return {a.v + b.v, a.d + b.d}; }
+inline Dual operator-(Dual a, Dual b) { return {a.v - b.v, a.d - b.d}; }
+inline Dual operator*(Dual a, Dual b) { return {a.v * b.v, a.v * b.d + a.d * b.v}; }
+inline Dual& operator+=(Dual& a, Dual b) { return a = a + b; }
+inline Dual exp_of(Dual a) {
+  const double e = std::exp(a.v);
+  return {e, a.v == kNegInf ? 0.0 : e * a.d};
+}
+inline double exp_of(double a) { return std::exp(a); }
+inline double val(double x) { return x; }
+inline double val(Dual x) { return x.v; }
+inline double neg_inf(double) { return kNegInf; }
+inline Dual neg_inf(Dual) { return {kNegInf, 0.0}; }
+
+// log Σ exp(s_k), its tangent Σ softmax_k · ṡ_k; -inf when every term is.
+double lse(const double* s, size_t k) {
+  double m = kNegInf;
+  for (size_t i = 0; i < k; ++i) m = std::max(m, s[i]);
+  if (m == kNegInf) return kNegInf;
+  double sum = 0.0;
+  for (size_t i = 0; i < k; ++i) sum += std::exp(s[i] - m);
+  return m + std::log(sum);
+}
+Dual lse(const Dual* s, size_t k) {
+  double m = kNegInf;
+  for (size_t i = 0; i < k; ++i) m = std::max(m, s[i].v);
+  if (m == kNegInf) return {kNegInf, 0.0};
+  double sum = 0.0, dsum = 0.0;
+  for (size_t i = 0; i < k; ++i) {
+    if (s[i].v == kNegInf) continue;
+    const double e = std::exp(s[i].v - m);
+    sum += e;
+    dsum += e * s[i].d;
+  }
+  return {m + std::log(sum), dsum / sum};
+}
+
+template <class T>
+T edge_score(const Edge& e, const T* theta, const std::vector<T>& alpha) {
+  T s{};
+  for (int32_t p : e.pot)
+    if (p >= 0) s += theta[p];
+  for (int32_t t : e.tail)
+    if (t >= 0) s += alpha[static_cast<size_t>(t)];
+  return s;
+}
+
+// Inside: alpha[v] = log-sum-exp over v's edges of their scores.
+template <class T>
+void inside(const Hypergraph& g, const T* theta, std::vector<T>& alpha) {
+  alpha.assign(static_cast<size_t>(g.nodes()), T{});
+  std::vector<T> s;
+  for (int32_t v = 0; v < g.nodes(); ++v) {
+    s.clear();
+    for (int32_t e = g.begin[v]; e < g.begin[v + 1]; ++e)
+      s.push_back(edge_score(g.edges[static_cast<size_t>(e)], theta, alpha));
+    alpha[static_cast<size_t>(v)] = lse(s.data(), s.size());
+  }
+}
+
+// Outside, as the reverse-mode adjoints of log Z = alpha[root]: adj[v] = d log Z / d alpha[v]
+// (the probability of item v), grad[p] += d log Z / d theta[p] (the marginal of part p).
+// grad must hold zeros (one per potential).
+template <class T>
+void outside(const Hypergraph& g, const T* theta, const std::vector<T>& alpha, T* grad) {
+  std::vector<T> adj(alpha.size(), T{});
+  adj[static_cast<size_t>(g.root)] = T{1.0};
+  for (int32_t v = g.root; v >= 0; --v) {
+    const T av = alpha[static_cast<size_t>(v)];
+    if (val(av) == kNegInf) continue;
+    const T a = adj[static_cast<size_t>(v)];
+    for (int32_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
+      const Edge& ed = g.edges[static_cast<size_t>(e)];
+      const T s = edge_score(ed, theta, alpha);
+      if (val(s) == kNegInf) continue;
+      const T w = exp_of(s - av) * a;
+      for (int32_t t : ed.tail)
+        if (t >= 0) adj[static_cast<size_t>(t)] += w;
+      for (int32_t p : ed.pot)
+        if (p >= 0) grad[p] += w;
+    }
+  }
+}
+
+// log Z and the marginals of every potential.
+double marginals(const Hypergraph& g, const double* theta, size_t n_pot, double* marg) {
+  std::vector<double> alpha;
+  inside(g, theta, alpha);
+  std::fill(marg, marg + n_pot, 0.0);
+  outside(g, theta, alpha, marg);
+  return alpha[static_cast<size_t>(g.root)];
+}
+
+// H · dir, H the Hessian of log Z in the potentials: forward mode over inside and outside.
+void hessian_vector(const Hypergraph& g, const double* theta, const double* dir, size_t n_pot,
+                    double* out) {
+  std::vector<Dual> th(n_pot), grad(n_pot);
+  for (size_t i = 0; i < n_pot; ++i) th[i] = {theta[i], dir[i]};
+  std::vector<Dual> alpha;
+  inside(g, th.data(), alpha);
+  outside(g, th.data(), alpha, grad.data());
+  for (size_t i = 0; i < n_pot; ++i) out[i] = grad[i].d;
+}
+
+// The potentials of the best structure (max-plus inside, first maximal edge kept).
+std::vector<int32_t> viterbi(const Hypergraph& g, const double* theta) {
+  const size_t nn = static_cast<size_t>(g.nodes());
+  std::vector<double> best(nn, kNegInf);
+  std::vector<int32_t> arg(nn, -1);
+  for (int32_t v = 0; v < g.nodes(); ++v)
+    for (int32_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
+      const double s = edge_score(g.edges[static_cast<size_t>(e)], theta, best);
+      if (arg[static_cast<size_t>(v)] < 0 || s > best[static_cast<size_t>(v)]) {
+        best[static_cast<size_t>(v)] = s;
+        arg[static_cast<size_t>(v)] = e;
+      }
+    }
+  std::vector<int32_t> pots, stack{g.root};
+  while (!stack.empty()) {
+    const int32_t v = stack.back();
+    stack.pop_back();
+    const Edge& ed = g.edges[static_cast<size_t>(arg[static_cast<size_t>(v)])];
+    for (int32_t p : ed.pot)
+      if (p >= 0) pots.push_back(p);
+    for (int32_t t : ed.tail)
+      if (t >= 0) stack.push_back(t);
+  }
+  return pots;
+}
+
+// ---- the two models. Chain over n selections: potentials [u_0..u_{n-1}, P_0 (4), ...,
+// P_{n-2} (4)]; nodes a_i(z) = the log-score of z_1..z_i with z_i = z.
+Hypergraph build_chain(int64_t n) {
+  Hypergraph g;
+  const int32_t nn = static_cast<int32_t>(n);
+  int32_t prev[2] = {-1, -1};
+  for (int32_t i = 0; i < nn; ++i) {
+    int32_t cur[2];
+    for (int32_t z = 0; z < 2; ++z) {
+      std::vector<Edge> in;
+      if (i == 0) {
+        Edge e;
+        e.pot[0] = z == 1 ? 0 : -1;
+        in.push_back(e);
+      } else {
+        for (int32_t a = 0; a < 2; ++a) {
+          Edge e;
+          e.pot[0] = nn + (i - 1) * 4 + a * 2 + z;
+          e.pot[1] = z == 1 ? i : -1;
+          e.tail[0] = prev[a];
+          in.push_back(e);
+        }
+      }
+      cur[z] = g.add(in);
+    }
+    prev[0] = cur[0];
+    prev[1] = cur[1];
+  }
+  std::vector<Edge> last;
+  if (n == 0) last.push_back(Edge{});
+  for (int32_t z = 0; z < 2 && n > 0; ++z) {
+    Edge e;
+    e.tail[0] = prev[z];
+    last.push_back(e);
+  }
+  g.root = g.add(last);
+  return g;
+}
+
+// Eisner over positions 0..n (0 the root, word w at position w + 1): complete (C) and
+// incomplete (I) spans [s, t] headed at their left (R: arcs point right) or right (L) end.
+Hypergraph build_tree(int64_t n) {
+  Hypergraph g;
+  const int64_t m = n + 1;
+  enum { CL, CR, IL, IR };
+  std::vector<int32_t> id(static_cast<size_t>(m * m * 4), -1);
+  auto at = [&](int64_t s, int64_t t, int k) -> int32_t& {
+    return id[static_cast<size_t>((s * m + t) * 4 + k)];
+  };
+  auto arc = [&](int64_t h, int64_t d) {  // head position h -> dependent position d >= 1
+    return static_cast<int32_t>(h == 0 ? (d - 1) * n + (d - 1) : (h - 1) * n + (d - 1));
+  };
+  auto edge = [](int32_t pot, int32_t a, int32_t b) {
+    Edge e;
+    e.pot[0] = pot;
+    e.tail[0] = a;
+    e.tail[1] = b;
+    return e;
+  };
+  for (int64_t s = 0; s < m; ++s) {
+    at(s, s, CL) = g.add({Edge{}});
+    at(s, s, CR) = g.add({Edge{}});
+  }
+  std::vector<Edge> in;
+  for (int64_t w = 1; w < m; ++w)
+    for (int64_t s = 0; s + w < m; ++s) {
+      const int64_t t = s + w;
+      for (int k : {IL, IR}) {
+        in.clear();
+        if (k == IL && s == 0) continue;  // the root has no head
+        for (int64_t r = s; r < t; ++r) {
+          const int32_t a = at(s, r, CR), b = at(r + 1, t, CL);
+          if (a >= 0 && b >= 0) in.push_back(edge(k == IL ? arc(t, s) : arc(s, t), a, b));
+        }
+        at(s, t, k) = g.add(in);
+      }
+      in.clear();
+      for (int64_t r = s; r < t; ++r) {
+        const int32_t a = at(s, r, CL), b = at(r, t, IL);
+        if (a >= 0 && b >= 0) in.push_back(edge(-1, a, b));
+      }
+      at(s, t, CL) = g.add(in);
+      in.clear();
+      for (int64_t r = s + 1; r <= t; ++r) {
+        const int32_t a = at(s, r, IR), b = at(r, t, CR);
+        if (a >= 0 && b >= 0) in.push_back(edge(-1, a, b));
+      }
+      at(s, t, CR) = g.add(in);
+    }
+  g.root = at(0, n, CR);
+  return g;
+}
+
+// The categorical chain over K steps of S states: potentials [U (K S), W ((K-1) S S)];
+// nodes a_k(s) = the log-score of z_1..z_k with z_k = s.
+Hypergraph build_hop_chain(int64_t K, int64_t S) {
+  Hypergraph g;
+  const int32_t k_ = static_cast<int32_t>(K), s_ = static_cast<int32_t>(S);
+  std::vector<int32_t> prev, cur(static_cast<size_t>(S));
+  for (int32_t k = 0; k < k_; ++k) {
+    for (int32_t z = 0; z < s_; ++z) {
+      std::vector<Edge> in;
+      if (k == 0) {
+        Edge e;
+        e.pot[0] = z;
+        in.push_back(e);
+      } else {
+        for (int32_t a = 0; a < s_; ++a) {
+          Edge e;
+          e.pot[0] = k_ * s_ + ((k - 1) * s_ + a) * s_ + z;
+          e.pot[1] = k * s_ + z;
+          e.tail[0] = prev[static_cast<size_t>(a)];
+          in.push_back(e);
+        }
+      }
+      cur[static_cast<size_t>(z)] = g.add(in);
+    }
+    prev = cur;
+  }
+  std::vector<Edge> last;
+  if (K == 0 || S == 0) last.push_back(Edge{});
+  for (size_t z = 0; z < prev.size() && K > 0; ++z) {
+    Edge e;
+    e.tail[0] = prev[z];
+    last.push_back(e);
+  }
+  g.root = g.add(last);
+  return g;
+}
+
+// The hypergraph of a model and size, built once per process (kind 2: the hop chain).
+const Hypergraph& graph(int kind, int64_t n, int64_t states = 0) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, int64_t, int64_t>, std::unique_ptr<Hypergraph>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = cache[{kind, n, states}];
+  if (!slot)
+    slot = std::make_unique<Hypergraph>(kind == 0   ? build_chain(n)
+                                        : kind == 1 ? build_tree(n)
+                                                    : build_hop_chain(n, states));
+  return *slot;
+}
+const Hypergraph& graph(StructKind kind, int64_t n) { return graph(static_cast<int>(kind), n); }
+
+const Hypergraph& hop_graph(int64_t K, int64_t S) {
+  if (K < 0 || (K > 0 && S < 1))
+    throw Error("hop chain: " + std::to_string(K) + " steps of " + std::to_string(S) +
+                " states (a step needs a state)");
+  return graph(2, K, S);
+}
+
+size_t chain_pots(int64_t n) { return static_cast<size_t>(n + 4 * std::max<int64_t>(n - 1, 0)); }
+
+std::vector<double> chain_theta(const double* unary, const double* pairwise, int64_t n) {
+  std::vector<double> th(chain_pots(n));
+  std::copy(unary, unary + n, th.begin());
+  if (n > 1) std::copy(pairwise, pairwise + 4 * (n - 1), th.begin() + n);
+  return th;
+}
+
+}  // namespace
+
+ChainMarginals chain_marginals(const double* unary, const double* pairwise, int64_t n) {
+  const std::vector<double> th = chain_theta(unary, pairwise, n);
+  std::vector<double> marg(th.size());
+  ChainMarginals r;
+  r.log_z = marginals(graph(StructKind::Chain, n), th.data(), th.size(), marg.data());
+  r.unary.assign(marg.begin(), marg.begin() + n);
+  r.pairwise.assign(marg.begin() + n, marg.end());
+  return r;
+}
+
+void chain_marginals_backward(const double* unary, const double* pairwise, int64_t n,
+                              const double* g, const double* g_pair, double* grad_unary,
+                              double* grad_pairwise) {
+  const std::vector<double> th = chain_theta(unary, pairwise, n);
+  std::vector<double> dir(th.size(), 0.0), out(th.size());
+  std::copy(g, g + n, dir.begin());
+  if (g_pair && n > 1) std::copy(g_pair, g_pair + 4 * (n - 1), dir.begin() + n);
+  hessian_vector(graph(StructKind::Chain, n), th.data(), dir.data(), th.size(), out.data());
+  std::copy(out.begin(), out.begin() + n, grad_unary);
+  if (n > 1) std::copy(out.begin() + n, out.end(), grad_pairwise);
+}
+
+std::vector<int> chain_argmax(const double* unary, const double* pairwise, int64_t n) {
+  const std::vector<double> th = chain_theta(unary, pairwise, n);
+  std::vector<int> z(static_cast<size_t>(n), 0);
+  for (int32_t p : viterbi(graph(StructKind::Chain, n), th.data()))
+    if (p < n) z[static_cast<size_t>(p)] = 1;
+  return z;
+}
+
+TreeMarginals tree_marginals(const double* arcs, int64_t n) {
+  TreeMarginals r;
+  r.arcs.resize(static_cast<size_t>(n * n));
+  r.log_z = marginals(graph(StructKind::Tree, n), arcs, r.arcs.size(), r.arcs.data());
+  return r;
+}
+
+void tree_marginals_backward(const double* arcs, int64_t n, const double* g, double* grad) {
+  hessian_vector(graph(StructKind::Tree, n), arcs, g, static_cast<size_t>(n * n), grad);
+}
+
+std::vector<int64_t> tree_argmax(const double* arcs, int64_t n) {
+  std::vector<int64_t> heads(static_cast<size_t>(n), 0);
+  for (int32_t p : viterbi(graph(StructKind::Tree, n), arcs)) {
+    const int64_t h = p / n, d = p % n;
+    heads[static_cast<size_t>(d)] = h == d ? 0 : h + 1;
+  }
+  return heads;
+}
+
+HopChainMarginals hop_chain_marginals(const double* unary, const double* pairwise, int64_t K,
+                                      int64_t S) {
+  const size_t nu = static_cast<size_t>(K * S),
+               np = static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S);
+  std::vector<double> th(unary, unary + nu);
+  th.insert(th.end(), pairwise, pairwise + np);
+  std::vector<double> marg(th.size());
+  HopChainMarginals r;
+  r.log_z = marginals(hop_graph(K, S), th.data(), th.size(), marg.data());
+  r.unary.assign(marg.begin(), marg.begin() + static_cast<std::ptrdiff_t>(nu));
+  r.pairwise.assign(marg.begin() + static_cast<std::ptrdiff_t>(nu), marg.end());
+  return r;
+}
+
+void hop_chain_marginals_backward(const double* unary, const double* pairwise, int64_t K, int64_t S,
+                                  const double* g, const double* g_pair, double* grad_unary,
+                                  double* grad_pairwise) {
+  const size_t nu = static_cast<size_t>(K * S),
+               np = static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S);
+  std::vector<double> th(unary, unary + nu), dir(g, g + nu), out(nu + np);
+  th.insert(th.end(), pairwise, pairwise + np);
+  if (g_pair)
+    dir.insert(dir.end(), g_pair, g_pair + np);
+  else
+    dir.resize(nu + np, 0.0);
+  hessian_vector(hop_graph(K, S), th.data(), dir.data(), th.size(), out.data());
+  std::copy(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(nu), grad_unary);
+  std::copy(out.begin() + static_cast<std::ptrdiff_t>(nu), out.end(), grad_pairwise);
+}
+
+std::vector<int64_t> hop_chain_argmax(const double* unary, const double* pairwise, int64_t K,
+                                      int64_t S) {
+  const size_t nu = static_cast<size_t>(K * S),
+               np = static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S);
+  std::vector<double> th(unary, unary + nu);
+  th.insert(th.end(), pairwise, pairwise + np);
+  std::vector<int64_t> z(static_cast<size_t>(K), 0);
+  for (int32_t p : viterbi(hop_graph(K, S), th.data()))
+    if (static_cast<size_t>(p) < nu) z[static_cast<size_t>(p / S)] = p % S;
+  return z;
+}
+
+// ---- batches
+
+StructKind parse_struct_kind(const std::string& name) {
+  return parse_choice<StructKind>("structure", name,
+                                  {{"chain", StructKind::Chain}, {"tree", StructKind::Tree}});
+}
+
+bool StructInput::batched() const {
+  return unary && unary->rank() == (kind == StructKind::Chain ? 2 : 3);
+}
+int64_t StructInput::batch() const { return batched() ? unary->dim(0) : 1; }
+int64_t StructInput::size() const { return unary->dim(-1); }
+int64_t StructInput::length(int64_t b) const {
+  return lengths.empty() ? size() : lengths[static_cast<size_t>(b)];
+}
+
+void StructInput::check() const {
+  if (!unary) throw Error("structured attention: no potentials");
+  const Shape& us = unary->shape();
+  const bool chain = kind == StructKind::Chain;
+  if (chain ? (us.size() != 1 && us.size() != 2)
+            : ((us.size() != 2 && us.size() != 3) || us[us.size() - 1] != us[us.size() - 2]))
+    throw ShapeError(std::string(chain ? "unary potentials" : "arc potentials") + " have shape " +
+                     shape_str(us) + " but need " +
+                     (chain ? "[n] or [B, n]" : "[n, n] or [B, n, n]"));
+  const int64_t n = size(), B = batch();
+  if (!chain && n > kMaxTreeSize)
+    throw DataError("a tree of " + std::to_string(n) + " inputs: at most " +
+                    std::to_string(kMaxTreeSize) + " (the chart is held in memory, O(n^3))");
+  if (chain && pairwise) {
+    const Shape& ps = pairwise->shape();
+    const Shape per{std::max<int64_t>(n - 1, 0), 2, 2};
+    const bool ok = ps == Shape{2, 2} || ps == per || (batched() && ps == Shape{B, per[0], 2, 2});
+    if (!ok)
+      throw ShapeError("pairwise potentials have shape " + shape_str(ps) + " but need [2, 2], " +
+                       shape_str(per) + (batched() ? " or " + shape_str({B, per[0], 2, 2}) : "") +
+                       " for unary " + shape_str(us));
+  }
+  if (!lengths.empty()) {
+    if (static_cast<int64_t>(lengths.size()) != B)
+      throw ShapeError(std::to_string(lengths.size()) + " lengths for a batch of " +
+                       std::to_string(B));
+    for (size_t b = 0; b < lengths.size(); ++b)
+      if (lengths[b] < 0 || lengths[b] > n)
+        throw DataError("length " + std::to_string(lengths[b]) + " of item " + std::to_string(b) +
+                        " is outside [0, " + std::to_string(n) + "]");
+  }
+  for (const Tensor* t : {unary, pairwise}) {
+    if (!t) continue;
+    for (int64_t i = 0; i < t->size(); ++i) {
+      const float x = (*t)[i];
+      if (std::isnan(x) || x == std::numeric_limits<float>::infinity())
+        throw DataError(std::string(t == unary ? (chain ? "unary" : "arc") : "pairwise") +
+                        " potentials: " + (std::isnan(x) ? "NaN" : "+inf") + " at flat index " +
+                        std::to_string(i));
+    }
+  }
+}
+
+std::vector<double> StructInput::item_unary(int64_t b) const {
+  const int64_t per = kind == StructKind::Chain ? size() : size() * size();
+  const float* p = unary->data() + (batched() ? b * per : 0);
+  return std::vector<double>(p, p + per);
+}
+
+std::vector<double> StructInput::item_pairwise(int64_t b) const {
+  const int64_t links = std::max<int64_t>(size() - 1, 0);
+  std::vector<double> out(static_cast<size_t>(links * 4), 0.0);
+  if (!pairwise) return out;
+  const float* p = pairwise->data();
+  if (pairwise->rank() == 2) {
+    for (int64_t i = 0; i < links; ++i) std::copy(p, p + 4, out.begin() + i * 4);
+    return out;
+  }
+  if (pairwise->rank() == 4) p += b * links * 4;
+  std::copy(p, p + links * 4, out.begin());
+  return out;
+}
+
+StructOutput structured_attention(const StructInput& in, bool argmax) {
+  in.check();
+  const bool chain = in.kind == StructKind::Chain;
+  const int64_t B = in.batch(), n = in.size();
+  const int64_t per = chain ? n : n * n;
+  StructOutput out;
+  const Shape ms = chain ? Shape{B, n} : in.unary->shape();
+  out.marginals = Tensor(ms);
+  out.log_z = Tensor(Shape{B});
+  if (argmax) {
+    out.argmax = chain ? Tensor(ms) : Tensor(in.batched() ? Shape{B, n} : Shape{n}, -1.0f);
+    if (!chain) out.tree = Tensor(ms);
+  }
+  parallel_for(B, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t L = in.length(b);
+      const std::vector<double> u = in.item_unary(b);
+      float* mo = out.marginals.data() + b * per;
+      if (chain) {
+        const std::vector<double> pw = in.item_pairwise(b);
+        const ChainMarginals r = chain_marginals(u.data(), pw.data(), L);
+        out.log_z[b] = static_cast<float>(r.log_z);
+        for (int64_t i = 0; i < L; ++i) mo[i] = static_cast<float>(r.unary[static_cast<size_t>(i)]);
+        if (argmax) {
+          const std::vector<int> z = chain_argmax(u.data(), pw.data(), L);
+          for (int64_t i = 0; i < L; ++i)
+            out.argmax[b * n + i] = static_cast<float>(z[static_cast<size_t>(i)]);
+        }
+        continue;
+      }
+      // The leading L x L block of the item's arcs.
+      std::vector<double> a(static_cast<size_t>(L * L));
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t j = 0; j < L; ++j)
+          a[static_cast<size_t>(i * L + j)] = u[static_cast<size_t>(i * n + j)];
+      const TreeMarginals r = tree_marginals(a.data(), L);
+      out.log_z[b] = static_cast<float>(r.log_z);
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t j = 0; j < L; ++j)
+          mo[i * n + j] = static_cast<float>(r.arcs[static_cast<size_t>(i * L + j)]);
+      if (argmax) {
+        const std::vector<int64_t> h = tree_argmax(a.data(), L);
+        for (int64_t j = 0; j < L; ++j) {
+          const int64_t hj = h[static_cast<size_t>(j)];
+          out.argmax[b * n + j] = static_cast<float>(hj);
+          out.tree[b * per + (hj == 0 ? j : hj - 1) * n + j] = 1.0f;
+        }
+      }
+    }
+  });
+  if (!in.batched()) out.log_z.reshape({1});
+  return out;
+}
+
+std::vector<std::pair<std::string, Tensor>> structured_arrays(StructKind kind, StructOutput out,
+                                                              const Tensor* values, bool batched) {
+  std::vector<std::pair<std::string, Tensor>> arrays;
+  Tensor context;
+  if (values) context = structured_context(kind, out.marginals, *values, batched);
+  arrays.emplace_back("marginals", std::move(out.marginals));
+  arrays.emplace_back("log-partition", std::move(out.log_z));
+  if (kind == StructKind::Chain) {
+    arrays.emplace_back("argmax", std::move(out.argmax));
+  } else {
+    arrays.emplace_back("argmax", std::move(out.tree));
+    arrays.emplace_back("heads", std::move(out.argmax));
+  }
+  if (values) arrays.emplace_back("context", std::move(context));
+  return arrays;
+}
+
+Tensor structured_context(StructKind kind, const Tensor& marginals, const Tensor& values,
+                          bool batched) {
+  const bool chain = kind == StructKind::Chain;
+  const int64_t B = batched ? marginals.dim(0) : 1;
+  const int64_t n = marginals.dim(-1);
+  const bool vb = values.rank() == 3;
+  if ((values.rank() != 2 && !vb) || values.dim(-2) != n || (vb && values.dim(0) != B) ||
+      (vb && !batched))
+    throw ShapeError("values have shape " + shape_str(values.shape()) + " but need [" +
+                     std::to_string(n) + ", d]" +
+                     (batched ? " or [" + std::to_string(B) + ", " + std::to_string(n) + ", d]"
+                              : std::string()) +
+                     " for marginals " + shape_str(marginals.shape()));
+  const int64_t d = values.dim(-1);
+  const int64_t rows = chain ? 1 : n;
+  Tensor out(batched ? Shape{B, rows, d} : Shape{rows, d});
+  for (int64_t b = 0; b < B; ++b) {
+    const float* v = values.data() + (vb ? b * n * d : 0);
+    const float* m = marginals.data() + b * (chain ? n : n * n);
+    float* o = out.data() + b * rows * d;
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t k = 0; k < d; ++k) {
+        double s = 0.0;
+        for (int64_t j = 0; j < n; ++j)
+          if (chain || j != i) s += static_cast<double>(chain ? m[j] : m[i * n + j]) * v[j * d + k];
+        o[i * d + k] = static_cast<float>(s);
+      }
+  }
+  return out;
+}
+
+}  // namespace attnkit::attention

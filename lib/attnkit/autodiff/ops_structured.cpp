@@ -1,0 +1,304 @@
+// Structured attention's tape ops (ops_structured.h) over attention/structured.h.
+#include "attnkit/autodiff/ops_structured.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "attnkit/attention/structured.h"
+#include "attnkit/autodiff/detail.h"
+#include "attnkit/core/parallel.h"
+
+namespace attnkit::ad {
+
+namespace {
+
+namespace at = attention;
+using at::StructKind;
+
+at::StructInput input_of(StructKind kind, Var a, Var p, const std::vector<int64_t>& lengths) {
+  at::StructInput in;
+  in.kind = kind;
+  in.unary = &a.value();
+  in.pairwise = p.valid() ? &p.value() : nullptr;
+  in.lengths = lengths;
+  in.check();
+  return in;
+}
+
+// Item b's potentials over its length L: chain [u (L), P (4 (L-1))], tree the L x L block.
+std::vector<double> item_theta(const at::StructInput& in, int64_t b, int64_t L) {
+  const std::vector<double> u = in.item_unary(b);
+  if (in.kind == StructKind::Tree) {
+    const int64_t n = in.size();
+    std::vector<double> a(static_cast<size_t>(L * L));
+    for (int64_t i = 0; i < L; ++i)
+      std::copy(u.begin() + i * n, u.begin() + i * n + L, a.begin() + i * L);
+    return a;
+  }
+  const std::vector<double> p = in.item_pairwise(b);
+  std::vector<double> th(u.begin(), u.begin() + L);
+  th.insert(th.end(), p.begin(), p.begin() + 4 * std::max<int64_t>(L - 1, 0));
+  return th;
+}
+
+// Adds scale · d (item b's gradient over item_theta's layout) into the potentials' gradients.
+void scatter(const at::StructInput& in, int64_t b, int64_t L, const std::vector<double>& d,
+             double scale, Tensor* gu, Tensor* gp) {
+  const int64_t n = in.size();
+  if (in.kind == StructKind::Tree) {
+    if (!gu) return;
+    float* g = gu->data() + b * n * n;
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t j = 0; j < L; ++j)
+        g[i * n + j] += static_cast<float>(scale * d[static_cast<size_t>(i * L + j)]);
+    return;
+  }
+  if (gu)
+    for (int64_t i = 0; i < L; ++i)
+      gu->data()[b * n + i] += static_cast<float>(scale * d[static_cast<size_t>(i)]);
+  if (!gp) return;
+  const int rank = gp->rank();
+  float* g = gp->data() + (rank == 4 ? b * (n - 1) * 4 : 0);
+  for (int64_t i = 0; i + 1 < L; ++i)
+    for (int64_t k = 0; k < 4; ++k)
+      g[(rank == 2 ? 0 : i * 4) + k] +=
+          static_cast<float>(scale * d[static_cast<size_t>(L + i * 4 + k)]);
+}
+
+struct Item {
+  double log_z = 0.0;
+  std::vector<double> marg;  // over item_theta's layout
+};
+
+// Every item's log Z and marginals, in parallel.
+std::vector<Item> solve(const at::StructInput& in) {
+  std::vector<Item> items(static_cast<size_t>(in.batch()));
+  parallel_for(in.batch(), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t L = in.length(b);
+      const std::vector<double> th = item_theta(in, b, L);
+      Item& it = items[static_cast<size_t>(b)];
+      if (in.kind == StructKind::Tree) {
+        at::TreeMarginals m = at::tree_marginals(th.data(), L);
+        it.log_z = m.log_z;
+        it.marg = std::move(m.arcs);
+      } else {
+        at::ChainMarginals m = at::chain_marginals(th.data(), th.data() + L, L);
+        it.log_z = m.log_z;
+        it.marg = std::move(m.unary);
+        it.marg.insert(it.marg.end(), m.pairwise.begin(), m.pairwise.end());
+      }
+    }
+  });
+  return items;
+}
+
+Var marginals_op(StructKind kind, Var a, Var p, const std::vector<int64_t>& lengths) {
+  Tape& t = detail::tape_of(a, p);
+  const at::StructInput in = input_of(kind, a, p, lengths);
+  const std::vector<Item> items = solve(in);
+  const int64_t n = in.size(), per = kind == StructKind::Tree ? n * n : n;
+  Tensor y = t.zeros(a.value().shape());
+  for (int64_t b = 0; b < in.batch(); ++b) {
+    const int64_t L = in.length(b);
+    const std::vector<double>& m = items[static_cast<size_t>(b)].marg;
+    float* o = y.data() + b * per;
+    for (int64_t i = 0; i < (kind == StructKind::Tree ? L : 1); ++i)
+      for (int64_t j = 0; j < L; ++j)
+        o[kind == StructKind::Tree ? i * n + j : j] =
+            static_cast<float>(m[static_cast<size_t>(kind == StructKind::Tree ? i * L + j : j)]);
+  }
+  return t.push(std::move(y), {a, p}, [kind, a, p, lengths](Tape& t, Var out) {
+    const at::StructInput in = input_of(kind, a, p, lengths);
+    const Tensor& g = t.grad(out);
+    const int64_t n = in.size(), per = kind == StructKind::Tree ? n * n : n;
+    std::vector<std::vector<double>> d(static_cast<size_t>(in.batch()));
+    parallel_for(in.batch(), [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t L = in.length(b);
+        const std::vector<double> th = item_theta(in, b, L);
+        std::vector<double>& out_b = d[static_cast<size_t>(b)];
+        out_b.assign(th.size(), 0.0);
+        const float* gb = g.data() + b * per;
+        if (kind == StructKind::Tree) {
+          std::vector<double> dir(static_cast<size_t>(L * L));
+          for (int64_t i = 0; i < L; ++i)
+            for (int64_t j = 0; j < L; ++j) dir[static_cast<size_t>(i * L + j)] = gb[i * n + j];
+          at::tree_marginals_backward(th.data(), L, dir.data(), out_b.data());
+        } else {
+          const std::vector<double> dir(gb, gb + L);
+          at::chain_marginals_backward(th.data(), th.data() + L, L, dir.data(), nullptr,
+                                       out_b.data(), out_b.data() + L);
+        }
+      }
+    });
+    Tensor* gu = t.requires_grad(a) ? &t.grad(a) : nullptr;
+    Tensor* gp = p.valid() && t.requires_grad(p) ? &t.grad(p) : nullptr;
+    for (int64_t b = 0; b < in.batch(); ++b)
+      scatter(in, b, in.length(b), d[static_cast<size_t>(b)], 1.0, gu, gp);
+  });
+}
+
+Var log_partition_op(StructKind kind, Var a, Var p, const std::vector<int64_t>& lengths) {
+  Tape& t = detail::tape_of(a, p);
+  const at::StructInput in = input_of(kind, a, p, lengths);
+  auto items = std::make_shared<std::vector<Item>>(solve(in));
+  Tensor y = t.alloc(in.batched() ? Shape{in.batch()} : Shape{});
+  for (int64_t b = 0; b < in.batch(); ++b)
+    y[b] = static_cast<float>((*items)[static_cast<size_t>(b)].log_z);
+  return t.push(std::move(y), {a, p}, [kind, a, p, lengths, items](Tape& t, Var out) {
+    const at::StructInput in = input_of(kind, a, p, lengths);
+    const Tensor& g = t.grad(out);
+    Tensor* gu = t.requires_grad(a) ? &t.grad(a) : nullptr;
+    Tensor* gp = p.valid() && t.requires_grad(p) ? &t.grad(p) : nullptr;
+    for (int64_t b = 0; b < in.batch(); ++b)
+      scatter(in, b, in.length(b), (*items)[static_cast<size_t>(b)].marg, g[b], gu, gp);
+  });
+}
+
+// ---- the hop chain
+struct HopShape {
+  int64_t B, K, S;
+  bool batched;
+  int pair_rank;  // 0 (none), 2, 3 or 4
+};
+
+HopShape hop_shape(Var u, Var p, const std::vector<int64_t>& states) {
+  const Tensor& U = u.value();
+  if (U.rank() != 2 && U.rank() != 3)
+    throw ShapeError("hop chain: unary potentials " + shape_str(U.shape()) +
+                     " are not [K, S] or [B, K, S]");
+  HopShape h{U.rank() == 3 ? U.dim(0) : 1, U.dim(-2), U.dim(-1), U.rank() == 3, 0};
+  if (p.valid()) {
+    const Shape& ps = p.value().shape();
+    const int64_t l = std::max<int64_t>(h.K - 1, 0);
+    h.pair_rank = static_cast<int>(ps.size());
+    const bool ok = ps == Shape{h.S, h.S} || ps == Shape{l, h.S, h.S} ||
+                    (h.batched && ps == Shape{h.B, l, h.S, h.S});
+    if (!ok)
+      throw ShapeError("hop chain: pairwise potentials " + shape_str(ps) + " do not fit unary " +
+                       shape_str(U.shape()));
+  }
+  if (!states.empty() && static_cast<int64_t>(states.size()) != h.B)
+    throw ShapeError("hop chain: " + std::to_string(states.size()) + " state counts for " +
+                     std::to_string(h.B) + " items");
+  for (int64_t c : states)
+    if (c < 0 || c > h.S)
+      throw DataError("hop chain: a state count of " + std::to_string(c) + " is outside [0, " +
+                      std::to_string(h.S) + "]");
+  return h;
+}
+
+// Item b's unary (padded states -inf) and pairwise potentials.
+void hop_item(const HopShape& h, Var u, Var p, const std::vector<int64_t>& states, int64_t b,
+              std::vector<double>& U, std::vector<double>& W) {
+  const int64_t K = h.K, S = h.S, l = std::max<int64_t>(K - 1, 0);
+  const float* pu = u.value().data() + b * K * S;
+  U.assign(pu, pu + K * S);
+  const int64_t valid = states.empty() ? S : states[static_cast<size_t>(b)];
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t s = valid; s < S; ++s)
+      U[static_cast<size_t>(k * S + s)] = -std::numeric_limits<double>::infinity();
+  W.assign(static_cast<size_t>(l * S * S), 0.0);
+  if (h.pair_rank == 0) return;
+  const float* pp = p.value().data() + (h.pair_rank == 4 ? b * l * S * S : 0);
+  for (int64_t k = 0; k < l; ++k)
+    for (int64_t i = 0; i < S * S; ++i)
+      W[static_cast<size_t>(k * S * S + i)] = pp[(h.pair_rank == 2 ? 0 : k * S * S) + i];
+}
+
+// Adds scale · (du, dw) of item b into the gradients.
+void hop_scatter(const HopShape& h, int64_t b, const std::vector<double>& du,
+                 const std::vector<double>& dw, double scale, Tensor* gu, Tensor* gp) {
+  const int64_t K = h.K, S = h.S, l = std::max<int64_t>(K - 1, 0);
+  if (gu)
+    for (int64_t i = 0; i < K * S; ++i)
+      gu->data()[b * K * S + i] += static_cast<float>(scale * du[static_cast<size_t>(i)]);
+  if (!gp) return;
+  float* g = gp->data() + (h.pair_rank == 4 ? b * l * S * S : 0);
+  for (int64_t k = 0; k < l; ++k)
+    for (int64_t i = 0; i < S * S; ++i)
+      g[(h.pair_rank == 2 ? 0 : k * S * S) + i] +=
+          static_cast<float>(scale * dw[static_cast<size_t>(k * S * S + i)]);
+}
+
+std::vector<at::HopChainMarginals> hop_solve(const HopShape& h, Var u, Var p,
+                                             const std::vector<int64_t>& states) {
+  std::vector<at::HopChainMarginals> out(static_cast<size_t>(h.B));
+  parallel_for(h.B, [&](int64_t b0, int64_t b1) {
+    std::vector<double> U, W;
+    for (int64_t b = b0; b < b1; ++b) {
+      hop_item(h, u, p, states, b, U, W);
+      out[static_cast<size_t>(b)] = at::hop_chain_marginals(U.data(), W.data(), h.K, h.S);
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+Var hop_chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& states) {
+  Tape& t = detail::tape_of(unary, pairwise);
+  const HopShape h = hop_shape(unary, pairwise, states);
+  const std::vector<at::HopChainMarginals> m = hop_solve(h, unary, pairwise, states);
+  Tensor y = t.alloc(unary.value().shape());
+  for (int64_t b = 0; b < h.B; ++b)
+    for (int64_t i = 0; i < h.K * h.S; ++i)
+      y[b * h.K * h.S + i] =
+          static_cast<float>(m[static_cast<size_t>(b)].unary[static_cast<size_t>(i)]);
+  return t.push(std::move(y), {unary, pairwise}, [h, unary, pairwise, states](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    std::vector<std::vector<double>> du(static_cast<size_t>(h.B)), dw(du.size());
+    parallel_for(h.B, [&](int64_t b0, int64_t b1) {
+      std::vector<double> U, W;
+      for (int64_t b = b0; b < b1; ++b) {
+        hop_item(h, unary, pairwise, states, b, U, W);
+        const float* gb = g.data() + b * h.K * h.S;
+        const std::vector<double> dir(gb, gb + h.K * h.S);
+        du[static_cast<size_t>(b)].resize(U.size());
+        dw[static_cast<size_t>(b)].resize(W.size());
+        at::hop_chain_marginals_backward(U.data(), W.data(), h.K, h.S, dir.data(), nullptr,
+                                         du[static_cast<size_t>(b)].data(),
+                                         dw[static_cast<size_t>(b)].data());
+      }
+    });
+    Tensor* gu = t.requires_grad(unary) ? &t.grad(unary) : nullptr;
+    Tensor* gp = pairwise.valid() && t.requires_grad(pairwise) ? &t.grad(pairwise) : nullptr;
+    for (int64_t b = 0; b < h.B; ++b)
+      hop_scatter(h, b, du[static_cast<size_t>(b)], dw[static_cast<size_t>(b)], 1.0, gu, gp);
+  });
+}
+
+Var hop_chain_log_partition(Var unary, Var pairwise, const std::vector<int64_t>& states) {
+  Tape& t = detail::tape_of(unary, pairwise);
+  const HopShape h = hop_shape(unary, pairwise, states);
+  auto m =
+      std::make_shared<std::vector<at::HopChainMarginals>>(hop_solve(h, unary, pairwise, states));
+  Tensor y = t.alloc(h.batched ? Shape{h.B} : Shape{});
+  for (int64_t b = 0; b < h.B; ++b) y[b] = static_cast<float>((*m)[static_cast<size_t>(b)].log_z);
+  return t.push(std::move(y), {unary, pairwise}, [h, unary, pairwise, m](Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    Tensor* gu = t.requires_grad(unary) ? &t.grad(unary) : nullptr;
+    Tensor* gp = pairwise.valid() && t.requires_grad(pairwise) ? &t.grad(pairwise) : nullptr;
+    for (int64_t b = 0; b < h.B; ++b)
+      hop_scatter(h, b, (*m)[static_cast<size_t>(b)].unary, (*m)[static_cast<size_t>(b)].pairwise,
+                  g[b], gu, gp);
+  });
+}
+
+Var chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& lengths) {
+  return marginals_op(StructKind::Chain, unary, pairwise, lengths);
+}
+Var chain_log_partition(Var unary, Var pairwise, const std::vector<int64_t>& lengths) {
+  return log_partition_op(StructKind::Chain, unary, pairwise, lengths);
+}
+Var tree_marginals(Var arcs, const std::vector<int64_t>& lengths) {
+  return marginals_op(StructKind::Tree, arcs, Var(), lengths);
+}
+Var tree_log_partition(Var arcs, const std::vector<int64_t>& lengths) {
+  return log_partition_op(StructKind::Tree, arcs, Var(), lengths);
+}
+
+}  // namespace attnkit::ad

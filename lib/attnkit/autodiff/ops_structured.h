@@ -1,0 +1,43 @@
+// Structured attention as tape ops (Kim et al. 2017; attention/structured.h): the marginals
+// and the log partition function of the linear-chain CRF over binary selections and of the
+// projective dependency CRF. Values are computed in double and stored as float.
+//
+// Gradients: the log partition's gradient is the marginals. The marginals' gradient is H g
+// (H the Hessian of log Z, g the marginals' gradient), computed exactly by forward mode over
+// the inside and outside passes (structured.h says why that is stable where a naive
+// log-space backward is not). Checked against brute-force enumeration, central differences
+// and ad::check_gradients in tests/unit/structured_test.cpp and autodiff_structured_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attnkit/autodiff/tape.h"
+
+namespace attnkit::ad {
+
+// p(z_i = 1) of the chain CRF with unary [n] or [B, n] and pairwise [2, 2] (shared by every
+// link), [n-1, 2, 2] or [B, n-1, 2, 2] (pairwise may be an invalid Var: zeros, independent
+// selections) → unary's shape. lengths: empty or one per item (a mask: later positions have
+// marginal 0 and get no gradient).
+Var chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& lengths = {});
+// log Z of every item → [B] (a batch) or [] (one chain).
+Var chain_log_partition(Var unary, Var pairwise, const std::vector<int64_t>& lengths = {});
+
+// p(z_ij) of the dependency CRF with arc potentials [n, n] or [B, n, n] (A[i, j]: head i of
+// word j; the diagonal: the root heads j) → arcs' shape; lengths as above (the leading
+// L x L block of an item is used).
+Var tree_marginals(Var arcs, const std::vector<int64_t>& lengths = {});
+// log Z of every item → [B] or [].
+Var tree_log_partition(Var arcs, const std::vector<int64_t>& lengths = {});
+
+// p(z_k = s) of the hop chain (K steps of S states; attention/structured.h) with unary
+// [K, S] or [B, K, S] and pairwise [S, S] (shared by every link), [K-1, S, S] or
+// [B, K-1, S, S] (an invalid Var: zeros) → unary's shape. states: empty or one count per item
+// in [0, S]: states >= the count (padded memory slots) are excluded at every step (marginal
+// 0, no gradient).
+Var hop_chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& states = {});
+// log Z of every item → [B] or [] (-inf for an item with no state).
+Var hop_chain_log_partition(Var unary, Var pairwise, const std::vector<int64_t>& states = {});
+
+}  // namespace attnkit::ad

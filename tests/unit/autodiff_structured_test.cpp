@@ -1,0 +1,138 @@
+// lib/attnkit/autodiff/ops_structured.h: the chain's and the tree's marginals and log
+// partition as tape ops, their gradients against double-sided finite differences
+// (ad::check_gradients) with shared and per-link pairwise potentials, batches and masks; the
+// log partition's gradient equals the marginals.
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attnkit/autodiff/gradcheck.h"
+#include "attnkit/autodiff/ops.h"
+#include "attnkit/autodiff/ops_structured.h"
+#include "attnkit/core/error.h"
+#include "attnkit/core/rng.h"
+#include "test_util.h"
+
+using namespace attnkit;
+using ad::Tape;
+using ad::Var;
+using VS = std::vector<Var>;
+
+namespace {
+
+Tensor rnd(Shape s, uint64_t seed, double scale = 1.0) {
+  Rng rng(seed);
+  Tensor t(std::move(s));
+  for (int64_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(scale * rng.normal());
+  return t;
+}
+
+void grad_ok(const std::string& what, std::vector<Tensor> inputs,
+             const std::function<Var(Tape&, const VS&)>& f) {
+  const ad::GradCheckResult r = ad::check_gradients(f, inputs);
+  INFO(what << ": worst " << r.worst << " at " << r.where);
+  CHECK(r.checked > 0);
+  CHECK(r.ok);
+}
+
+std::vector<Tensor> two(Tensor a, Tensor b) {
+  std::vector<Tensor> v;
+  v.push_back(std::move(a));
+  v.push_back(std::move(b));
+  return v;
+}
+std::vector<Tensor> one(Tensor a) {
+  std::vector<Tensor> v;
+  v.push_back(std::move(a));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("autodiff: chain marginals and log partition gradients") {
+  const std::vector<int64_t> lengths{6, 3, 1};
+  grad_ok("chain marginals, shared pairwise", two(rnd({6}, 1), rnd({2, 2}, 2)),
+          [](Tape&, const VS& v) { return ad::chain_marginals(v[0], v[1]); });
+  grad_ok("chain marginals, per-link pairwise, batch with lengths",
+          two(rnd({3, 6}, 3), rnd({3, 5, 2, 2}, 4)),
+          [&](Tape&, const VS& v) { return ad::chain_marginals(v[0], v[1], lengths); });
+  grad_ok("chain marginals, [n-1, 2, 2] pairwise shared by the batch",
+          two(rnd({2, 5}, 5, 2.0), rnd({4, 2, 2}, 6)),
+          [](Tape&, const VS& v) { return ad::chain_marginals(v[0], v[1]); });
+  grad_ok("chain marginals, no pairwise", one(rnd({2, 5}, 7)),
+          [](Tape&, const VS& v) { return ad::chain_marginals(v[0], Var()); });
+  grad_ok("chain log partition, batch with lengths", two(rnd({3, 6}, 8), rnd({2, 2}, 9)),
+          [&](Tape&, const VS& v) { return ad::chain_log_partition(v[0], v[1], lengths); });
+  // Composed with other ops: a loss of the marginals.
+  grad_ok("chain marginals in a loss", two(rnd({2, 6}, 10), rnd({2, 2}, 11)),
+          [](Tape&, const VS& v) {
+            Var m = ad::chain_marginals(v[0], v[1]);
+            return ad::sum(ad::square(m - 0.3f));
+          });
+}
+
+TEST_CASE("autodiff: tree marginals and log partition gradients") {
+  const std::vector<int64_t> lengths{5, 2, 0};
+  grad_ok("tree marginals", one(rnd({5, 5}, 21)),
+          [](Tape&, const VS& v) { return ad::tree_marginals(v[0]); });
+  grad_ok("tree marginals, batch with lengths", one(rnd({3, 5, 5}, 22)),
+          [&](Tape&, const VS& v) { return ad::tree_marginals(v[0], lengths); });
+  grad_ok("tree log partition, batch with lengths", one(rnd({3, 5, 5}, 23)),
+          [&](Tape&, const VS& v) { return ad::tree_log_partition(v[0], lengths); });
+}
+
+TEST_CASE("autodiff: the log partition's gradient is the marginals; masked entries get none") {
+  Tape t;
+  Var a = t.input(rnd({2, 4, 4}, 31));
+  const std::vector<int64_t> lengths{4, 3};
+  Var z = ad::tree_log_partition(a, lengths);
+  CHECK(z.shape() == Shape{2});
+  t.backward(ad::sum(z));
+  Tape t2;
+  Var m = ad::tree_marginals(t2.constant(a.value().clone()), lengths);
+  test::check_close(a.grad(), m.value(), 1e-6, 1e-5);
+  for (int i = 0; i < 4; ++i) CHECK(a.grad().at(1, 3, i) == 0.0f);  // item 1's padding
+  Tape t3;
+  Var u = t3.input(rnd({5}, 32)), p = t3.input(rnd({2, 2}, 33));
+  Var lz = ad::chain_log_partition(u, p);
+  CHECK(lz.shape() == Shape{});
+  t3.backward(lz);
+  Var mu = ad::chain_marginals(t3.constant(u.value().clone()), t3.constant(p.value().clone()));
+  test::check_close(u.grad(), mu.value(), 1e-6, 1e-5);
+  // The shared pairwise gradient is the expected number of links in each state: sums to n-1.
+  double s = 0.0;
+  for (int k = 0; k < 4; ++k) s += p.grad()[k];
+  CHECK(s == doctest::Approx(4.0).epsilon(1e-5));
+  CHECK_THROWS_AS(ad::chain_marginals(u, t3.constant(Tensor(Shape{3, 2}))), ShapeError);
+}
+
+TEST_CASE("autodiff: hop chain marginals and log partition gradients, padded states") {
+  const std::vector<int64_t> states{4, 2, 3};
+  grad_ok("hop chain marginals, shared pairwise, state counts",
+          two(rnd({3, 3, 4}, 41), rnd({4, 4}, 42)),
+          [&](Tape&, const VS& v) { return ad::hop_chain_marginals(v[0], v[1], states); });
+  grad_ok("hop chain marginals, per-link pairwise", two(rnd({4, 3}, 43), rnd({3, 3, 3}, 44)),
+          [](Tape&, const VS& v) { return ad::hop_chain_marginals(v[0], v[1]); });
+  grad_ok("hop chain marginals, per-item pairwise", two(rnd({2, 3, 3}, 45), rnd({2, 2, 3, 3}, 46)),
+          [](Tape&, const VS& v) { return ad::hop_chain_marginals(v[0], v[1]); });
+  grad_ok("hop chain log partition", two(rnd({3, 3, 4}, 47), rnd({4, 4}, 48)),
+          [&](Tape&, const VS& v) { return ad::hop_chain_log_partition(v[0], v[1], states); });
+  // log Z's gradient is the marginals; padded states get marginal 0 and no gradient.
+  Tape t;
+  Var u = t.input(rnd({3, 3, 4}, 49)), p = t.input(rnd({4, 4}, 50));
+  t.backward(ad::sum(ad::hop_chain_log_partition(u, p, states)));
+  Tape t2;
+  Var m = ad::hop_chain_marginals(t2.constant(u.value().clone()), t2.constant(p.value().clone()),
+                                  states);
+  test::check_close(u.grad(), m.value(), 1e-6, 1e-5);
+  for (int k = 0; k < 3; ++k) {
+    CHECK(m.value().values()[static_cast<size_t>((1 * 3 + k) * 4 + 2)] == 0.0f);
+    CHECK(m.value().values()[static_cast<size_t>((1 * 3 + k) * 4 + 3)] == 0.0f);
+    double s = 0.0;
+    for (int j = 0; j < 4; ++j) s += m.value().values()[static_cast<size_t>((2 * 3 + k) * 4 + j)];
+    CHECK(s == doctest::Approx(1.0).epsilon(1e-6));
+  }
+  CHECK_THROWS_AS(ad::hop_chain_marginals(u, t.constant(Tensor(Shape{3, 3}))), ShapeError);
+  CHECK_THROWS_AS(ad::hop_chain_marginals(u, p, {4, 5, 1}), DataError);
+}
