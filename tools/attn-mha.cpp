@@ -1,13 +1,9 @@
 // attn-mha: multi-head attention with PyTorch nn.MultiheadAttention parameters.
-#include <map>
 #include <string>
-#include <vector>
 
-#include "attnkit/attention/mha.h"
-#include "attnkit/attention/score.h"
+#include "attnkit/attention/mha_run.h"
 #include "attnkit/cli/cli.h"
-#include "attnkit/core/error.h"
-#include "attnkit/io/tensor_io.h"
+#include "attnkit/cli/tool_hooks.h"
 
 namespace at = attnkit::attention;
 
@@ -46,69 +42,16 @@ int main(int argc, char** argv) {
         "output projection. Head weights are B x H x N_q x N_k (write them to .npy).\n"
         "Inputs are text or .npy/.npz, detected by content; 3-D inputs are batches.");
     app.parse();
-    if (app.given("key") != app.given("value"))
-      throw attnkit::UsageError("--key and --value go together (cross-attention)");
-    at::MhaOptions opt;
-    opt.heads = heads;
-    opt.output = attnkit::cli::parse_option("--emit", [&] { return at::parse_mha_output(output); });
-    if (heads < 1) throw attnkit::UsageError("--heads must be at least 1");
-
-    auto arrays = attnkit::io::read_npz(params);
-    at::MhaParams p;
-    try {
-      p = at::mha_params(arrays);
-    } catch (attnkit::Error& e) {
-      e.locate(params);
-      throw;
-    }
-    const attnkit::cli::Shard shard = app.shard();
-    if (shard.given) {
+    at::MhaRunOptions o;
+    o.query = q_path, o.key = k_path, o.value = v_path, o.params = params, o.mask = mask;
+    o.padding = padding, o.emit = output, o.heads = heads;
+    at::MhaRun r = at::prepare_mha_run(o, attnkit::cli::given(app));
+    if (app.shard().given) {
       attnkit::cli::check_shard_text_output(app, out);
-      if (opt.output == at::MhaOutput::HeadWeights)
-        throw attnkit::UsageError(
-            "--shard applies to context and weights, not head-weights "
-            "(head-major: slices do not concatenate)");
+      at::check_mha_shard(r);
     }
-    const attnkit::Tensor xq = attnkit::io::read_tensor(q_path);
-    attnkit::io::require_finite(xq, q_path);
-    attnkit::Tensor xk, xv, m, lengths_t;
-    if (app.given("key")) {
-      xk = attnkit::io::read_tensor(k_path);
-      xv = attnkit::io::read_tensor(v_path);
-      attnkit::io::require_finite(xk, k_path);
-      attnkit::io::require_finite(xv, v_path);
-    } else {
-      k_path = v_path = q_path;
-    }
-    const attnkit::Tensor& K = app.given("key") ? xk : xq;
-    const attnkit::Tensor& V = app.given("key") ? xv : xq;
-    opt.causal = mask == "causal";
-    if (app.given("mask") && !opt.causal) {
-      m = attnkit::io::read_tensor(mask);
-      opt.mask = &m;
-    }
-    std::vector<int64_t> lengths;
-    if (app.given("key-padding")) {
-      lengths_t = attnkit::io::read_tensor(padding);
-      try {
-        const attnkit::Shape ks = attnkit::as_batch_shape(K.shape());
-        lengths = at::key_lengths_from(lengths_t, K.rank() == 3 ? ks[0] : 1, ks[1]);
-      } catch (attnkit::Error& e) {
-        e.locate(padding);
-        throw;
-      }
-      opt.key_lengths = &lengths;
-    }
-
-    // --shard: the slice's batch items (3-D inputs), else its query rows.
-    int64_t first = 0;
-    if (shard.given && (xq.rank() == 2 || xq.rank() == 3)) {
-      first = opt.part_begin = shard.begin(xq.dim(0));
-      opt.part_end = shard.end(xq.dim(0));
-    }
-    const at::OperandFiles files{q_path, k_path, v_path, opt.mask ? mask : "", params};
-    const attnkit::Tensor result =
-        at::locating_operands(files, [&] { return at::multi_head_attention(p, xq, K, V, opt); });
-    attnkit::cli::write_shard_tensor(app, out, result, first);
+    const at::PartResult res =
+        at::run_mha(r, attnkit::cli::given(app), attnkit::cli::shard_range(app));
+    attnkit::cli::write_shard_tensor(app, out, res.result, res.first);
   });
 }

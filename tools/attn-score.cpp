@@ -1,46 +1,11 @@
 // attn-score: attention scores, weights or contexts of queries against keys (and values).
-#include <map>
 #include <string>
-#include <vector>
 
-#include "attnkit/attention/attention.h"
-#include "attnkit/attention/mha.h"
+#include "attnkit/attention/score_run.h"
 #include "attnkit/cli/cli.h"
-#include "attnkit/core/error.h"
-#include "attnkit/io/tensor_io.h"
+#include "attnkit/cli/tool_hooks.h"
 
 namespace at = attnkit::attention;
-
-namespace {
-
-// Loads the parameter arrays the score needs from an .npz archive; a missing array is a
-// DataError naming it and the archive.
-// Loads the parameter arrays the score (and predictive local attention) need from an .npz
-// archive; a missing array is a DataError naming it and the archive.
-void load_params(at::Scorer& s, at::LocalSpec& local, const std::string& path) {
-  auto arrays = attnkit::io::read_npz(path);
-  auto fetch = [&](const std::vector<std::string>& names, const std::string& who) {
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    for (const auto& n : names) {
-      auto it = arrays.find(n);
-      if (it == arrays.end())
-        throw attnkit::DataError("no array '" + n + "' (" + who + " need " + list + ")", path);
-      attnkit::Tensor& dst = n == "W"    ? s.W
-                             : n == "Wk" ? s.Wk
-                             : n == "Wq" ? s.Wq
-                             : n == "v"  ? s.v
-                             : n == "Wa" ? s.Wa
-                             : n == "Wp" ? local.Wp
-                                         : local.vp;
-      dst = std::move(it->second);
-    }
-  };
-  fetch(at::score_param_names(s.kind), at::score_kind_name(s.kind) + " scores");
-  if (local.kind == at::Local::Predictive) fetch({"Wp", "vp"}, "--local p positions");
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   return attnkit::cli::run("attn-score", argc, argv, [](attnkit::cli::App& app) {
@@ -90,106 +55,17 @@ int main(int argc, char** argv) {
         "weights and a zero context). Inputs are text or .npy/.npz, detected by content;\n"
         "3-D inputs are batches, a 2-D input is shared by every batch item.");
     app.parse();
-
-    at::Scorer scorer;
-    scorer.kind =
-        attnkit::cli::parse_option("--score", [&] { return at::parse_score_kind(score); });
-    scorer.beta = beta;
-    at::LocalSpec local;
-    if (app.given("local")) {
-      local.kind =
-          attnkit::cli::parse_option("--local", [&] { return at::parse_local(local_kind); });
-      if (!app.given("window")) throw attnkit::UsageError("--local needs --window D");
-      local.window = window;
-      const int64_t least = local.kind == at::Local::Predictive ? 1 : 0;
-      if (window < least)
-        throw attnkit::UsageError("--window must be at least " + std::to_string(least) +
-                                  " for --local " + local_kind);
-    } else if (app.given("window")) {
-      throw attnkit::UsageError("--window goes with --local");
-    }
-    const bool score_params = !at::score_param_names(scorer.kind).empty();
-    const bool takes_params = score_params || local.kind == at::Local::Predictive;
-    if (app.given("params") && !takes_params)
-      throw attnkit::UsageError(
-          "--params is for the bilinear, additive and location scores "
-          "and --local p, not " +
-          score);
-    if (!app.given("params") && takes_params)
-      throw attnkit::UsageError(score_params ? "--score " + score + " needs --params FILE.npz"
-                                             : "--local p needs --params FILE.npz (Wp, vp)");
-    if (app.given("beta") && scorer.kind != at::ScoreKind::Cosine)
-      throw attnkit::UsageError("--beta is for the cosine score, not " + score);
-
-    at::Options opt;
-    opt.seed = app.common().seed;
-    const bool has_v = app.given("value");
-    if (output.empty()) output = has_v ? "context" : "weights";
-    opt.output = attnkit::cli::parse_option("--emit", [&] { return at::parse_output(output); });
-    if (opt.output == at::Output::Context && !has_v)
-      throw attnkit::UsageError("--emit context needs --value V");
-    if (app.given("hard"))
-      opt.hard = attnkit::cli::parse_option("--hard", [&] { return at::parse_hard(hard); });
-    if (opt.hard != at::Hard::None && opt.output == at::Output::Scores)
-      throw attnkit::UsageError("--hard applies to weights and context, not to scores");
-
-    const attnkit::cli::Shard shard = app.shard();
-    if (shard.given) {
+    at::ScoreRunOptions o;
+    o.query = q_path, o.key = k_path, o.value = v_path, o.score = score, o.params = params;
+    o.mask = mask, o.padding = padding, o.local = local_kind, o.emit = output, o.hard = hard;
+    o.window = window, o.beta = beta, o.seed = app.common().seed;
+    at::ScoreRun r = at::prepare_score_run(o, attnkit::cli::given(app));
+    if (app.shard().given) {
       attnkit::cli::check_shard_text_output(app, out);
-      if (opt.hard == at::Hard::Sample)
-        throw attnkit::UsageError(
-            "--shard does not apply to --hard sample (one generator draws "
-            "for every row in order)");
+      at::check_score_shard(r);
     }
-    if (takes_params) load_params(scorer, local, params);
-    opt.local = &local;
-    const attnkit::Tensor q = attnkit::io::read_tensor(q_path);
-    attnkit::io::require_finite(q, q_path);
-    const attnkit::Tensor k = attnkit::io::read_tensor(k_path);
-    attnkit::io::require_finite(k, k_path);
-    attnkit::Tensor v, m;
-    if (opt.output == at::Output::Context) {
-      v = attnkit::io::read_tensor(v_path);
-      attnkit::io::require_finite(v, v_path);
-    }
-    opt.causal = mask == "causal";
-    if (app.given("mask") && !opt.causal) {
-      m = attnkit::io::read_tensor(mask);
-      opt.mask = &m;
-    }
-
-    std::vector<int64_t> lengths;
-    if (app.given("key-padding")) {
-      const attnkit::Tensor lt = attnkit::io::read_tensor(padding);
-      const attnkit::Shape qs = attnkit::as_batch_shape(q.shape());
-      const attnkit::Shape ks = attnkit::as_batch_shape(k.shape());
-      const int64_t batch = q.rank() == 3 ? qs[0] : k.rank() == 3 ? ks[0] : 1;
-      try {
-        lengths = at::key_lengths_from(lt, batch, ks[1]);
-      } catch (attnkit::Error& e) {
-        e.locate(padding);
-        throw;
-      }
-      opt.key_lengths = &lengths;
-    }
-
-    // --shard: the slice's batch items (when an operand is 3-D), else its query rows.
-    int64_t first = 0;
-    if (shard.given) {
-      int64_t items = q.rank() == 2 ? q.dim(0) : 0;
-      for (const attnkit::Tensor* t : {&q, &k, static_cast<const attnkit::Tensor*>(&v),
-                                       static_cast<const attnkit::Tensor*>(&m)})
-        if (t->rank() == 3) {
-          items = t->dim(0);
-          break;
-        }
-      first = opt.part_begin = shard.begin(items);
-      opt.part_end = shard.end(items);
-    }
-    const at::OperandFiles files{q_path, k_path, v_path, opt.mask ? mask : "", params};
-    const attnkit::Tensor result = at::locating_operands(files, [&] {
-      return at::attend(scorer, q, k, opt.output == at::Output::Context ? &v : nullptr, opt);
-    });
-    attnkit::cli::write_shard_tensor(app, out, result, first);
+    const at::PartResult res =
+        at::run_score(r, attnkit::cli::given(app), attnkit::cli::shard_range(app));
+    attnkit::cli::write_shard_tensor(app, out, res.result, res.first);
   });
 }

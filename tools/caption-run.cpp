@@ -1,14 +1,10 @@
 // caption-run: caption images with a Show, Attend and Tell model from caption-train; BLEU-4 and
 // attention figures; the paper's attention picture.
-#include <iostream>
 #include <string>
 
 #include "attnkit/cli/cli.h"
-#include "attnkit/core/error.h"
-#include "attnkit/io/tensor_io.h"
-#include "attnkit/models/caption.h"
-#include "attnkit/plot/overlay.h"
-#include "attnkit/train/trainer.h"
+#include "attnkit/cli/tool_hooks.h"
+#include "attnkit/models/caption_run.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;
@@ -63,80 +59,10 @@ int main(int argc, char** argv) {
         "With a hard-attention model --alignments and --draw show the region each word\n"
         "looked at (one-hot).");
     app.parse();
-    if (beam < 1) throw UsageError("--beam must be >= 1");
-    if (!draw.empty() && !(draw.size() >= 4 && draw.compare(draw.size() - 4, 4, ".png") == 0))
-      throw UsageError("--draw: the file must end in .png");
-    if (eval && captions.empty()) throw UsageError("--eval needs --captions");
-    for (const std::string* p : {&out, &attention, &draw})
-      if (!p->empty() && *p != "-") train::check_writable(*p);
-    const models::LoadedCaption m = models::load_caption(model);
-    models::CaptionData d;
-    if (!captions.empty()) {
-      if (invert) throw UsageError("--invert is for pictures without references (no --captions)");
-      d = models::read_caption_data(input, captions);
-    } else {
-      d.images = models::read_caption_input(input, invert);
-    }
-    if (draw_index < 0 || draw_index >= d.size())
-      throw UsageError("--draw-index " + std::to_string(draw_index) + " is outside the " +
-                       std::to_string(d.size()) + " images");
-    const auto [gh, gw] = cli::parse_option(
-        "--input", [&] { return m.model->grid(d.images.dim(1), d.images.dim(2)); });
-    std::vector<models::CaptionModel::Decoded> outputs;
-    std::string text;
-    if (eval) {
-      const models::CaptionScore s =
-          models::evaluate_captions(*m.model, d, beam, app.common().threads, &outputs);
-      char buf[256];
-      std::snprintf(
-          buf, sizeof buf,
-          "images\tbleu4\tnouns\tnoun_in_cell\tcoverage_dev\n%lld\t%.2f\t%lld\t%.4f\t%.4f\n",
-          static_cast<long long>(s.images), 100.0 * s.bleu4, static_cast<long long>(s.nouns),
-          s.noun_in_cell, s.coverage_dev);
-      text = buf;
-    } else {
-      outputs = models::decode_captions(*m.model, d.images, beam, app.common().threads);
-      for (const auto& y : outputs) text += m.model->vocab().decode(y.words) + "\n";
-    }
-    if (!attention.empty()) {
-      std::vector<std::pair<std::string, Tensor>> arrays;
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        Tensor a = outputs[i].alpha.clone();
-        a.reshape({a.dim(0), gh, gw});
-        arrays.emplace_back("a" + std::to_string(i), std::move(a));
-      }
-      io::write_npz(attention, arrays);
-    }
-    if (!draw.empty()) {
-      const auto& y = outputs[static_cast<size_t>(draw_index)];
-      // The picture as the CNN sees it: with the model's padding.
-      const int64_t h = d.images.dim(1), w = d.images.dim(2), P = m.config.pad;
-      const int64_t H = h + 2 * P, W = w + 2 * P;
-      Tensor img({H, W}, 0.0f);
-      for (int64_t r = 0; r < h; ++r)
-        std::copy(d.images.data() + (draw_index * h + r) * w,
-                  d.images.data() + (draw_index * h + r + 1) * w, img.data() + (r + P) * W + P);
-      std::vector<plot::OverlayQuery> qs;
-      for (int64_t k = 0; k < y.alpha.dim(0); ++k) {
-        plot::OverlayQuery q;
-        q.row = q.col = -1;
-        q.map = Tensor({gh, gw});
-        std::copy(y.alpha.data() + k * gh * gw, y.alpha.data() + (k + 1) * gh * gw, q.map.data());
-        q.label = k < static_cast<int64_t>(y.words.size())
-                      ? m.model->vocab().token(y.words[static_cast<size_t>(k)])
-                      : std::string("<end>");
-        qs.push_back(std::move(q));
-      }
-      // The maps are cut to the part of the image the regions cover (pooling floors).
-      const int64_t ch = gh * (H / gh), cw = gw * (W / gw);
-      Tensor crop({ch, cw});
-      for (int64_t r = 0; r < ch; ++r)
-        std::copy(img.data() + r * W, img.data() + r * W + cw, crop.data() + r * cw);
-      io::write_file(draw, plot::encode_png(plot::render_overlays(crop, qs)));
-    }
-    if (out == "-")
-      std::cout << text;
-    else
-      io::write_file(out, text);
+    models::CaptionRunOptions o;
+    o.model = model, o.input = input, o.captions = captions, o.attention = attention;
+    o.draw = draw, o.output = out, o.invert = invert, o.eval = eval, o.beam = beam;
+    o.draw_index = draw_index, o.threads = app.common().threads;
+    cli::write_text(out, models::run_caption(o));
   });
 }

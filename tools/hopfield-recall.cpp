@@ -1,17 +1,13 @@
 // hopfield-recall: run Hopfield dynamics from probe states (classic), or the modern update.
-#include <algorithm>
-#include <cstdio>
-#include <iostream>
-#include <memory>
 #include <string>
 
 #include "attnkit/cli/cli.h"
-#include "attnkit/core/choice.h"
+#include "attnkit/cli/tool_hooks.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/memory/hopfield.h"
 #include "attnkit/memory/hopfield_io.h"
-#include "attnkit/memory/hopfield_modern.h"
+#include "attnkit/memory/hopfield_run.h"
 
 namespace mem = attnkit::memory;
 
@@ -71,117 +67,40 @@ int main(int argc, char** argv) {
         "numbered from 1. Async probe k draws its permutations from its own generator\n"
         "(--seed, k), so the output does not depend on --threads. Summary on stderr.");
     app.parse();
-    mem::ImageLayout layout = mem::parse_layout(image_size, per_row);
-    if (pixel < 1 || pixel > 64) throw attnkit::UsageError("--pixel-size must be 1 to 64");
-    layout.pixel = pixel;
-
+    mem::ImageLayout layout = mem::parse_sheet_layout(image_size, per_row, pixel);
+    mem::HopfieldRunOptions o;
+    o.net = net_path, o.input = in, o.output = out, o.patterns = patterns, o.trace = trace;
+    o.emit = what, o.max_steps = max_steps, o.steps = steps, o.beta = beta;
+    o.trace_flips = trace_flips, o.seed = app.common().seed;
+    const attnkit::GivenOption given = attnkit::cli::given(app);
     const attnkit::cli::Shard shard = app.shard();
     if (shard.given) {
-      if (modern) throw UsageError("--shard is for classic nets, not --modern");
-      if (app.given("trace")) throw UsageError("--shard does not apply to --trace");
-      if (app.given("image-size") ||
-          (out.size() >= 4 && out.compare(out.size() - 4, 4, ".pbm") == 0))
-        throw UsageError("--shard writes text, not PBM sheets");
+      mem::check_recall_shard(o, modern, given);
       attnkit::cli::check_shard_text_output(app, out);
     }
     if (modern) {
-      for (const char* o : {"model", "mode", "order", "max-steps", "trace", "trace-flips"})
-        if (app.given(o) || (std::string(o) == "trace-flips" && trace_flips))
-          throw UsageError(std::string("--") + o + " is for classic nets, not --modern");
-      if (!app.given("patterns") || !app.given("beta"))
-        throw UsageError("--modern needs --patterns X and --beta B");
-      if (!(beta > 0.0f)) throw UsageError("--beta must be a number above 0");
-      if (steps < 1) throw UsageError("--steps must be 1 or more");
-      const bool emit_weights = attnkit::cli::parse_option("--emit", [&] {
-        return attnkit::parse_choice<bool>("output kind", what,
-                                           {{"states", false}, {"weights", true}});
-      });
-      const Tensor x = mem::read_patterns(patterns, &layout, false);
-      const Tensor xi = mem::read_patterns(in, &layout, false);
-      Tensor w, s;
-      try {
-        s = mem::modern_update(x, xi, beta, steps, &w);
-      } catch (attnkit::ShapeError& e) {
-        e.locate(in);
-        throw;
-      }
-      if (emit_weights)
-        attnkit::io::write_tensor(out, w, app.write_options());
-      else
-        mem::write_patterns(out, s, layout, app.write_options());
-      if (!app.common().quiet) {
-        double top = 0.0;
-        for (int64_t r = 0; r < w.dim(0); ++r) {
-          float m = 0.0f;
-          for (int64_t j = 0; j < w.dim(1); ++j) m = std::max(m, w.at(r, j));
-          top += m;
-        }
-        char buf[320];
-        std::snprintf(buf, sizeof buf,
-                      "%lld probes, modern update (beta %g, %d step%s) over %lld patterns: mean "
-                      "largest weight %.4g\n",
-                      static_cast<long long>(w.dim(0)), static_cast<double>(beta), steps,
-                      steps == 1 ? "" : "s", static_cast<long long>(w.dim(1)),
-                      w.dim(0) ? top / static_cast<double>(w.dim(0)) : 0.0);
-        std::cerr << "hopfield-recall: " << buf;
-      }
+      mem::check_modern_recall(o, given);
+      const bool emit_weights =
+          attnkit::cli::parse_option("--emit", [&] { return mem::parse_modern_emit(what); });
+      const mem::ModernRecall r = mem::modern_recall(o, &layout);
+      mem::write_modern_recall(out, r, emit_weights, layout, app.write_options());
+      attnkit::cli::report(app, {mem::modern_report(o, r)});
       return;
     }
-
-    for (const char* o : {"beta", "steps", "emit"})
-      if (app.given(o) || (std::string(o) == "emit" && what != "states"))
-        throw UsageError(std::string("--") + o + " is for --modern");
-    if (!app.given("model")) throw UsageError("-m NET.npz is required (or --modern)");
+    mem::check_classic_recall(o, given);
     mem::RecallOptions opt;
     opt.mode = attnkit::cli::parse_option("--mode", [&] { return mem::parse_mode(mode); });
     opt.order = attnkit::cli::parse_option("--order", [&] { return mem::parse_order(order); });
-    if (max_steps < 0) throw UsageError("--max-steps must be 0 or more");
-    if (trace_flips && opt.mode != mem::Mode::Async)
-      throw UsageError("--trace-flips is for --mode async");
-    if (trace_flips && !app.given("trace")) throw UsageError("--trace-flips needs --trace FILE");
-    if (app.given("trace") && trace == out && out != "/dev/null")
-      throw UsageError("--trace and -o name the same file");
-    opt.max_steps = max_steps;
-    opt.seed = app.common().seed;
-    opt.trace = app.given("trace") && !trace_flips;
-    opt.trace_flips = trace_flips;
-    const mem::Net net = mem::load_net(net_path);
-    Tensor probes = mem::read_patterns(in, &layout, true);
+    mem::ClassicRecall c = mem::load_classic_recall(o, opt, &layout, given);
     if (shard.given) {
-      opt.probe0 = shard.begin(probes.dim(0));
-      probes = attnkit::cli::slice_first(probes, opt.probe0, shard.end(probes.dim(0)));
+      c.opt.probe0 = shard.begin(c.probes.dim(0));
+      c.probes = attnkit::cli::slice_first(c.probes, c.opt.probe0, shard.end(c.probes.dim(0)));
     }
-    Tensor stored;
-    if (app.given("patterns")) {
-      mem::ImageLayout pl = layout;
-      stored = mem::read_patterns(patterns, &pl, true);
-      if (stored.dim(1) != net.n())
-        throw attnkit::ShapeError("patterns have " + std::to_string(stored.dim(1)) +
-                                      " columns but the net has N = " + std::to_string(net.n()) +
-                                      " neurons",
-                                  patterns);
-      opt.patterns = &stored;
-    }
-    mem::RecallResult r;
-    try {
-      r = mem::recall(net, probes, opt);
-    } catch (attnkit::ShapeError& e) {
-      e.locate(in);
-      throw;
-    }
-    std::unique_ptr<attnkit::io::AtomicFile> tf;
-    if (app.given("trace")) {
-      tf = std::make_unique<attnkit::io::AtomicFile>(trace);
-      tf->write(trace_flips ? mem::format_flip_trace(r.flip_trace)
-                            : mem::format_trace(r.trace, opt.patterns ? stored.dim(0) : 0));
-    }
-    if (shard.given)
-      attnkit::cli::write_shard_tensor(app, out, r.states, opt.probe0);
-    else
-      mem::write_patterns(out, r.states, layout, app.write_options());
-    if (tf) tf->commit();
-    if (!app.common().quiet)
-      for (const std::string& line : mem::recall_report(r, opt, opt.patterns != nullptr))
-        std::cerr << "hopfield-recall: " << line << "\n";
+    attnkit::cli::report(app, mem::run_classic_recall(c, o, layout, given, [&](const Tensor& s) {
+                           if (shard.given)
+                             attnkit::cli::write_shard_tensor(app, out, s, c.opt.probe0);
+                           else
+                             mem::write_patterns(out, s, layout, app.write_options());
+                         }));
   });
 }

@@ -1,28 +1,9 @@
 // memn2n-answer: answers the questions of a bAbI-format file with a trained memory network.
-#include <algorithm>
-#include <cstdio>
-#include <filesystem>
-#include <iostream>
-#include <sstream>
 #include <string>
-#include <vector>
 
 #include "attnkit/cli/cli.h"
-#include "attnkit/core/error.h"
-#include "attnkit/data/babi.h"
-#include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/memn2n_io.h"
-#include "attnkit/memory/memn2n_train.h"
-
-namespace {
-
-std::string join(const std::vector<std::string>& w) {
-  std::string s;
-  for (const auto& x : w) s += (s.empty() ? "" : " ") + x;
-  return s;
-}
-
-}  // namespace
+#include "attnkit/cli/tool_hooks.h"
+#include "attnkit/memory/memn2n_run.h"
 
 int main(int argc, char** argv) {
   return attnkit::cli::run("memn2n-answer", argc, argv, [](attnkit::cli::App& app) {
@@ -53,86 +34,11 @@ int main(int argc, char** argv) {
         "answer ('4 Where is John?'), which the model answers all the same. A file without\n"
         "questions is an error. A summary goes to standard error.");
     app.parse();
-    const mem::LoadedMemN2N m = mem::load_memn2n(model_path);
-    auto ex = attnkit::data::read_babi(in, true);
-    if (ex.empty())
-      throw attnkit::DataError(
-          "no questions (a question is a line ending in '?', or with a tab "
-          "before its answer)",
-          in);
-    // --shard: the slice's questions, answered in the whole run's batches (a batch's padding
-    // and its matrix products depend on every question in it): the batches that hold the
-    // slice are answered whole, and the questions outside the slice dropped after.
-    constexpr int64_t kBatch = 32;
-    const int64_t total = static_cast<int64_t>(ex.size());
-    const int64_t first = app.shard().begin(total), last = app.shard().end(total);
-    const int64_t lo = first / kBatch * kBatch;
-    const int64_t hi = std::min(total, (last + kBatch - 1) / kBatch * kBatch);
-    if (app.shard().given)
-      ex = std::vector<attnkit::data::BabiExample>(std::make_move_iterator(ex.begin() + lo),
-                                                   std::make_move_iterator(ex.begin() + hi));
-    auto enc = mem::encode_babi(ex, m.vocab, m.model->config().memory);
-    const bool want_att = app.given("alignments") || app.given("labels");
-    mem::EvalResult r = mem::evaluate(*m.model, enc, false, want_att, kBatch);
-    if (app.shard().given) {
-      const auto keep = [&](auto& v) {
-        v.erase(v.begin() + (last - lo), v.end());
-        v.erase(v.begin(), v.begin() + (first - lo));
-      };
-      keep(ex);
-      keep(enc);
-      keep(r.predicted);
-      if (want_att) keep(r.attention);
-    }
-    std::ostringstream o;
-    if (first == 0) o << "line\tquestion\tpredicted\tanswer\n";
-    int64_t wrong = 0, unanswered = 0;
-    for (size_t i = 0; i < ex.size(); ++i) {
-      o << ex[i].line << '\t' << join(ex[i].question) << '\t' << m.vocab.token(r.predicted[i])
-        << '\t' << ex[i].answer << '\n';
-      if (ex[i].answer.empty())
-        ++unanswered;
-      else
-        wrong += r.predicted[i] != enc[i].answer;
-    }
-    if (app.given("alignments")) {
-      std::vector<std::string> names;
-      for (const auto& e : ex) names.push_back("q" + std::to_string(e.line));
-      std::vector<std::pair<std::string, const attnkit::Tensor*>> arrays;
-      for (size_t i = 0; i < ex.size(); ++i) arrays.push_back({names[i], &r.attention[i]});
-      attnkit::io::write_npz(att_path, arrays);
-    }
-    if (app.given("labels")) {
-      std::filesystem::create_directories(labels);
-      for (size_t i = 0; i < ex.size(); ++i) {
-        std::string text;
-        for (size_t s = static_cast<size_t>(enc[i].story_offset); s < ex[i].story.size(); ++s)
-          text += join(ex[i].story[s]) + "\n";
-        attnkit::io::write_file(labels + "/q" + std::to_string(ex[i].line) + ".txt", text);
-      }
-    }
-    if (out == "-") {
-      std::cout << o.str();
-    } else {
-      attnkit::io::write_file(out, o.str());
-    }
-    if (!app.common().quiet && !ex.empty()) {
-      char b[160];
-      const int64_t answered = static_cast<int64_t>(ex.size()) - unanswered;
-      if (unanswered == 0)
-        std::snprintf(b, sizeof b, "%zu questions, %lld answered wrong (%.1f%%)", ex.size(),
-                      static_cast<long long>(wrong),
-                      100.0 * static_cast<double>(wrong) / static_cast<double>(ex.size()));
-      else if (answered == 0)
-        std::snprintf(b, sizeof b, "%zu questions, none with an answer to check", ex.size());
-      else
-        std::snprintf(b, sizeof b,
-                      "%zu questions, %lld without an answer; %lld of the %lld with one answered "
-                      "wrong (%.1f%%)",
-                      ex.size(), static_cast<long long>(unanswered), static_cast<long long>(wrong),
-                      static_cast<long long>(answered),
-                      100.0 * static_cast<double>(wrong) / static_cast<double>(answered));
-      std::cerr << app.name() << ": " << b << "\n";
-    }
+    mem::MemN2NRunOptions o;
+    o.model = model_path, o.input = in, o.attention = att_path, o.labels = labels;
+    const mem::MemN2NAnswers a =
+        mem::answer_memn2n(o, attnkit::cli::given(app), attnkit::cli::shard_range(app));
+    attnkit::cli::write_text(out, a.table);
+    attnkit::cli::report(app, a.summary);
   });
 }

@@ -1,14 +1,9 @@
 // ptr-run: decode problems with a pointer network from ptr-train; scores; pictures.
-#include <iostream>
 #include <string>
 
 #include "attnkit/cli/cli.h"
-#include "attnkit/core/error.h"
-#include "attnkit/core/parallel.h"
-#include "attnkit/io/tensor_io.h"
-#include "attnkit/models/ptrnet.h"
-#include "attnkit/plot/tours.h"
-#include "attnkit/train/trainer.h"
+#include "attnkit/cli/tool_hooks.h"
+#include "attnkit/models/ptrnet_run.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;
@@ -49,71 +44,9 @@ int main(int argc, char** argv) {
         "Beam search keeps K hypotheses and returns the finished one of the highest total\n"
         "log-probability.");
     app.parse();
-    if (beam < 1) throw UsageError("--beam must be >= 1");
-    if (draw_count < 1) throw UsageError("--draw-count must be >= 1");
-    const bool png = draw.size() >= 4 && draw.compare(draw.size() - 4, 4, ".png") == 0;
-    if (!draw.empty() && !png &&
-        !(draw.size() >= 4 && draw.compare(draw.size() - 4, 4, ".svg") == 0))
-      throw UsageError("--draw: the file must end in .svg or .png");
-    for (const std::string* p : {&out, &attention, &draw})
-      if (!p->empty() && *p != "-") train::check_writable(*p);
-    const models::LoadedPtrNet m = models::load_ptrnet(model);
-    const data::PtrTask task = m.config.kind();
-    if (!draw.empty() && task == data::PtrTask::Sort)
-      throw UsageError("--draw: sorting problems are not drawn (points in the plane only)");
-    const auto ps = data::read_ptr_problems(input, data::ptr_task_dim(task));
-    if (eval || !draw.empty())
-      for (size_t i = 0; i < ps.size(); ++i)
-        if (ps[i].answer.empty())
-          throw DataError(
-              "problem " + std::to_string(i + 1) + " has no answer (needed by --eval and --draw)",
-              input, static_cast<long>(i + 1));
-    std::vector<std::vector<int32_t>> outputs;
-    std::string text;
-    if (eval) {
-      text = models::ptr_score_tsv(
-          task, models::evaluate_ptr(*m.model, ps, beam, app.common().threads, &outputs));
-    } else {
-      outputs = models::decode_ptr(*m.model, ps, beam, app.common().threads);
-      for (const auto& y : outputs) {
-        for (size_t i = 0; i < y.size(); ++i) text += (i ? " " : "") + std::to_string(y[i]);
-        text += "\n";
-      }
-    }
-    if (!attention.empty()) {
-      std::vector<Tensor> att(ps.size());
-      parallel_for(
-          static_cast<int64_t>(ps.size()),
-          [&](int64_t b, int64_t e) {
-            for (int64_t i = b; i < e; ++i) {
-              const auto& p = ps[static_cast<size_t>(i)];
-              if (beam == 1) {
-                std::vector<Tensor> one;
-                m.model->greedy({&p}, &one);
-                att[static_cast<size_t>(i)] = std::move(one[0]);
-              } else {
-                m.model->beam(p, beam, &att[static_cast<size_t>(i)]);
-              }
-            }
-          },
-          app.common().threads);
-      std::vector<std::pair<std::string, Tensor>> arrays;
-      for (size_t i = 0; i < att.size(); ++i)
-        arrays.emplace_back("s" + std::to_string(i), std::move(att[i]));
-      io::write_npz(attention, arrays);
-    }
-    if (!draw.empty()) {
-      std::vector<plot::TourPanel> panels;
-      for (size_t i = 0; i < ps.size() && static_cast<int64_t>(i) < draw_count; ++i)
-        panels.push_back(
-            {&ps[i], outputs[i],
-             plot::tour_caption(task, static_cast<int64_t>(i + 1), ps[i], outputs[i])});
-      io::write_file(draw,
-                     png ? plot::encode_png(plot::render_tours(panels)) : plot::tours_svg(panels));
-    }
-    if (out == "-")
-      std::cout << text;
-    else
-      io::write_file(out, text);
+    models::PtrRunOptions o;
+    o.model = model, o.input = input, o.attention = attention, o.draw = draw, o.output = out;
+    o.eval = eval, o.beam = beam, o.draw_count = draw_count, o.threads = app.common().threads;
+    cli::write_text(out, models::run_ptrnet(o));
   });
 }

@@ -1,18 +1,12 @@
 // ptrtask-gen: seeded pointer-network problems (sorting, convex hulls, travelling salesman)
 // with their exact answers.
-#include <algorithm>
-#include <iostream>
+#include <optional>
 #include <string>
 
 #include "attnkit/cli/cli.h"
-#include "attnkit/cli/progress.h"
-#include "attnkit/core/choice.h"
-#include "attnkit/core/error.h"
-#include "attnkit/core/parallel.h"
-#include "attnkit/core/rng.h"
+#include "attnkit/cli/tool_hooks.h"
 #include "attnkit/data/ptrtask.h"
-#include "attnkit/io/tensor_io.h"
-#include "attnkit/train/trainer.h"
+#include "attnkit/models/ptrnet_run.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;
@@ -58,67 +52,9 @@ int main(int argc, char** argv) {
         "file for any thread count.");
     app.parse();
     o.task = cli::parse_option("--task", [&] { return data::parse_ptr_task(task); });
-    if (app.given("n")) {
-      if (app.given("len-min") || app.given("len-max"))
-        throw UsageError("--n and --len-min/--len-max: give one");
-      o.n_min = o.n_max = n;
-    }
-    try {
-      o.validate();
-    } catch (const ChoiceError& e) {
-      throw UsageError(std::string("--solver: ") + e.what());
-    } catch (const UsageError& e) {
-      throw UsageError(std::string("--") + e.what());
-    }
-    if (count < 0) throw UsageError("--count must be >= 0");
-    const bool npz = out.size() > 4 && out.compare(out.size() - 4, 4, ".npz") == 0;
-    if (npz && o.n_min != o.n_max)
-      throw UsageError(
-          "-o .npz: the problems must have one size (--n); write text for mixed sizes");
-    if (out != "-") train::check_writable(out);
-    Rng rng(app.common().seed);
-    std::vector<data::PtrProblem> ps(static_cast<size_t>(count));
-    for (auto& p : ps) p = data::make_ptr_problem(o, rng);
-    cli::Progress bar(app.name(), count,
-                      app.common().quiet || o.task != data::PtrTask::Tsp);  // only tours take long
-    constexpr int64_t kChunk = 256;
-    for (int64_t at = 0; at < count; at += kChunk * 8) {
-      const int64_t end = std::min(count, at + kChunk * 8);
-      parallel_for(
-          end - at,
-          [&](int64_t b, int64_t e) {
-            for (int64_t i = at + b; i < at + e; ++i)
-              ps[static_cast<size_t>(i)].answer = data::ptr_answer(o, ps[static_cast<size_t>(i)]);
-          },
-          app.common().threads);
-      bar.update(end);
-    }
-    bar.finish();
-    if (npz) {
-      // points [C, n, dim] and answers [C, L] (1-based; 0 pads a shorter hull), float32.
-      int64_t L = 0;
-      for (const auto& p : ps) L = std::max<int64_t>(L, static_cast<int64_t>(p.answer.size()));
-      const int dim = data::ptr_task_dim(o.task);
-      Tensor pts({count, o.n_min, dim}), ans({count, L}, 0.0f);
-      for (int64_t i = 0; i < count; ++i) {
-        const auto& p = ps[static_cast<size_t>(i)];
-        for (int64_t k = 0; k < o.n_min * dim; ++k)
-          pts[i * o.n_min * dim + k] = static_cast<float>(
-              static_cast<double>(p.q[static_cast<size_t>(k)]) / data::kCoordScale);
-        for (size_t k = 0; k < p.answer.size(); ++k)
-          ans[i * L + static_cast<int64_t>(k)] = static_cast<float>(p.answer[k]);
-      }
-      std::vector<std::pair<std::string, Tensor>> arrays;
-      arrays.emplace_back("points", std::move(pts));
-      arrays.emplace_back("answers", std::move(ans));
-      io::write_npz(out, arrays);
-      return;
-    }
-    std::string text;
-    for (const auto& p : ps) text += data::format_ptr_problem(p);
-    if (out == "-")
-      std::cout << text;
-    else
-      io::write_file(out, text);
+    const std::optional<std::string> text =
+        models::generate_ptr_problems(o, count, out, app.common().seed, app.common().threads,
+                                      cli::given(app), n, cli::progress(app));
+    if (text) cli::write_text(out, *text);
   });
 }

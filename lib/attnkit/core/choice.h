@@ -3,7 +3,8 @@
 // error type, ChoiceError, whose message names the field and lists the valid values:
 //   unknown score 'dott' (choose dot, scaled-dot, bilinear, additive, cosine or location)
 // Library messages name fields, not command-line flags; a tool that wants the flag in front
-// wraps the call in cli::parse_option("--score", ...).
+// wraps the call in cli::parse_option("--score", ...), and a run function behind a tool (that
+// checks the tool's options in their order) in option_value("--score", ...).
 #pragma once
 
 #include <initializer_list>
@@ -72,6 +73,17 @@ std::string choice_list(std::initializer_list<Choice<T>> table) {
   for (const Choice<T>& c : table)
     if (!c.alias) names.emplace_back(c.name);
   return ChoiceError::list(names);
+}
+
+// parse() with a command-line option in front of its errors: an Error it throws becomes a
+// UsageError "<option>: <what>" ("--score: unknown score 'dott' (choose dot, ...)").
+template <class F>
+auto option_value(const std::string& option, F&& parse) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const Error& e) {
+    throw UsageError(option + ": " + e.what());
+  }
 }
 
 }  // namespace attnkit

@@ -5,6 +5,7 @@
 
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
+#include "attnkit/data/vocab.h"
 
 namespace attnkit::data {
 
@@ -153,6 +154,12 @@ std::string accuracy_tsv(const std::map<int64_t, Accuracy>& a, int64_t bucket) {
     s += buf;
   }
   return s;
+}
+
+std::string answer_line(const Vocab& vocab, const std::vector<int32_t>& ids) {
+  std::string line;
+  for (size_t i = 0; i < ids.size(); ++i) line += (i ? " " : "") + vocab.token(ids[i]);
+  return line + "\n";
 }
 
 }  // namespace attnkit::data

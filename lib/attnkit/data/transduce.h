@@ -24,6 +24,8 @@
 
 namespace attnkit::data {
 
+class Vocab;
+
 enum class TransduceTask { Copy, Reverse, BigramFlip, AnBn, AnBnCn, AnBnCnDn, AnB2n, AnBmCnm };
 TransduceTask parse_transduce_task(const std::string& name);
 std::string transduce_task_name(TransduceTask t);
@@ -66,5 +68,7 @@ std::map<int64_t, Accuracy> accuracy_by_length(const std::vector<int64_t>& targe
                                                int64_t bucket);
 // TSV: lengths ("1-8"), sequences, coarse, fine, and a last row "all".
 std::string accuracy_tsv(const std::map<int64_t, Accuracy>& a, int64_t bucket);
+// A decoded answer as a line: the symbols of every id (reserved ones too) joined by spaces.
+std::string answer_line(const Vocab& vocab, const std::vector<int32_t>& ids);
 
 }  // namespace attnkit::data

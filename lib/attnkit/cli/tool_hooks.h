@@ -1,0 +1,31 @@
+// Small helpers of the run tools (the thin mains over the library's run functions): the
+// options a user gave, a progress bar, a report on stderr, and text output to a file or standard
+// output.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnkit/cli/cli.h"
+#include "attnkit/core/hooks.h"
+
+namespace attnkit::cli {
+
+// After app.parse(): whether an option was given on the command line (App::given).
+GivenOption given(const App& app);
+
+// A cli::Progress bar (named app.name(), silent with --quiet) made at the first report, with
+// the total that report gives; it ends when the last copy of the function is destroyed.
+ProgressFn progress(App& app);
+
+// With --shard K/N, its slice of the items (Shard::begin, Shard::end); without, null (all).
+ItemRange shard_range(const App& app);
+
+// Unless --quiet, each line on standard error after the tool's name ("<tool>: <line>").
+void report(App& app, const std::vector<std::string>& lines);
+
+// Text to `path`: standard output when "-" (through std::cout), else io::write_file.
+void write_text(const std::string& path, std::string_view text);
+
+}  // namespace attnkit::cli
