@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "attnkit/cli/cli.h"
-#include "attnkit/cli/run.h"
+#include "attnkit/cli/tool_hooks.h"
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/transduce.h"
