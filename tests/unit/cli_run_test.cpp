@@ -1,5 +1,5 @@
 // The run tools' shared pieces: what the library's run functions ask of the command line
-// (cli/run.h: given, shard_range, progress, report), core/choice.h's option_value, and the
+// (cli/tool_hooks.h: given, shard_range, progress, report), core/choice.h's option_value, and the
 // small helpers the run functions share (data::answer_line, models' output-name checks).
 #include <doctest/doctest.h>
 

@@ -6,7 +6,7 @@
 // - ItemRange: the items [begin, end) of `count` that the run computes (--shard K/N's slice;
 //   null: all of them).
 // The command line passes cli::given(app), cli::progress(app) and cli::shard_range(app)
-// (cli/run.h); a program that links the library passes its own.
+// (cli/tool_hooks.h); a program that links the library passes its own.
 #pragma once
 
 #include <cstdint>
