@@ -73,7 +73,8 @@ std::optional<std::string> generate_ptr_problems(data::PtrGenOptions o, int64_t 
                                                  int threads, const GivenOption& given, int64_t n,
                                                  const ProgressFn& progress) {
   if (given("n")) {
-    if (given("len-min") || given("len-max")) throw UsageError("--n and --len-min/--len-max: give one");
+    if (given("len-min") || given("len-max"))
+      throw UsageError("--n and --len-min/--len-max: give one");
     o.n_min = o.n_max = n;
   }
   try {
