@@ -2,6 +2,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/fields.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/models/ptrnet.h"
@@ -12,7 +13,6 @@ namespace po = boost::program_options;
 int main(int argc, char** argv) {
   return cli::run("ptr-train", argc, argv, [](cli::App& app) {
     std::string train_path, valid_path, out;
-    bool no_mask = false;
     cli::TrainingFlags tf;
     tf.batch_size = 128, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 2.0, tf.log_every = 50;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
@@ -30,18 +30,7 @@ int main(int argc, char** argv) {
         "validation problems: greedy decoding scored after every epoch; the best epoch is kept")(
         "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
-    app.config_options().add_options()(
-        "task", po::value(&c.task)->value_name("TASK")->default_value(c.task),
-        "sort, hull or tsp: how the files' lines read, and what the mask allows")(
-        "embed", po::value(&c.embed)->value_name("N")->default_value(c.embed),
-        "the points' embedding size")(
-        "hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
-        "LSTM units of the encoder and the decoder, and the attention's size")(
-        "no-mask", po::bool_switch(&no_mask),
-        "let the decoder choose a point again (the paper's model)")(
-        "bidirectional", po::bool_switch(&c.bidirectional),
-        "read the points both ways (not the paper's model: each encoder output then sees every "
-        "point)");
+    cli::add_fields(app, c);
     app.epilog(
         "The loss is the cross-entropy of each answer index and of the end, per output step\n"
         "(the log's loss). By default already-chosen points are masked (probability 0): every\n"
@@ -51,7 +40,6 @@ int main(int argc, char** argv) {
         "scores.");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "ptrnet", out);
-    c.mask = !no_mask;
     const data::PtrTask task =
         cli::parse_option("--task", [&] { return data::parse_ptr_task(c.task); });
     const int dim = data::ptr_task_dim(task);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/fields.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/config.h"
@@ -284,4 +285,82 @@ TEST_CASE("training flags: one vocabulary, configuration keys") {
   CHECK(yaml.find("batch-size: 7\n") != std::string::npos);
   CHECK(yaml.find("checkpoint-every: 50\n") != std::string::npos);
   std::remove(f.c_str());
+}
+
+// A Config's field list (core/fields.h) declared once: the same list makes the options and
+// reads the stored YAML back.
+namespace {
+struct FieldCfg {
+  std::string kind = "gru";
+  int64_t hidden = 16;
+  double rate = 0.1;
+  bool mask = true, wide = false;
+  int64_t added = 7;  // a later field: older stored configurations lack it
+  template <class V>
+  void fields(V& v) {
+    v(kind, {"kind", "KIND", "the cell"});
+    v(hidden, {"hidden", "N", "units"});
+    v(rate, {"rate", "R", "a rate", "old-rate"});
+    v(fields::negated(mask), {"no-mask", "", "no mask"});
+    v(wide, {"wide", "", "wide"});
+    v(added, {"added", "N", "added later", nullptr, true});
+  }
+};
+
+FieldCfg fields_from(std::vector<std::string> args, std::string* yaml) {
+  args.insert(args.begin(), "tool");
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  FieldCfg c;
+  cli::App app("tool", static_cast<int>(args.size()), argv.data());
+  cli::add_fields(app, c);
+  app.parse();
+  *yaml = app.config_yaml();
+  return c;
+}
+}  // namespace
+
+TEST_CASE("fields: one list gives the options, the stored YAML and the loader") {
+  std::string yaml;
+  FieldCfg c = fields_from({"--hidden", "32", "--no-mask", "--rate", "0.25"}, &yaml);
+  CHECK(c.hidden == 32);
+  CHECK(c.mask == false);
+  CHECK(c.rate == 0.25);
+  CHECK(c.wide == false);
+  // In the list's order, the renamed field under its stored name.
+  CHECK(yaml ==
+        "kind: \"gru\"\nhidden: 32\nold-rate: 0.25\nno-mask: true\nwide: false\nadded: 7\n");
+  FieldCfg back;
+  io::read_fields(io::StoredConfig(yaml, "m.akm"), back);
+  CHECK(back.kind == "gru");
+  CHECK(back.hidden == 32);
+  CHECK(back.rate == 0.25);
+  CHECK(back.mask == false);
+  CHECK(back.wide == false);
+  CHECK(back.added == 7);
+
+  // Defaults: the switches are off, the negated member keeps its default.
+  c = fields_from({"--wide"}, &yaml);
+  CHECK(c.mask == true);
+  CHECK(c.wide == true);
+  FieldCfg d;
+  io::read_fields(io::StoredConfig(yaml, "m.akm"), d);
+  CHECK(d.mask == true);
+  CHECK(d.wide == true);
+}
+
+TEST_CASE("fields: a stored configuration missing a required field or of a wrong type is refused") {
+  FieldCfg c;
+  // 'added' is optional: an older file without it loads with the default.
+  io::read_fields(io::StoredConfig("kind: lstm\nhidden: 4\nold-rate: 1\n", "m.akm"), c);
+  CHECK(c.kind == "lstm");
+  CHECK(c.added == 7);
+  CHECK(c.mask == true);
+  FieldCfg e;
+  CHECK_THROWS_WITH_AS(io::read_fields(io::StoredConfig("kind: lstm\nold-rate: 1\n", "m.akm"), e),
+                       doctest::Contains("hidden"), DataError);
+  CHECK_THROWS_WITH_AS(
+      io::read_fields(io::StoredConfig("kind: lstm\nhidden: big\nold-rate: 1\n", "m.akm"), e),
+      doctest::Contains("wrong type"), DataError);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attnkit/core/error.h"
+#include "attnkit/core/fields.h"
 
 namespace attnkit::io {
 
@@ -54,6 +55,39 @@ void check_stored(F check, const std::string& file) {
   } catch (const UsageError& e) {
     throw DataError(std::string("stored configuration: ") + e.what(), file);
   }
+}
+
+namespace detail {
+
+class FieldReader {
+ public:
+  explicit FieldReader(const StoredConfig& s) : s_(s) {}
+  void operator()(bool& member, const fields::Key& k) {
+    member = s_.get<bool>(fields::stored_name(k), false);
+  }
+  void operator()(fields::Negated n, const fields::Key& k) {
+    if (s_.get<bool>(fields::stored_name(k), false)) n.member = false;
+  }
+  template <class T>
+  void operator()(T& member, const fields::Key& k) {
+    const std::string key = fields::stored_name(k);
+    member = k.optional ? s_.get<T>(key, member) : s_.get<T>(key);
+  }
+
+ private:
+  const StoredConfig& s_;
+};
+
+}  // namespace detail
+
+// Reads a Config's fields (core/fields.h) from a stored configuration, each under its stored
+// name: a required field that is missing, or a value of the wrong type, is a DataError naming
+// the file. `c` starts from its defaults (the optional fields and the switches keep them when
+// absent). Check the result with check_stored(c.validate(), file).
+template <class Config>
+void read_fields(const StoredConfig& s, Config& c) {
+  detail::FieldReader v(s);
+  c.fields(v);
 }
 
 }  // namespace attnkit::io

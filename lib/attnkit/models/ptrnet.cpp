@@ -580,11 +580,7 @@ LoadedPtrNet load_ptrnet(const std::string& path) {
   m.file = nn::load_model_file(path, "ptrnet");
   try {
     io::StoredConfig c(m.file.config_yaml, path);
-    m.config.task = c.get<std::string>("task");
-    m.config.embed = c.get<int64_t>("embed");
-    m.config.hidden = c.get<int64_t>("hidden");
-    m.config.mask = !c.get<bool>("no-mask", false);
-    m.config.bidirectional = c.get<bool>("bidirectional", false);
+    io::read_fields(c, m.config);
     io::check_stored([&] { m.config.validate(); }, path);
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);

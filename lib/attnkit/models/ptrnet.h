@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/core/fields.h"
 #include "attnkit/data/ptrtask.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
@@ -37,6 +38,20 @@ struct PtrNetConfig {
   // from the forward direction's state). Not the paper's model: an option for hulls, where
   // whether a point is a vertex depends on the points after it.
   bool bidirectional = false;
+  // Each hyper-parameter once (core/fields.h): the tool's options, the stored YAML, the loader.
+  template <class V>
+  void fields(V& v) {
+    v(task,
+      {"task", "TASK", "sort, hull or tsp: how the files' lines read, and what the mask allows"});
+    v(embed, {"embed", "N", "the points' embedding size"});
+    v(hidden,
+      {"hidden", "N", "LSTM units of the encoder and the decoder, and the attention's size"});
+    v(fields::negated(mask),
+      {"no-mask", "", "let the decoder choose a point again (the paper's model)"});
+    v(bidirectional, {"bidirectional", "",
+                      "read the points both ways (not the paper's model: each encoder output then "
+                      "sees every point)"});
+  }
   void validate() const;
   data::PtrTask kind() const { return data::parse_ptr_task(task); }
 };
