@@ -46,9 +46,11 @@ test: deps
 # Zen on AVX2; the skipped ones named). The families round differently, so a training takes
 # another path: a test whose verdict hangs on the kernel fails here rather than on the next
 # machine. KERNELS="A B" replaces the choice; a family the CPU lacks is never forced.
+# KERNELS_SKIP_OWN=1 leaves out the family of OpenBLAS's own core (make test ran it); the
+# tests labelled text or noblas (no kernel arithmetic in their verdicts) are left out.
 test-kernels: deps
 	$(MAKE) build
-	KERNELS="$(KERNELS)" bash tests/kernels.sh $(BUILD) $(JOBS)
+	KERNELS="$(KERNELS)" KERNELS_SKIP_OWN="$(KERNELS_SKIP_OWN)" bash tests/kernels.sh $(BUILD) $(JOBS)
 
 # One build with AddressSanitizer and UndefinedBehaviorSanitizer (clang, -O1, line tables;
 # build-sanitize) serves both targets below: make test-sanitize runs the unit and

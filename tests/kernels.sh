@@ -8,8 +8,13 @@
 #   AVX2 + FMA:                     Haswell Sandybridge, and Zen too on an AMD (Zen) CPU
 #   AVX only:                       Sandybridge Nehalem
 #   older x86-64:                   Nehalem Prescott
-# The families skipped are named with the flags they need. KERNELS="A B" replaces the choice;
-# a family the CPU cannot execute is still skipped, never forced.
+# The tests labelled text or noblas (checks of the tree's text, of option parsing, of file
+# formats and error paths: no verdict there involves a kernel's arithmetic) run once, in make
+# test. The families skipped are named with the flags they need. KERNELS="A B" replaces the choice;
+# a family the CPU cannot execute is still skipped, never forced. KERNELS_SKIP_OWN=1 leaves
+# out the family of the core OpenBLAS picks by itself here (asked from a built tool), for a
+# run just after make test, which ran every test on that core already (.ci/run does this);
+# KERNELS_SKIP_OWN=CORE names that core instead of asking (for tests).
 #   bash tests/kernels.sh BUILD_DIR JOBS
 #   bash tests/kernels.sh --list        the families it would run, one line (for tests;
 #                                       ATTNKIT_CPUINFO=FILE reads another CPU's description)
@@ -77,9 +82,38 @@ for k in $wanted; do
   fi
 done
 [ ${#run[@]} -gt 0 ] || { echo "make test-kernels: no kernel family left to run" >&2; exit 1; }
+family() {  # the kernel family a core name belongs to
+  case $1 in
+    SkylakeX | Cooperlake | SapphireRapids) echo SkylakeX ;;
+    *) echo "$1" ;;
+  esac
+}
+if [ -n "${KERNELS_SKIP_OWN:-}" ] && [ "$KERNELS_SKIP_OWN" != 0 ]; then
+  own=$KERNELS_SKIP_OWN
+  if [ "$own" = 1 ]; then
+    tool="$build/bin/tensor-rand"
+    [ -x "$tool" ] || { echo "make test-kernels: no $tool to ask for OpenBLAS's own core (build first)" >&2; exit 1; }
+    own=$(env -u OPENBLAS_CORETYPE -u ATTNKIT_SIMD "$tool" --version | sed -n 's/.*OpenBLAS core \([A-Za-z0-9_]*\).*/\1/p')
+    [ -n "$own" ] || { echo "make test-kernels: no OpenBLAS core in '$tool --version'" >&2; exit 1; }
+  fi
+  kept=()
+  for k in "${run[@]}"; do
+    if [ "$(family "$k")" = "$(family "$own")" ]; then
+      echo "make test-kernels: skipping $k: OpenBLAS's own choice here ($own), which make test ran"
+    else
+      kept+=("$k")
+    fi
+  done
+  run=("${kept[@]}")
+  if [ ${#run[@]} = 0 ]; then
+    echo "make test-kernels: every family is OpenBLAS's own choice here ($own), which make test ran"
+    [ $list = 1 ] && echo "run:"
+    exit 0
+  fi
+fi
 if [ $list = 1 ]; then echo "run: ${run[*]}"; exit 0; fi
 for k in "${run[@]}"; do
   echo "== OPENBLAS_CORETYPE=$k ATTNKIT_SIMD=$(simd_cap "$k")"
   OPENBLAS_CORETYPE=$k ATTNKIT_SIMD=$(simd_cap "$k") \
-    ctest --test-dir "$build" --output-on-failure -j "$jobs"
+    ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE '^(text|noblas)$'
 done

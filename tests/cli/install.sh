@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: noblas
 # make install's layout (tools, man pages, library, headers, CMake package), and a consumer
 # project that does find_package(attnkit) + target_link_libraries(app attnkit::attnkit).
 . "$ATTNKIT_SRC/tests/cli/lib.sh"

@@ -33,6 +33,26 @@ echo "$out" | grep -q 'skipping SkylakeX (from KERNELS)' || fail "KERNELS' Skyla
 CHECKS=$((CHECKS + 1))
 ATTNKIT_CPUINFO="$T/cpuinfo" KERNELS=SkylakeX bash "$ATTNKIT_SRC/tests/kernels.sh" --list > "$T/out" 2>&1 &&
   fail "KERNELS=SkylakeX alone on AVX2 should fail: $(cat "$T/out")"
+# After make test (KERNELS_SKIP_OWN), the family of OpenBLAS's own core is left out: it ran.
+own() { ATTNKIT_CPUINFO="$T/cpuinfo" KERNELS_SKIP_OWN=$1 bash "$ATTNKIT_SRC/tests/kernels.sh" --list 2>&1; }
+cpu AuthenticAMD $avx512
+out=$(own Cooperlake)
+check_eq "$(echo "$out" | sed -n 's/^run: //p')" "Haswell" "AVX-512, own core Cooperlake"
+CHECKS=$((CHECKS + 1))
+echo "$out" | grep -q 'skipping SkylakeX: OpenBLAS.s own choice here (Cooperlake)' ||
+  fail "the own family not named as skipped: $out"
+cpu AuthenticAMD avx avx2 fma
+check_eq "$(own Zen | sed -n 's/^run: //p')" "Haswell Sandybridge" "AVX2 AMD, own core Zen"
+cpu GenuineIntel avx avx2 fma
+check_eq "$(own Haswell | sed -n 's/^run: //p')" "Sandybridge" "AVX2 Intel, own core Haswell"
+check_eq "$(own 0 | sed -n 's/^run: //p')" "Haswell Sandybridge" "KERNELS_SKIP_OWN=0"
+# The own core asked from the built tool: never a family of this run's list.
+CHECKS=$((CHECKS + 1))
+real=$(KERNELS_SKIP_OWN=1 bash "$ATTNKIT_SRC/tests/kernels.sh" --list "$ATTNKIT_BUILD" 2>&1) ||
+  fail "KERNELS_SKIP_OWN=1 --list failed: $real"
+core=$(env -u OPENBLAS_CORETYPE "$ATTNKIT_BUILD/bin/tensor-rand" --version | sed -n 's/.*OpenBLAS core \([A-Za-z0-9_]*\).*/\1/p')
+case $core in SkylakeX | Cooperlake | SapphireRapids) core=SkylakeX ;; esac
+[[ " $(echo "$real" | sed -n 's/^run: //p') " != *" $core "* ]] || fail "own core $core still run: $real"
 
 # No script sets OPENBLAS_CORETYPE (or a variable ending in CORETYPE) to an AVX-512 core by name.
 cd "$ATTNKIT_SRC" || exit 1

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: noblas
 # A corpus of malformed inputs fed to every tool that reads tensors: each must end with
 # exit status 1, a '<tool>: ' message on stderr, no crash (no status above 2) and no output
 # file left behind.

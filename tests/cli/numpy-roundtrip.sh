@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: noblas
 # Real NumPy on both sides: NumPy writes arrays of many dtypes, byte orders and layouts
 # (float64, float32, float16, int64, big-endian int16, uint8, bool, Fortran order, rank 0
 # to 4, format 2.0, .npz stored and compressed); tensor-convert reads each and writes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: noblas
 # cost: 75
 # The shared option layer of every tool: a mistyped long option is a usage error (2) that
 # suggests the nearest option the tool has; --help names every option's value (no bare

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# labels: pipeline
+# labels: pipeline noblas
 # Every script in pipelines/ answers --help (and -h) with its usage on standard output and
 # status 0, without starting any work: nothing written, nothing downloaded.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
