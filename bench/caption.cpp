@@ -6,8 +6,6 @@
 // Model: CNN 16,32,64 (7x7 regions of 64), embed 64, hidden 128, attention 64, lambda 1, a
 // vocabulary of 20 ids. Prints one TSV line: impl, task, model, threads, steps, sec (a step),
 // rate (images/s), loss.
-#include "attnkit/models/caption.h"
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +14,7 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/models/caption/model.h"
 #include "attnkit/train/module.h"
 
 using namespace attnkit;

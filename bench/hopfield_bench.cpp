@@ -15,7 +15,7 @@
 #include "attnkit/core/rng.h"
 #include "attnkit/core/tensor_random.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/hopfield.h"
+#include "attnkit/memory/hopfield/model.h"
 
 using namespace attnkit;
 

@@ -3,8 +3,6 @@
 // 11 words, queries of up to 6, PE + TE, batch 32, SGD 0.01 with clipping at 40. Synthetic
 // batches (random words, sentence lengths 4-11); the PyTorch peer is bench/memn2n_torch.py.
 //   bench-memn2n [STEPS] [THREADS] → impl threads steps sec_per_step examples_per_s loss
-#include "attnkit/memory/memn2n.h"
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +10,7 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/memory/memn2n/model.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/optim.h"
 

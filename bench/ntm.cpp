@@ -11,7 +11,7 @@
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/data/seqtask.h"
-#include "attnkit/memory/ntm_train.h"
+#include "attnkit/memory/ntm/train.h"
 
 using namespace attnkit;
 

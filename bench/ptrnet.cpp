@@ -7,8 +7,6 @@
 //                                          → problems/s
 // Model: embed 128, hidden 128 (ptr-train's defaults), masking on. Prints one TSV line:
 // impl, task, model, threads, n, sec (a step, or all problems), rate, extra.
-#include "attnkit/models/ptrnet.h"
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +15,7 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/models/ptrnet/model.h"
 #include "attnkit/train/module.h"
 
 using namespace attnkit;

@@ -6,14 +6,13 @@
 // 6 glimpses (ram-train's defaults), loc-std 0.1; the training layer's step (2 slices, Adam,
 // clipping at 5). Prints one TSV line: impl, task, model, threads, steps, sec (a step),
 // images/s, loss.
-#include "attnkit/models/ram.h"
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/models/ram/model.h"
 #include "attnkit/train/module.h"
 
 using namespace attnkit;

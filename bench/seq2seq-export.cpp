@@ -9,7 +9,7 @@
 // teacher-forced cross-entropy of the model on those pairs, dropout off, no length cut, no
 // label smoothing:
 //   attnkit_nll <TAB> mean nats per target token (<eos> included) <TAB> target tokens
-// (batches of 64 in file order, each pair's source and target as models/seq2seq.h encodes
+// (batches of 64 in file order, each pair's source and target as models/seq2seq/model.h encodes
 // them, the batch losses weighted by their token counts). With GRAD.npz it also writes the
 // gradient of the mean loss (label smoothing as --label-smoothing) of the first 64 pairs of
 // PAIRS.tsv (one batch in file order, dropout off) with respect to every parameter, under the
@@ -36,8 +36,8 @@
 #include "attnkit/data/batch.h"
 #include "attnkit/data/corpus.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/models/seq2seq_file.h"
-#include "attnkit/models/seq2seq_train.h"
+#include "attnkit/models/seq2seq/file.h"
+#include "attnkit/models/seq2seq/train.h"
 #include "attnkit/nn/optim.h"
 
 using namespace attnkit;

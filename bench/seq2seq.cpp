@@ -1,4 +1,4 @@
-// Training and decoding speed of the seq2seq models (lib/attnkit/models/seq2seq.h) on random
+// Training and decoding speed of the seq2seq models (lib/attnkit/models/seq2seq/model.h) on random
 // data of fixed shape; the peer is bench/seq2seq_torch.py (the same models in PyTorch), run
 // side by side by bench/seq2seq.sh.
 //   bench-seq2seq train rnn|transformer STEPS THREADS
@@ -28,8 +28,6 @@
 // slices of at most 32 pairs (2 at 64) on their own tapes, on THREADS threads, as
 // seq2seq-train does (the training layer's train::step: spare threads compute panels of the
 // slices' large products; the same bits at any THREADS).
-#include "attnkit/models/seq2seq.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -41,7 +39,8 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
-#include "attnkit/models/seq2seq_train.h"
+#include "attnkit/models/seq2seq/model.h"
+#include "attnkit/models/seq2seq/train.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/train/dist.h"
 

@@ -14,7 +14,7 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
-#include "attnkit/memory/stack_lstm.h"
+#include "attnkit/memory/stackmem/model.h"
 #include "attnkit/train/module.h"
 
 using namespace attnkit;

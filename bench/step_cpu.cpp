@@ -22,8 +22,8 @@
 #include "attnkit/core/blas.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/core/rng.h"
-#include "attnkit/models/seq2seq.h"
-#include "attnkit/models/seq2seq_train.h"
+#include "attnkit/models/seq2seq/model.h"
+#include "attnkit/models/seq2seq/train.h"
 
 using namespace attnkit;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Golden file for attnkit's BERT (lib/attnkit/models/bert.h) from PyTorch (Debian's
+"""Golden file for attnkit's BERT (lib/attnkit/models/bert/model.h) from PyTorch (Debian's
 /usr/bin/python3, torch 1.13): testdata/bert/step.npz.
 
 The same model written out in PyTorch, in float64, from its definition (not attnkit's code):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden files for models/caption.h (Show, Attend and Tell, soft attention): the model written
+"""Golden files for models/caption/model.h (Show, Attend and Tell, soft attention): the model written
 out in PyTorch from the paper's equations, with random weights under attnkit's parameter
 names, run in float64 on a batch of random images with captions of different lengths
 (teacher forcing, the CNN's batch norm in training mode).

@@ -4,7 +4,7 @@ the queue's and deque's variants), in float64 with NumPy, written independently 
 (vectorised with cumulative sums instead of loops). Makes testdata/stackmem/cases.txt, read by
 tests/unit/stackmem_test.cpp and tests/cli/stackmem-step.sh.
 
-Deque (as memory/stackmem.h defines it): pop u_top from the top, then u_bot from the bottom of
+Deque (as memory/stackmem/memory.h defines it): pop u_top from the top, then u_bot from the bottom of
 what is left, push v_bot (d_bot) at the bottom and v_top (d_top) at the top, read both ends.
 
 Format, per case: a line "case KIND M N", then the lines "strengths ...", "values ..." (N x M,

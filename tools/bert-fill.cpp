@@ -6,7 +6,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/models/bert.h"
+#include "attnkit/models/bert/model.h"
 #include "attnkit/train/trainer.h"
 
 using namespace attnkit;

@@ -6,7 +6,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
-#include "attnkit/models/bert.h"
+#include "attnkit/models/bert/model.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

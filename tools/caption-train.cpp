@@ -4,7 +4,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
-#include "attnkit/models/caption.h"
+#include "attnkit/models/caption/model.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

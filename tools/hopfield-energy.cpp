@@ -3,9 +3,9 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
-#include "attnkit/memory/hopfield.h"
-#include "attnkit/memory/hopfield_io.h"
-#include "attnkit/memory/hopfield_modern.h"
+#include "attnkit/memory/hopfield/file.h"
+#include "attnkit/memory/hopfield/model.h"
+#include "attnkit/memory/hopfield/modern.h"
 
 int main(int argc, char** argv) {
   return attnkit::cli::run("hopfield-energy", argc, argv, [](attnkit::cli::App& app) {

@@ -5,9 +5,9 @@
 #include "attnkit/cli/tool_hooks.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/hopfield.h"
-#include "attnkit/memory/hopfield_io.h"
-#include "attnkit/memory/hopfield_run.h"
+#include "attnkit/memory/hopfield/file.h"
+#include "attnkit/memory/hopfield/model.h"
+#include "attnkit/memory/hopfield/run.h"
 
 namespace mem = attnkit::memory;
 

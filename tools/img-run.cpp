@@ -6,7 +6,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/models/imgclass.h"
+#include "attnkit/models/imgclass/model.h"
 #include "attnkit/train/trainer.h"
 
 using namespace attnkit;

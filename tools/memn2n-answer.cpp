@@ -3,7 +3,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/tool_hooks.h"
-#include "attnkit/memory/memn2n_run.h"
+#include "attnkit/memory/memn2n/run.h"
 
 int main(int argc, char** argv) {
   return attnkit::cli::run("memn2n-answer", argc, argv, [](attnkit::cli::App& app) {

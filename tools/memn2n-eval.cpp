@@ -10,8 +10,8 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/babi.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/memn2n_io.h"
-#include "attnkit/memory/memn2n_train.h"
+#include "attnkit/memory/memn2n/file.h"
+#include "attnkit/memory/memn2n/train.h"
 
 int main(int argc, char** argv) {
   return attnkit::cli::run("memn2n-eval", argc, argv, [](attnkit::cli::App& app) {

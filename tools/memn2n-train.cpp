@@ -6,8 +6,8 @@
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/babi.h"
-#include "attnkit/memory/memn2n_io.h"
-#include "attnkit/memory/memn2n_train.h"
+#include "attnkit/memory/memn2n/file.h"
+#include "attnkit/memory/memn2n/train.h"
 
 namespace ak = attnkit;
 namespace mem = attnkit::memory;

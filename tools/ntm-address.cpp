@@ -6,7 +6,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/ntm_run.h"
+#include "attnkit/memory/ntm/run.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

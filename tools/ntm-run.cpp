@@ -8,7 +8,7 @@
 #include "attnkit/cli/tool_hooks.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/ntm_run.h"
+#include "attnkit/memory/ntm/run.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

@@ -9,7 +9,7 @@
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tsv_log.h"
-#include "attnkit/memory/ntm_train.h"
+#include "attnkit/memory/ntm/train.h"
 #include "attnkit/nn/trainer.h"
 
 using namespace attnkit;

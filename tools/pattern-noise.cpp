@@ -4,8 +4,8 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
-#include "attnkit/memory/hopfield.h"
-#include "attnkit/memory/hopfield_io.h"
+#include "attnkit/memory/hopfield/file.h"
+#include "attnkit/memory/hopfield/model.h"
 
 int main(int argc, char** argv) {
   return attnkit::cli::run("pattern-noise", argc, argv, [](attnkit::cli::App& app) {

@@ -3,7 +3,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/tool_hooks.h"
-#include "attnkit/models/ptrnet_run.h"
+#include "attnkit/models/ptrnet/run.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

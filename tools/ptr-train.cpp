@@ -5,7 +5,7 @@
 #include "attnkit/cli/fields.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
-#include "attnkit/models/ptrnet.h"
+#include "attnkit/models/ptrnet/model.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

@@ -4,7 +4,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/tool_hooks.h"
-#include "attnkit/models/ram_run.h"
+#include "attnkit/models/ram/run.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

@@ -4,7 +4,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
-#include "attnkit/models/ram.h"
+#include "attnkit/models/ram/model.h"
 #include "attnkit/vision/cnn.h"
 
 using namespace attnkit;

@@ -5,7 +5,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/training.h"
-#include "attnkit/models/seq2seq_train.h"
+#include "attnkit/models/seq2seq/train.h"
 
 using namespace attnkit;
 

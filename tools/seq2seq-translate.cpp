@@ -4,7 +4,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/tool_hooks.h"
-#include "attnkit/models/seq2seq_run.h"
+#include "attnkit/models/seq2seq/run.h"
 
 using namespace attnkit;
 

@@ -6,8 +6,8 @@
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/models/snail_fewshot.h"
-#include "attnkit/rl/bandit.h"
+#include "attnkit/models/snail/bandit.h"
+#include "attnkit/models/snail/fewshot.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

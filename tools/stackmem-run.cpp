@@ -3,7 +3,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/tool_hooks.h"
-#include "attnkit/memory/stack_lstm_run.h"
+#include "attnkit/memory/stackmem/run.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

@@ -6,7 +6,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
-#include "attnkit/memory/stackmem.h"
+#include "attnkit/memory/stackmem/memory.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

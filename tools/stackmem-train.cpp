@@ -4,7 +4,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
-#include "attnkit/memory/stack_lstm.h"
+#include "attnkit/memory/stackmem/model.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;

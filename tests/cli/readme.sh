@@ -29,4 +29,17 @@ for src in "$ATTNKIT_SRC"/tools/*.cpp "$ATTNKIT_SRC"/pipelines/*.sh; do
   CHECKS=$((CHECKS + 1))
   grep -q -- "$t" "$readme" || fail "README does not mention $t"
 done
+# The layout section names every folder of the library, and every model family's folder.
+sed -n '/^## Layout$/,/^## /p' "$readme" > layout.txt
+for d in "$ATTNKIT_SRC"/lib/attnkit/*/; do
+  name=$(basename "$d")
+  CHECKS=$((CHECKS + 1))
+  grep -q -- "$name/" layout.txt || fail "the README's layout does not name lib/attnkit/$name/"
+done
+for d in "$ATTNKIT_SRC"/lib/attnkit/models/*/ "$ATTNKIT_SRC"/lib/attnkit/memory/*/; do
+  [ -d "$d" ] || continue
+  name=$(basename "$d")
+  CHECKS=$((CHECKS + 1))
+  grep -qw -- "$name" layout.txt || fail "the README's layout does not name the family folder $name"
+done
 finish

@@ -1,7 +1,7 @@
 // bAbI story files, with and without unanswered questions, then their encoding for memn2n.
 #include "attnkit/data/babi.h"
 
-#include "attnkit/memory/memn2n_train.h"
+#include "attnkit/memory/memn2n/train.h"
 #include "fuzz_common.h"
 ATTNKIT_FUZZ_TARGET({
   attnkit::data::parse_babi(bytes, "qa1_fuzz_test.txt", 1, true);

@@ -2,7 +2,7 @@
 // the same lines as the NTM's symbol pairs, and the episodes of the first few.
 #include "attnkit/data/corpus.h"
 
-#include "attnkit/memory/ntm_task.h"
+#include "attnkit/memory/ntm/task.h"
 #include "fuzz_common.h"
 ATTNKIT_FUZZ_TARGET({
   attnkit::data::parse_tsv(bytes, "fuzz.tsv");

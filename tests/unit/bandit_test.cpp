@@ -1,6 +1,6 @@
-// Bandits for meta-RL (rl/bandit.h): the strategies' expected returns from theory, the
+// Bandits for meta-RL (models/snail/bandit.h): the strategies' expected returns from theory, the
 // policy's inputs, and that a short meta-training run improves on random play.
-#include "attnkit/rl/bandit.h"
+#include "attnkit/models/snail/bandit.h"
 
 #include <doctest/doctest.h>
 

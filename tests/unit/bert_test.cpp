@@ -1,7 +1,5 @@
-// BERT (models/bert.h): one training step against PyTorch (testdata/make_bert_golden.py),
+// BERT (models/bert/model.h): one training step against PyTorch (testdata/make_bert_golden.py),
 // finite-difference gradients of the heads, the masking and pairing rules, and the errors.
-#include "attnkit/models/bert.h"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/models/bert/model.h"
 #include "attnkit/train/module.h"
 #include "test_util.h"
 

@@ -1,10 +1,8 @@
-// models/caption.h (Show, Attend and Tell): one step and the whole loss against a PyTorch
+// models/caption/model.h (Show, Attend and Tell): one step and the whole loss against a PyTorch
 // golden file (testdata/make_caption_golden.py), finite-difference gradients of the decoder
 // step and of the whole loss with the gate and the regulariser, attention rows, beam 1 =
 // greedy, batched = single decoding, region cells, a tiny learned task, the training layer's
 // running statistics, the data reader's errors and the labelled overlay.
-#include "attnkit/models/caption.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +16,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/models/caption/model.h"
 #include "attnkit/plot/overlay.h"
 #include "test_util.h"
 #include "train_util.h"

@@ -2,8 +2,6 @@
 // the dynamics against naive implementations, and the theory: energy descent, capacity
 // statistics at N = 1000 (Amit-Gutfreund-Sompolinsky), the checkerboard's one-step recovery
 // and 2-cycle, the modern update as softmax attention.
-#include "attnkit/memory/hopfield.h"
-
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -13,7 +11,8 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/core/tensor_random.h"
-#include "attnkit/memory/hopfield_modern.h"
+#include "attnkit/memory/hopfield/model.h"
+#include "attnkit/memory/hopfield/modern.h"
 #include "test_util.h"
 
 using namespace attnkit;

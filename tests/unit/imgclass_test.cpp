@@ -1,10 +1,9 @@
 // lib/attnkit/models/imgclass: the whole classifier's gradients by finite differences (each
 // architecture), a learned toy task with a wide margin, calibration, thread independence and
 // the errors.
-#include "attnkit/models/imgclass.h"
-
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/core/error.h"
+#include "attnkit/models/imgclass/model.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
 #include "test_util.h"

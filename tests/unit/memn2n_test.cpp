@@ -1,8 +1,6 @@
 // lib/attnkit/memory/memn2n*: the position encoding against hand-worked values, the sentence
 // encoder against a direct sum, gradient checks through two hops (every tying and option),
 // batches (slot order, masks, noisy ages), a tiny task learned perfectly, and determinism.
-#include "attnkit/memory/memn2n.h"
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -12,8 +10,9 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
-#include "attnkit/memory/memn2n_io.h"
-#include "attnkit/memory/memn2n_train.h"
+#include "attnkit/memory/memn2n/file.h"
+#include "attnkit/memory/memn2n/model.h"
+#include "attnkit/memory/memn2n/train.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"

@@ -10,7 +10,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/transduce.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/ntm_train.h"
+#include "attnkit/memory/ntm/train.h"
 #include "attnkit/train/module.h"
 #include "test_util.h"
 #include "train_util.h"

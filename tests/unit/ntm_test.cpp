@@ -2,8 +2,6 @@
 // defining properties, the tape model's addressing against that reference, finite-difference
 // gradients through controller → heads → addressing → memory over 3 steps, the paper's tasks,
 // and a short copy training run that must reduce the cost.
-#include "attnkit/memory/ntm.h"
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -12,7 +10,8 @@
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/seqtask.h"
-#include "attnkit/memory/ntm_address.h"
+#include "attnkit/memory/ntm/address.h"
+#include "attnkit/memory/ntm/model.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/optim.h"
 #include "test_util.h"

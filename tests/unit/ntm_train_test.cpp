@@ -1,6 +1,4 @@
-// The NTM training and running library behind ntm-train and ntm-run (memory/ntm_train.h).
-#include "attnkit/memory/ntm_train.h"
-
+// The NTM training and running library behind ntm-train and ntm-run (memory/ntm/train.h).
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -9,6 +7,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/memory/ntm/train.h"
 #include "test_util.h"
 #include "train_util.h"
 

@@ -1,7 +1,5 @@
 // Pointer networks: the problems' exact solvers against independent ones (brute force, a naive
 // hull), parsing and its errors, the mask, beam search against greedy decoding, gradients.
-#include "attnkit/models/ptrnet.h"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/ptrtask.h"
+#include "attnkit/models/ptrnet/model.h"
 #include "test_util.h"
 
 using namespace attnkit;

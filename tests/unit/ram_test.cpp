@@ -1,7 +1,5 @@
-// models/ram.h, the recurrent attention model: gradient checks, the REINFORCE term's sign,
+// models/ram/model.h, the recurrent attention model: gradient checks, the REINFORCE term's sign,
 // evaluation independent of threads, a learned toy task where looking matters, and errors.
-#include "attnkit/models/ram.h"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -16,6 +14,7 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/models/ram/model.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/params.h"
 #include "attnkit/rl/reinforce.h"

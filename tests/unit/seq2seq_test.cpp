@@ -1,8 +1,6 @@
 // lib/attnkit/models/seq2seq: gradient checks of tiny models of every kind, incremental
 // decoding against the teacher-forced loss, beam search, settings round trip, parameter
 // counts, and small models that learn to reverse sequences.
-#include "attnkit/models/seq2seq.h"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,8 +13,9 @@
 #include "attnkit/data/batch.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/io/config.h"
-#include "attnkit/models/seq2seq_file.h"
-#include "attnkit/models/seq2seq_train.h"
+#include "attnkit/models/seq2seq/file.h"
+#include "attnkit/models/seq2seq/model.h"
+#include "attnkit/models/seq2seq/train.h"
 #include "attnkit/nn/optim.h"
 #include "test_util.h"
 

@@ -1,8 +1,6 @@
-// Few-shot classification with SNAIL (models/snail_fewshot.h): episodes as specified, the
+// Few-shot classification with SNAIL (models/snail/fewshot.h): episodes as specified, the
 // nearest-class-mean baselines, gradients, errors, and a short meta-training run on
 // synthetic classes that learns to read its support set.
-#include "attnkit/models/snail_fewshot.h"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/core/error.h"
+#include "attnkit/models/snail/fewshot.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/train/module.h"
 #include "test_util.h"

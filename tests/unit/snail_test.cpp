@@ -1,7 +1,5 @@
-// SNAIL's blocks (nn/snail.h): causal, exactly; the TC block's receptive field covers the
-// sequence; gradients pass the finite-difference check.
-#include "attnkit/nn/snail.h"
-
+// SNAIL's blocks (models/snail/blocks.h): causal, exactly; the TC block's receptive field covers
+// the sequence; gradients pass the finite-difference check.
 #include <doctest/doctest.h>
 
 #include <memory>
@@ -10,6 +8,7 @@
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
+#include "attnkit/models/snail/blocks.h"
 #include "test_util.h"
 
 using namespace attnkit;

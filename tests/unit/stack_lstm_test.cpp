@@ -1,9 +1,7 @@
-// The models of exercise 8-4 (memory/stack_lstm.h): the Stack-, Queue- and DeQue-LSTM in the
+// The models of exercise 8-4 (memory/stackmem/model.h): the Stack-, Queue- and DeQue-LSTM in the
 // paper's form and with the read out, and Joulin & Mikolov's stack RNN, whose stack update
-// (memory/stackmem.h: stack_rnn_update) is checked by hand, by finite differences and for
+// (memory/stackmem/memory.h: stack_rnn_update) is checked by hand, by finite differences and for
 // its errors.
-#include "attnkit/memory/stack_lstm.h"
-
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -12,7 +10,8 @@
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
-#include "attnkit/memory/stackmem.h"
+#include "attnkit/memory/stackmem/memory.h"
+#include "attnkit/memory/stackmem/model.h"
 
 using namespace attnkit;
 

@@ -1,8 +1,6 @@
-// The neural stack, queue and deque (memory/stackmem.h): both implementations against the
+// The neural stack, queue and deque (memory/stackmem/memory.h): both implementations against the
 // independent NumPy golden cases (testdata/make_stackmem_golden.py), exact push-then-pop,
 // over-strong pops, gradient checks through several steps, and errors.
-#include "attnkit/memory/stackmem.h"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -15,7 +13,8 @@
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
-#include "attnkit/memory/stackmem_ops.h"
+#include "attnkit/memory/stackmem/memory.h"
+#include "attnkit/memory/stackmem/ops.h"
 #include "test_util.h"
 
 using namespace attnkit;

@@ -1,0 +1,524 @@
+#include "attnkit/memory/stackmem/model.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "attnkit/autodiff/ops.h"
+#include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
+#include "attnkit/io/config.h"
+#include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/loss.h"
+#include "attnkit/nn/trainer.h"
+
+namespace attnkit::memory {
+
+using ad::Var;
+
+void StackLstmConfig::validate() const {
+  if (!stack_rnn && memory != "none") parse_stack_kind(memory);
+  if (vocab < 5)
+    throw UsageError("the vocabulary needs at least one symbol besides the reserved ones");
+  if (embed < 1 || hidden < 1 || width < 1)
+    throw UsageError("embed, hidden and width must be >= 1");
+  if (stack_rnn && stacks < 1) throw UsageError("stacks must be >= 1");
+  if (stack_rnn && stack_top < 1) throw UsageError("stack-top must be >= 1");
+  if (stack_rnn && two_controllers)
+    throw UsageError("two-controllers is for the LSTM controller, not the stack RNN");
+  // An LSTM controller with a stack, queue or deque (the memory options' common condition)
+  const bool lstm_memory = !stack_rnn && memory != "none";
+  const bool deque = !stack_rnn && memory == "deque";
+  if (input_control && (!two_controllers || !lstm_memory))
+    throw UsageError(
+        "input-control needs --two-controllers and a stack, queue or deque (--memory)");
+  if (bottom_push_bias != 0.0 && !deque)
+    throw UsageError("bottom-push-bias is for a deque (--memory deque)");
+  if (decoder_push_bias != 0.0 && (!two_controllers || !lstm_memory))
+    throw UsageError(
+        "decoder-push-bias needs --two-controllers and a stack, queue or deque (--memory)");
+  if (decoder_bottom_pop_bias != 0.0 && (!two_controllers || !deque))
+    throw UsageError("decoder-bottom-pop-bias needs --two-controllers and --memory deque");
+  if (encoder_pop_bias != 0.0 && (!two_controllers || !lstm_memory))
+    throw UsageError(
+        "encoder-pop-bias needs --two-controllers and a stack, queue or deque (--memory)");
+  if (push_bias != 0.0 && !lstm_memory)
+    throw UsageError("push-bias is for a stack, queue or deque (--memory)");
+  if (pop_bias != -1.0 && !lstm_memory)
+    throw UsageError("pop-bias is for a stack, queue or deque (--memory)");
+  if (!(op_cost >= 0)) throw UsageError("op-cost must be >= 0");
+  if (op_cost > 0 && !lstm_memory)
+    throw UsageError("op-cost is for a stack, queue or deque (--memory)");
+  if (depth_input && !lstm_memory)
+    throw UsageError("depth-input needs a stack, queue or deque (--memory), not " +
+                     std::string(stack_rnn ? "the stack RNN" : "the plain LSTM"));
+}
+
+void StackTrainOptions::validate() const {
+  if (batch < 1) throw UsageError("batch-size must be >= 1");
+  if (!(lr > 0)) throw UsageError("lr must be > 0");
+  nn::check_schedule_name(schedule);
+  if (warmup < 0) throw UsageError("warmup must be >= 0");
+}
+
+namespace {
+int64_t read_size(const StackLstmConfig& c) {
+  if (c.stack_rnn) return c.stacks * c.stack_top;
+  if (!c.has_memory()) return 0;
+  return (c.memory == "deque" ? 2 : 1) * c.width;
+}
+// The controller's input besides the symbol's embedding: the read (and the depth).
+int64_t fed_back(const StackLstmConfig& c) {
+  return read_size(c) + (c.depth_input && !c.stack_rnn && c.has_memory() ? 1 : 0);
+}
+}  // namespace
+
+void StackLstm::control_biases(nn::Linear& l, double pop, double push, double bottom_push,
+                               double push_last, double bottom_pop) const {
+  // The layer's rows: [push top, (push bottom,) pop top, (pop bottom,) values]. The pops start
+  // at `pop` (pop_bias, −1: Grefenstette et al., Appendix B; the encoder's: encoder_pop_bias
+  // when set); a 0 leaves a push's or a bottom pop's bias as drawn (the pops': at `pop`).
+  auto pushes = [&](double v) {
+    if (v != 0.0)
+      for (int64_t k = 0; k < ends_; ++k) l.b->value[k] = static_cast<float>(v);
+  };
+  for (int64_t k = 0; k < ends_; ++k) l.b->value[ends_ + k] = static_cast<float>(pop);
+  pushes(push);
+  if (ends_ == 2 && bottom_push != 0.0) l.b->value[1] = static_cast<float>(bottom_push);
+  pushes(push_last);
+  if (ends_ == 2 && bottom_pop != 0.0) l.b->value[3] = static_cast<float>(bottom_pop);
+}
+
+StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
+    : c_((c.validate(), c)), emb_(ps, "embedding", c.vocab, c.embed, rng) {
+  if (c_.stack_rnn) {
+    rnn_ = std::make_unique<nn::Linear>(ps, "recurrence", c.embed + c.hidden + read_size(c),
+                                        c.hidden, rng);
+    act_ = std::make_unique<nn::Linear>(ps, "actions", c.hidden, 3 * c.stacks, rng);
+    val_ = std::make_unique<nn::Linear>(ps, "push_values", c.hidden, c.stacks, rng);
+    proj_ = std::make_unique<nn::Linear>(ps, "projection", c.hidden, c.vocab, rng);
+    rnn_->transposed = act_->transposed = val_->transposed = proj_->transposed = true;
+    return;
+  }
+  cell_ = std::make_unique<nn::RecurrentCell>(ps, "controller", nn::CellKind::LSTM,
+                                              c.embed + fed_back(c), c.hidden, rng);
+  out_ = std::make_unique<nn::Linear>(ps, "output", c.hidden + (c.read_out ? read_size(c) : 0),
+                                      c.hidden, rng);
+  proj_ = std::make_unique<nn::Linear>(ps, "projection", c.hidden, c.vocab, rng);
+  if (c_.has_memory()) {
+    kind_ = parse_stack_kind(c_.memory);
+    ends_ = kind_ == StackKind::Deque ? 2 : 1;
+    ctrl_ = std::make_unique<nn::Linear>(ps, "memory_control", c.hidden,
+                                         2 * ends_ + ends_ * c.width, rng);
+    control_biases(*ctrl_, c_.encoder_pop_bias != 0.0 ? c_.encoder_pop_bias : c_.pop_bias,
+                   c_.push_bias, c_.bottom_push_bias, 0.0, 0.0);
+  }
+  if (c_.two_controllers) {
+    dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
+                                                    c.embed + fed_back(c), c.hidden, rng);
+    if (c_.has_memory()) {
+      dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control",
+                                               c.input_control ? c.embed + fed_back(c) : c.hidden,
+                                               2 * ends_ + ends_ * c.width, rng);
+      control_biases(*dec_ctrl_, c_.pop_bias, 0.0, c_.bottom_push_bias, c_.decoder_push_bias,
+                     c_.decoder_bottom_pop_bias);
+    }
+  }
+  // Training steps a batch of a few rows one symbol at a time: every product by a weight in
+  // the faster form (nn::Linear::transposed; same values up to rounding).
+  for (nn::RecurrentCell* cell : {cell_.get(), dec_cell_.get()})
+    if (cell) cell->set_transposed_products(true);
+  for (nn::Linear* l : {out_.get(), proj_.get(), ctrl_.get(), dec_ctrl_.get()})
+    if (l) l->transposed = true;
+}
+
+struct StackLstm::Step {
+  nn::State s;     // the LSTM's state; the stack RNN's hidden state in s.h
+  StackState mem;  // the continuous stack, queue or deque
+  Var stacks;      // the stack RNN: [B·K, n], row b·K + k = stack k of item b, the top first
+  Var read;        // [B, R]: the memory's read (the stack RNN: the stacks' top elements)
+  Var ops;         // training with op_cost: the push and pop strengths summed so far, []
+};
+
+StackLstm::Step StackLstm::start(ad::Tape& t, int64_t batch) const {
+  Step st;
+  const int64_t R = read_size(c_);
+  if (R) st.read = t.constant(Tensor({batch, R}, 0.0f));
+  if (c_.stack_rnn) {
+    st.s.h = t.constant(Tensor({batch, c_.hidden}, 0.0f));
+    st.stacks = t.constant(Tensor({batch * c_.stacks, c_.stack_top}, 0.0f));
+  } else {
+    st.s = cell_->zero_state(t, batch);
+  }
+  return st;
+}
+
+// One step: the controller reads the symbols' embeddings and the previous read; the memory is
+// updated; the logits [B, V] come back. trace (B = 1) receives the step's values.
+Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
+                       bool logits, const std::vector<uint8_t>* target) const {
+  const int64_t b = static_cast<int64_t>(ids.size());
+  Var x = emb_(t, ids, {b});
+  if (c_.stack_rnn) {
+    // Joulin & Mikolov 2015, eq. 4-6: h from the input, the previous h and the stacks' tops;
+    // per stack a = softmax(A h) over PUSH, POP, NO-OP and the pushed value σ(D h).
+    const int64_t K = c_.stacks;
+    st.s.h = ad::sigmoid((*rnn_)(t, ad::concat({x, st.s.h, st.read}, 1)));
+    Var a = ad::softmax(ad::reshape((*act_)(t, st.s.h), {b * K, 3}));
+    if (c_.rounding && !t.training()) {
+      Tensor hard({b * K, 3}, 0.0f);
+      const Tensor& av = a.value();
+      for (int64_t r = 0; r < b * K; ++r) {
+        int64_t best = 0;
+        for (int64_t j = 1; j < 3; ++j)
+          if (av.at(r, j) > av.at(r, best)) best = j;
+        hard.at(r, best) = 1.0f;
+      }
+      a = t.constant(std::move(hard));
+    }
+    Var v = ad::reshape(ad::sigmoid((*val_)(t, st.s.h)), {b * K, 1});
+    const int64_t n = st.stacks.dim(1);
+    st.stacks = stack_rnn_update(t, st.stacks, a, v);
+    st.read = ad::reshape(ad::slice(st.stacks, 1, 0, c_.stack_top), {b, K * c_.stack_top});
+    if (trace) {
+      const Tensor& av = a.value();
+      std::vector<float> pu(static_cast<size_t>(K)), po(static_cast<size_t>(K));
+      for (int64_t k = 0; k < K; ++k)
+        pu[static_cast<size_t>(k)] = av.at(k, 0), po[static_cast<size_t>(k)] = av.at(k, 1);
+      trace->push.push_back(pu);
+      trace->pop.push_back(po);
+      const Tensor& sv = st.stacks.value();  // stack 0, bottom first
+      std::vector<float> s0(static_cast<size_t>(n + 1));
+      for (int64_t i = 0; i <= n; ++i) s0[static_cast<size_t>(i)] = sv.at(0, n - i);
+      trace->strengths.push_back(s0);
+      trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
+    }
+    return logits ? (*proj_)(t, st.s.h) : Var();
+  }
+  Var in = x;
+  if (c_.has_memory() && c_.depth_input) {
+    Var depth = st.mem.size > 0 ? ad::tanh(ad::sum_last(st.mem.strengths))
+                                : t.constant(Tensor({b, 1}, 0.0f));
+    in = ad::concat({x, st.read, depth}, 1);
+  } else if (c_.has_memory()) {
+    in = ad::concat({x, st.read}, 1);
+  }
+  // Two controllers: the rows in the target phase step the decoder, the others the encoder
+  // (both computed only when the batch has rows in each phase).
+  bool any_dec = false, all_dec = false;
+  if (c_.two_controllers && target) {
+    any_dec = std::any_of(target->begin(), target->end(), [](uint8_t f) { return f != 0; });
+    all_dec = std::all_of(target->begin(), target->end(), [](uint8_t f) { return f != 0; });
+  }
+  nn::State enc, dec;
+  Var c, c_dec;
+  if (!all_dec) {
+    enc = (*cell_)(t, in, st.s);
+    if (c_.has_memory()) c = (*ctrl_)(t, enc.h);
+  }
+  if (any_dec) {
+    dec = (*dec_cell_)(t, in, st.s);
+    if (c_.has_memory()) c_dec = (*dec_ctrl_)(t, c_.input_control ? in : dec.h);
+  }
+  if (all_dec) {
+    st.s = dec, c = c_dec;
+  } else if (any_dec) {
+    st.s.h = ad::select_rows(*target, dec.h, enc.h);
+    st.s.c = ad::select_rows(*target, dec.c, enc.c);
+    if (c_.has_memory()) c = ad::select_rows(*target, c_dec, c);
+  } else {
+    st.s = enc;
+  }
+  Var feat = st.s.h;
+  if (c_.has_memory()) {
+    const int64_t e = ends_;
+    Var d = ad::sigmoid(ad::slice(c, 1, 0, e));
+    Var u = ad::sigmoid(ad::slice(c, 1, e, 2 * e));
+    Var v = ad::tanh(ad::slice(c, 1, 2 * e, 2 * e + e * c_.width));
+    if (c_.op_cost > 0 && t.training()) {
+      // The memory's traffic on this step's real rows (a finished pair steps on padding).
+      std::vector<uint8_t> real(static_cast<size_t>(b));
+      for (int64_t r = 0; r < b; ++r)
+        real[static_cast<size_t>(r)] = ids[static_cast<size_t>(r)] != data::Vocab::kPad;
+      Var ops = ad::sum(ad::mask_rows(ad::add(ad::sum_last(d), ad::sum_last(u)), real));
+      st.ops = st.ops.valid() ? ad::add(st.ops, ops) : ops;
+    }
+    StackUpdate up = stack_update(t, kind_, st.mem, d, u, v);
+    st.mem = up.state;
+    st.read = up.read;
+    if (c_.read_out) feat = ad::concat({st.s.h, st.read}, 1);
+    if (trace) {
+      trace->push.emplace_back(d.value().data(), d.value().data() + e);
+      trace->pop.emplace_back(u.value().data(), u.value().data() + e);
+      const Tensor& sv = st.mem.strengths.value();
+      trace->strengths.emplace_back(sv.data(), sv.data() + sv.size());
+      trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
+    }
+  }
+  return logits ? (*proj_)(t, ad::tanh((*out_)(t, feat))) : Var();
+}
+
+Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& items,
+                    int64_t* tokens) const {
+  const int64_t B = static_cast<int64_t>(items.size());
+  int64_t L = 0;
+  for (const TransduceExample* e : items)
+    L = std::max<int64_t>(L, static_cast<int64_t>(e->source.size() + 1 + e->target.size()));
+  Step st = start(t, B);
+  Var total;
+  int64_t count = 0;
+  std::vector<int32_t> ids(static_cast<size_t>(B)), targets(static_cast<size_t>(B));
+  std::vector<uint8_t> phase(static_cast<size_t>(B));
+  for (int64_t step = 0; step < L; ++step) {
+    int64_t n = 0;
+    for (int64_t b = 0; b < B; ++b) {
+      const TransduceExample& e = *items[static_cast<size_t>(b)];
+      const int64_t S = static_cast<int64_t>(e.source.size()),
+                    T = static_cast<int64_t>(e.target.size());
+      int32_t id = data::Vocab::kPad;
+      if (step < S)
+        id = e.source[static_cast<size_t>(step)];
+      else if (step == S)
+        id = data::Vocab::kBos;
+      else if (step <= S + T)
+        id = e.target[static_cast<size_t>(step - S - 1)];
+      ids[static_cast<size_t>(b)] = id;
+      phase[static_cast<size_t>(b)] = step >= S;
+      int32_t y = -1;
+      if (step >= S && step < S + T)
+        y = e.target[static_cast<size_t>(step - S)];
+      else if (step == S + T)
+        y = data::Vocab::kEos;
+      targets[static_cast<size_t>(b)] = y;
+      n += y >= 0;
+    }
+    Var logits = advance(t, ids, st, nullptr, n > 0, &phase);
+    if (n == 0) continue;
+    Var l = ad::mul(nn::cross_entropy(logits, targets), static_cast<float>(n));
+    total = total.valid() ? ad::add(total, l) : l;
+    count += n;
+  }
+  if (tokens) *tokens = count;
+  if (total.valid() && st.ops.valid())
+    total = ad::add(total, ad::mul(st.ops, static_cast<float>(c_.op_cost)));
+  return total.valid() ? total : t.constant(Tensor({}, 0.0f));
+}
+
+std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64_t max_len,
+                                       StackTrace* trace) const {
+  ad::Tape t(0);
+  t.set_training(false);
+  t.set_recording(false);
+  Step st = start(t, 1);
+  std::vector<int32_t> out;
+  const std::vector<uint8_t> dec{1};
+  for (int32_t id : source) advance(t, {id}, st, trace, false);
+  Var logits = advance(t, {data::Vocab::kBos}, st, trace, true, &dec);
+  while (static_cast<int64_t>(out.size()) < max_len) {
+    const Tensor& l = logits.value();
+    int32_t best = data::Vocab::kEos;
+    for (int32_t v = 0; v < l.size(); ++v)
+      if (v != data::Vocab::kPad && v != data::Vocab::kBos && v != data::Vocab::kUnk &&
+          l[v] > l[best])
+        best = v;
+    if (best == data::Vocab::kEos) break;
+    out.push_back(best);
+    logits = advance(t, {best}, st, trace, true, &dec);
+  }
+  return out;
+}
+
+// ---- data
+
+namespace {
+std::vector<std::string> split_spaces(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream is(s);
+  std::string w;
+  while (is >> w) out.push_back(w);
+  return out;
+}
+
+template <class F>
+void for_lines(const std::string& path, F f) {
+  const std::string text = io::read_all(path);
+  size_t at = 0;
+  int64_t line = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    std::string l = text.substr(at, end - at);
+    ++line;
+    at = end + 1;
+    if (!l.empty() && l.back() == '\r') l.pop_back();
+    if (l.empty()) continue;
+    const size_t tab = l.find('\t');
+    if (tab == std::string::npos) throw DataError("no tab between source and target", path, line);
+    std::vector<std::string> src = split_spaces(l.substr(0, tab)),
+                             tgt = split_spaces(l.substr(tab + 1));
+    if (src.empty() || tgt.empty()) throw DataError("an empty source or target", path, line);
+    f(src, tgt);
+  }
+}
+}  // namespace
+
+data::Vocab transduce_vocab(const std::string& path) {
+  data::TokenCounts counts;
+  int64_t n = 0;
+  for_lines(path, [&](const std::vector<std::string>& s, const std::vector<std::string>& t) {
+    data::count_tokens(counts, s);
+    data::count_tokens(counts, t);
+    ++n;
+  });
+  if (n == 0) throw DataError("no pairs", path);
+  return data::Vocab::build(counts, 1);
+}
+
+std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab) {
+  std::vector<TransduceExample> out;
+  for_lines(path, [&](const std::vector<std::string>& s, const std::vector<std::string>& t) {
+    TransduceExample e;
+    for (const auto& w : s) e.source.push_back(vocab.id(w));
+    for (const auto& w : t) e.target.push_back(vocab.id(w));
+    out.push_back(std::move(e));
+  });
+  if (out.empty()) throw DataError("no pairs", path);
+  return out;
+}
+
+std::map<int64_t, data::Accuracy> evaluate_transduce(const StackLstm& m,
+                                                     const std::vector<TransduceExample>& pairs,
+                                                     int64_t bucket, int threads) {
+  if (bucket < 1) throw UsageError("bucket must be >= 1");
+  std::vector<data::TransduceScore> scores(pairs.size());
+  std::vector<int64_t> lengths(pairs.size());
+  parallel_for(
+      static_cast<int64_t>(pairs.size()),
+      [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) {
+          const TransduceExample& x = pairs[static_cast<size_t>(i)];
+          const auto y = m.decode(x.source, 2 * static_cast<int64_t>(x.target.size()) + 10);
+          scores[static_cast<size_t>(i)] = data::score_transduction(x.target, y);
+          lengths[static_cast<size_t>(i)] = static_cast<int64_t>(x.target.size());
+        }
+      },
+      threads);
+  return data::accuracy_by_length(lengths, scores, bucket);
+}
+
+// ---- training
+
+StackTraining::StackTraining(StackLstmConfig config, StackTrainOptions o, data::Vocab vocab,
+                             std::vector<TransduceExample> train,
+                             std::vector<TransduceExample> valid, int64_t steps_or_0,
+                             int64_t epochs, uint64_t seed, std::string config_yaml)
+    : cfg_(std::move(config)),
+      o_(o),
+      vocab_(std::move(vocab)),
+      train_(std::move(train)),
+      valid_(std::move(valid)),
+      seed_(seed),
+      config_yaml_(std::move(config_yaml)) {
+  cfg_.vocab = vocab_.size();
+  cfg_.validate();
+  o_.validate();
+  if (train_.empty()) throw DataError("no training pairs");
+  steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
+  if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
+  Rng init(seed);
+  model_ = std::make_unique<StackLstm>(ps_, cfg_, init);
+  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
+                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
+}
+
+int64_t StackTraining::batches_per_epoch() const {
+  return (static_cast<int64_t>(train_.size()) + o_.batch - 1) / o_.batch;
+}
+
+void StackTraining::describe(nn::ModelFile& f) const {
+  f.config_yaml = config_yaml_;
+  f.texts["vocab"] = vocab_.format();
+}
+
+void StackTraining::check_resume(const nn::ModelFile& ck) const {
+  if (ck.text("vocab") != vocab_.format())
+    throw DataError("the checkpoint was trained on data with another vocabulary", ck.file);
+}
+
+int64_t StackTraining::begin_batch(const nn::TrainState& s) {
+  const int64_t n = static_cast<int64_t>(train_.size());
+  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
+  batch_.clear();
+  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
+    batch_.push_back(&train_[static_cast<size_t>(order_[static_cast<size_t>(i)])]);
+  return static_cast<int64_t>(batch_.size());
+}
+
+train::Slice StackTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
+  std::vector<const TransduceExample*> items(batch_.begin() + begin, batch_.begin() + end);
+  int64_t tokens = 0;
+  Var sum = model_->loss(t, items, &tokens);
+  train::Slice s;
+  s.weight = static_cast<double>(std::max<int64_t>(tokens, 1));
+  s.loss = ad::mul(sum, 1.0f / static_cast<float>(s.weight));
+  return s;
+}
+
+std::vector<std::string> StackTraining::eval_metrics() const {
+  if (valid_.empty()) return {};
+  return {"valid_coarse", "valid_fine"};
+}
+
+train::Metrics StackTraining::evaluate() {
+  if (valid_.empty()) return {};
+  const auto a = evaluate_transduce(*model_, valid_, 1000000, 0).at(-1);
+  last_coarse_ = a.coarse, last_fine_ = a.fine, evaluated_ = true;
+  return {{"valid_coarse", a.coarse}, {"valid_fine", a.fine}};
+}
+
+double StackTraining::score() {
+  if (valid_.empty()) return 0.0;
+  if (!evaluated_) evaluate();
+  return -(last_coarse_ + 1e-3 * last_fine_);
+}
+
+void StackTraining::finish(nn::ModelFile& f) {
+  if (valid_.empty()) return;
+  if (!evaluated_) evaluate();
+  f.numbers["result/valid_coarse"] = last_coarse_;
+  f.numbers["result/valid_fine"] = last_fine_;
+}
+
+LoadedStackLstm load_stack_lstm(const std::string& path) {
+  LoadedStackLstm m;
+  m.file = nn::load_model_file(path, "stack-lstm");
+  try {
+    m.vocab = data::Vocab::parse(m.file.text("vocab"), path + " (vocabulary)");
+    io::StoredConfig c(m.file.config_yaml, path);
+    m.config.memory = c.get<std::string>("memory");
+    m.config.embed = c.get<int64_t>("embed");
+    m.config.hidden = c.get<int64_t>("hidden");
+    m.config.width = c.get<int64_t>("width");
+    m.config.read_out = c.get<bool>("read-out", true);  // older files: the read went out
+    m.config.two_controllers = c.get<bool>("two-controllers", false);
+    m.config.depth_input = c.get<bool>("depth-input", false);
+    m.config.input_control = c.get<bool>("input-control", false);
+    m.config.stack_rnn = c.get<bool>("stack-rnn", false);
+    m.config.stacks = c.get<int64_t>("stacks", m.config.stacks);
+    m.config.stack_top = c.get<int64_t>("stack-top", m.config.stack_top);
+    m.config.rounding = c.get<bool>("rounding", false);
+    m.config.vocab = m.vocab.size();
+    io::check_stored([&] { m.config.validate(); }, path);
+    m.params = std::make_unique<nn::ParamStore>();
+    Rng init(0);
+    m.model = std::make_unique<StackLstm>(*m.params, m.config, init);
+    nn::get_params(m.file, *m.params);
+  } catch (Error& e) {
+    e.locate(path);
+    throw;
+  }
+  return m;
+}
+
+}  // namespace attnkit::memory

@@ -1,0 +1,228 @@
+// The Stack-, Queue- and DeQue-LSTM of Grefenstette et al. 2015 (Section 3.4), and the plain
+// LSTM baseline: an LSTM controller that reads the input symbol and the memory's previous
+// read, and at each step sets a push strength d = σ(·), a pop strength u = σ(·) (its bias
+// starts at −1: Appendix B, without it success depends on the seed) and a value v = tanh(·)
+// for a continuous stack, queue or deque (memory/stackmem/memory.h). The prediction is
+// softmax(W_y tanh(W_o [h_t; r_t])).
+//
+// A transduction reads the source, then a separator (<bos>), then (teacher-forced in
+// training) the target; the outputs from the separator on predict the target and <eos>.
+// Decoding is greedy after the separator. The papers' metrics: coarse accuracy (the whole
+// target right) and fine accuracy (the share of the target right before the first error).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnkit/data/transduce.h"
+#include "attnkit/data/vocab.h"
+#include "attnkit/memory/stackmem/memory.h"
+#include "attnkit/nn/layers.h"
+#include "attnkit/nn/model_file.h"
+#include "attnkit/nn/optim.h"
+#include "attnkit/nn/rnn.h"
+#include "attnkit/train/module.h"
+
+namespace attnkit::memory {
+
+struct StackLstmConfig {
+  std::string memory = "stack";                 // stack, queue, deque or none (the plain LSTM)
+  int64_t vocab = 0;                            // from the training data
+  int64_t embed = 32, hidden = 64, width = 32;  // width: the memory's value size
+  // The prediction also sees this step's read (softmax(W_y tanh(W_o [h_t; r_t]))); false:
+  // the paper's form, from the controller alone (the read enters at the next step's input).
+  bool read_out = false;
+  // Two controllers around the one memory: the encoder's LSTM and memory control read the
+  // source, the decoder's (starting from the encoder's state) read the separator and the
+  // target. Each has its own push and pop policy, so what the source phase learns to push
+  // does not have to be unlearned by the target phase (an encoder-decoder arrangement; the
+  // paper has one controller).
+  bool two_controllers = false;
+  // The controllers also read how full the memory is: tanh of its total strength (0 when
+  // empty, near 1 from a strength of 2 on), so that a decoder can stop when the memory runs
+  // empty rather than by a count carried in its state.
+  bool depth_input = false;
+  // Two controllers: the decoder's push, pop and value come from what it reads at that step
+  // (the symbol's embedding and the memory's previous read, one linear layer), not from its
+  // LSTM state, so that its use of the memory cannot follow a count of the symbols written
+  // (the prediction still comes from its LSTM).
+  bool input_control = false;
+  // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
+  // other, about σ = 0.5, as the top's): a negative bias starts the deque pushing at the top
+  // only, so that its bottom end reads the oldest value (a queue) rather than its own latest
+  // push (a second stack).
+  double bottom_push_bias = 0.0;
+  // The pop strengths' initial bias (Grefenstette et al., Appendix B: −1). A deque pops at
+  // both ends: with −1 it loses σ(−1) ≈ 0.27 at each end a step, more than the ≈ 0.5 pushed at
+  // the top, so that at the start it holds about one value and its bottom end never shows the
+  // oldest ones; a lower bias lets the values pile up as in the stack and the queue.
+  double pop_bias = -1.0;
+  // The push strengths start at σ(this bias) (0: drawn as every other bias); with two
+  // controllers, the encoder's; a deque's at both ends unless bottom_push_bias. A positive one
+  // starts the values strong, the first one too (it is pushed from the zero state, where the
+  // bias is nearly all there is), so that after a long source the oldest still reads whole.
+  double push_bias = 0.0;
+  // Two controllers: the decoder's push strengths start at σ(this bias) (0: drawn as every
+  // other bias). A negative one starts the decoder consuming the memory without burying the
+  // values it needs under its own pushes (a stack's top is where it reads).
+  double decoder_push_bias = 0.0;
+  // Two controllers: the encoder's pop strengths start at σ(this bias) (0: pop_bias), the
+  // decoder's at pop_bias. The encoder only stores, and whatever it pops is lost; with a low
+  // one here the decoder's pops can start high (a deque's at both ends, -1 as the queue's),
+  // so that it finds the end a task reads (copy: the bottom; reversal: the top) without
+  // the source leaking out while it is read.
+  double encoder_pop_bias = 0.0;
+  // Two controllers and a deque: the decoder's bottom pop strengths start at σ(this bias) (0:
+  // the pop bias, as every other pop). A lower one starts the decoder popping from the top
+  // alone, so that a reversal does not eat the oldest values, the last ones it answers, from
+  // the bottom; it can still learn to pop there (a copy's).
+  double decoder_bottom_pop_bias = 0.0;
+  // Training adds op_cost × the push and pop strengths summed over the steps, ends and pairs
+  // to the summed cross-entropy (so, per target symbol, to the loss): memory traffic the task
+  // does not need (a deque's churn at the end it does not use) is driven to zero, where it
+  // would otherwise stay at a level too small to matter on the training lengths and eat the
+  // values on longer ones. 0: none (the paper's loss).
+  double op_cost = 0.0;
+  // Joulin & Mikolov 2015's stack RNN instead: h_t = σ(W [x_t; h_{t−1}; the top `stack_top`
+  // elements of each of `stacks` stacks]), per stack a softmax over PUSH, POP and NO-OP and a
+  // pushed value σ(·), the prediction softmax(V h_t). `memory` is then unused.
+  bool stack_rnn = false;
+  int64_t stacks = 10, stack_top = 2;
+  // The stack RNN's decoding takes each stack's likeliest action, whole (Joulin & Mikolov's
+  // "rounding"); training keeps the soft actions.
+  bool rounding = false;
+  void validate() const;
+  bool has_memory() const { return stack_rnn || memory != "none"; }
+};
+
+// A pair as ids (no specials).
+struct TransduceExample {
+  std::vector<int32_t> source, target;
+};
+
+// The per-step values of one decoded sequence (stackmem-run --trace).
+struct StackTrace {
+  std::vector<std::vector<float>> push, pop;  // per step: 1 (deque: top, bottom)
+  std::vector<std::vector<float>> strengths;  // per step: the memory's strengths, bottom first
+  std::vector<std::vector<float>> read;       // per step: the read vector
+};
+
+class StackLstm {
+ public:
+  StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng);
+  const StackLstmConfig& config() const { return c_; }
+  // The stack RNN's decoding with whole actions (config rounding) or soft ones.
+  void set_rounding(bool on) { c_.rounding = on; }
+  // The summed cross-entropy over the targets (and their <eos>) of the items, and how many.
+  ad::Var loss(ad::Tape& t, const std::vector<const TransduceExample*>& items,
+               int64_t* tokens) const;
+  // Greedy decoding (at most max_len symbols before <eos>).
+  std::vector<int32_t> decode(const std::vector<int32_t>& source, int64_t max_len,
+                              StackTrace* trace = nullptr) const;
+
+ private:
+  struct Step;
+  // One step: reads ids [B], updates the state, returns the logits [B, V] (when `logits`;
+  // else an invalid Var: the steps that predict nothing skip the output layers).
+  // `target` (two controllers): per row, whether it reads the separator or the target (the
+  // decoder's phase); null = the source phase for every row.
+  ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
+                  bool logits = true, const std::vector<uint8_t>* target = nullptr) const;
+  Step start(ad::Tape& t, int64_t batch) const;
+  // Sets a memory-control layer's initial biases: the pops' at `pop`, and when != 0 every
+  // push's, then a deque's bottom push's, then every push's again (`push_last`: the decoder's,
+  // which cover the bottom one) and a deque's bottom pop's.
+  void control_biases(nn::Linear& l, double pop, double push, double bottom_push, double push_last,
+                      double bottom_pop) const;
+  StackLstmConfig c_;
+  StackKind kind_ = StackKind::Stack;
+  int64_t ends_ = 1;
+  nn::Embedding emb_;
+  std::unique_ptr<nn::RecurrentCell> cell_;      // the LSTM controller
+  std::unique_ptr<nn::Linear> ctrl_;             // → [d, u, v] (deque: each twice)
+  std::unique_ptr<nn::Linear> out_;              // the LSTM's output layer
+  std::unique_ptr<nn::Linear> proj_;             // → the logits
+  std::unique_ptr<nn::Linear> rnn_, act_, val_;  // the stack RNN: recurrence, actions, values
+  std::unique_ptr<nn::RecurrentCell> dec_cell_;  // two controllers: the decoder's LSTM
+  std::unique_ptr<nn::Linear> dec_ctrl_;         // and memory control
+};
+
+// Lines "SOURCE<TAB>TARGET" of space-separated symbols (transduce-gen's), as ids of `vocab`;
+// DataError naming the file and line for a line without a tab or an empty side.
+std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab);
+// The vocabulary of a file's symbols (both sides), reserved tokens first.
+data::Vocab transduce_vocab(const std::string& path);
+
+// Coarse and fine accuracy by target length bucket ([lo, hi], buckets of `bucket` lengths)
+// and over all ("all" = key -1): data/transduce.h's metrics of the greedy decodings.
+std::map<int64_t, data::Accuracy> evaluate_transduce(const StackLstm& m,
+                                                     const std::vector<TransduceExample>& pairs,
+                                                     int64_t bucket, int threads);
+
+struct StackTrainOptions {
+  int64_t batch = 16;
+  double lr = 1e-3;
+  std::string schedule = "constant";  // or inverse-sqrt, cosine (nn::parse_schedule)
+  int64_t warmup = 0;
+  void validate() const;
+};
+
+// Training as a module of the training layer: shuffled epochs of batches, in slices of at most
+// 32 pairs (one slice up to a batch of 32; the count depends on the batch alone: the same model
+// for any --threads), the loss a mean per target token; evaluation: coarse and fine accuracy on
+// the validation data (when given). A step's time is mostly per-node and per-product overhead,
+// nearly the same for 4 rows as for 32: 4 slices of 4 took 1.8-2.1x the CPU time of one slice
+// of 16 at one thread, and two threads did not win it back (bench/README.md).
+class StackTraining : public train::Module {
+ public:
+  StackTraining(StackLstmConfig config, StackTrainOptions o, data::Vocab vocab,
+                std::vector<TransduceExample> train, std::vector<TransduceExample> valid,
+                int64_t steps_or_0, int64_t epochs, uint64_t seed, std::string config_yaml);
+  const StackLstm& model() const { return *model_; }
+  std::string kind() const override { return "stack-lstm"; }
+  nn::ParamStore& params() override { return ps_; }
+  nn::Optimizer& optimizer() override { return *opt_; }
+  int64_t total_steps() const override { return steps_; }
+  int64_t batches_per_epoch() const override;
+  void describe(nn::ModelFile& f) const override;
+  void check_resume(const nn::ModelFile& ck) const override;
+  int slices() const override { return static_cast<int>((o_.batch + 31) / 32); }
+  int64_t begin_batch(const nn::TrainState& s) override;
+  train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
+  train::Metrics evaluate() override;
+  std::vector<std::string> eval_metrics() const override;
+  bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
+  double score() override;
+  void finish(nn::ModelFile& f) override;
+
+ private:
+  StackLstmConfig cfg_;
+  StackTrainOptions o_;
+  data::Vocab vocab_;
+  std::vector<TransduceExample> train_, valid_;
+  int64_t steps_;
+  uint64_t seed_;
+  std::string config_yaml_;
+  nn::ParamStore ps_;
+  std::unique_ptr<StackLstm> model_;
+  std::unique_ptr<nn::Optimizer> opt_;
+  std::vector<const TransduceExample*> batch_;
+  std::vector<int64_t> order_;
+  int64_t order_epoch_ = -1;
+  double last_coarse_ = 0.0, last_fine_ = 0.0;
+  bool evaluated_ = false;
+};
+
+struct LoadedStackLstm {
+  nn::ModelFile file;
+  StackLstmConfig config;
+  data::Vocab vocab;
+  std::unique_ptr<nn::ParamStore> params;
+  std::unique_ptr<StackLstm> model;
+};
+LoadedStackLstm load_stack_lstm(const std::string& path);
+
+}  // namespace attnkit::memory

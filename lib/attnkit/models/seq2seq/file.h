@@ -1,0 +1,56 @@
+// A trained seq2seq model as a file (nn/model_file.h, kind "seq2seq"), and the text side of
+// translating with it.
+//
+// Besides the parameters ("param/<name>"), the file holds:
+//   config_yaml  seq2seq-train's options, among them the architecture (type, cell, embed,
+//                hidden, layers, ..., Seq2SeqConfig::to_map's keys) and the tokenisation of
+//                both sides ("tokens": words or chars), as every model file keeps its
+//                hyper-parameters (nn/model_file.h)
+//   texts["vocab.source"], texts["vocab.target"]  the vocabularies in data::Vocab's format,
+//                whose sizes are the model's
+// Files written before the architecture moved into the YAML held it as "key=value" lines in
+// strings["seq2seq.model"] and the tokenisations in strings["seq2seq.tokens"]; they still load.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnkit/data/text.h"
+#include "attnkit/data/vocab.h"
+#include "attnkit/models/seq2seq/model.h"
+#include "attnkit/nn/model_file.h"
+
+namespace attnkit::models {
+
+struct Seq2SeqBundle {
+  std::unique_ptr<Seq2Seq> model;
+  data::Vocab source_vocab, target_vocab;
+  data::Tokenization source_tok = data::Tokenization::Words;
+  data::Tokenization target_tok = data::Tokenization::Words;
+};
+
+// Everything but the parameters: the architecture and the tokenisation into config_yaml
+// (added to the options already there), and the vocabularies.
+void put_seq2seq(nn::ModelFile& m, const Seq2SeqConfig& config, const data::Vocab& source,
+                 const data::Vocab& target, data::Tokenization tok);
+// A model rebuilt from a file (its parameters loaded); DataError naming the file otherwise.
+Seq2SeqBundle get_seq2seq(const nn::ModelFile& m);
+Seq2SeqBundle load_seq2seq(const std::string& path);
+
+// Tokens back to text: words joined by single spaces, characters concatenated.
+std::string detokenize(const std::vector<std::string>& tokens, data::Tokenization t);
+// The target-side text of ids (stopping at <eos>, skipping <pad>/<bos>).
+std::string target_text(const Seq2SeqBundle& b, const std::vector<int32_t>& ids);
+// A source line as ids ending with <eos> (unknown tokens → <unk>); max_len > 0 keeps the
+// first max_len - 1 tokens.
+std::vector<int32_t> encode_source(const Seq2SeqBundle& b, const std::string& line,
+                                   int64_t max_len = 0);
+
+// Translates every source on up to `threads` threads (0: all), one tape each; the result
+// does not depend on the thread count.
+std::vector<Translation> translate_all(const Seq2Seq& model,
+                                       const std::vector<std::vector<int32_t>>& sources,
+                                       const DecodeOptions& opt, int threads = 0);
+
+}  // namespace attnkit::models
