@@ -10,6 +10,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
+#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
 
@@ -586,6 +587,7 @@ LoadedPtrNet load_ptrnet(const std::string& path) {
     m.config.mask = !c.get<bool>("no-mask", false);
     m.config.bidirectional = c.get<bool>("bidirectional", false);
     io::check_stored([&] { m.config.validate(); }, path);
+    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);
     m.model = std::make_unique<PtrNet>(*m.params, m.config, init);
