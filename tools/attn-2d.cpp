@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
         "With --query, one map per query, Q x H' x W' (N x Q x H' x W' for a batch: .npy).\n"
         "Inputs with NaN or infinite values are refused.");
     app.parse();
+    const cli::Outputs outputs({out}, {draw});  // checked now; side ones removed on failure
     nn::Attn2dRunOptions o;
     o.input = in, o.params = params, o.block = block, o.emit = emit, o.draw = draw;
     o.queries = queries;

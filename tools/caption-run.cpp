@@ -59,6 +59,8 @@ int main(int argc, char** argv) {
         "With a hard-attention model --alignments and --draw show the region each word\n"
         "looked at (one-hot).");
     app.parse();
+    const cli::Outputs outputs({out},
+                               {attention, draw});  // checked now; side ones removed on failure
     models::CaptionRunOptions o;
     o.model = model, o.input = input, o.captions = captions, o.attention = attention;
     o.draw = draw, o.output = out, o.invert = invert, o.eval = eval, o.beam = beam;

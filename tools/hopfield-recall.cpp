@@ -67,6 +67,8 @@ int main(int argc, char** argv) {
         "numbered from 1. Async probe k draws its permutations from its own generator\n"
         "(--seed, k), so the output does not depend on --threads. Summary on stderr.");
     app.parse();
+    const attnkit::cli::Outputs outputs({out},
+                                        {trace});  // checked now; side ones removed on failure
     mem::ImageLayout layout = mem::parse_sheet_layout(image_size, per_row, pixel);
     mem::HopfieldRunOptions o;
     o.net = net_path, o.input = in, o.output = out, o.patterns = patterns, o.trace = trace;

@@ -34,6 +34,8 @@ int main(int argc, char** argv) {
         "answer ('4 Where is John?'), which the model answers all the same. A file without\n"
         "questions is an error. A summary goes to standard error.");
     app.parse();
+    const attnkit::cli::Outputs outputs({out},
+                                        {att_path});  // checked now; side ones removed on failure
     mem::MemN2NRunOptions o;
     o.model = model_path, o.input = in, o.attention = att_path, o.labels = labels;
     const mem::MemN2NAnswers a =

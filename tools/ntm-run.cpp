@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
         "symbol of each output step up to the first <eos>; --trace's outputs are then the\n"
         "softmax of each step.");
     app.parse();
+    const cli::Outputs outputs({out}, {trace_path});  // checked now; side ones removed on failure
     memory::NtmRunOptions o;
     o.model = model_path, o.input = in, o.trace = trace_path, o.lengths = lengths_text;
     o.eval = eval, o.count = count, o.bucket = bucket, o.seed = app.common().seed;

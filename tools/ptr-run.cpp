@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
         "Beam search keeps K hypotheses and returns the finished one of the highest total\n"
         "log-probability.");
     app.parse();
+    const cli::Outputs outputs({out},
+                               {attention, draw});  // checked now; side ones removed on failure
     models::PtrRunOptions o;
     o.model = model, o.input = input, o.attention = attention, o.draw = draw, o.output = out;
     o.eval = eval, o.beam = beam, o.draw_count = draw_count, o.threads = app.common().threads;

@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
         "Locations are sampled from the model's policy (the first uniformly) with --seed:\n"
         "the same numbers for any --threads.");
     app.parse();
+    const cli::Outputs outputs({out}, {trace, draw});  // checked now; side ones removed on failure
     models::RamRunOptions o;
     o.model = model, o.input = input, o.trace = trace, o.draw = draw, o.output = out;
     o.eval = eval, o.samples = samples, o.draw_count = draw_count;

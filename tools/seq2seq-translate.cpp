@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
         "Unknown source tokens read as <unk>. --threads N translates N sentences at a time; the\n"
         "output does not depend on it.");
     app.parse();
+    const cli::Outputs outputs({out}, {align});  // checked now; side ones removed on failure
     models::TranslateRunOptions o;
     o.model = model_path, o.input = in, o.output = out, o.alignments = align;
     o.alignment_tokens = align_tokens, o.beam = beam, o.length_penalty = alpha;

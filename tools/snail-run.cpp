@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
         "(the nearest class mean of the supports on the model's embeddings), pixel-nn (the\n"
         "same on raw pixels) and chance (1 / N).");
     app.parse();
+    const cli::Outputs outputs({out}, {trace});  // checked now; side ones removed on failure
     models::SnailRunOptions o;
     o.model = model, o.trace = trace, o.images = images, o.labels = labels, o.classes = classes;
     o.episodes = episodes, o.arms = arms, o.pulls = pulls, o.seed = app.common().seed;

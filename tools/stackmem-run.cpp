@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
         "the memory grows by one slot a step, two for a deque; bottom first), read\n"
         "[steps, read size].");
     app.parse();
+    const cli::Outputs outputs({out}, {trace});  // checked now; side ones removed on failure
     memory::StackRunOptions o;
     o.eval = eval, o.bucket = bucket, o.rounding = rounding, o.soft = soft, o.trace = trace;
     o.threads = app.common().threads;

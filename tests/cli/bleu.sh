@@ -97,7 +97,8 @@ run sh -c 'bleu -r r2.txt h2.txt >/dev/full'
 check_eq "$RC" 1 "stdout on /dev/full: status"
 grep -q "bleu: .*write error" "$T/err" || fail "stdout on /dev/full: $(cat "$T/err")"
 expect_err 1 "bleu: nodir/s.txt: cannot create" bleu -r r2.txt h2.txt -o nodir/s.txt
-# Two positional files, the natural guess: the references go with --ref.
-expect_err 2 "bleu: the references go with --ref: bleu --ref r2.txt h2.txt" bleu h2.txt r2.txt
+# Two positional files, the natural guess (multi-bleu.perl's and sacrebleu's order, the
+# references first): the hint keeps that order, the references going with --ref.
+expect_err 2 "bleu: the references go with --ref: bleu --ref r2.txt h2.txt" bleu r2.txt h2.txt
 expect_err 2 "bleu: one hypothesis file, not 2" bleu --ref r2.txt h2.txt r2.txt
 finish

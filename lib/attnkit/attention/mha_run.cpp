@@ -19,6 +19,8 @@ MhaRun prepare_mha_run(const MhaRunOptions& o, const GivenOption& given) {
   r.opt.output = option_value("--emit", [&] { return parse_mha_output(o.emit); });
   if (o.heads < 1) throw UsageError("--heads must be at least 1");
   auto arrays = io::read_npz(o.params);
+  // A NaN or infinite parameter would make every weight 0 (or NaN): refused, as inputs are.
+  for (const auto& [name, t] : arrays) io::require_finite(t, o.params + ":" + name);
   try {
     r.params = mha_params(arrays);
   } catch (Error& e) {

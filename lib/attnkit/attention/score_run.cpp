@@ -11,6 +11,8 @@ namespace attnkit::attention {
 
 void load_score_params(Scorer& s, LocalSpec& local, const std::string& path) {
   auto arrays = io::read_npz(path);
+  // A NaN or infinite parameter would make every weight 0 (or NaN): refused, as inputs are.
+  for (const auto& [name, t] : arrays) io::require_finite(t, path + ":" + name);
   auto fetch = [&](const std::vector<std::string>& names, const std::string& who) {
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;

@@ -149,6 +149,7 @@ void App::parse() {
         store_yaml(text, *it, true);
       }
     }
+    if (before_notify_) before_notify_(*this);
     po::notify(vm_);
   } catch (const po::unknown_option& e) {
     // A mistyped long option: the nearest of the options --help lists.

@@ -140,6 +140,19 @@ class App {
   // Whether `name` is the long name of one of this tool's own options or keys.
   bool knows_option(const std::string& name) const;
 
+  // Called by parse() once the command line and the --config files are stored, before the
+  // values are checked (required options) and bound: --resume (cli/training.h) fills in
+  // there what the checkpoint holds, with store_fallback().
+  void before_notify(std::function<void(App&)> f) { before_notify_ = std::move(f); }
+  // Inside before_notify: values for the keys of `yaml` given neither on the command line nor
+  // in a --config file. options false: configuration keys (stored names); true: the tool's
+  // own options (paths), as given_options_yaml() writes them. Unknown keys are ignored; a bad
+  // value is a DataError naming `name`, the line and the key.
+  void store_fallback(const std::string& yaml, const std::string& name, bool options);
+  // The tool's own options (not configuration keys) given on the command line or restored by
+  // store_fallback, as YAML, but those named in `skip`. After parse().
+  std::string given_options_yaml(const std::vector<std::string>& skip) const;
+
  private:
   po::options_description common_group();  // bound to common_, as flags_ asks
   std::string help_text(const po::options_description& common) const;
@@ -148,7 +161,9 @@ class App {
   char** argv_;
   std::string summary_, synopsis_, epilog_, shard_items_, shard_text_;
   unsigned flags_ = 0;
-  void store_yaml(const std::string& text, const std::string& name, bool strict);
+  void store_yaml(const std::string& text, const std::string& name, bool strict,
+                  bool options = false);
+  std::function<void(App&)> before_notify_;
   std::string yaml(bool stored) const;  // stored: keys under their stored names
   std::vector<std::pair<std::string, std::string>> stored_keys_;  // key, stored name
   po::options_description tool_{"Options"};

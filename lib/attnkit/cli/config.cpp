@@ -1,5 +1,6 @@
 // Configuration keys as YAML: --config files read, --dump-config and the text stored in a model
 // file written, a checkpoint's configuration read back.
+#include <algorithm>
 #include <charconv>
 
 #include "attnkit/cli/cli.h"
@@ -73,7 +74,8 @@ bool emit_value(YAML::Emitter& e, const boost::any& v) {
 
 }  // namespace
 
-void App::store_yaml(const std::string& text, const std::string& name, bool strict) {
+void App::store_yaml(const std::string& text, const std::string& name, bool strict, bool options) {
+  const po::options_description& group = options ? tool_ : config_;
   // A --config file is the user's usage (UsageError, exit 2); stored text read back from a
   // model is data (DataError, exit 1).
   auto fail = [&](const std::string& what, long line) {
@@ -93,11 +95,11 @@ void App::store_yaml(const std::string& text, const std::string& name, bool stri
     if (!kv.first.IsScalar()) fail("a configuration key must be a plain name", line);
     const std::string key = kv.first.Scalar();  // as written (in messages)
     std::string option = key;
-    if (!strict) {  // stored text: keys under their stored names
+    if (!strict && !options) {  // stored text: keys under their stored names
       for (const auto& [name, stored] : stored_keys_)
         if (key == stored) option = name;
     }
-    const po::option_description* d = config_.find_nothrow(option, false, false, false);
+    const po::option_description* d = group.find_nothrow(option, false, false, false);
     if (d == nullptr) {
       if (!strict) continue;
       if (tool_.find_nothrow(key, false, false, false) != nullptr)
@@ -118,7 +120,7 @@ void App::store_yaml(const std::string& text, const std::string& name, bool stri
     } else {
       fail("key '" + key + "': expected a value or a list, not a mapping", line);
     }
-    po::parsed_options parsed(&config_);
+    po::parsed_options parsed(&group);
     po::option o;
     o.string_key = d->long_name();
     o.value = values;
@@ -155,6 +157,27 @@ std::string App::yaml(bool stored) const {
   std::string out = e.c_str();
   if (out == "{}") out.clear();
   return out.empty() ? "{}\n" : out + "\n";
+}
+
+void App::store_fallback(const std::string& yaml, const std::string& name, bool options) {
+  store_yaml(yaml, name, false, options);
+}
+
+std::string App::given_options_yaml(const std::vector<std::string>& skip) const {
+  YAML::Emitter e;
+  e << YAML::BeginMap;
+  for (const auto& d : tool_.options()) {
+    const std::string& key = d->long_name();
+    if (std::find(skip.begin(), skip.end(), key) != skip.end() || !given(key)) continue;
+    if (vm_[key].empty()) continue;
+    e << YAML::Key << key << YAML::Value;
+    if (!emit_value(e, vm_[key].value()))
+      throw Error("option '" + key + "' has a type a checkpoint cannot store");
+  }
+  e << YAML::EndMap;
+  if (!e.good()) throw Error(std::string("cannot write the options: ") + e.GetLastError());
+  const std::string out = e.c_str();
+  return out == "{}" ? std::string() : out + "\n";
 }
 
 void App::apply_config_fallback(const std::string& yaml, const std::string& name) {

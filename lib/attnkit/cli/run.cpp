@@ -90,6 +90,14 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
       print_error(who(name), e);
     std::cerr << "Try '" << name << " --help' for more information.\n";
     status = 2;
+  } catch (const Interrupted& e) {
+    // Every rank stops at the same step, after rank 0 wrote the checkpoint (train::run waits
+    // for it): one message, from rank 0, and no abort (which would kill the others).
+    if (!train::dist::active() || train::dist::rank() == 0) print_error(name, e);
+    // No rank ends before the message is out: the launcher stops the job (SIGTERM to the
+    // ranks still running) as soon as one rank exits with a non-zero status.
+    train::dist::barrier();
+    status = e.exit_status();
   } catch (const Error& e) {
     print_error(who(name), e);
     status = e.exit_status();
@@ -101,7 +109,7 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
     status = 1;
   }
   // Under MPI a rank that fails ends the whole job (the others would wait for it forever).
-  if (status != 0) train::dist::abort_job(status);
+  if (status != 0 && status != 130) train::dist::abort_job(status);
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
     std::cerr << name << ": write error\n";

@@ -1,7 +1,9 @@
 #include "attnkit/cli/training.h"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -42,6 +44,54 @@ class SignalGuard {
 };
 
 std::string text(const char* help, const std::string& own) { return own.empty() ? help : own; }
+
+// The options that locate the checkpoint (and --resume itself) are not restored from it.
+const std::vector<std::string> kNotRestored = {"output", "resume", "checkpoint"};
+
+// --resume, inside App::parse() before the values are checked: the checkpoint's
+// configuration for every key not given again, and its run's options (the data files, the
+// log, --runs) for every option not given again, so that `TRAINER --resume -o MODEL` alone
+// continues the run. With --runs, the first run's checkpoint that exists (all runs share one
+// configuration).
+void restore_from_checkpoint(App& app, TrainingFlags& f) {
+  const po::variables_map& vm = app.vm();
+  if (!vm.count("resume") || !vm["resume"].as<bool>()) return;
+  if (!vm.count("output") || vm["output"].empty()) return;  // resolve_training: -o is required
+  const std::string model_path = vm["output"].as<std::string>();
+  if (model_path.empty()) return;
+  const std::string given_cp = vm.count("checkpoint") ? vm["checkpoint"].as<std::string>() : "";
+  const int runs = vm.count("runs") ? vm["runs"].as<int>() : 1;
+  const std::string cp = given_cp.empty() ? model_path + ".ckpt" : given_cp;
+  std::string found;
+  std::error_code ec;
+  if (std::filesystem::exists(cp, ec)) found = cp;
+  for (int k = 1; found.empty() && k <= std::max(runs, 64); ++k) {
+    const std::string c = given_cp.empty() ? model_path + ".run" + std::to_string(k) + ".ckpt"
+                                           : given_cp + ".run" + std::to_string(k);
+    if (std::filesystem::exists(c, ec)) found = c;
+  }
+  if (found.empty())
+    throw IoError(
+        "no checkpoint to resume from (train with --checkpoint-every N, or stop a "
+        "run with Ctrl-C, to get one)",
+        cp);
+  const nn::ModelFile ck = nn::load_model_file(found);
+  app.store_fallback(ck.config_yaml, found, false);
+  if (ck.texts.count("run/options")) app.store_fallback(ck.texts.at("run/options"), found, true);
+  f.resumed_from = found;
+  f.resumed_kind = ck.kind;
+  f.resumed_batch = 0;
+  try {
+    const YAML::Node b = YAML::Load(ck.config_yaml)["batch-size"];
+    if (b && b.IsScalar()) f.resumed_batch = b.as<int64_t>();
+  } catch (const YAML::Exception&) {  // store_fallback above has named what is wrong
+  }
+  // The base seed: a run of --runs K stores its own (base + run).
+  f.resumed_seed = -1;
+  if (ck.numbers.count("train/seed"))
+    f.resumed_seed =
+        ck.integer("train/seed") - (ck.numbers.count("train/run") ? ck.integer("train/run") : 0);
+}
 
 }  // namespace
 
@@ -90,6 +140,7 @@ void add_training_options(App& app, TrainingFlags& f) {
                       po::value(&f.eval_every)->value_name("N")->default_value(f.eval_every),
                       "steps between evaluations on the validation data (0: at the end only)");
   app.enable(kSeed | kQuiet | kConfig);
+  app.before_notify([&f](App& a) { restore_from_checkpoint(a, f); });
 }
 
 train::TrainOptions resolve_training(App& app, TrainingFlags& f, const std::string& kind,
@@ -98,28 +149,20 @@ train::TrainOptions resolve_training(App& app, TrainingFlags& f, const std::stri
   const bool lr_given = app.given("lr");
   const std::string cp = f.checkpoint.empty() ? model_path + ".ckpt" : f.checkpoint;
   if (f.resume) {
-    // The checkpoint's configuration for every key not given again; with --runs, the first
-    // run's checkpoint that exists (all runs share one configuration).
-    std::string found;
-    std::error_code ec;
-    if (std::filesystem::exists(cp, ec)) found = cp;
-    for (int k = 1; found.empty() && k <= std::max(f.runs, 64); ++k) {
-      const std::string c =
-          (f.checkpoint.empty() ? model_path + ".run" + std::to_string(k) + ".ckpt"
-                                : f.checkpoint + ".run" + std::to_string(k));
-      if (std::filesystem::exists(c, ec)) found = c;
-    }
-    if (found.empty())
-      throw IoError(
-          "no checkpoint to resume from (train with --checkpoint-every N, or stop a "
-          "run with Ctrl-C, to get one)",
-          cp);
-    const nn::ModelFile ck = nn::load_model_file(found, kind);
-    app.apply_config_fallback(ck.config_yaml, found);
-    // The base seed: a run of --runs K stores its own (base + run).
-    if (!app.given("seed") && ck.numbers.count("train/seed"))
-      app.common().seed = static_cast<uint64_t>(
-          ck.integer("train/seed") - (ck.numbers.count("train/run") ? ck.integer("train/run") : 0));
+    if (f.resumed_from.empty())  // restore_from_checkpoint found none (or -o was missing)
+      throw IoError("no checkpoint to resume from", cp);
+    if (f.resumed_kind != kind)
+      throw DataError("is " + std::string(std::strchr("aeiou", f.resumed_kind[0]) ? "an " : "a ") +
+                          f.resumed_kind + " model, expected " + kind,
+                      f.resumed_from);
+    // The position in the epoch counts batches: a resumed run keeps its batch size (a
+    // larger one would run past the epoch's end, a smaller one skip or repeat data).
+    if (f.resumed_batch > 0 && f.batch_size != f.resumed_batch)
+      throw UsageError("--batch-size " + std::to_string(f.batch_size) +
+                       " is not the checkpoint's (" + std::to_string(f.resumed_batch) +
+                       "): a resumed run keeps its batch size (train anew to change it)");
+    if (!app.given("seed") && f.resumed_seed >= 0)
+      app.common().seed = static_cast<uint64_t>(f.resumed_seed);
   }
   if (f.batch_size < 1) throw UsageError("--batch-size must be at least 1");
   if (f.epochs < 0 || f.steps < 0) throw UsageError("--epochs and --steps must be 0 or more");
@@ -140,6 +183,7 @@ train::TrainOptions resolve_training(App& app, TrainingFlags& f, const std::stri
   o.resume = f.resume;
   o.lr_override = f.resume && lr_given ? f.lr : 0.0;
   o.seed = app.common().seed;
+  o.run_options = app.given_options_yaml(kNotRestored);
   try {
     o.validate();
   } catch (const UsageError& e) {

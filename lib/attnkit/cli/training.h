@@ -6,7 +6,8 @@
 //   --epochs N | --steps N  the run's length (--steps wins when > 0)
 //   --lr R, --schedule S, --warmup N, --clip C
 //   --checkpoint FILE       (default: MODEL.ckpt), --checkpoint-every N
-//   --resume                continue from the checkpoint: options not given again come from
+//   --resume                continue from the checkpoint: options not given again (the
+//                           configuration, and the data files, --log and --runs) come from
 //                           it, options given win; the same in every trainer
 //   --log FILE, --log-every N, --eval-every N, --runs K
 //   and the common --seed, --threads, --config, --dump-config, --quiet.
@@ -59,6 +60,11 @@ struct TrainingFlags {
   bool zero_is_recipe = false;  // --lr 0 and --epochs 0 mean "the recipe's, for this data"
   // Help texts that a trainer words for its recipe (empty: the shared wording).
   std::string schedule_help, lr_help, clip_help, batch_help;
+
+  // Set by --resume while the options are parsed: the checkpoint read, its kind and base
+  // seed (-1: none stored).
+  std::string resumed_from, resumed_kind;
+  int64_t resumed_seed = -1, resumed_batch = 0;  // resumed_batch: its --batch-size (0: none)
 
   // The run's length in steps for `batches` batches an epoch.
   int64_t total_steps(int64_t batches) const { return steps > 0 ? steps : epochs * batches; }

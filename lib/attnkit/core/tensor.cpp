@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "attnkit/core/alloc_budget.h"
 #include "attnkit/core/error.h"
 
 namespace attnkit {
@@ -29,8 +30,31 @@ int64_t shape_numel(const Shape& shape) {
   return n;
 }
 
+namespace {
+thread_local AllocBudget* g_budget = nullptr;
+}  // namespace
+
+AllocBudget::AllocBudget(int64_t floats, std::string message, std::string file)
+    : left_(floats), message_(std::move(message)), file_(std::move(file)), outer_(g_budget) {
+  g_budget = this;
+}
+
+AllocBudget::~AllocBudget() { g_budget = outer_; }
+
+void AllocBudget::charge(int64_t floats) {
+  AllocBudget* b = g_budget;
+  if (b == nullptr) return;
+  if (floats > b->left_)
+    throw DataError(b->message_ + " (a tensor of " + std::to_string(floats) + " values, " +
+                        std::to_string(b->left_) + " left)",
+                    b->file_);
+  b->left_ -= floats;
+}
+
 Tensor::Tensor(Shape shape, float fill) : shape_(std::move(shape)) {
-  data_.assign(static_cast<size_t>(shape_numel(shape_)), fill);
+  const int64_t n = shape_numel(shape_);
+  AllocBudget::charge(n);
+  data_.assign(static_cast<size_t>(n), fill);
 }
 
 Tensor::Tensor(Shape shape, std::vector<float> values)

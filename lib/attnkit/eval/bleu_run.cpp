@@ -41,8 +41,9 @@ std::string run_bleu(BleuRunOptions o, const GivenOption& given) {
     throw UsageError("the option '--ref' is required but missing");
   if (!o.extra.empty())
     throw UsageError(given("ref") ? "one hypothesis file, not " + std::to_string(1 + o.extra.size())
-                                  : "the references go with --ref: bleu --ref " + o.extra.front() +
-                                        " " + o.hyp + " (one positional file, the hypotheses)");
+                                  // `bleu REF HYP`, the order of multi-bleu.perl and sacrebleu
+                                  : "the references go with --ref: bleu --ref " + o.hyp + " " +
+                                        o.extra.front() + " (one positional file, the hypotheses)");
   if (o.textbook) o.sentence = true;
   if (o.max_n < 1 || o.max_n > 100) throw UsageError("--max-n must be between 1 and 100");
   if (given("decimals") && (o.decimals < 0 || o.decimals > 15))

@@ -50,6 +50,8 @@ Tensor run_attn2d(const Attn2dRunOptions& o, const GivenOption& given) {
                        " lies outside the " + std::to_string(h) + " x " + std::to_string(w) +
                        " maps");
   std::map<std::string, Tensor> p = io::read_npz(o.params);
+  // A NaN or infinite parameter would make every weight 0 (or NaN): refused, as inputs are.
+  for (const auto& [name, t] : p) io::require_finite(t, o.params + ":" + name);
   ad::Tape t;
   t.set_recording(false);
   Attn2dOutput r;

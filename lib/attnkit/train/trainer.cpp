@@ -1,8 +1,15 @@
 #include "attnkit/train/trainer.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 
@@ -100,6 +107,53 @@ int remove_stale_temporaries(const std::string& path) {
   return n;
 }
 
+std::string CheckpointLock::lock_path(const std::string& checkpoint) {
+  const std::filesystem::path p(checkpoint);
+  return (p.parent_path() / ("." + p.filename().string() + ".lock")).string();
+}
+
+CheckpointLock::CheckpointLock(const std::string& checkpoint) : path_(lock_path(checkpoint)) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+      throw IoError(std::string("cannot create a lock file: ") + std::strerror(errno), path_);
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      char buf[32] = {};
+      const ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
+      ::close(fd);
+      if (err != EWOULDBLOCK)
+        throw IoError(std::string("cannot lock: ") + std::strerror(err), path_);
+      std::string pid = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+      throw IoError("is in use by another run" + (pid.empty() ? "" : " (process " + pid + ")") +
+                        ": wait for it to end, or train to another -o or --checkpoint",
+                    checkpoint);
+    }
+    // A run ending removes its lock file: between our open and flock it may have gone, and
+    // then the lock is the one at the path now.
+    struct stat held {
+    }, now{};
+    if (::fstat(fd, &held) == 0 && ::stat(path_.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
+        held.st_dev == now.st_dev) {
+      const std::string pid = std::to_string(::getpid()) + "\n";
+      if (::ftruncate(fd, 0) == 0 && ::pwrite(fd, pid.data(), pid.size(), 0) < 0) {
+        // the process id is only for the message of a run that finds the lock held
+      }
+      fd_ = fd;
+      return;
+    }
+    ::close(fd);
+  }
+  throw IoError("cannot lock: its lock file keeps being replaced", path_);
+}
+
+CheckpointLock::~CheckpointLock() {
+  if (fd_ < 0) return;
+  ::unlink(path_.c_str());  // while held: a run waiting on it then finds it gone and retries
+  ::close(fd_);
+}
+
 RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
   o.validate();
   const bool writer = dist::rank() == 0;
@@ -114,10 +168,15 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
   to.save_model = false;  // written once, below, with the run's results
   nn::Trainer trainer(to, m.params(), m.optimizer());
   // Every path is checked before any work: a typo must not cost a run.
+  std::unique_ptr<CheckpointLock> lock;
   if (writer) {
     check_writable(o.model_path);
     check_writable(trainer.checkpoint_path());
     if (!o.resume) check_writable(o.log_path);
+    // One run a checkpoint; then what a killed write left is no live run's and goes.
+    lock = std::make_unique<CheckpointLock>(trainer.checkpoint_path());
+    remove_stale_temporaries(trainer.checkpoint_path());
+    remove_stale_temporaries(o.model_path);
   }
   m.add_rngs(trainer);
   m.describe(trainer.base());
@@ -128,15 +187,23 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
   trainer.on_save([&](nn::ModelFile& f) {
     m.save_state(f);
     window.save(f, names);
+    if (!o.run_options.empty()) f.texts["run/options"] = o.run_options;
   });
   trainer.on_load([&](const nn::ModelFile& f) {
     m.load_state(f);
     window.load(f, names);
   });
   if (o.resume) {
-    if (writer) remove_stale_temporaries(trainer.checkpoint_path());
     const nn::ModelFile ck = nn::load_model_file(trainer.checkpoint_path(), m.kind());
     m.check_resume(ck);
+    // The position in the epoch must lie in this run's epoch (a damaged or re-signed file
+    // could hold any number; batches are cut at position x batch size).
+    const int64_t batches = m.batches_per_epoch();
+    const int64_t position = ck.integer("train/position");
+    if (position >= batches)
+      throw DataError("train/position " + std::to_string(position) + " is outside an epoch of " +
+                          std::to_string(batches) + " batches",
+                      ck.file);
     trainer.resume_from(ck);
     if (o.lr_override > 0) m.optimizer().set_lr(o.lr_override);
   }
@@ -147,65 +214,93 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
     else
       log.emplace(o.log_path);
   }
+  const std::vector<std::string> eval_names = m.eval_metrics();
+  if (log && !log->columns().empty()) {
+    // A resumed log: its columns must be this run's (a validation set given then and not
+    // now would fail at the first row, after the work).
+    std::vector<std::string> want = {"step", "epoch", "loss", "grad_norm", "lr"};
+    want.insert(want.end(), names.begin(), names.end());
+    want.insert(want.end(), eval_names.begin(), eval_names.end());
+    std::vector<std::string> have = log->columns();
+    std::sort(want.begin(), want.end());
+    std::sort(have.begin(), have.end());
+    if (want != have) {
+      auto join = [](const std::vector<std::string>& v) {
+        std::string t;
+        for (const std::string& x : v) t += (t.empty() ? "" : ", ") + x;
+        return t;
+      };
+      throw DataError("the log's columns (" + join(log->columns()) + ") are not this run's (" +
+                          join(want) +
+                          "): resume with the run's own data files (--valid), or another --log",
+                      o.log_path);
+    }
+  }
   const int64_t total = m.total_steps();
   if (hooks.started) hooks.started(trainer.state().step);
 
   RunResult result;
-  const std::vector<std::string> eval_names = m.eval_metrics();
   Tapes tapes;
-  trainer.run(
-      [&](nn::TrainState& s) {
-        const int64_t rows = m.begin_batch(s);
-        const bool stop_asked = hooks.interrupted && hooks.interrupted();
-        const StepOut out = step(m, tapes, rows, o.seed, s.step, o.clip, stop_asked);
-        nn::StepResult r;
-        r.loss = out.loss;
-        r.grad_norm = out.grad_norm;
-        StepEnd end = m.end_step(s, out.loss, out.sums);
-        r.metrics = std::move(end.metrics);
-        r.stop = end.stop;
-        r.interrupted = out.interrupted;
-        s.advance(m.batches_per_epoch());
-        return r;
-      },
-      [&](const nn::TrainState& s, const nn::StepResult& r) {
-        window.add(r.loss, r.grad_norm, r.metrics);
-        const bool last = s.step == total || r.stop;
-        const bool eval_now =
-            (o.eval_every > 0 && s.step % o.eval_every == 0) || last || m.eval_due(s);
-        Metrics ev;
-        if (eval_now && writer && !eval_names.empty()) {
-          ev = m.evaluate();
-          result.eval = ev;
-        }
-        const bool row_now = o.log_every > 0 ? s.step % o.log_every == 0 : s.position == 0;
-        if (row_now || last || (eval_now && !eval_names.empty())) {
-          if (log) {
-            io::TsvLog::Row row{{"step", static_cast<double>(s.step)},
-                                {"epoch", static_cast<double>(s.epoch)},
-                                {"loss", window.mean(window.loss)},
-                                {"grad_norm", window.mean(window.norm)},
-                                {"lr", m.optimizer().current_lr()}};
-            for (size_t i = 0; i < names.size(); ++i)
-              row.push_back(
-                  {names[i], i < window.metrics.size() ? window.mean(window.metrics[i]) : NAN});
-            for (const std::string& n : eval_names) {
-              double v = NAN;
-              for (const auto& [k, x] : ev)
-                if (k == n) v = x;
-              row.push_back({n, v});
-            }
-            log->row(row);
+  // An interrupt: rank 0 writes the checkpoint while the other ranks, which write nothing,
+  // wait for it here (were they to end first, the launcher would kill rank 0 mid-write).
+  try {
+    trainer.run(
+        [&](nn::TrainState& s) {
+          const int64_t rows = m.begin_batch(s);
+          const bool stop_asked = hooks.interrupted && hooks.interrupted();
+          const StepOut out = step(m, tapes, rows, o.seed, s.step, o.clip, stop_asked);
+          nn::StepResult r;
+          r.loss = out.loss;
+          r.grad_norm = out.grad_norm;
+          StepEnd end = m.end_step(s, out.loss, out.sums);
+          r.metrics = std::move(end.metrics);
+          r.stop = end.stop;
+          r.interrupted = out.interrupted;
+          s.advance(m.batches_per_epoch());
+          return r;
+        },
+        [&](const nn::TrainState& s, const nn::StepResult& r) {
+          window.add(r.loss, r.grad_norm, r.metrics);
+          const bool last = s.step == total || r.stop;
+          const bool eval_now =
+              (o.eval_every > 0 && s.step % o.eval_every == 0) || last || m.eval_due(s);
+          Metrics ev;
+          if (eval_now && writer && !eval_names.empty()) {
+            ev = m.evaluate();
+            result.eval = ev;
           }
-          window = Window();
-        }
-        if (hooks.progress) {
-          Metrics shown{{"loss", r.loss}};
-          for (const auto& kv : r.metrics) shown.push_back(kv);
-          for (const auto& kv : result.eval) shown.push_back(kv);
-          hooks.progress(s.step, total, shown);
-        }
-      });
+          const bool row_now = o.log_every > 0 ? s.step % o.log_every == 0 : s.position == 0;
+          if (row_now || last || (eval_now && !eval_names.empty())) {
+            if (log) {
+              io::TsvLog::Row row{{"step", static_cast<double>(s.step)},
+                                  {"epoch", static_cast<double>(s.epoch)},
+                                  {"loss", window.mean(window.loss)},
+                                  {"grad_norm", window.mean(window.norm)},
+                                  {"lr", m.optimizer().current_lr()}};
+              for (size_t i = 0; i < names.size(); ++i)
+                row.push_back(
+                    {names[i], i < window.metrics.size() ? window.mean(window.metrics[i]) : NAN});
+              for (const std::string& n : eval_names) {
+                double v = NAN;
+                for (const auto& [k, x] : ev)
+                  if (k == n) v = x;
+                row.push_back({n, v});
+              }
+              log->row(row);
+            }
+            window = Window();
+          }
+          if (hooks.progress) {
+            Metrics shown{{"loss", r.loss}};
+            for (const auto& kv : r.metrics) shown.push_back(kv);
+            for (const auto& kv : result.eval) shown.push_back(kv);
+            hooks.progress(s.step, total, shown);
+          }
+        });
+  } catch (const Interrupted&) {
+    dist::barrier();
+    throw;
+  }
   result.steps = trainer.state().step;
   result.score = m.score();
   nn::ModelFile final_file = trainer.final_model();

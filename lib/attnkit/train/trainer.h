@@ -7,8 +7,9 @@
 //   - output paths checked before the first step (the model, the checkpoint, the log);
 //   - checkpoints every N steps, on an interrupt (Hooks::interrupted), and exact resume
 //     (parameters, optimiser, TrainState, the module's state and generators, and the log
-//     window's running sums, so that a resumed log equals an uninterrupted one); stale
-//     temporaries of a killed checkpoint write are removed on resume;
+//     window's running sums, so that a resumed log equals an uninterrupted one); the
+//     checkpoint locked for the run's life (CheckpointLock), and stale temporaries of a
+//     killed write of the checkpoint or the model removed at every start;
 //   - the TSV log (a row every log_every steps, or at every epoch's end with log_every 0):
 //     step, epoch, loss, grad_norm, lr, the module's step metrics (means over the rows'
 //     window) and its evaluation metrics (at evaluation rows; NaN otherwise);
@@ -38,7 +39,10 @@ struct TrainOptions {
   double lr_override = 0;  // > 0: the optimiser's rate after a resume (a --lr given again)
   uint64_t seed = 1;       // the tapes' seeds (dropout, sampling) derive from it
   int run = 0;             // which of best_of_runs' runs (its seed is the base seed + run)
-  void validate() const;   // UsageError naming the field
+  // The tool's options of the run (data files, log; YAML), stored in checkpoints (text
+  // "run/options") for a --resume that gives only -o; not in the model file.
+  std::string run_options;
+  void validate() const;  // UsageError naming the field
 };
 
 struct Hooks {
@@ -62,6 +66,24 @@ void check_writable(const std::string& path);
 // Removes the temporaries (".NAME.tmp.XXXXXX") that an interrupted atomic write of `path`
 // left beside it; returns how many.
 int remove_stale_temporaries(const std::string& path);
+
+// An advisory lock (flock) on a checkpoint for a run's life, so that two runs never share
+// one: it holds the file ".NAME.lock" beside the checkpoint (NAME its file name), which holds
+// the process id and is removed when the lock is released. The checkpoint itself is replaced
+// by renames, so it cannot carry the lock. IoError naming the checkpoint when another process
+// holds it.
+class CheckpointLock {
+ public:
+  explicit CheckpointLock(const std::string& checkpoint);
+  ~CheckpointLock();
+  CheckpointLock(const CheckpointLock&) = delete;
+  CheckpointLock& operator=(const CheckpointLock&) = delete;
+  static std::string lock_path(const std::string& checkpoint);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
 
 RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks = {});
 

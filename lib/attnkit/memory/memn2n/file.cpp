@@ -1,6 +1,7 @@
 #include "attnkit/memory/memn2n/file.h"
 
 #include "attnkit/core/error.h"
+#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/params.h"
 
 namespace attnkit::memory {
@@ -51,6 +52,7 @@ LoadedMemN2N load_memn2n(const nn::ModelFile& m) {
       throw DataError("the vocabulary has " + std::to_string(out.vocab.size()) +
                       " words, the model " + std::to_string(cfg.vocab));
     for (const std::string& s : m.string_list("tasks")) out.tasks.push_back(std::stoi(s));
+    const nn::BuildBudget budget(m);  // the configuration must fit the tensors
     out.model = std::make_unique<MemN2N>(cfg, 0);
     nn::get_params(m, out.model->params());
     return out;

@@ -9,6 +9,7 @@
 
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/build_budget.h"
 
 namespace attnkit::memory {
 
@@ -149,6 +150,7 @@ LoadedNtm load_ntm(const std::string& path) {
                           std::to_string(m.output) + " outputs",
                       path);
   }
+  const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
   m.params = std::make_unique<nn::ParamStore>();
   Rng init(0);
   m.ntm = std::make_unique<Ntm>(*m.params, m.config, init);

@@ -10,6 +10,7 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
 
@@ -510,6 +511,7 @@ LoadedStackLstm load_stack_lstm(const std::string& path) {
     m.config.rounding = c.get<bool>("rounding", false);
     m.config.vocab = m.vocab.size();
     io::check_stored([&] { m.config.validate(); }, path);
+    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);
     m.model = std::make_unique<StackLstm>(*m.params, m.config, init);

@@ -8,6 +8,7 @@
 #include "attnkit/data/text.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
 
@@ -528,6 +529,7 @@ LoadedBert load_bert(const std::string& path) {
     m.config.max_len = c.get<int64_t>("max-len");
     m.config.dropout = c.get<float>("dropout");
     io::check_stored([&] { m.config.validate(); }, path);
+    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);
     m.model = std::make_unique<Bert>(*m.params, m.config, init);

@@ -13,6 +13,7 @@
 #include "attnkit/eval/bleu.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
 
@@ -972,6 +973,7 @@ LoadedCaption load_caption(const std::string& path) {
     m.config.sample_warmup = c.get<int64_t>("sample-warmup", m.config.sample_warmup);
     io::check_stored([&] { m.config.validate(); }, path);
     Vocab v = Vocab::parse(m.file.text("vocab"), path + ":vocab");
+    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);
     m.model = std::make_unique<CaptionModel>(*m.params, m.config, std::move(v), init);

@@ -8,6 +8,7 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/params.h"
 #include "attnkit/nn/trainer.h"
@@ -366,6 +367,7 @@ LoadedImgNet load_imgnet(const std::string& path) {
     m.config.width = c.get<int64_t>("width");
     m.config.classes = c.get<int64_t>("classes");
     io::check_stored([&] { m.config.validate(); }, path);
+    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);
     m.model = std::make_unique<ImgNet>(*m.params, m.config, init);

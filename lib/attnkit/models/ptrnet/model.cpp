@@ -10,6 +10,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
+#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
 
@@ -582,6 +583,7 @@ LoadedPtrNet load_ptrnet(const std::string& path) {
     io::StoredConfig c(m.file.config_yaml, path);
     io::read_fields(c, m.config);
     io::check_stored([&] { m.config.validate(); }, path);
+    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);
     m.model = std::make_unique<PtrNet>(*m.params, m.config, init);

@@ -11,6 +11,7 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/rl/reinforce.h"
 #include "attnkit/vision/cnn.h"
@@ -456,6 +457,7 @@ LoadedRam load_ram(const std::string& path) {
     r.width = m.file.arch("width", 1, 4096, "ram/width");
     r.classes = m.file.arch("classes", 2, 1000, "ram/classes");
     io::check_stored([&] { r.validate(); }, path);
+    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);
     m.model = std::make_unique<Ram>(*m.params, m.config, init);

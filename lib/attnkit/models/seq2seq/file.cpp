@@ -7,6 +7,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
+#include "attnkit/nn/build_budget.h"
 
 namespace attnkit::models {
 
@@ -76,6 +77,7 @@ Seq2SeqBundle get_seq2seq(const nn::ModelFile& m) {
     kv["tgt-vocab"] = std::to_string(tgt);
     Seq2SeqConfig c;
     io::check_stored([&] { c = Seq2SeqConfig::from_map(kv); }, m.file);
+    const nn::BuildBudget budget(m);  // the configuration must fit the tensors
     b.model = Seq2Seq::create(c, 0);
     nn::get_params(m, b.model->params());
   } catch (Error& e) {

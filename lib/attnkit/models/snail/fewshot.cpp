@@ -10,6 +10,7 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/vision/fmnist.h"
 
@@ -501,6 +502,7 @@ LoadedFewShot load_fewshot(const std::string& path) {
     for (const std::string& s : m.file.string_list("fewshot/train_classes"))
       joined += (joined.empty() ? "" : ",") + s;
     m.train_classes = parse_class_list(joined, "the model's training classes");
+    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
     m.params = std::make_unique<nn::ParamStore>();
     Rng init(0);
     m.model = std::make_unique<SnailFewShot>(*m.params, m.config, init);
