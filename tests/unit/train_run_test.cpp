@@ -9,7 +9,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/data/ptrtask.h"
-#include "attnkit/models/ptrnet.h"
+#include "attnkit/models/ptrnet/model.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/train/trainer.h"
 #include "test_util.h"
