@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/fields.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/models/bert/model.h"
@@ -33,19 +34,8 @@ int main(int argc, char** argv) {
         "held-out text of the same form: losses and accuracies at every evaluation")(
         "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
+    cli::add_fields(app, c);
     app.config_options().add_options()(
-        "layers", po::value(&c.layers)->value_name("N")->default_value(c.layers), "encoder layers")(
-        "hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
-        "the model's width (embeddings, attention, heads)")(
-        "heads", po::value(&c.heads)->value_name("N")->default_value(c.heads),
-        "attention heads (divide --hidden)")("ff",
-                                             po::value(&c.ff)->value_name("N")->default_value(c.ff),
-                                             "the feed-forward layers' hidden units")(
-        "len-max", po::value(&c.max_len)->value_name("N")->default_value(c.max_len),
-        "the longest input in tokens, [CLS] and the two [SEP] included (longer pairs are cut "
-        "from the end of their longer sentence); the position table's size")(
-        "dropout", po::value(&c.dropout)->value_name("P")->default_value(c.dropout),
-        "dropout after the embeddings, on the attention weights and after each sub-layer")(
         "min-freq", po::value(&min_freq)->value_name("N")->default_value(min_freq),
         "words seen fewer times in the training text are <unk>");
     app.epilog(
@@ -64,7 +54,6 @@ int main(int argc, char** argv) {
         "from a fixed seed) and valid_majority, the share of its chosen words that are the\n"
         "training text's most frequent word (the baseline of always guessing it).\n"
         "bert-fill fills [MASK]s; bert-embed writes contextual embeddings.");
-    app.stored_key("len-max", "max-len");  // the model file's key
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "bert", out);
     if (min_freq < 1) throw UsageError("--min-freq must be >= 1");

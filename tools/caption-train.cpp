@@ -2,6 +2,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/fields.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/models/caption/model.h"
@@ -11,9 +12,7 @@ namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
   return cli::run("caption-train", argc, argv, [](cli::App& app) {
-    std::string images, captions, valid_images, valid_captions, out, channels = "16,32,64,64",
-                                                                     pad = "auto";
-    bool coords = false, no_coords = false;
+    std::string images, captions, valid_images, valid_captions, out;
     cli::TrainingFlags tf;
     tf.batch_size = 64, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 50;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
@@ -40,49 +39,9 @@ int main(int argc, char** argv) {
         "training captions; e.g. a soft model to warm-start --attention hard)")(
         "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
-    app.config_options().add_options()(
-        "attention", po::value(&c.attention)->value_name("KIND")->default_value(c.attention),
-        "soft (the paper's soft attention), hard (one region sampled per word, trained by "
-        "REINFORCE) or none (the mean region at every step)")(
-        "channels", po::value(&channels)->value_name("LIST")->default_value(channels),
-        "the CNN's blocks: output channels of each conv 3x3 + batch norm + ReLU + 2x2 max pool")(
-        "embed", po::value(&c.embed)->value_name("N")->default_value(c.embed),
-        "word embedding size")(
-        "hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden), "LSTM units")(
-        "attention-size", po::value(&c.attn)->value_name("N")->default_value(c.attn),
-        "the additive attention's size")(
-        "lambda", po::value(&c.lambda)->value_name("R")->default_value(c.lambda),
-        "weight of the doubly stochastic regularisation sum_i (1 - sum_t alpha_ti)^2")(
-        "len-max", po::value(&c.max_len)->value_name("N")->default_value(c.max_len),
-        "decoding: the most words of a caption")(
-        "pad", po::value(&pad)->value_name("N|auto")->default_value(pad),
-        "black pixels added on every side before the CNN; auto: the fewest that make the "
-        "grid of regions even (4 on 56x56 scenes: a 4x4 grid with 4 blocks, 8x8 with 3)")(
-        "no-coords", po::bool_switch(&no_coords),
-        "leave out the two coordinate channels that every region's annotation vector carries "
-        "by default: the centre of the region on the grid, in (-1, 1), so that attention "
-        "knows where a region lies")("coords", po::bool_switch(&coords),
-                                     "the coordinate channels (the default; kept for one release)")(
-        "word-query", po::bool_switch(&c.word_query),
-        "the attention's query also sees the word just emitted: "
-        "e = v . tanh(W_a a + W_h h + W_y E y_prev)")(
-        "reinforce", po::value(&c.reinforce)->value_name("R")->default_value(c.reinforce),
-        "hard: weight of the REINFORCE term n (C - b) sum_t log p(s_t) (1: unbiased)")(
-        "entropy", po::value(&c.entropy)->value_name("R")->default_value(c.entropy),
-        "hard: weight of the entropy bonus sum_t H(alpha_t)")(
-        "sample-prob", po::value(&c.sample_prob)->value_name("P")->default_value(c.sample_prob),
-        "hard: the share of images that sample their regions (the others take the expected "
-        "context)")("baseline-decay",
-                    po::value(&c.baseline_decay)->value_name("R")->default_value(c.baseline_decay),
-                    "hard: decay of the moving-average baseline b <- decay b + (1 - decay) C")(
-        "reward", po::value(&c.reward)->value_name("KIND")->default_value(c.reward),
-        "hard: what weights each step's log p(s_t): caption (the whole caption's cost, the "
-        "paper's eq. 12), to-go (the cost of the words from that step on) or word (that "
-        "step's word alone)")(
-        "sample-warmup",
-        po::value(&c.sample_warmup)->value_name("N")->default_value(c.sample_warmup),
-        "hard: the sampling share rises linearly from 0 to --sample-prob over the first N steps "
-        "(before it, the expected context trains the attention as soft attention does)");
+    c.channels = {16, 32, 64, 64};  // the tool's defaults
+    c.coords = true;
+    cli::add_fields(app, c);
     app.epilog(
         "The loss (the log's loss) is the cross-entropy of each word and of the end, per\n"
         "predicted token, plus lambda times the regulariser (the log's reg: its mean per\n"
@@ -105,19 +64,17 @@ int main(int argc, char** argv) {
         "instead of random ones (its sizes and training captions must be this run's; the\n"
         "attention kind and training options may differ): a soft model warm-starts\n"
         "--attention hard, whose decoder then learns to read single regions.");
-    app.stored_key("len-max", "max-len");  // the model file's key
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "caption", out);
-    c.channels = cli::parse_option("--channels", [&] { return vision::parse_channels(channels); });
     cli::parse_option("--attention", [&] { return c.kind(); });
     cli::parse_option("--reward", [&] { return c.reward_kind(); });
-    if (coords && no_coords) throw UsageError("--coords and --no-coords contradict each other");
-    c.coords = !no_coords;
+    if (app.given("coords") && app.given("no-coords"))
+      throw UsageError("--coords and --no-coords contradict each other");
     if (valid_images.empty() != valid_captions.empty())
       throw UsageError("--valid and --valid-captions go together");
     auto train = models::read_caption_data(images, captions);
     c.pad = cli::parse_option("--pad", [&] {
-      return models::parse_caption_pad(pad, train.images.dim(1), train.images.dim(2),
+      return models::parse_caption_pad(c.pad_option, train.images.dim(1), train.images.dim(2),
                                        c.channels.size());
     });
     models::CaptionData valid;

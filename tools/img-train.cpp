@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/fields.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/models/imgclass/model.h"
@@ -13,7 +14,7 @@ namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
   return cli::run("img-train", argc, argv, [](cli::App& app) {
-    std::string train_path, valid_path, out, hidden = "64,64", channels = "16,32,32";
+    std::string train_path, valid_path, out;
     cli::TrainingFlags tf;
     tf.batch_size = 64, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 50;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
@@ -31,15 +32,7 @@ int main(int argc, char** argv) {
         "validation images and labels: accuracy after every epoch")(
         "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
-    app.config_options().add_options()("arch",
-                                       po::value(&c.arch)->value_name("A")->default_value(c.arch),
-                                       "mlp, cnn, cnn-sagan or cnn-nonlocal")(
-        "hidden", po::value(&hidden)->value_name("N,N")->default_value(hidden),
-        "mlp: units of each hidden layer")(
-        "channels", po::value(&channels)->value_name("C,C")->default_value(channels),
-        "cnn: channels of each conv block")(
-        "attn-after", po::value(&c.attn_after)->value_name("K")->default_value(c.attn_after),
-        "cnn-sagan, cnn-nonlocal: the block (1-based) after which attention sits");
+    cli::add_fields(app, c);
     app.epilog(
         "mlp: the pixels flattened, ReLU layers of --hidden units (the RAM paper's baseline:\n"
         "64,64), a linear classifier. cnn: blocks of conv 3x3 (padding 1) + batch norm + ReLU +\n"
@@ -53,8 +46,6 @@ int main(int argc, char** argv) {
         "img-run predicts and scores.");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "imgclass", out);
-    c.hidden = models::parse_sizes(hidden, "--hidden");
-    c.channels = models::parse_sizes(channels, "--channels");
     try {
       c.height = c.width = c.classes = 2;  // options first; the data's sizes below
       c.validate();
@@ -68,9 +59,7 @@ int main(int argc, char** argv) {
     c.classes = 2;
     for (const int32_t l : train.labels) c.classes = std::max<int64_t>(c.classes, l + 1);
     o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
-    const std::string yaml = app.config_yaml() + "height: " + std::to_string(c.height) +
-                             "\nwidth: " + std::to_string(c.width) +
-                             "\nclasses: " + std::to_string(c.classes) + "\n";
+    const std::string yaml = app.config_yaml() + c.data_yaml();
     try {
       models::ImgTraining module(c, o, std::move(train), std::move(valid), tf.steps, tf.epochs,
                                  app.common().seed, app.common().threads, yaml);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/fields.h"
 #include "attnkit/cli/progress.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
@@ -25,8 +26,7 @@ int main(int argc, char** argv) {
     tf.batch_help = "sequences per step (one slice each: the same model for any --threads)";
     tf.clip_help = "scale the gradients to a global L2 norm of at most C (0: off)";
     // Configuration keys (YAML or command line).
-    std::string task;
-    int64_t width = 0, min_len = 0, max_len = 0, min_rep = 1, max_rep = 10, item_len = 3;
+    memory::NtmTaskConfig t;
     memory::NtmTrainOptions o;
     memory::NtmConfig m;
     app.describe(
@@ -40,48 +40,11 @@ int main(int argc, char** argv) {
         "pairs (told apart by content), in shuffled epochs, instead of fresh episodes")(
         "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
+    cli::add_fields(app, t);
+    cli::add_fields(app, m);
     app.config_options().add_options()(
-        "task", po::value(&task)->value_name("TASK"),
-        "copy, repeat-copy or associative-recall (fresh episodes every step)")(
-        "width", po::value(&width)->value_name("N")->default_value(width),
-        "task: bits per vector (0: the task's, 8 or 6)")(
-        "len-min", po::value(&min_len)->value_name("N")->default_value(min_len),
-        "task: shortest length or fewest items (0: the task's)")(
-        "len-max", po::value(&max_len)->value_name("N")->default_value(max_len),
-        "task: longest length or most items (0: the task's, 20, 10 or 6)")(
-        "min-repeats", po::value(&min_rep)->value_name("N")->default_value(min_rep),
-        "repeat-copy: fewest repeats")("max-repeats",
-                                       po::value(&max_rep)->value_name("N")->default_value(max_rep),
-                                       "repeat-copy: most repeats")(
-        "item-len", po::value(&item_len)->value_name("N")->default_value(item_len),
-        "associative recall: vectors per item")(
-        "controller", po::value(&m.controller)->value_name("KIND")->default_value(m.controller),
-        "lstm or feedforward")(
-        "controller-size",
-        po::value(&m.controller_size)->value_name("N")->default_value(m.controller_size),
-        "controller units")(
-        "controller-layers",
-        po::value(&m.controller_layers)->value_name("N")->default_value(m.controller_layers),
-        "controller layers")("read-heads",
-                             po::value(&m.read_heads)->value_name("N")->default_value(m.read_heads),
-                             "read heads")(
-        "write-heads", po::value(&m.write_heads)->value_name("N")->default_value(m.write_heads),
-        "write heads")("memory-rows",
-                       po::value(&m.memory_rows)->value_name("N")->default_value(m.memory_rows),
-                       "memory locations N")(
-        "memory-cols", po::value(&m.memory_cols)->value_name("N")->default_value(m.memory_cols),
-        "memory width M")("shift-range",
-                          po::value(&m.shift_range)->value_name("R")->default_value(m.shift_range),
-                          "shifts -R..+R")(
-        "memory-init", po::value(&m.memory_init)->value_name("KIND")->default_value(m.memory_init),
-        "constant (1e-6), random or learned")(
-        "weight-init", po::value(&m.weight_init)->value_name("KIND")->default_value(m.weight_init),
-        "initial weightings: learned or uniform")(
-        "add-activation",
-        po::value(&m.add_activation)->value_name("KIND")->default_value(m.add_activation),
-        "tanh or linear")("optimizer",
-                          po::value(&o.optimizer)->value_name("KIND")->default_value(o.optimizer),
-                          "rmsprop (Graves' centred form) or adam")(
+        "optimizer", po::value(&o.optimizer)->value_name("KIND")->default_value(o.optimizer),
+        "rmsprop (Graves' centred form) or adam")(
         "momentum", po::value(&o.momentum)->value_name("M")->default_value(o.momentum, "0.9"),
         "rmsprop: momentum")("decay",
                              po::value(&o.decay)->value_name("D")->default_value(o.decay, "0.95"),
@@ -110,20 +73,14 @@ int main(int argc, char** argv) {
         "target and <eos>. The cost is the softmax cross-entropy of those steps (nats per\n"
         "sequence); the log's symbols_per_seq counts their wrong symbols. ntm-run --eval -i\n"
         "PAIRS.tsv reports coarse and fine accuracy as stackmem-run --eval does.");
-    app.stored_key("len-min", "min-len");  // the model file's key
-    app.stored_key("len-max", "max-len");  // the model file's key
     app.parse();
 
     const train::TrainOptions topt = cli::resolve_training(app, tf, "ntm", out);
-    if (task.empty() == data_path.empty()) throw UsageError("give either --task or -i/--input");
+    if (t.task.empty() == data_path.empty()) throw UsageError("give either --task or -i/--input");
     memory::NtmSource src;
-    src.fresh = !task.empty();
+    src.fresh = !t.task.empty();
     if (src.fresh) {
-      src.task = data::SeqTaskOptions::defaults(data::parse_seq_task(task));
-      if (width) src.task.width = width;
-      if (min_len) src.task.min_len = min_len;
-      if (max_len) src.task.max_len = max_len;
-      src.task.min_repeats = min_rep, src.task.max_repeats = max_rep, src.task.item_len = item_len;
+      src.task = t.options();
       src.task.validate();
     } else {
       src = memory::read_ntm_source(data_path);

@@ -2,17 +2,17 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/fields.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/models/ram/model.h"
-#include "attnkit/vision/cnn.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
   return cli::run("ram-train", argc, argv, [](cli::App& app) {
-    std::string train_path, valid_path, out, gchannels = "16,32";
+    std::string train_path, valid_path, out;
     cli::TrainingFlags tf;
     tf.batch_size = 64, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 5.0, tf.log_every = 100;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
@@ -44,33 +44,7 @@ int main(int argc, char** argv) {
         "normalize-advantage", po::bool_switch(&o.policy.normalize_advantage),
         "scale the batch's advantages to mean 0 and standard deviation 1");
     cli::add_training_options(app, tf);
-    app.config_options().add_options()(
-        "glimpse-size", po::value(&c.glimpse.size)->value_name("G")->default_value(c.glimpse.size),
-        "side of each patch after resampling (g)")(
-        "glimpse-scales",
-        po::value(&c.glimpse.scales)->value_name("K")->default_value(c.glimpse.scales),
-        "patches per glimpse (k)")(
-        "glimpse-factor",
-        po::value(&c.glimpse.factor)->value_name("S")->default_value(c.glimpse.factor),
-        "each patch is S times as wide as the one before")(
-        "glimpses", po::value(&c.glimpses)->value_name("N")->default_value(c.glimpses),
-        "glimpses per image; the class is read after the last")(
-        "glimpse-hidden",
-        po::value(&c.glimpse_hidden)->value_name("N")->default_value(c.glimpse_hidden),
-        "units of h_g and h_l")(
-        "glimpse-net", po::value(&c.glimpse_net)->value_name("KIND")->default_value(c.glimpse_net),
-        "fc (h_g = ReLU(Linear(patches)), the paper's) or conv (each patch through conv "
-        "blocks first)")("glimpse-channels",
-                         po::value(&gchannels)->value_name("C,C")->default_value(gchannels),
-                         "conv: channels of each conv block (3x3, ReLU, 2x2 max pooling)")(
-        "hidden", po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
-        "units of the glimpse feature g and the core's state")(
-        "core", po::value(&c.core)->value_name("KIND")->default_value(c.core),
-        "rnn (h = ReLU(Linear(g) + Linear(h)), the paper's) or lstm")(
-        "loc-std", po::value(&c.loc_std)->value_name("S")->default_value(c.loc_std, "0.1"),
-        "standard deviation of the location policy (locations in [-1, 1])")(
-        "random-glimpses", po::bool_switch(&c.random_glimpses),
-        "the ablation: every location uniform in [-1, 1]^2, nothing learned about where");
+    cli::add_fields(app, c);
     app.epilog(
         "The sensor takes K patches of G, G*S, G*S^2, ... pixels around the location, each\n"
         "averaged down to G x G (zeros outside the image). The first location is uniform; the\n"
@@ -92,11 +66,6 @@ int main(int argc, char** argv) {
         "one block each; G must be at least 2^blocks) before h_g's Linear.");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "ram", out);
-    try {
-      c.glimpse_channels = vision::parse_channels(gchannels);
-    } catch (const UsageError& e) {
-      throw UsageError(std::string("--glimpse-") + e.what());
-    }
     c.validate();
     o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
     if (app.vm().count("loc-lr") && !(o.loc_lr > 0)) throw UsageError("--loc-lr must be > 0");

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/fields.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
@@ -38,17 +39,9 @@ int main(int argc, char** argv) {
     cli::add_training_options(app, tf);
     app.config_options().add_options()("task",
                                        po::value(&task)->value_name("TASK")->default_value(task),
-                                       "bandit, or fewshot (N-way K-shot image classification)")(
-        "arms", po::value(&c.arms)->value_name("K")->default_value(c.arms), "arms of each bandit")(
-        "pulls", po::value(&c.pulls)->value_name("N")->default_value(c.pulls), "pulls per episode")(
-        "width", po::value(&c.width)->value_name("N")->default_value(c.width),
-        "input projection size")("filters",
-                                 po::value(&c.filters)->value_name("N")->default_value(c.filters),
-                                 "filters of each dense block")(
-        "key-size", po::value(&c.key)->value_name("N")->default_value(c.key),
-        "attention key and query size")(
-        "value-size", po::value(&c.value)->value_name("N")->default_value(c.value),
-        "attention value size")(
+                                       "bandit, or fewshot (N-way K-shot image classification)");
+    cli::add_fields(app, c);
+    app.config_options().add_options()(
         "entropy", po::value(&o.entropy)->value_name("B")->default_value(o.entropy, "0.01"),
         "weight of the entropy bonus")(
         "value-weight",
@@ -68,12 +61,8 @@ int main(int argc, char** argv) {
         "fewshot: their class ids [n] (default: Fashion-MNIST's)")(
         "classes", po::value(&classes)->value_name("LIST")->default_value(classes),
         "fewshot: the classes episodes are drawn from in training; evaluation draws from the "
-        "others")("ways", po::value(&fc.ways)->value_name("N")->default_value(fc.ways),
-                  "fewshot: classes an episode")(
-        "shots", po::value(&fc.shots)->value_name("K")->default_value(fc.shots),
-        "fewshot: labelled pictures a class")(
-        "channels", po::value(&fc.channels)->value_name("N")->default_value(fc.channels),
-        "fewshot: filters of each of the 4 convolution blocks of the embedding");
+        "others");
+    cli::add_fields(app, fc);
     app.epilog(
         "Each episode is a new bandit whose arms pay 1 with probabilities drawn from U[0, 1];\n"
         "the return is the number of successes in N pulls. The loss is REINFORCE's over every\n"

@@ -66,7 +66,7 @@ expect_err 2 "core" ram-train $data -q --steps 1 --core gru -o x.akm
 no_file x.akm
 expect_err 2 "glimpses must be from 1 to 64" ram-train $data -q --steps 1 --glimpses 0 -o x.akm
 expect_err 2 "glimpse-net" ram-train $data -q --steps 1 --glimpse-net cnn -o x.akm
-expect_err 2 "--glimpse-channels: expected comma-separated" ram-train $data -q --steps 1 --glimpse-net conv --glimpse-channels 2,x -o x.akm
+expect_err 2 "--glimpse-channels: channels: expected comma-separated" ram-train $data -q --steps 1 --glimpse-net conv --glimpse-channels 2,x -o x.akm
 expect_err 2 "glimpse-size 3 is too small for 2 conv blocks" ram-train $data -q --steps 1 --glimpse-size 3 --glimpse-net conv --glimpse-channels 2,2 -o x.akm
 expect_err 2 "loc-std must be in (0, 10]" ram-train $data -q --steps 1 --loc-std 0 -o x.akm
 expect_err 2 "loc-samples must be from 1 to 64" ram-train $data -q --steps 1 --loc-samples 0 -o x.akm

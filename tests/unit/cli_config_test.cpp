@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -307,12 +308,13 @@ struct FieldCfg {
   }
 };
 
-FieldCfg fields_from(std::vector<std::string> args, std::string* yaml) {
+template <class Cfg = FieldCfg>
+Cfg fields_from(std::vector<std::string> args, std::string* yaml) {
   args.insert(args.begin(), "tool");
   std::vector<char*> argv;
   for (auto& s : args) argv.push_back(s.data());
   argv.push_back(nullptr);
-  FieldCfg c;
+  Cfg c;
   cli::App app("tool", static_cast<int>(args.size()), argv.data());
   cli::add_fields(app, c);
   app.parse();
@@ -363,4 +365,80 @@ TEST_CASE("fields: a stored configuration missing a required field or of a wrong
   CHECK_THROWS_WITH_AS(
       io::read_fields(io::StoredConfig("kind: lstm\nhidden: big\nold-rate: 1\n", "m.akm"), e),
       doctest::Contains("wrong type"), DataError);
+}
+
+// The other kinds of field: a switch that sets a member whose default is on, a value given and
+// stored as text but held parsed, a value with no default.
+namespace {
+std::vector<int64_t> parse_list(const std::string& text, const std::string& name) {
+  std::vector<int64_t> v;
+  size_t at = 0;
+  while (at <= text.size()) {
+    const size_t comma = std::min(text.find(',', at), text.size());
+    const std::string part = text.substr(at, comma - at);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError(name + ": bad list '" + text + "'");
+    v.push_back(std::stoll(part));
+    at = comma + 1;
+  }
+  return v;
+}
+struct KindsCfg {
+  bool coords = true;
+  std::vector<int64_t> sizes = {16, 32};
+  std::string task;
+  template <class V>
+  void fields(V& v) {
+    v(fields::negated(coords), {"no-coords", "", "no coordinates"});
+    v(fields::sets(coords), {"coords", "", "coordinates (the default)"});
+    v(fields::text(sizes, parse_list, fields::join_sizes),
+      {"sizes", "N,N", "sizes", nullptr, true});
+    v(fields::unset(task), {"task", "TASK", "a task"});
+  }
+};
+}  // namespace
+
+TEST_CASE("fields: set switches, text values held parsed, values with no default") {
+  std::string yaml;
+  KindsCfg c = fields_from<KindsCfg>({}, &yaml);
+  CHECK(c.coords == true);
+  CHECK(c.sizes == std::vector<int64_t>{16, 32});
+  CHECK(c.task.empty());
+  CHECK(yaml == "no-coords: false\ncoords: false\nsizes: \"16,32\"\ntask: ~\n");
+  KindsCfg back;
+  back.coords = false;  // a loader's default: absent switches leave it
+  io::read_fields(io::StoredConfig(yaml, "m.akm"), back);
+  CHECK(back.coords == false);
+  CHECK(back.sizes == std::vector<int64_t>{16, 32});
+  CHECK(back.task.empty());
+
+  c = fields_from<KindsCfg>({"--no-coords", "--sizes", "4,5,6", "--task", "copy"}, &yaml);
+  CHECK(c.coords == false);
+  CHECK(c.sizes == std::vector<int64_t>{4, 5, 6});
+  CHECK(c.task == "copy");
+  CHECK(yaml == "no-coords: true\ncoords: false\nsizes: \"4,5,6\"\ntask: \"copy\"\n");
+  KindsCfg r;
+  io::read_fields(io::StoredConfig(yaml, "m.akm"), r);
+  CHECK(r.coords == false);
+  CHECK(r.sizes == std::vector<int64_t>{4, 5, 6});
+  CHECK(r.task == "copy");
+
+  c = fields_from<KindsCfg>({"--coords"}, &yaml);
+  CHECK(c.coords == true);
+  KindsCfg on;
+  on.coords = false;
+  io::read_fields(io::StoredConfig(yaml, "m.akm"), on);
+  CHECK(on.coords == true);
+
+  // A bad text names the option on the command line and the key in a stored configuration;
+  // an optional text field absent from the file keeps its default.
+  CHECK_THROWS_WITH_AS(fields_from<KindsCfg>({"--sizes", "4,x"}, &yaml),
+                       doctest::Contains("--sizes: bad list '4,x'"), UsageError);
+  KindsCfg bad;
+  CHECK_THROWS_WITH_AS(io::read_fields(io::StoredConfig("sizes: \"4,x\"\n", "m.akm"), bad),
+                       doctest::Contains("stored configuration: sizes: bad list"), DataError);
+  KindsCfg old;
+  io::read_fields(io::StoredConfig("task: copy\n", "m.akm"), old);
+  CHECK(old.sizes == std::vector<int64_t>{16, 32});
+  CHECK(old.task == "copy");
 }

@@ -34,11 +34,32 @@ class FieldOptions {
     app_.config_options().add_options()(k.name, po::bool_switch(&member), k.help);
     stored(k);
   }
-  void operator()(fields::Negated n, const fields::Key& k) {
-    bool* m = &n.member;
-    app_.config_options().add_options()(k.name, po::bool_switch()->notifier([m](bool given) {
-      if (given) *m = false;
+  void operator()(fields::Switch s, const fields::Key& k) {
+    bool* m = &s.member;
+    const bool value = s.value;
+    app_.config_options().add_options()(k.name, po::bool_switch()->notifier([m, value](bool given) {
+      if (given) *m = value;
     }),
+                                        k.help);
+    stored(k);
+  }
+  template <class T>
+  void operator()(fields::Text<T> t, const fields::Key& k) {
+    T* m = &t.member;
+    auto parse = t.parse;
+    const std::string option = "--" + fields::long_name(k);
+    app_.config_options().add_options()(
+        k.name,
+        po::value<std::string>()
+            ->value_name(k.value_name)
+            ->default_value(t.format(t.member))
+            ->notifier([m, parse, option](const std::string& s) { *m = parse(s, option); }),
+        k.help);
+    stored(k);
+  }
+  template <class T>
+  void operator()(fields::Unset<T> u, const fields::Key& k) {
+    app_.config_options().add_options()(k.name, po::value(&u.member)->value_name(k.value_name),
                                         k.help);
     stored(k);
   }

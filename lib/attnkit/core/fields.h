@@ -18,11 +18,16 @@
 //     come from this list, in its order;
 //   - io::read_fields(stored, config) (io/config.h): the loader reads the stored YAML back.
 // No key is spelled anywhere else. A bool member is a switch (given or not, default false);
-// fields::negated(m) is a switch that clears m (stored as the switch's own value).
+// fields::negated(m) is a switch that clears m, fields::sets(m) one that sets it (both stored
+// as the switch's own value). fields::text(m, parse, format) is a value given and stored as
+// text ("16,32") and held parsed (a list of sizes); fields::unset(m) a value with no default
+// (stored as null when not given).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace attnkit::fields {
 
@@ -40,11 +45,47 @@ struct Key {
   bool optional = false;
 };
 
-// A switch that clears `member` when given ("--no-mask" for mask = true).
-struct Negated {
+// A switch that sets `member` to `value` when given and leaves it alone otherwise.
+struct Switch {
   bool& member;
+  bool value;
 };
-inline Negated negated(bool& member) { return Negated{member}; }
+// A switch that clears `member` ("--no-mask" for mask = true).
+inline Switch negated(bool& member) { return Switch{member, false}; }
+// A switch that sets `member` (whose default the caller may have set to true already).
+inline Switch sets(bool& member) { return Switch{member, true}; }
+
+// A value given and stored as text, held parsed: parse(text, name) throws a UsageError
+// naming `name` (the option "--hidden" on the command line, the key "hidden" in a model
+// file); format(member) is the default's text.
+template <class T>
+struct Text {
+  T& member;
+  std::function<T(const std::string& text, const std::string& name)> parse;
+  std::function<std::string(const T&)> format;
+};
+template <class T, class Parse, class Format>
+Text<T> text(T& member, Parse parse, Format format) {
+  return Text<T>{member, parse, format};
+}
+
+// A value with no default: not given, it is left alone and stored as null (a model file that
+// lacks it, or holds null, loads with the member as it was).
+template <class T>
+struct Unset {
+  T& member;
+};
+template <class T>
+Unset<T> unset(T& member) {
+  return Unset<T>{member};
+}
+
+// "16,32" of {16, 32}: the text of a list of sizes.
+inline std::string join_sizes(const std::vector<int64_t>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+  return s;
+}
 
 // The long name of a Key ("hidden" of "hidden,h").
 inline std::string long_name(const Key& k) {

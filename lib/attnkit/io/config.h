@@ -62,11 +62,29 @@ namespace detail {
 class FieldReader {
  public:
   explicit FieldReader(const StoredConfig& s) : s_(s) {}
+  // A switch absent from the file keeps the member's value (the Config's default, false, or
+  // what the loader set for files written before the switch).
   void operator()(bool& member, const fields::Key& k) {
-    member = s_.get<bool>(fields::stored_name(k), false);
+    member = s_.get<bool>(fields::stored_name(k), member);
   }
-  void operator()(fields::Negated n, const fields::Key& k) {
-    if (s_.get<bool>(fields::stored_name(k), false)) n.member = false;
+  void operator()(fields::Switch s, const fields::Key& k) {
+    if (s_.get<bool>(fields::stored_name(k), false)) s.member = s.value;
+  }
+  template <class T>
+  void operator()(fields::Text<T> t, const fields::Key& k) {
+    const std::string key = fields::stored_name(k);
+    if (k.optional && !s_.has(key)) return;
+    const std::string text = s_.get<std::string>(key);
+    try {
+      t.member = t.parse(text, key);
+    } catch (const UsageError& e) {
+      throw DataError(std::string("stored configuration: ") + e.what());
+    }
+  }
+  template <class T>
+  void operator()(fields::Unset<T> u, const fields::Key& k) {
+    const std::string key = fields::stored_name(k);
+    if (s_.has(key)) u.member = s_.get<T>(key);
   }
   template <class T>
   void operator()(T& member, const fields::Key& k) {

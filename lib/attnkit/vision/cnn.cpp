@@ -41,6 +41,14 @@ std::vector<int64_t> parse_channels(const std::string& text) {
   return out;
 }
 
+std::vector<int64_t> parse_channels_field(const std::string& text, const std::string& name) {
+  try {
+    return parse_channels(text);
+  } catch (const UsageError& e) {
+    throw UsageError(name + ": " + e.what());
+  }
+}
+
 std::string format_channels(const std::vector<int64_t>& channels) {
   std::string s;
   for (size_t i = 0; i < channels.size(); ++i) s += (i ? "," : "") + std::to_string(channels[i]);

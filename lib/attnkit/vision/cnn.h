@@ -47,6 +47,9 @@ struct CnnConfig {
 // "16,32" → {16, 32}; UsageError on anything but a comma-separated list of positive integers.
 std::vector<int64_t> parse_channels(const std::string& text);
 std::string format_channels(const std::vector<int64_t>& channels);
+// parse_channels as a Config field's parser (core/fields.h): its UsageError names `name`
+// ("--channels: channels: expected ...").
+std::vector<int64_t> parse_channels_field(const std::string& text, const std::string& name);
 
 class CnnEncoder {
  public:

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "attnkit/autodiff/ops.h"
+#include "attnkit/core/fields.h"
 #include "attnkit/nn/params.h"
 #include "attnkit/nn/rnn.h"
 
@@ -49,6 +50,22 @@ struct NtmConfig {
   std::string memory_init = "constant";  // constant | random | learned
   std::string weight_init = "learned";   // learned | uniform
   std::string add_activation = "tanh";   // tanh | linear
+  // Each hyper-parameter once (core/fields.h): ntm-train's options, the stored YAML, the
+  // loader (input and output come from the data).
+  template <class V>
+  void fields(V& v) {
+    v(controller, {"controller", "KIND", "lstm or feedforward"});
+    v(controller_size, {"controller-size", "N", "controller units"});
+    v(controller_layers, {"controller-layers", "N", "controller layers"});
+    v(read_heads, {"read-heads", "N", "read heads"});
+    v(write_heads, {"write-heads", "N", "write heads"});
+    v(memory_rows, {"memory-rows", "N", "memory locations N"});
+    v(memory_cols, {"memory-cols", "N", "memory width M"});
+    v(shift_range, {"shift-range", "R", "shifts -R..+R"});
+    v(memory_init, {"memory-init", "KIND", "constant (1e-6), random or learned"});
+    v(weight_init, {"weight-init", "KIND", "initial weightings: learned or uniform"});
+    v(add_activation, {"add-activation", "KIND", "tanh or linear"});
+  }
 
   // UsageError naming the setting when a value is out of range or unknown.
   void validate() const;

@@ -258,17 +258,7 @@ NtmConfig ntm_config_from_yaml(const std::string& yaml, const std::string& file,
   NtmConfig cfg;
   cfg.input = input;
   cfg.output = output;
-  cfg.controller = c.get<std::string>("controller");
-  cfg.controller_size = c.get<int64_t>("controller-size");
-  cfg.controller_layers = c.get<int>("controller-layers");
-  cfg.read_heads = c.get<int>("read-heads");
-  cfg.write_heads = c.get<int>("write-heads");
-  cfg.memory_rows = c.get<int64_t>("memory-rows");
-  cfg.memory_cols = c.get<int64_t>("memory-cols");
-  cfg.shift_range = c.get<int>("shift-range");
-  cfg.memory_init = c.get<std::string>("memory-init");
-  cfg.weight_init = c.get<std::string>("weight-init");
-  cfg.add_activation = c.get<std::string>("add-activation");
+  io::read_fields(c, cfg);
   io::check_stored([&] { cfg.validate(); }, file);
   return cfg;
 }
@@ -276,22 +266,20 @@ NtmConfig ntm_config_from_yaml(const std::string& yaml, const std::string& file,
 std::string ntm_task_from_yaml(const std::string& yaml, const std::string& file,
                                data::SeqTaskOptions* opt) {
   io::StoredConfig c(yaml, file);
-  const std::string task = c.get<std::string>("task", "");
-  if (task.empty()) return task;
-  io::check_stored([&] { *opt = data::SeqTaskOptions::defaults(data::parse_seq_task(task)); },
-                   file);
-  // 0 stands for the task's default (ntm-train's keys).
-  auto nonzero = [&](const char* key, int64_t fallback) {
-    const int64_t v = c.get<int64_t>(key, 0);
-    return v ? v : fallback;
-  };
-  opt->width = nonzero("width", opt->width);
-  opt->min_len = nonzero("min-len", opt->min_len);
-  opt->max_len = nonzero("max-len", opt->max_len);
-  opt->min_repeats = c.get<int64_t>("min-repeats", opt->min_repeats);
-  opt->max_repeats = c.get<int64_t>("max-repeats", opt->max_repeats);
-  opt->item_len = c.get<int64_t>("item-len", opt->item_len);
-  return task;
+  NtmTaskConfig t;
+  io::read_fields(c, t);
+  if (t.task.empty()) return t.task;
+  io::check_stored([&] { *opt = t.options(); }, file);
+  return t.task;
+}
+
+data::SeqTaskOptions NtmTaskConfig::options() const {
+  data::SeqTaskOptions o = data::SeqTaskOptions::defaults(data::parse_seq_task(task));
+  if (width) o.width = width;  // 0 stands for the task's default
+  if (min_len) o.min_len = min_len;
+  if (max_len) o.max_len = max_len;
+  o.min_repeats = min_repeats, o.max_repeats = max_repeats, o.item_len = item_len;
+  return o;
 }
 
 }  // namespace attnkit::memory

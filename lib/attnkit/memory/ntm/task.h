@@ -86,6 +86,31 @@ EpisodeResult run_episode(const Ntm& ntm, ad::Tape& t, const data::Episode& e,
 EpisodeResult run_symbol_episode(const Ntm& ntm, ad::Tape& t, const data::Episode& e,
                                  double write_penalty = 0);
 
+// ntm-train's task keys: fresh episodes of a task, each size 0 for the task's default; stored
+// with the model (ntm-run draws the same task's episodes).
+struct NtmTaskConfig {
+  std::string task;  // empty: trained on a data file
+  int64_t width = 0, min_len = 0, max_len = 0;
+  int64_t min_repeats = 1, max_repeats = 10, item_len = 3;
+  // Each key once (core/fields.h): ntm-train's options, the stored YAML, ntm_task_from_yaml.
+  template <class V>
+  void fields(V& v) {
+    v(fields::unset(task),
+      {"task", "TASK", "copy, repeat-copy or associative-recall (fresh episodes every step)"});
+    v(width, {"width", "N", "task: bits per vector (0: the task's, 8 or 6)", nullptr, true});
+    v(min_len,
+      {"len-min", "N", "task: shortest length or fewest items (0: the task's)", "min-len", true});
+    v(max_len, {"len-max", "N", "task: longest length or most items (0: the task's, 20, 10 or 6)",
+                "max-len", true});
+    v(min_repeats, {"min-repeats", "N", "repeat-copy: fewest repeats", nullptr, true});
+    v(max_repeats, {"max-repeats", "N", "repeat-copy: most repeats", nullptr, true});
+    v(item_len, {"item-len", "N", "associative recall: vectors per item", nullptr, true});
+  }
+  // The task's options: its defaults (SeqTaskOptions::defaults), the sizes given here over
+  // them (UsageError for an unknown task; not validated).
+  data::SeqTaskOptions options() const;
+};
+
 // Model configuration and task keys read back from the YAML stored in a model file (the keys
 // ntm-train declares); DataError naming `file` and the key.
 NtmConfig ntm_config_from_yaml(const std::string& yaml, const std::string& file, int64_t input,

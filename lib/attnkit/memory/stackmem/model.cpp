@@ -497,18 +497,8 @@ LoadedStackLstm load_stack_lstm(const std::string& path) {
   try {
     m.vocab = data::Vocab::parse(m.file.text("vocab"), path + " (vocabulary)");
     io::StoredConfig c(m.file.config_yaml, path);
-    m.config.memory = c.get<std::string>("memory");
-    m.config.embed = c.get<int64_t>("embed");
-    m.config.hidden = c.get<int64_t>("hidden");
-    m.config.width = c.get<int64_t>("width");
-    m.config.read_out = c.get<bool>("read-out", true);  // older files: the read went out
-    m.config.two_controllers = c.get<bool>("two-controllers", false);
-    m.config.depth_input = c.get<bool>("depth-input", false);
-    m.config.input_control = c.get<bool>("input-control", false);
-    m.config.stack_rnn = c.get<bool>("stack-rnn", false);
-    m.config.stacks = c.get<int64_t>("stacks", m.config.stacks);
-    m.config.stack_top = c.get<int64_t>("stack-top", m.config.stack_top);
-    m.config.rounding = c.get<bool>("rounding", false);
+    m.config.read_out = true;  // older files, without the switch: the read went out
+    io::read_fields(c, m.config);
     m.config.vocab = m.vocab.size();
     io::check_stored([&] { m.config.validate(); }, path);
     const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/core/fields.h"
 #include "attnkit/data/transduce.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/memory/stackmem/memory.h"
@@ -94,6 +95,73 @@ struct StackLstmConfig {
   // The stack RNN's decoding takes each stack's likeliest action, whole (Joulin & Mikolov's
   // "rounding"); training keeps the soft actions.
   bool rounding = false;
+  // Each hyper-parameter once (core/fields.h): stackmem-train's options, the stored YAML, the
+  // loader (older files lack the later fields: they load with the defaults).
+  template <class V>
+  void fields(V& v) {
+    v(memory, {"memory", "KIND", "stack, queue, deque or none (the plain LSTM)"});
+    v(embed, {"embed", "N", "symbol embedding size"});
+    v(hidden, {"hidden", "N", "controller LSTM units"});
+    v(width, {"width", "N", "the memory's value size"});
+    v(read_out, {"read-out", "",
+                 "the prediction also sees this step's read (without: the paper's form, from the "
+                 "controller alone; the read enters the next step's input)"});
+    v(two_controllers,
+      {"two-controllers", "",
+       "one LSTM controller (and push, pop and value layers) for the source and another, starting "
+       "from its state, for the separator and the target, around the one memory"});
+    v(bottom_push_bias,
+      {"bottom-push-bias", "B",
+       "a deque: the initial bias of its bottom push strengths (0: drawn as the other biases; "
+       "negative: it starts pushing at the top only, its bottom end a queue's)",
+       nullptr, true});
+    v(input_control, {"input-control", "",
+                      "--two-controllers: the decoder's push, pop and value come from the symbol "
+                      "it reads and the memory's read (one linear layer), not from its LSTM state, "
+                      "so that they cannot follow a count of the symbols written"});
+    v(push_bias,
+      {"push-bias", "B",
+       "the initial bias of the push strengths (--two-controllers: the encoder's; a deque: at both "
+       "ends unless --bottom-push-bias; 0: drawn as the other biases; positive: the values start "
+       "strong, the first one too, so that the oldest still reads whole after a long source)",
+       nullptr, true});
+    v(pop_bias, {"pop-bias", "B",
+                 "the initial bias of the pop strengths (-1: Grefenstette et al., Appendix B; a "
+                 "deque, which pops at both ends, keeps its values with a lower one)",
+                 nullptr, true});
+    v(decoder_push_bias, {"decoder-push-bias", "B",
+                          "--two-controllers: the initial bias of the decoder's push strengths (0: "
+                          "drawn as the other biases; negative: the decoder starts consuming the "
+                          "memory without covering it with its own pushes)",
+                          nullptr, true});
+    v(encoder_pop_bias, {"encoder-pop-bias", "B",
+                         "--two-controllers: the initial bias of the encoder's pop strengths (0: "
+                         "--pop-bias, which then sets the decoder's alone; lower: the source is "
+                         "stored whole while the decoder's pops start higher)",
+                         nullptr, true});
+    v(decoder_bottom_pop_bias,
+      {"decoder-bottom-pop-bias", "B",
+       "--two-controllers, a deque: the initial bias of the decoder's bottom pop strengths (0: "
+       "--pop-bias; lower: the decoder starts popping from the top only, so that a reversal keeps "
+       "the oldest values it answers last)",
+       nullptr, true});
+    v(op_cost, {"op-cost", "C",
+                "a cost per unit of push and pop strength, added to the loss (0: none): the "
+                "controllers learn to leave the memory alone where the task does not need it",
+                nullptr, true});
+    v(depth_input, {"depth-input", "",
+                    "the controllers also read how full the memory is (tanh of its total "
+                    "strength), so that decoding can stop when it runs empty"});
+    v(stack_rnn,
+      {"stack-rnn", "", "Joulin & Mikolov's stack RNN instead of an LSTM with --memory"});
+    v(stacks, {"stacks", "K", "--stack-rnn: the number of stacks", nullptr, true});
+    v(stack_top,
+      {"stack-top", "N", "--stack-rnn: the top elements of each stack fed back to the hidden layer",
+       nullptr, true});
+    v(rounding, {"rounding", "",
+                 "--stack-rnn: decoding takes each stack's likeliest action whole (training keeps "
+                 "the soft ones)"});
+  }
   void validate() const;
   bool has_memory() const { return stack_rnn || memory != "none"; }
 };

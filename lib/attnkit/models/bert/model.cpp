@@ -522,12 +522,7 @@ LoadedBert load_bert(const std::string& path) {
     m.vocab = data::Vocab::parse(m.file.text("vocab"), path);
     io::StoredConfig c(m.file.config_yaml, path);
     m.config.vocab = m.vocab.size();
-    m.config.layers = c.get<int64_t>("layers");
-    m.config.hidden = c.get<int64_t>("hidden");
-    m.config.heads = c.get<int64_t>("heads");
-    m.config.ff = c.get<int64_t>("ff");
-    m.config.max_len = c.get<int64_t>("max-len");
-    m.config.dropout = c.get<float>("dropout");
+    io::read_fields(c, m.config);
     io::check_stored([&] { m.config.validate(); }, path);
     const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
     m.params = std::make_unique<nn::ParamStore>();

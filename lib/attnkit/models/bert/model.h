@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/core/fields.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
@@ -44,6 +45,21 @@ struct BertConfig {
   int64_t vocab = 0;  // the vocabulary's size V (the tables have V + 1 rows: [MASK] = V)
   int64_t layers = 2, hidden = 128, heads = 2, ff = 256, max_len = 64;
   float dropout = 0.1f;
+  // Each hyper-parameter once (core/fields.h): bert-pretrain's options, the stored YAML, the
+  // loader (the vocabulary's size is the file's vocabulary).
+  template <class V>
+  void fields(V& v) {
+    v(layers, {"layers", "N", "encoder layers"});
+    v(hidden, {"hidden", "N", "the model's width (embeddings, attention, heads)"});
+    v(heads, {"heads", "N", "attention heads (divide --hidden)"});
+    v(ff, {"ff", "N", "the feed-forward layers' hidden units"});
+    v(max_len, {"len-max", "N",
+                "the longest input in tokens, [CLS] and the two [SEP] included (longer pairs are "
+                "cut from the end of their longer sentence); the position table's size",
+                "max-len"});
+    v(dropout, {"dropout", "P",
+                "dropout after the embeddings, on the attention weights and after each sub-layer"});
+  }
   void validate() const;  // UsageError naming the option
 };
 

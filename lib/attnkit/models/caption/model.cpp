@@ -952,25 +952,14 @@ LoadedCaption load_caption(const std::string& path) {
   m.file = nn::load_model_file(path, "caption");
   try {
     io::StoredConfig c(m.file.config_yaml, path);
-    m.config.channels = vision::parse_channels(c.get<std::string>("channels"));
-    m.config.attention = c.get<std::string>("attention");
-    m.config.embed = c.get<int64_t>("embed");
-    m.config.hidden = c.get<int64_t>("hidden");
-    m.config.attn = c.get<int64_t>("attention-size");
-    m.config.lambda = c.get<double>("lambda");
-    m.config.max_len = c.get<int64_t>("max-len");
+    io::read_fields(c, m.config);
     // files before 2026-11-26 have no arch/pad, arch/coords: their options' values
-    m.config.pad =
-        m.file.numbers.count("arch/pad") ? m.file.arch("pad", 0, 256) : c.get<int64_t>("pad", 0);
-    m.config.coords = m.file.numbers.count("arch/coords") ? m.file.arch("coords", 0, 1) == 1
-                                                          : c.get<bool>("coords", false);
-    m.config.word_query = c.get<bool>("word-query", false);
-    m.config.reinforce = c.get<double>("reinforce", m.config.reinforce);
-    m.config.entropy = c.get<double>("entropy", m.config.entropy);
-    m.config.sample_prob = c.get<double>("sample-prob", m.config.sample_prob);
-    m.config.baseline_decay = c.get<double>("baseline-decay", m.config.baseline_decay);
-    m.config.reward = c.get<std::string>("reward", m.config.reward);
-    m.config.sample_warmup = c.get<int64_t>("sample-warmup", m.config.sample_warmup);
+    if (m.file.numbers.count("arch/pad"))
+      m.config.pad = m.file.arch("pad", 0, 256);
+    else  // a number, or absent ("auto" with no image size: 0)
+      io::check_stored([&] { m.config.pad = parse_caption_pad(m.config.pad_option, 0, 0, 0); },
+                       path);
+    if (m.file.numbers.count("arch/coords")) m.config.coords = m.file.arch("coords", 0, 1) == 1;
     io::check_stored([&] { m.config.validate(); }, path);
     Vocab v = Vocab::parse(m.file.text("vocab"), path + ":vocab");
     const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors

@@ -55,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/core/fields.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
@@ -88,7 +89,65 @@ struct CaptionConfig {
   double baseline_decay = 0.9;     // the moving-average baseline's decay
   std::string reward = "caption";  // what each log p(s̃_t) is weighted by (CaptionReward)
   int64_t sample_warmup = 0;       // training steps over which the sampling share rises from 0
-  void validate() const;           // UsageError
+  // caption-train's --pad as given: "auto" or a number, made `pad` with the data's image size
+  // (parse_caption_pad); the model file holds pad itself (arch/pad).
+  std::string pad_option = "auto";
+  // Each hyper-parameter once (core/fields.h): caption-train's options (which set coords
+  // first: on unless --no-coords), the stored YAML, the loader (pad and coords: the file's
+  // arch/ numbers, the options' values in files written before them).
+  template <class V>
+  void fields(V& v) {
+    v(attention, {"attention", "KIND",
+                  "soft (the paper's soft attention), hard (one region sampled per word, trained "
+                  "by REINFORCE) or none (the mean region at every step)"});
+    v(fields::text(channels, vision::parse_channels_field, fields::join_sizes),
+      {"channels", "LIST",
+       "the CNN's blocks: output channels of each conv 3x3 + batch norm + ReLU + 2x2 max pool"});
+    v(embed, {"embed", "N", "word embedding size"});
+    v(hidden, {"hidden", "N", "LSTM units"});
+    v(attn, {"attention-size", "N", "the additive attention's size"});
+    v(lambda, {"lambda", "R",
+               "weight of the doubly stochastic regularisation sum_i (1 - sum_t alpha_ti)^2"});
+    v(max_len, {"len-max", "N", "decoding: the most words of a caption", "max-len"});
+    v(pad_option,
+      {"pad", "N|auto",
+       "black pixels added on every side before the CNN; auto: the fewest that make the grid of "
+       "regions even (4 on 56x56 scenes: a 4x4 grid with 4 blocks, 8x8 with 3)",
+       nullptr, true});
+    v(fields::negated(coords),
+      {"no-coords", "",
+       "leave out the two coordinate channels that every region's annotation vector carries by "
+       "default: the centre of the region on the grid, in (-1, 1), so that attention knows where a "
+       "region lies"});
+    v(fields::sets(coords),
+      {"coords", "", "the coordinate channels (the default; kept for one release)"});
+    v(word_query, {"word-query", "",
+                   "the attention's query also sees the word just emitted: e = v . tanh(W_a a + "
+                   "W_h h + W_y E y_prev)"});
+    v(reinforce, {"reinforce", "R",
+                  "hard: weight of the REINFORCE term n (C - b) sum_t log p(s_t) (1: unbiased)",
+                  nullptr, true});
+    v(entropy,
+      {"entropy", "R", "hard: weight of the entropy bonus sum_t H(alpha_t)", nullptr, true});
+    v(sample_prob,
+      {"sample-prob", "P",
+       "hard: the share of images that sample their regions (the others take the expected context)",
+       nullptr, true});
+    v(baseline_decay,
+      {"baseline-decay", "R",
+       "hard: decay of the moving-average baseline b <- decay b + (1 - decay) C", nullptr, true});
+    v(reward,
+      {"reward", "KIND",
+       "hard: what weights each step's log p(s_t): caption (the whole caption's cost, the paper's "
+       "eq. 12), to-go (the cost of the words from that step on) or word (that step's word alone)",
+       nullptr, true});
+    v(sample_warmup,
+      {"sample-warmup", "N",
+       "hard: the sampling share rises linearly from 0 to --sample-prob over the first N steps "
+       "(before it, the expected context trains the attention as soft attention does)",
+       nullptr, true});
+  }
+  void validate() const;  // UsageError
   CaptionAttention kind() const { return parse_caption_attention(attention); }
   CaptionReward reward_kind() const { return parse_caption_reward(reward); }
   // D, the size of an annotation vector: the CNN's last channel count (+ 2 with coords).

@@ -40,6 +40,11 @@ std::vector<int64_t> parse_sizes(const std::string& text, const std::string& key
   return v;
 }
 
+std::string ImgNetConfig::data_yaml() const {
+  return "height: " + std::to_string(height) + "\nwidth: " + std::to_string(width) +
+         "\nclasses: " + std::to_string(classes) + "\n";
+}
+
 std::string format_sizes(const std::vector<int64_t>& v) {
   std::string s;
   for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
@@ -359,10 +364,7 @@ LoadedImgNet load_imgnet(const std::string& path) {
   m.file = nn::load_model_file(path, "imgclass");
   try {
     io::StoredConfig c(m.file.config_yaml, path);
-    m.config.arch = c.get<std::string>("arch");
-    m.config.hidden = parse_sizes(c.get<std::string>("hidden"), "hidden");
-    m.config.channels = parse_sizes(c.get<std::string>("channels"), "channels");
-    m.config.attn_after = c.get<int64_t>("attn-after");
+    io::read_fields(c, m.config);
     m.config.height = c.get<int64_t>("height");
     m.config.width = c.get<int64_t>("width");
     m.config.classes = c.get<int64_t>("classes");

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/core/fields.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
@@ -37,13 +38,31 @@ struct ImgNetConfig {
   std::vector<int64_t> channels = {16, 32, 32};  // cnn blocks
   int64_t attn_after = 2;                        // the block after which attention sits (1-based)
   int64_t height = 0, width = 0, classes = 0;    // from the data
-  void validate() const;                         // UsageError naming the key
+  // Each hyper-parameter once (core/fields.h): img-train's options, the stored YAML, the
+  // loader. (height, width and classes are the data's, stored after them by img-train.)
+  template <class V>
+  void fields(V& v);
+  // The data's sizes as YAML ("height: 28\nwidth: 28\nclasses: 10\n"): img-train stores them
+  // after the options, the loader reads them back.
+  std::string data_yaml() const;
+  void validate() const;  // UsageError naming the key
   bool conv() const { return arch != "mlp"; }
 };
 
 // "64,64" → {64, 64}; UsageError naming `key` on bad text or a value < 1.
 std::vector<int64_t> parse_sizes(const std::string& text, const std::string& key);
 std::string format_sizes(const std::vector<int64_t>& v);
+
+template <class V>
+void ImgNetConfig::fields(V& v) {
+  v(arch, {"arch", "A", "mlp, cnn, cnn-sagan or cnn-nonlocal"});
+  v(fields::text(hidden, parse_sizes, format_sizes),
+    {"hidden", "N,N", "mlp: units of each hidden layer"});
+  v(fields::text(channels, parse_sizes, format_sizes),
+    {"channels", "C,C", "cnn: channels of each conv block"});
+  v(attn_after,
+    {"attn-after", "K", "cnn-sagan, cnn-nonlocal: the block (1-based) after which attention sits"});
+}
 
 class ImgNet {
  public:

@@ -441,18 +441,7 @@ LoadedRam load_ram(const std::string& path) {
   try {
     io::StoredConfig c(m.file.config_yaml, path);
     RamConfig& r = m.config;
-    r.glimpse.size = c.get<int64_t>("glimpse-size");
-    r.glimpse.scales = c.get<int64_t>("glimpse-scales");
-    r.glimpse.factor = c.get<int64_t>("glimpse-factor");
-    r.glimpses = c.get<int64_t>("glimpses");
-    r.glimpse_hidden = c.get<int64_t>("glimpse-hidden");
-    r.hidden = c.get<int64_t>("hidden");
-    r.core = c.get<std::string>("core");
-    r.glimpse_net = c.get<std::string>("glimpse-net", "fc");
-    if (c.has("glimpse-channels"))
-      r.glimpse_channels = vision::parse_channels(c.get<std::string>("glimpse-channels"));
-    r.loc_std = c.get<double>("loc-std");
-    r.random_glimpses = c.get<bool>("random-glimpses", false);
+    io::read_fields(c, r);
     r.height = m.file.arch("height", 1, 4096, "ram/height");
     r.width = m.file.arch("width", 1, 4096, "ram/width");
     r.classes = m.file.arch("classes", 2, 1000, "ram/classes");

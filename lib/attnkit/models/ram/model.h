@@ -34,12 +34,14 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/core/fields.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
 #include "attnkit/train/module.h"
+#include "attnkit/vision/cnn.h"
 #include "attnkit/vision/glimpse.h"
 #include "attnkit/vision/image_set.h"
 
@@ -55,8 +57,31 @@ struct RamConfig {
   std::string core = "rnn";                          // rnn or lstm
   double loc_std = 0.1;                              // σ of the location policy
   bool random_glimpses = false;
-  int64_t height = 60, width = 60, classes = 10;  // the images it reads
-  void validate() const;                          // UsageError naming the option
+  int64_t height = 60, width = 60, classes = 10;  // the images it reads (the file's arch/)
+  // Each hyper-parameter once (core/fields.h): ram-train's options, the stored YAML, the loader.
+  template <class V>
+  void fields(V& v) {
+    v(glimpse.size, {"glimpse-size", "G", "side of each patch after resampling (g)"});
+    v(glimpse.scales, {"glimpse-scales", "K", "patches per glimpse (k)"});
+    v(glimpse.factor, {"glimpse-factor", "S", "each patch is S times as wide as the one before"});
+    v(glimpses, {"glimpses", "N", "glimpses per image; the class is read after the last"});
+    v(glimpse_hidden, {"glimpse-hidden", "N", "units of h_g and h_l"});
+    v(glimpse_net, {"glimpse-net", "KIND",
+                    "fc (h_g = ReLU(Linear(patches)), the paper's) or conv (each patch through "
+                    "conv blocks first)",
+                    nullptr, true});
+    v(fields::text(glimpse_channels, vision::parse_channels_field, fields::join_sizes),
+      {"glimpse-channels", "C,C", "conv: channels of each conv block (3x3, ReLU, 2x2 max pooling)",
+       nullptr, true});
+    v(hidden, {"hidden", "N", "units of the glimpse feature g and the core's state"});
+    v(core, {"core", "KIND", "rnn (h = ReLU(Linear(g) + Linear(h)), the paper's) or lstm"});
+    v(loc_std,
+      {"loc-std", "S", "standard deviation of the location policy (locations in [-1, 1])"});
+    v(random_glimpses,
+      {"random-glimpses", "",
+       "the ablation: every location uniform in [-1, 1]^2, nothing learned about where"});
+  }
+  void validate() const;  // UsageError naming the option
   // What h_g's Linear reads per glimpse: k·g·g pixels (fc), or k·C·(g / 2^blocks)² (conv).
   int64_t what_features() const;
 };

@@ -345,12 +345,7 @@ void BanditTraining::finish(nn::ModelFile& f) {
 BanditConfig bandit_config_from_yaml(const std::string& yaml, const std::string& file) {
   io::StoredConfig c(yaml, file);
   BanditConfig cfg;
-  cfg.arms = c.get<int64_t>("arms");
-  cfg.pulls = c.get<int64_t>("pulls");
-  cfg.width = c.get<int64_t>("width");
-  cfg.filters = c.get<int64_t>("filters");
-  cfg.key = c.get<int64_t>("key-size");
-  cfg.value = c.get<int64_t>("value-size");
+  io::read_fields(c, cfg);
   io::check_stored([&] { cfg.validate(); }, file);
   return cfg;
 }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "attnkit/autodiff/tape.h"
+#include "attnkit/core/fields.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/models/snail/blocks.h"
 #include "attnkit/nn/layers.h"
@@ -29,12 +30,23 @@
 namespace attnkit::rl {
 
 struct BanditConfig {
-  int64_t arms = 5;       // K
-  int64_t pulls = 10;     // N
-  int64_t width = 32;     // the input projection
-  int64_t filters = 32;   // each dense block's filters
-  int64_t key = 16;       // attention: key and query size
-  int64_t value = 16;     // attention: value size
+  int64_t arms = 5;      // K
+  int64_t pulls = 10;    // N
+  int64_t width = 32;    // the input projection
+  int64_t filters = 32;  // each dense block's filters
+  int64_t key = 16;      // attention: key and query size
+  int64_t value = 16;    // attention: value size
+  // Each hyper-parameter once (core/fields.h): snail-train's options, the stored YAML, the
+  // loaders (the few-shot model takes filters, key and value from here too).
+  template <class V>
+  void fields(V& v) {
+    v(arms, {"arms", "K", "arms of each bandit"});
+    v(pulls, {"pulls", "N", "pulls per episode"});
+    v(width, {"width", "N", "input projection size"});
+    v(filters, {"filters", "N", "filters of each dense block"});
+    v(key, {"key-size", "N", "attention key and query size"});
+    v(value, {"value-size", "N", "attention value size"});
+  }
   void validate() const;  // UsageError naming the field
 };
 

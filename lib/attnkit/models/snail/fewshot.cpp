@@ -10,6 +10,7 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/models/snail/bandit.h"
 #include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/vision/fmnist.h"
@@ -489,14 +490,12 @@ LoadedFewShot load_fewshot(const std::string& path) {
   m.file = nn::load_model_file(path, "snail-fewshot");
   try {
     io::StoredConfig c(m.file.config_yaml, path);
-    m.config.ways = c.get<int64_t>("ways");
-    m.config.shots = c.get<int64_t>("shots");
+    io::read_fields(c, m.config);
     m.config.height = m.file.arch("height", 16, 4096, "fewshot/height");
     m.config.width = m.file.arch("width", 16, 4096, "fewshot/width");
-    m.config.channels = c.get<int64_t>("channels");
-    m.config.filters = c.get<int64_t>("filters");
-    m.config.key = c.get<int64_t>("key-size");
-    m.config.value = c.get<int64_t>("value-size");
+    rl::BanditConfig sizes;  // snail-train's SNAIL sizes, shared by both tasks
+    io::read_fields(c, sizes);
+    m.config.filters = sizes.filters, m.config.key = sizes.key, m.config.value = sizes.value;
     io::check_stored([&] { m.config.validate(); }, path);
     std::string joined;
     for (const std::string& s : m.file.string_list("fewshot/train_classes"))

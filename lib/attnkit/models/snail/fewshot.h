@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "attnkit/autodiff/tape.h"
+#include "attnkit/core/fields.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/models/snail/blocks.h"
 #include "attnkit/nn/layers.h"
@@ -42,6 +43,17 @@ struct FewShotConfig {
   int64_t key = 32;                 // attention: key and query size
   int64_t value = 32;               // attention: value size
   int64_t steps() const { return ways * shots + 1; }
+  // Each hyper-parameter once (core/fields.h): snail-train's options (--task fewshot), the
+  // stored YAML, the loader. The SNAIL blocks' sizes (filters, key, value) are
+  // rl::BanditConfig's fields, snail-train's options for either task; the image size is the
+  // data's (the file's arch/).
+  template <class V>
+  void fields(V& v) {
+    v(ways, {"ways", "N", "fewshot: classes an episode"});
+    v(shots, {"shots", "K", "fewshot: labelled pictures a class"});
+    v(channels,
+      {"channels", "N", "fewshot: filters of each of the 4 convolution blocks of the embedding"});
+  }
   void validate() const;  // UsageError naming the field
 };
 
