@@ -15,14 +15,14 @@ int main(int argc, char** argv) {
         "Classify documents with a model from han-train: each document's label and class "
         "probabilities; with --eval, accuracy, per-class precision and recall and the "
         "confusion matrix; the attention as arrays or drawn.",
-        "-m MODEL -i DOCS [--eval] [--attention FILE.npz] [--draw FILE.png|FILE.html] [-o OUT]");
+        "-m MODEL -i DOCS [--eval] [--alignments FILE.npz] [--draw FILE.png|FILE.html] [-o OUT]");
     app.options().add_options()("model,m",
                                 po::value(&o.model)->value_name("MODEL")->required(),
                                 "a model from han-train")(
         "input,i", po::value(&o.input)->value_name("DOCS")->required(),
         "documents, one a line: [LABEL<TAB>]TEXT (labels needed by --eval)")(
         "eval", po::bool_switch(&o.eval), "print the scores instead of the labels")(
-        "attention", po::value(&o.attention)->value_name("FILE.npz"),
+        "alignments", po::value(&o.alignments)->value_name("FILE.npz"),
         "each document's word weights w<i> and sentence weights s<i> (han, flat)")(
         "draw", po::value(&o.draw)->value_name("FILE"),
         "the first documents with their attention, as the paper's Figure 5 (.png or .html)")(

@@ -75,11 +75,11 @@ std::string run_han(const HanRunOptions& o) {
     throw UsageError("--draw: the file must end in .png or .html");
   if (o.draw_count < 1) throw UsageError("--draw-count must be >= 1");
   if (o.max_sentence_words < 1) throw UsageError("--max-sentence-words must be >= 1");
-  check_outputs_writable({&o.output, &o.attention, &o.draw});
+  check_outputs_writable({&o.output, &o.alignments, &o.draw});
   LoadedHan m = load_han(o.model);
-  const bool att = !o.attention.empty() || !o.draw.empty();
+  const bool att = !o.alignments.empty() || !o.draw.empty();
   if (att && m.model->arch() != Arch::Han && m.model->arch() != Arch::Flat)
-    throw UsageError(std::string(o.attention.empty() ? "--draw" : "--attention") + ": a " +
+    throw UsageError(std::string(o.alignments.empty() ? "--draw" : "--alignments") + ": a " +
                      arch_name(m.model->arch()) + " model has no attention (han and flat have)");
   data::DocReadOptions ro;
   ro.need_labels = o.eval, ro.max_sentence_words = o.max_sentence_words;
@@ -90,14 +90,14 @@ std::string run_han(const HanRunOptions& o) {
   const Tensor p = predict_docs(*m.model, docs, o.threads, att ? &words : nullptr,
                                 att ? &sents : nullptr);
   const int64_t N = p.dim(0), C = p.dim(1);
-  if (!o.attention.empty()) {
+  if (!o.alignments.empty()) {
     std::vector<std::pair<std::string, const Tensor*>> arrays;
     for (int64_t i = 0; i < N; ++i) {
       arrays.emplace_back("w" + std::to_string(i), &words[static_cast<size_t>(i)]);
       if (m.model->arch() == Arch::Han)
         arrays.emplace_back("s" + std::to_string(i), &sents[static_cast<size_t>(i)]);
     }
-    io::write_npz(o.attention, arrays);
+    io::write_npz(o.alignments, arrays);
   }
   if (!o.draw.empty()) {
     std::vector<FigureDoc> fig;

@@ -10,7 +10,7 @@ namespace attnkit::models::han {
 
 // What han-run was asked (its options by their long names; "": not given).
 struct HanRunOptions {
-  std::string model, input, attention, draw, output = "-";
+  std::string model, input, alignments, draw, output = "-";
   bool eval = false;
   int64_t draw_count = 5;
   int64_t max_sentence_words = 1000;
@@ -24,7 +24,7 @@ struct HanRunOptions {
 //   probability in the model's label order (TAB-separated);
 //   eval: "documents N", "accuracy A", a table class/precision/recall/support, and the
 //   confusion matrix (rows: the true label, columns: the predicted one).
-// attention (an .npz): per document i, w<i> [sentences, longest sentence] (flat: [1, words])
+// alignments (an .npz): per document i, w<i> [sentences, longest sentence] (flat: [1, words])
 // and, for han, s<i> [sentences]. draw: the first draw_count documents (figure_png/html).
 std::string run_han(const HanRunOptions& o);
 
