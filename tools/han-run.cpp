@@ -16,8 +16,7 @@ int main(int argc, char** argv) {
         "probabilities; with --eval, accuracy, per-class precision and recall and the "
         "confusion matrix; the attention as arrays or drawn.",
         "-m MODEL -i DOCS [--eval] [--alignments FILE.npz] [--draw FILE.png|FILE.html] [-o OUT]");
-    app.options().add_options()("model,m",
-                                po::value(&o.model)->value_name("MODEL")->required(),
+    app.options().add_options()("model,m", po::value(&o.model)->value_name("MODEL")->required(),
                                 "a model from han-train")(
         "input,i", po::value(&o.input)->value_name("DOCS")->required(),
         "documents, one a line: [LABEL<TAB>]TEXT (labels needed by --eval)")(

@@ -29,9 +29,8 @@ int main(int argc, char** argv) {
         "Train a document classifier: a Hierarchical Attention Network (word and sentence "
         "encoders with attention) or a flat baseline (--arch flat, mean or ngram-lr).",
         "-i DOCS [--valid DOCS | --valid-fraction F] -o MODEL [--arch han|flat|mean|ngram-lr]");
-    app.options().add_options()(
-        "input,i", po::value(&train_path)->value_name("DOCS")->required(),
-        "training documents, one a line: LABEL<TAB>TEXT (see han-run(1))")(
+    app.options().add_options()("input,i", po::value(&train_path)->value_name("DOCS")->required(),
+                                "training documents, one a line: LABEL<TAB>TEXT (see han-run(1))")(
         "valid", po::value(&valid_path)->value_name("DOCS"),
         "validation documents: accuracy after every epoch")(
         "valid-fraction", po::value(&valid_fraction)->value_name("F"),
@@ -59,8 +58,8 @@ int main(int argc, char** argv) {
     if (valid_fraction != 0)
       models::han::split_validation(train, valid, valid_fraction, app.common().seed);
     o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
-    models::han::HanTraining module(c, o, train, valid, train_path, valid_path, tf.steps,
-                                    tf.epochs, app.common().seed, app.config_yaml());
+    models::han::HanTraining module(c, o, train, valid, train_path, valid_path, tf.steps, tf.epochs,
+                                    app.common().seed, app.config_yaml());
     if (!o.embeddings.empty())
       cli::report(app, {o.embeddings + ": " + std::to_string(module.embeddings_found()) + " of " +
                         std::to_string(module.vocab().size()) + " words found"});

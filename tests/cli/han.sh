@@ -22,7 +22,8 @@ gen() {
 }
 gen 240 1 > train.tsv
 gen 60 2 > test.tsv
-small="-i train.tsv --embed 8 --hidden 8 --context 8 --min-freq 1 --batch-size 16 --lr 0.03 --epochs 4 --seed 3 -q"
+opts="--embed 8 --hidden 8 --context 8 --min-freq 1 --batch-size 16 --lr 0.03 --epochs 4 --seed 3 -q"
+small="-i train.tsv $opts"
 expect 0 han-train $small --threads 1 -o m1.akm --log m1.tsv --valid test.tsv
 expect 0 han-train $small --threads 2 -o m2.akm --valid test.tsv
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm m2.akm || fail "the model depends on --threads"
@@ -75,18 +76,18 @@ no_file x.akm
 
 # Bad documents: exit 1 naming the file and the line, nothing left behind.
 printf 'a\tGood.\nb\t\n' > empty.tsv
-expect_err 1 "han-train: empty.tsv:2: empty document (no word after the label)" han-train $small -i empty.tsv -o x.akm
+expect_err 1 "han-train: empty.tsv:2: empty document (no word after the label)" han-train $opts -i empty.tsv -o x.akm
 awk 'BEGIN { printf "a\tok.\nb\t"; for (i = 0; i < 10000; i++) printf "word "; print "" }' > long.tsv
-expect_err 1 "han-train: long.tsv:2: sentence 1 has 10000 words, more than 1000 (split it with . ! ? or TABs)" han-train $small -i long.tsv -o x.akm
+expect_err 1 "han-train: long.tsv:2: sentence 1 has 10000 words, more than 1000 (split it with . ! ? or TABs)" han-train $opts -i long.tsv -o x.akm
 printf 'a\tfine.\nb\tbad \377 byte.\n' > utf.tsv
-expect_err 1 "han-train: utf.tsv:2: " han-train $small -i utf.tsv -o x.akm
+expect_err 1 "han-train: utf.tsv:2: " han-train $opts -i utf.tsv -o x.akm
 printf 'a\tfine.\nno label at all.\n' > nolabel.tsv
-expect_err 1 "han-train: nolabel.tsv:2: no label: a document is LABEL<TAB>TEXT" han-train $small -i nolabel.tsv -o x.akm
+expect_err 1 "han-train: nolabel.tsv:2: no label: a document is LABEL<TAB>TEXT" han-train $opts -i nolabel.tsv -o x.akm
 no_file x.akm
 printf 'a\tfine.\nc\tunknown.\n' > unknown.tsv
 expect_err 1 "han-run: unknown.tsv:2: unknown label 'c' (the model's labels: a, b)" han-run -m m1.akm -i unknown.tsv -o out.txt
 no_file out.txt
-expect_err 1 "han-run: bare.txt:1: document without a label" han-run -m m1.akm -i bare.txt --eval
+expect_err 1 "han-run: bare.txt:1: no label: a document is LABEL<TAB>TEXT" han-run -m m1.akm -i bare.txt --eval
 expect_err 1 "han-run: long.tsv:2: sentence 1 has 10000 words" han-run -m m1.akm -i long.tsv --draw d.png
 no_file d.png
 finish

@@ -89,8 +89,9 @@ TEST_CASE("han: bad documents are refused with the file and the line") {
   // Labels unknown to a model.
   data::Vocab v;
   const auto docs = data::parse_docs("great\tgood.\nawful\tbad.\n", "t.tsv");
-  CHECK(error_of([&] { encode_docs(docs, v, {"great", "other"}, "t.tsv", true); }) ==
-        "t.tsv:2: unknown label 'awful' (the model's labels: great, other)");
+  CHECK(error_of([&] {
+          encode_docs(docs, v, {"great", "other"}, "t.tsv", true);
+        }) == "t.tsv:2: unknown label 'awful' (the model's labels: great, other)");
   CHECK(error_of([&] { collect_labels({docs[0]}, "t.tsv"); }) ==
         "t.tsv:0: the documents have 1 label(s): a classifier needs at least 2");
 }
@@ -129,7 +130,9 @@ TEST_CASE("han: gradients of a tiny HAN match finite differences") {
     o.max_per_tensor = 24;
     o.eps = 1e-2, o.rtol = 5e-2, o.atol = 2e-3;
     const auto r = ad::check_gradients(
-        [&](ad::Tape& t) { return nn::cross_entropy(m.forward(t, ptrs).logits, {0, 2, 1}); },
+        [&](ad::Tape& t) {
+          return nn::cross_entropy(m.forward(t, ptrs).logits, {0, 2, 1});
+        },
         ps.params(), o);
     CHECK_MESSAGE(r.ok, r.where);
     CHECK(r.checked > 0);
@@ -210,11 +213,13 @@ TEST_CASE("han: every architecture learns which key word decides the class") {
     std::string doc;
     const int n = 1 + static_cast<int>(r.below(3)), at = static_cast<int>(r.below(n + 1));
     for (int k = 0; k <= n; ++k)
-      doc += k == at ? (a ? "then alpha came . " : "then beta came . ") : std::string(fill[r.below(4)]) + " ";
+      doc += k == at ? (a ? "then alpha came . " : "then beta came . ")
+                     : std::string(fill[r.below(4)]) + " ";
     text += std::string(a ? "a" : "b") + "\t" + doc + "\n";
   }
   const auto all = data::parse_docs(text, "synthetic");
-  std::vector<data::TextDoc> train(all.begin(), all.begin() + 120), valid(all.begin() + 120, all.end());
+  std::vector<data::TextDoc> train(all.begin(), all.begin() + 120),
+      valid(all.begin() + 120, all.end());
   for (const char* arch : {"han", "flat", "mean", "ngram-lr"}) {
     CAPTURE(arch);
     HanConfig c = tiny(arch);
@@ -245,9 +250,9 @@ TEST_CASE("han: Figure 5 as HTML and PNG") {
   for (size_t at = 0; (at = h.find("class=\"bar\"", at)) != std::string::npos; ++at) ++bars;
   CHECK(words == 6);
   CHECK(bars == 2);
-  // The deepest word (food: 0.7 x 0.8) is fully blue, the first sentence's bar fully red.
+  // The deepest word (food: 0.7 x 0.8) is fully blue; the first bar is 80% long.
   CHECK(h.find("title=\"0.5600\" style=\"background:rgba(40,90,230,1.000)\"") != std::string::npos);
-  CHECK(h.find("style=\"background:rgba(220,40,40,1.000)\"") != std::string::npos);
+  CHECK(h.find("style=\"width:80.0%;background:rgba(220,40,40,1.000)\"") != std::string::npos);
   FigureDoc e;
   e.sentences = {{"x"}};
   e.words = Tensor({1, 1}, 1.0f);
@@ -285,8 +290,7 @@ TEST_CASE("han: word2vec vectors start the embeddings of the words they have") {
     std::ofstream f(path);
     f << "good 1 x\n";
   }
-  CHECK(error_of([&] { m.load_embeddings(path, v); }) ==
-        path + ":1: 'x' is not a finite number");
+  CHECK(error_of([&] { m.load_embeddings(path, v); }) == path + ":1: 'x' is not a finite number");
   HanNet lr(ps, tiny("ngram-lr"), v.size(), 2, rng);
   CHECK_THROWS_AS(lr.load_embeddings(path, v), UsageError);
 }

@@ -61,8 +61,7 @@ std::vector<TextDoc> parse_docs(std::string_view text, const std::string& name,
       if (static_cast<int64_t>(d.sentences[s].size()) > o.max_sentence_words)
         throw DataError("sentence " + std::to_string(s + 1) + " has " +
                             std::to_string(d.sentences[s].size()) + " words, more than " +
-                            std::to_string(o.max_sentence_words) +
-                            " (split it with . ! ? or TABs)",
+                            std::to_string(o.max_sentence_words) + " (split it with . ! ? or TABs)",
                         name, static_cast<long>(ln));
     docs.push_back(std::move(d));
   }

@@ -20,7 +20,7 @@
 namespace attnkit::data {
 
 struct TextDoc {
-  std::string label;  // "" when the line has none
+  std::string label;                                // "" when the line has none
   std::vector<std::vector<std::string>> sentences;  // each non-empty
   int64_t line = 0;                                 // 1-based line of the file
 };

@@ -10,10 +10,9 @@ namespace attnkit::models::han {
 
 namespace {
 
-constexpr int kScale = 2, kAdv = plot::kAdvance * kScale, kLine = 22, kWidth = 1100,
-              kMargin = 16, kBar = 14, kTextX = kMargin + kBar + 10;
-const plot::Rgb kWhite{255, 255, 255}, kBlue{40, 90, 230}, kRed{220, 40, 40}, kBlack{0, 0, 0},
-    kGrey{90, 90, 90};
+constexpr int kScale = 2, kAdv = plot::kAdvance * kScale, kLine = 22, kWidth = 1100, kMargin = 16,
+              kBar = 40, kTextX = kMargin + kBar + 10;
+const plot::Rgb kBlue{40, 90, 230}, kRed{220, 40, 40}, kBlack{0, 0, 0}, kGrey{90, 90, 90};
 
 plot::Rgb mix(plot::Rgb to, float t) {
   t = std::clamp(t, 0.0f, 1.0f);
@@ -66,8 +65,9 @@ class Canvas {
   void rect(int x, int y, int w, int h, plot::Rgb c) {
     for (int yy = std::max(0, y); yy < std::min(img_.height, y + h); ++yy)
       for (int xx = std::max(0, x); xx < std::min(img_.width, x + w); ++xx) {
-        const size_t i = (static_cast<size_t>(yy) * static_cast<size_t>(img_.width) +
-                          static_cast<size_t>(xx)) * 3;
+        const size_t i =
+            (static_cast<size_t>(yy) * static_cast<size_t>(img_.width) + static_cast<size_t>(xx)) *
+            3;
         img_.rgb[i] = c.r, img_.rgb[i + 1] = c.g, img_.rgb[i + 2] = c.b;
       }
   }
@@ -106,17 +106,24 @@ int layout(const std::vector<FigureDoc>& docs, Canvas* c) {
       c->text(x + 210, y, label, kBlack);
     }
   };
-  if (c) c->text(kMargin, y, "Hierarchical attention: sentence weight (left bar), word weight x sentence weight (word ground)", kBlack);
+  if (c) c->text(kMargin, y, "Hierarchical attention (Yang et al. 2016, Figure 5)", kBlack);
   y += kLine;
-  scale(kMargin, kRed, "sentence weight, 0 .. the document's largest");
+  if (c) {
+    c->rect(kMargin, y, 200, 14, mix(kGrey, 0.15f));
+    c->rect(kMargin, y, 100, 14, kRed);
+    c->text(kMargin + 210, y, "left bar: sentence weight, its length 0 .. 1 (here 0.5)", kBlack);
+  }
   y += kLine;
   scale(kMargin, kBlue, "word weight x sentence weight, 0 .. the document's largest");
   y += kLine + 8;
   for (const FigureDoc& d : docs) {
     const Shades s = shades(d);
     std::string head = d.title;
-    if (!s.sent.empty()) head += "   (largest: sentence " + fmt("%.3f", s.smax) + ", word " + fmt("%.3f", s.wmax) + ")";
-    else head += "   (largest word weight " + fmt("%.3f", s.wmax) + ")";
+    if (!s.sent.empty())
+      head +=
+          "   (largest: sentence " + fmt("%.3f", s.smax) + ", word " + fmt("%.3f", s.wmax) + ")";
+    else
+      head += "   (largest word weight " + fmt("%.3f", s.wmax) + ")";
     if (c) c->text(kMargin, y, head, kGrey);
     y += kLine;
     for (size_t i = 0; i < d.sentences.size(); ++i) {
@@ -133,7 +140,11 @@ int layout(const std::vector<FigureDoc>& docs, Canvas* c) {
         x += ww + kAdv;
       }
       y += kLine;
-      if (c && !s.sent.empty()) c->rect(kMargin, top - 3, kBar, y - top - 2, mix(kRed, s.sent[i] / s.smax));
+      if (c && !s.sent.empty()) {
+        c->rect(kMargin, top - 3, kBar, y - top - 2, mix(kGrey, 0.15f));
+        c->rect(kMargin, top - 3, std::max(1, static_cast<int>(kBar * s.sent[i] + 0.5f)),
+                y - top - 2, kRed);
+      }
     }
     y += kLine / 2;
   }
@@ -144,11 +155,20 @@ std::string escape(const std::string& s) {
   std::string o;
   for (char ch : s) {
     switch (ch) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += ch;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += ch;
     }
   }
   return o;
@@ -174,14 +194,19 @@ std::string figure_html(const std::vector<FigureDoc>& docs) {
       "<style>body{font-family:sans-serif;max-width:60em;margin:1em auto}"
       ".doc{margin:1.5em 0}.t{color:#555;margin:.3em 0}"
       ".s{display:flex;align-items:stretch;margin:2px 0}"
-      ".bar{flex:0 0 14px;margin-right:8px}.w{padding:1px 2px;line-height:1.6}"
+      ".slot{flex:0 0 40px;margin-right:8px;background:#eee;position:relative}"
+      ".bar{position:absolute;left:0;top:0;bottom:0}.w{padding:1px 2px;line-height:1.6}"
       ".scale{display:inline-block;width:200px;height:14px;vertical-align:middle;margin-right:.5em}"
       "</style></head><body>\n<h1>Hierarchical attention</h1>\n<p class=\"legend\">"
-      "<span class=\"scale\" id=\"sentence-scale\" style=\"background:linear-gradient(to right,"
-      "#fff," + rgba(kRed, 1) + ")\"></span>sentence weight (the bar on the left), 0 to the "
-      "document's largest<br>\n<span class=\"scale\" id=\"word-scale\" style=\"background:"
-      "linear-gradient(to right,#fff," + rgba(kBlue, 1) + ")\"></span>word weight &times; "
-      "sentence weight (the word's ground), 0 to the document's largest. Hover for the values.</p>\n";
+      "<span class=\"scale\" id=\"sentence-scale\" style=\"background:linear-gradient(to right," +
+      rgba(kRed, 1) +
+      " 50%,#eee 50%)\"></span>sentence weight: the length of the bar on the "
+      "left, 0 to 1 (here 0.5)<br>\n<span class=\"scale\" id=\"word-scale\" style=\"background:"
+      "linear-gradient(to right,#fff," +
+      rgba(kBlue, 1) +
+      ")\"></span>word weight &times; "
+      "sentence weight (the word's ground), 0 to the document's largest. Hover for the "
+      "values.</p>\n";
   for (const FigureDoc& d : docs) {
     const Shades s = shades(d);
     h += "<div class=\"doc\"><div class=\"t\">" + escape(d.title);
@@ -193,8 +218,9 @@ std::string figure_html(const std::vector<FigureDoc>& docs) {
     for (size_t i = 0; i < d.sentences.size(); ++i) {
       h += "<div class=\"s\">";
       if (!s.sent.empty())
-        h += "<span class=\"bar\" title=\"sentence weight " + fmt("%.4f", s.sent[i]) +
-             "\" style=\"background:" + rgba(kRed, s.sent[i] / s.smax) + "\"></span>";
+        h += "<span class=\"slot\" title=\"sentence weight " + fmt("%.4f", s.sent[i]) +
+             "\"><span class=\"bar\" style=\"width:" + fmt("%.1f", 100.0 * s.sent[i]) +
+             "%;background:" + rgba(kRed, 1) + "\"></span></span>";
       h += "<span>";
       for (size_t k = 0; k < d.sentences[i].size(); ++k)
         h += "<span class=\"w\" title=\"" + fmt("%.4f", s.words[i][k]) +

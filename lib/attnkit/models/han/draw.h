@@ -18,7 +18,7 @@ namespace attnkit::models::han {
 struct FigureDoc {
   std::string title;
   std::vector<std::vector<std::string>> sentences;  // words
-  Tensor words;      // [sentences, longest] (flat: [1, words], one row of all the words)
+  Tensor words;        // [sentences, longest] (flat: [1, words], one row of all the words)
   Tensor sentences_w;  // [sentences]; empty (size 0) for flat attention
 };
 

@@ -65,15 +65,15 @@ Doc encode_doc(const data::TextDoc& d, const data::Vocab& v, int32_t label) {
   return out;
 }
 
-std::vector<int32_t> ngram_features(const Doc& d, int64_t vocab, int64_t ngrams,
-                                    int64_t buckets) {
+std::vector<int32_t> ngram_features(const Doc& d, int64_t vocab, int64_t ngrams, int64_t buckets) {
   std::vector<int32_t> f;
   for (const auto& s : d.sentences) f.insert(f.end(), s.begin(), s.end());
   for (int64_t n = 2; n <= ngrams; ++n)
     for (const auto& s : d.sentences)
       for (int64_t i = 0; i + n <= static_cast<int64_t>(s.size()); ++i)
         f.push_back(static_cast<int32_t>(
-            vocab + static_cast<int64_t>(hash_ids(s.data() + i, n) % static_cast<uint64_t>(buckets))));
+            vocab +
+            static_cast<int64_t>(hash_ids(s.data() + i, n) % static_cast<uint64_t>(buckets))));
   return f;
 }
 
@@ -118,9 +118,9 @@ HanNet::HanNet(nn::ParamStore& ps, const HanConfig& c, int64_t vocab, int64_t cl
 Var HanNet::attend(ad::Tape& t, Var h, const Tensor& mask, const nn::Linear& proj,
                    ad::Parameter* ctx, Var* weights) const {
   const int64_t N = h.dim(0), T = h.dim(1), D = h.dim(2), A = c_.context;
-  Var u = ad::tanh(proj(t, ad::reshape(h, {N * T, D})));                    // [N T, A]
-  Var s = ad::matmul(u, ad::reshape(t.param(*ctx), {A, 1}));                // [N T, 1]
-  Var a = ad::masked_softmax(ad::reshape(s, {N, T}), mask);                 // [N, T]
+  Var u = ad::tanh(proj(t, ad::reshape(h, {N * T, D})));      // [N T, A]
+  Var s = ad::matmul(u, ad::reshape(t.param(*ctx), {A, 1}));  // [N T, 1]
+  Var a = ad::masked_softmax(ad::reshape(s, {N, T}), mask);   // [N, T]
   if (weights) *weights = a;
   return ad::reshape(ad::matmul(ad::reshape(a, {N, 1, T}), h), {N, D});  // [N, D]
 }
@@ -144,14 +144,19 @@ HanOutput HanNet::forward(ad::Tape& t, const std::vector<const Doc*>& docs, bool
     for (const auto& s : d->sentences) {
       if (s.empty()) throw DataError("empty sentence");
       for (int32_t id : s)
-        if (id < 0 || id >= vocab_) throw DataError("word id " + std::to_string(id) + " outside the vocabulary");
+        if (id < 0 || id >= vocab_)
+          throw DataError("word id " + std::to_string(id) + " outside the vocabulary");
     }
   }
   switch (arch_) {
-    case Arch::Han: return forward_han(t, docs, att);
-    case Arch::Flat: return forward_flat(t, docs, att);
-    case Arch::Mean: return forward_mean(t, docs);
-    case Arch::NgramLr: return forward_ngram(t, docs);
+    case Arch::Han:
+      return forward_han(t, docs, att);
+    case Arch::Flat:
+      return forward_flat(t, docs, att);
+    case Arch::Mean:
+      return forward_mean(t, docs);
+    case Arch::NgramLr:
+      return forward_ngram(t, docs);
   }
   throw Error("unknown architecture");
 }
@@ -185,8 +190,7 @@ HanOutput HanNet::forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, 
       const auto& ss = docs[static_cast<size_t>(b)]->sentences;
       int64_t W = 0;
       for (const auto& s : ss) W = std::max<int64_t>(W, static_cast<int64_t>(s.size()));
-      out.word_weights[static_cast<size_t>(b)] =
-          Tensor({static_cast<int64_t>(ss.size()), W}, 0.0f);
+      out.word_weights[static_cast<size_t>(b)] = Tensor({static_cast<int64_t>(ss.size()), W}, 0.0f);
     }
   }
   for (int64_t g0 = 0; g0 < N; g0 += kGroup) {
@@ -291,8 +295,8 @@ HanOutput HanNet::forward_ngram(ad::Tape& t, const std::vector<const Doc*>& docs
     ids.insert(ids.end(), f.begin(), f.end());
   }
   HanOutput out;
-  out.logits = ad::add(doc_means(t, ad::embedding(t.param(*ngram_w_), ids), counts),
-                       t.param(*ngram_b_));
+  out.logits =
+      ad::add(doc_means(t, ad::embedding(t.param(*ngram_w_), ids), counts), t.param(*ngram_b_));
   return out;
 }
 

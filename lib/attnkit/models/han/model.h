@@ -80,8 +80,7 @@ class HanNet {
   const HanConfig& config() const { return c_; }
   Arch arch() const { return arch_; }
   int64_t classes() const { return classes_; }
-  HanOutput forward(ad::Tape& t, const std::vector<const Doc*>& docs,
-                    bool attention = false) const;
+  HanOutput forward(ad::Tape& t, const std::vector<const Doc*>& docs, bool attention = false) const;
   // Class probabilities [B, classes] (and the attention, when asked) without recording.
   Tensor probabilities(const std::vector<const Doc*>& docs, std::vector<Tensor>* words = nullptr,
                        std::vector<Tensor>* sentences = nullptr) const;
@@ -115,7 +114,6 @@ class HanNet {
 
 // The n-gram feature rows of a document (ngram-lr): its word ids, then for n = 2..ngrams each
 // n-gram inside a sentence as vocab + hash mod buckets.
-std::vector<int32_t> ngram_features(const Doc& d, int64_t vocab, int64_t ngrams,
-                                    int64_t buckets);
+std::vector<int32_t> ngram_features(const Doc& d, int64_t vocab, int64_t ngrams, int64_t buckets);
 
 }  // namespace attnkit::models::han

@@ -49,11 +49,13 @@ std::string eval_text(const Tensor& p, const std::vector<Doc>& docs,
   for (int64_t c = 0; c < C; ++c) {
     int64_t predicted = 0, actual = 0;
     for (int64_t k = 0; k < C; ++k)
-      predicted += conf[static_cast<size_t>(k * C + c)], actual += conf[static_cast<size_t>(c * C + k)];
+      predicted += conf[static_cast<size_t>(k * C + c)],
+          actual += conf[static_cast<size_t>(c * C + k)];
     const int64_t tp = conf[static_cast<size_t>(c * C + c)];
     o += labels[static_cast<size_t>(c)] + "\t" +
          (predicted ? num("%.4f", static_cast<double>(tp) / static_cast<double>(predicted)) : "-") +
-         "\t" + (actual ? num("%.4f", static_cast<double>(tp) / static_cast<double>(actual)) : "-") +
+         "\t" +
+         (actual ? num("%.4f", static_cast<double>(tp) / static_cast<double>(actual)) : "-") +
          "\t" + std::to_string(actual) + "\n";
   }
   o += "confusion";
@@ -61,7 +63,8 @@ std::string eval_text(const Tensor& p, const std::vector<Doc>& docs,
   o += "\n";
   for (int64_t c = 0; c < C; ++c) {
     o += labels[static_cast<size_t>(c)];
-    for (int64_t k = 0; k < C; ++k) o += "\t" + std::to_string(conf[static_cast<size_t>(c * C + k)]);
+    for (int64_t k = 0; k < C; ++k)
+      o += "\t" + std::to_string(conf[static_cast<size_t>(c * C + k)]);
     o += "\n";
   }
   return o;
@@ -87,8 +90,8 @@ std::string run_han(const HanRunOptions& o) {
   const std::string name = o.input == "-" ? "<stdin>" : o.input;
   const auto docs = encode_docs(text, m.vocab, m.labels, name, o.eval);
   std::vector<Tensor> words, sents;
-  const Tensor p = predict_docs(*m.model, docs, o.threads, att ? &words : nullptr,
-                                att ? &sents : nullptr);
+  const Tensor p =
+      predict_docs(*m.model, docs, o.threads, att ? &words : nullptr, att ? &sents : nullptr);
   const int64_t N = p.dim(0), C = p.dim(1);
   if (!o.alignments.empty()) {
     std::vector<std::pair<std::string, const Tensor*>> arrays;

@@ -40,7 +40,8 @@ void split_validation(std::vector<data::TextDoc>& train, std::vector<data::TextD
   for (int64_t i = 0; i < k; ++i) out[static_cast<size_t>(order[static_cast<size_t>(i)])] = 1;
   std::vector<data::TextDoc> keep;
   for (int64_t i = 0; i < n; ++i)
-    (out[static_cast<size_t>(i)] ? valid : keep).push_back(std::move(train[static_cast<size_t>(i)]));
+    (out[static_cast<size_t>(i)] ? valid : keep)
+        .push_back(std::move(train[static_cast<size_t>(i)]));
   train = std::move(keep);
 }
 
@@ -48,7 +49,8 @@ std::vector<std::string> collect_labels(const std::vector<data::TextDoc>& docs,
                                         const std::string& name) {
   std::set<std::string> s;
   for (const auto& d : docs) {
-    if (d.label.empty()) throw DataError("document without a label", name, static_cast<long>(d.line));
+    if (d.label.empty())
+      throw DataError("document without a label", name, static_cast<long>(d.line));
     s.insert(d.label);
   }
   if (s.size() < 2)
@@ -101,8 +103,8 @@ HanTraining::HanTraining(HanConfig config, HanTrainOptions o,
   steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
   if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
   Rng init(seed);
-  model_ = std::make_unique<HanNet>(ps_, cfg_, vocab_.size(),
-                                    static_cast<int64_t>(labels_.size()), init);
+  model_ = std::make_unique<HanNet>(ps_, cfg_, vocab_.size(), static_cast<int64_t>(labels_.size()),
+                                    init);
   if (!o_.embeddings.empty()) embeddings_found_ = model_->load_embeddings(o_.embeddings, vocab_);
   opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
                                     nn::parse_schedule(o_.schedule, o_.warmup, steps_));
@@ -209,7 +211,8 @@ HanScore score_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
   HanScore s;
   for (int64_t i = 0; i < N; ++i) {
     const int32_t y = docs[static_cast<size_t>(i)].label;
-    if (y < 0) throw DataError("document " + std::to_string(i + 1) + " has no label to score against");
+    if (y < 0)
+      throw DataError("document " + std::to_string(i + 1) + " has no label to score against");
     int64_t best = 0;
     for (int64_t c = 1; c < C; ++c)
       if (p.at(i, c) > p.at(i, best)) best = c;
