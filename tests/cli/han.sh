@@ -22,12 +22,17 @@ gen() {
 }
 gen 240 1 > train.tsv
 gen 60 2 > test.tsv
-opts="--embed 8 --hidden 8 --context 8 --min-freq 1 --batch-size 16 --lr 0.03 --epochs 4 --seed 3 -q"
-small="-i train.tsv $opts"
+opts="--embed 8 --hidden 8 --context 8 --min-freq 1 --batch-size 16 --lr 0.03 --seed 3 -q"
+small="-i train.tsv $opts --epochs 4"
 expect 0 han-train $small --threads 1 -o m1.akm --log m1.tsv --valid test.tsv
 expect 0 han-train $small --threads 2 -o m2.akm --valid test.tsv
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm m2.akm || fail "the model depends on --threads"
 check_eq "$(head -1 m1.tsv | tr '\t' '\n' | grep -c valid_accuracy)" 1 "validation accuracy logged"
+# An exact resume (the best epoch's parameters travel in the checkpoint).
+expect 0 han-train -i train.tsv $opts --epochs 2 --threads 1 -o r.akm --log r.tsv --valid test.tsv --checkpoint-every 20
+expect 0 han-train -i train.tsv --valid test.tsv --epochs 4 --threads 1 -q -o r.akm --log r.tsv --resume
+CHECKS=$((CHECKS + 1)); cmp -s m1.akm r.akm || fail "resumed model differs"
+check_eq "$(cat r.tsv)" "$(cat m1.tsv)" "resumed log"
 expect 0 han-run -m m1.akm -i test.tsv --eval
 check_eq "$(sed -n 1p "$T/out")" "$(printf 'documents\t60')" "--eval count"
 acc=$(awk -F'\t' '$1 == "accuracy" { print $2 }' "$T/out")

@@ -1,9 +1,9 @@
 // The Hierarchical Attention Network's picture (Yang et al. 2016, Figure 5): each document's
-// sentences one under the other, a bar on the left of each sentence in red as deep as the
-// sentence's weight, and each word on a blue ground as deep as its word weight times its
-// sentence's weight (flat attention: the word weight alone). Depths are relative to the
-// document's largest value, which the legend states with the colour scales. Drawn as a PNG
-// (5 x 7 bitmap font at twice its size; non-ASCII letters as boxes) or as an HTML page (real
+// sentences one under the other, a red bar on the left of each sentence as long as the
+// sentence's weight (a full slot is 1), and each word on a blue ground as deep as its word
+// weight times its sentence's weight (flat attention: the word weight alone), relative to the
+// document's largest such value, which the caption states; a legend shows both scales. Drawn as a
+// PNG (5 x 7 bitmap font at twice its size; non-ASCII letters as boxes) or as an HTML page (real
 // text; each word's and sentence's weight in its tooltip).
 #pragma once
 

@@ -157,22 +157,50 @@ std::vector<std::string> HanTraining::eval_metrics() const {
 train::Metrics HanTraining::evaluate() {
   if (valid_.empty()) return {};
   const HanScore s = score_docs(*model_, valid_, 0);
-  last_ = {{"valid_accuracy", s.accuracy}, {"valid_loss", s.loss}};
-  last_score_ = -s.accuracy;
+  train::Metrics m = {{"valid_accuracy", s.accuracy}, {"valid_loss", s.loss}};
+  if (s.accuracy > best_accuracy_) {
+    best_accuracy_ = s.accuracy, best_metrics_ = m;
+    best_.clear();
+    for (const ad::Parameter* p : ps_.params()) best_.push_back(p->value.clone());
+  }
   evaluated_ = true;
-  return last_;
+  return m;
 }
 
 double HanTraining::score() {
   if (valid_.empty()) return 0.0;
   if (!evaluated_) evaluate();
-  return last_score_;
+  return -best_accuracy_;
 }
 
 void HanTraining::finish(nn::ModelFile& f) {
   if (valid_.empty()) return;
   if (!evaluated_) evaluate();
-  for (const auto& [k, v] : last_) f.numbers["result/" + k] = v;
+  const auto ps = ps_.params();
+  for (size_t k = 0; k < ps.size() && k < best_.size(); ++k)
+    f.tensors["param/" + ps[k]->name] = best_[k].clone();
+  for (const auto& [k, v] : best_metrics_) f.numbers["result/" + k] = v;
+}
+
+void HanTraining::save_state(nn::ModelFile& f) const {
+  if (best_.empty()) return;
+  const auto ps = ps_.params();
+  for (size_t k = 0; k < ps.size(); ++k) f.tensors["best/" + ps[k]->name] = best_[k].clone();
+  for (const auto& [k, v] : best_metrics_) f.numbers["best/" + k] = v;
+}
+
+void HanTraining::load_state(const nn::ModelFile& f) {
+  if (!f.numbers.count("best/valid_accuracy")) return;
+  best_.clear();
+  for (const ad::Parameter* p : ps_.params()) {
+    const Tensor& t = f.tensor("best/" + p->name);
+    if (t.shape() != p->value.shape())
+      throw DataError("checkpoint: best/" + p->name + " has the wrong shape", f.file);
+    best_.push_back(t.clone());
+  }
+  best_metrics_ = {{"valid_accuracy", f.number("best/valid_accuracy")},
+                   {"valid_loss", f.number("best/valid_loss")}};
+  best_accuracy_ = best_metrics_[0].second;
 }
 
 Tensor predict_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,

@@ -1,7 +1,9 @@
 // Training a document classifier (models/han/model.h) on the training layer (train/module.h):
 // the vocabulary and the classes from the training documents, shuffled epochs of batches cut
 // into 4 fixed slices (so the same model for any --threads and rank count), the loss the mean
-// cross-entropy per document, and validation accuracy after every epoch.
+// cross-entropy per document, and validation accuracy after every epoch: with validation
+// documents the model kept is the one of the best validation accuracy (the earliest of equals),
+// its parameters kept in checkpoints too (best/<name>), so that a resumed run keeps the same.
 #pragma once
 
 #include <cstdint>
@@ -58,6 +60,8 @@ class HanTraining : public train::Module {
   int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& f) const override;
+  void save_state(nn::ModelFile& f) const override;
+  void load_state(const nn::ModelFile& f) override;
   int slices() const override { return 4; }
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
@@ -83,8 +87,10 @@ class HanTraining : public train::Module {
   std::vector<const Doc*> batch_;
   std::vector<int64_t> order_;
   int64_t order_epoch_ = -1;
-  train::Metrics last_;
-  double last_score_ = 0;
+  // The best validation so far (the model kept): its parameters' values and metrics.
+  std::vector<Tensor> best_;
+  train::Metrics best_metrics_;
+  double best_accuracy_ = -1;
   bool evaluated_ = false;
 };
 
