@@ -51,6 +51,12 @@ std::vector<Doc> golden_docs() {
   return d;
 }
 
+std::vector<FigureDoc> one(FigureDoc d) {
+  std::vector<FigureDoc> v;
+  v.push_back(std::move(d));
+  return v;
+}
+
 }  // namespace
 
 TEST_CASE("han: documents are split into sentences and words") {
@@ -242,7 +248,7 @@ TEST_CASE("han: Figure 5 as HTML and PNG") {
   d.sentences = {{"good", "food", "."}, {"bad", "&", "service"}};
   d.words = Tensor({2, 3}, std::vector<float>{0.2f, 0.7f, 0.1f, 0.5f, 0.25f, 0.25f});
   d.sentences_w = Tensor({2}, std::vector<float>{0.8f, 0.2f});
-  const std::string h = figure_html({std::move(d)});
+  const std::string h = figure_html(one(std::move(d)));
   CHECK(h.find("review &lt;1&gt;") != std::string::npos);
   CHECK(h.find(">&amp;</span>") != std::string::npos);
   size_t words = 0, bars = 0;
@@ -257,14 +263,14 @@ TEST_CASE("han: Figure 5 as HTML and PNG") {
   e.sentences = {{"x"}};
   e.words = Tensor({1, 1}, 1.0f);
   e.sentences_w = Tensor({1}, 1.0f);
-  const plot::Image img = figure_png({std::move(e)});
+  const plot::Image img = figure_png(one(std::move(e)));
   CHECK(img.width == 1100);
   CHECK(img.height > 100);
   FigureDoc bad;
   bad.sentences = {{"x", "y"}};
   bad.words = Tensor({1, 1}, 1.0f);
   bad.sentences_w = Tensor({1}, 1.0f);
-  CHECK_THROWS_AS(figure_html({std::move(bad)}), ShapeError);
+  CHECK_THROWS_AS(figure_html(one(std::move(bad))), ShapeError);
 }
 
 TEST_CASE("han: word2vec vectors start the embeddings of the words they have") {
