@@ -91,3 +91,9 @@ install: build
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) $(BUILD)-asan $(BUILD)-fuzz
+
+# Real data from Debian packages, converted once into a cache outside the tree
+# (~/.cache/attnkit, or $ATTNKIT_DATA): the fine-food reviews of pipelines/han-reviews.sh.
+.PHONY: data
+data:
+	bash pipelines/data-reviews.sh

@@ -130,3 +130,14 @@ caption_model() {
   printf '%s\t' "$name"
   tail -1 "$dir/$name.eval.tsv"
 }
+
+# reviews_dir: where pipelines/data-reviews.sh (make data) puts the fine-food reviews.
+reviews_dir() { echo "${ATTNKIT_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/attnkit}/fine-foods"; }
+# need_reviews: sets reviews to that folder, or exits 77 (skipped) with a message when absent.
+need_reviews() {
+  reviews=$(reviews_dir)
+  if [ ! -s "$reviews/train.tsv" ] || [ ! -s "$reviews/test.tsv" ]; then
+    echo "$PIPELINE: skipped: the fine-food reviews are not installed ($reviews; run 'make data')" >&2
+    exit 77
+  fi
+}

@@ -1,0 +1,28 @@
+// The "han" model files that han-train writes (every architecture of models/han/model.h):
+// the configuration's fields as YAML, the vocabulary (texts["vocab"], data/vocab.h's format),
+// the classes in index order (strings["labels"]), arch/vocab and arch/classes, the parameters.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnkit/data/vocab.h"
+#include "attnkit/models/han/model.h"
+#include "attnkit/nn/model_file.h"
+#include "attnkit/nn/params.h"
+
+namespace attnkit::models::han {
+
+struct LoadedHan {
+  nn::ModelFile file;
+  HanConfig config;
+  data::Vocab vocab;
+  std::vector<std::string> labels;
+  std::unique_ptr<nn::ParamStore> params;
+  std::unique_ptr<HanNet> model;
+};
+// DataError naming the file for anything that does not fit.
+LoadedHan load_han(const std::string& path);
+
+}  // namespace attnkit::models::han

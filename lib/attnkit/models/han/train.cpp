@@ -1,0 +1,255 @@
+#include "attnkit/models/han/train.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
+#include "attnkit/core/rng.h"
+#include "attnkit/nn/loss.h"
+#include "attnkit/nn/model_file.h"
+#include "attnkit/nn/trainer.h"
+
+namespace attnkit::models::han {
+
+namespace {
+constexpr int64_t kEvalBatch = 64;
+}
+
+void HanTrainOptions::validate() const {
+  if (batch < 1) throw UsageError("batch-size must be >= 1");
+  if (!(lr > 0)) throw UsageError("lr must be > 0");
+  nn::check_schedule_name(schedule);
+  if (warmup < 0) throw UsageError("warmup must be >= 0");
+}
+
+void split_validation(std::vector<data::TextDoc>& train, std::vector<data::TextDoc>& valid,
+                      double fraction, uint64_t seed) {
+  if (!(fraction > 0 && fraction < 1))
+    throw UsageError("--valid-fraction must be between 0 and 1 (exclusive)");
+  const int64_t n = static_cast<int64_t>(train.size());
+  const int64_t k = static_cast<int64_t>(std::llround(fraction * static_cast<double>(n)));
+  if (k < 1 || k >= n)
+    throw UsageError("--valid-fraction " + std::to_string(fraction) + " of " + std::to_string(n) +
+                     " documents leaves no validation or no training documents");
+  // A permutation from the seed alone (mixed, so that it is not the first epoch's order).
+  const auto order = nn::epoch_order(seed ^ 0x5a17u, 0, n);
+  std::vector<uint8_t> out(static_cast<size_t>(n), 0);
+  for (int64_t i = 0; i < k; ++i) out[static_cast<size_t>(order[static_cast<size_t>(i)])] = 1;
+  std::vector<data::TextDoc> keep;
+  for (int64_t i = 0; i < n; ++i)
+    (out[static_cast<size_t>(i)] ? valid : keep)
+        .push_back(std::move(train[static_cast<size_t>(i)]));
+  train = std::move(keep);
+}
+
+std::vector<std::string> collect_labels(const std::vector<data::TextDoc>& docs,
+                                        const std::string& name) {
+  std::set<std::string> s;
+  for (const auto& d : docs) {
+    if (d.label.empty())
+      throw DataError("document without a label", name, static_cast<long>(d.line));
+    s.insert(d.label);
+  }
+  if (s.size() < 2)
+    throw DataError("the documents have " + std::to_string(s.size()) +
+                        " label(s): a classifier needs at least 2",
+                    name);
+  return {s.begin(), s.end()};
+}
+
+std::vector<Doc> encode_docs(const std::vector<data::TextDoc>& docs, const data::Vocab& v,
+                             const std::vector<std::string>& labels, const std::string& name,
+                             bool need_label) {
+  std::vector<Doc> out;
+  out.reserve(docs.size());
+  for (const auto& d : docs) {
+    int32_t y = -1;
+    if (!d.label.empty()) {
+      const auto it = std::lower_bound(labels.begin(), labels.end(), d.label);
+      if (it == labels.end() || *it != d.label) {
+        std::string list;
+        for (size_t i = 0; i < labels.size() && i < 10; ++i) list += (i ? ", " : "") + labels[i];
+        throw DataError("unknown label '" + d.label + "' (the model's labels: " + list + ")", name,
+                        static_cast<long>(d.line));
+      }
+      y = static_cast<int32_t>(it - labels.begin());
+    } else if (need_label) {
+      throw DataError("document without a label", name, static_cast<long>(d.line));
+    }
+    out.push_back(encode_doc(d, v, y));
+  }
+  return out;
+}
+
+HanTraining::HanTraining(HanConfig config, HanTrainOptions o,
+                         const std::vector<data::TextDoc>& train,
+                         const std::vector<data::TextDoc>& valid, const std::string& train_name,
+                         const std::string& valid_name, int64_t steps_or_0, int64_t epochs,
+                         uint64_t seed, std::string config_yaml)
+    : cfg_(std::move(config)), o_(std::move(o)), seed_(seed), config_yaml_(std::move(config_yaml)) {
+  cfg_.validate();
+  o_.validate();
+  if (train.empty()) throw DataError("no training documents", train_name);
+  labels_ = collect_labels(train, train_name);
+  data::TokenCounts counts;
+  for (const auto& d : train)
+    for (const auto& s : d.sentences) data::count_tokens(counts, s);
+  vocab_ = data::Vocab::build(counts, cfg_.min_freq);
+  train_ = encode_docs(train, vocab_, labels_, train_name, true);
+  valid_ = encode_docs(valid, vocab_, labels_, valid_name, true);
+  steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
+  if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
+  Rng init(seed);
+  model_ = std::make_unique<HanNet>(ps_, cfg_, vocab_.size(), static_cast<int64_t>(labels_.size()),
+                                    init);
+  if (!o_.embeddings.empty()) embeddings_found_ = model_->load_embeddings(o_.embeddings, vocab_);
+  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
+                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
+}
+
+int64_t HanTraining::batches_per_epoch() const {
+  return (static_cast<int64_t>(train_.size()) + o_.batch - 1) / o_.batch;
+}
+
+void HanTraining::describe(nn::ModelFile& f) const {
+  f.config_yaml = config_yaml_;
+  f.texts["vocab"] = vocab_.format();
+  f.strings["labels"] = labels_;
+  f.set_arch("vocab", vocab_.size());
+  f.set_arch("classes", static_cast<int64_t>(labels_.size()));
+}
+
+void HanTraining::check_resume(const nn::ModelFile& f) const {
+  if (f.strings.count("labels") && f.string_list("labels") != labels_)
+    throw DataError("the checkpoint was trained on other labels", f.file);
+  if (f.texts.count("vocab") && f.text("vocab") != vocab_.format())
+    throw DataError("the checkpoint was trained with another vocabulary (other training data)",
+                    f.file);
+}
+
+int64_t HanTraining::begin_batch(const nn::TrainState& s) {
+  const int64_t n = static_cast<int64_t>(train_.size());
+  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
+  batch_.clear();
+  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
+    batch_.push_back(&train_[static_cast<size_t>(order_[static_cast<size_t>(i)])]);
+  return static_cast<int64_t>(batch_.size());
+}
+
+train::Slice HanTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
+  std::vector<const Doc*> items(batch_.begin() + begin, batch_.begin() + end);
+  std::vector<int32_t> y;
+  for (const Doc* d : items) y.push_back(d->label);
+  train::Slice s;
+  s.loss = nn::cross_entropy(model_->forward(t, items).logits, y);
+  s.weight = static_cast<double>(items.size());
+  return s;
+}
+
+std::vector<std::string> HanTraining::eval_metrics() const {
+  if (valid_.empty()) return {};
+  return {"valid_accuracy", "valid_loss"};
+}
+
+train::Metrics HanTraining::evaluate() {
+  if (valid_.empty()) return {};
+  const HanScore s = score_docs(*model_, valid_, 0);
+  train::Metrics m = {{"valid_accuracy", s.accuracy}, {"valid_loss", s.loss}};
+  if (s.accuracy > best_accuracy_) {
+    best_accuracy_ = s.accuracy, best_metrics_ = m;
+    best_.clear();
+    for (const ad::Parameter* p : ps_.params()) best_.push_back(p->value.clone());
+  }
+  evaluated_ = true;
+  return m;
+}
+
+double HanTraining::score() {
+  if (valid_.empty()) return 0.0;
+  if (!evaluated_) evaluate();
+  return -best_accuracy_;
+}
+
+void HanTraining::finish(nn::ModelFile& f) {
+  if (valid_.empty()) return;
+  if (!evaluated_) evaluate();
+  const auto ps = ps_.params();
+  for (size_t k = 0; k < ps.size() && k < best_.size(); ++k)
+    f.tensors["param/" + ps[k]->name] = best_[k].clone();
+  for (const auto& [k, v] : best_metrics_) f.numbers["result/" + k] = v;
+}
+
+void HanTraining::save_state(nn::ModelFile& f) const {
+  if (best_.empty()) return;
+  const auto ps = ps_.params();
+  for (size_t k = 0; k < ps.size(); ++k) f.tensors["best/" + ps[k]->name] = best_[k].clone();
+  for (const auto& [k, v] : best_metrics_) f.numbers["best/" + k] = v;
+}
+
+void HanTraining::load_state(const nn::ModelFile& f) {
+  if (!f.numbers.count("best/valid_accuracy")) return;
+  best_.clear();
+  for (const ad::Parameter* p : ps_.params()) {
+    const Tensor& t = f.tensor("best/" + p->name);
+    if (t.shape() != p->value.shape())
+      throw DataError("checkpoint: best/" + p->name + " has the wrong shape", f.file);
+    best_.push_back(t.clone());
+  }
+  best_metrics_ = {{"valid_accuracy", f.number("best/valid_accuracy")},
+                   {"valid_loss", f.number("best/valid_loss")}};
+  best_accuracy_ = best_metrics_[0].second;
+}
+
+Tensor predict_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
+                    std::vector<Tensor>* words, std::vector<Tensor>* sentences) {
+  const int64_t N = static_cast<int64_t>(docs.size()), C = m.classes();
+  const int64_t groups = (N + kEvalBatch - 1) / kEvalBatch;
+  Tensor p({N, C});
+  if (words) words->clear(), words->resize(static_cast<size_t>(N));
+  if (sentences) sentences->clear(), sentences->resize(static_cast<size_t>(N));
+  parallel_for(
+      groups,
+      [&](int64_t g0, int64_t g1) {
+        for (int64_t g = g0; g < g1; ++g) {
+          const int64_t lo = g * kEvalBatch, hi = std::min(N, lo + kEvalBatch);
+          std::vector<const Doc*> grp;
+          for (int64_t i = lo; i < hi; ++i) grp.push_back(&docs[static_cast<size_t>(i)]);
+          std::vector<Tensor> w, s;
+          const bool att = words || sentences;
+          Tensor q = m.probabilities(grp, att ? &w : nullptr, att ? &s : nullptr);
+          std::copy(q.data(), q.data() + q.size(), p.data() + lo * C);
+          for (int64_t i = lo; i < hi; ++i) {
+            if (words) (*words)[static_cast<size_t>(i)] = std::move(w[static_cast<size_t>(i - lo)]);
+            if (sentences)
+              (*sentences)[static_cast<size_t>(i)] = std::move(s[static_cast<size_t>(i - lo)]);
+          }
+        }
+      },
+      threads);
+  return p;
+}
+
+HanScore score_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
+                    Tensor* probabilities) {
+  Tensor p = predict_docs(m, docs, threads);
+  const int64_t N = p.dim(0), C = p.dim(1);
+  HanScore s;
+  for (int64_t i = 0; i < N; ++i) {
+    const int32_t y = docs[static_cast<size_t>(i)].label;
+    if (y < 0)
+      throw DataError("document " + std::to_string(i + 1) + " has no label to score against");
+    int64_t best = 0;
+    for (int64_t c = 1; c < C; ++c)
+      if (p.at(i, c) > p.at(i, best)) best = c;
+    s.accuracy += best == y;
+    s.loss -= std::log(std::max(1e-30, static_cast<double>(p.at(i, y))));
+  }
+  if (N) s.accuracy /= static_cast<double>(N), s.loss /= static_cast<double>(N);
+  if (probabilities) *probabilities = std::move(p);
+  return s;
+}
+
+}  // namespace attnkit::models::han
