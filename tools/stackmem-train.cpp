@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     cli::add_training_options(app, tf);
     app.config_options().add_options()(
         "memory", po::value(&c.memory)->value_name("KIND")->default_value(c.memory),
-        "stack, queue, deque or none (the plain LSTM)")(
+        "stack, queue, deque, set (unordered slots read by content) or none (the plain LSTM)")(
         "embed", po::value(&c.embed)->value_name("N")->default_value(c.embed),
         "symbol embedding size")("hidden",
                                  po::value(&c.hidden)->value_name("N")->default_value(c.hidden),

@@ -19,6 +19,8 @@
 
 #include "attnkit/data/transduce.h"
 #include "attnkit/data/vocab.h"
+#include "attnkit/memory/ham.h"
+#include "attnkit/memory/setmem.h"
 #include "attnkit/memory/stackmem.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
@@ -29,7 +31,9 @@
 namespace attnkit::memory {
 
 struct StackLstmConfig {
-  std::string memory = "stack";                 // stack, queue, deque or none (the plain LSTM)
+  // stack, queue, deque, set (memory/setmem.h), tree (HAM's soft form, memory/ham.h: the
+  // source's embeddings in the leaves, accessed from the separator on) or none (the plain LSTM)
+  std::string memory = "stack";
   int64_t vocab = 0;                            // from the training data
   int64_t embed = 32, hidden = 64, width = 32;  // width: the memory's value size
   // The prediction also sees this step's read (softmax(W_y tanh(W_o [h_t; r_t]))); false:
@@ -108,6 +112,8 @@ struct StackTrace {
   std::vector<std::vector<float>> push, pop;  // per step: 1 (deque: top, bottom)
   std::vector<std::vector<float>> strengths;  // per step: the memory's strengths, bottom first
   std::vector<std::vector<float>> read;       // per step: the read vector
+  // a set: per step, the read weights of the slots; a tree: the leaf weights of each access
+  std::vector<std::vector<float>> weights;
 };
 
 class StackLstm {
@@ -139,6 +145,15 @@ class StackLstm {
                       double bottom_pop) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;
+  bool set_ = false;   // memory "set": a set memory (memory/setmem.h), not a stack
+  bool tree_ = false;  // memory "tree": HAM (memory/ham.h)
+  // The tree: the leaves' embedding of the source symbols, JOIN, SEARCH and WRITE.
+  std::unique_ptr<nn::Linear> tree_embed_, tree_join_, tree_search_, tree_write_;
+  HamWeights tree_weights(ad::Tape& t) const;
+  // The tree over the sources' embeddings (n = the power of 2 at or above the longest, the
+  // leaves past a source zero).
+  void build_tree(ad::Tape& t, const std::vector<const std::vector<int32_t>*>& sources,
+                  Step& st) const;
   int64_t ends_ = 1;
   nn::Embedding emb_;
   std::unique_ptr<nn::RecurrentCell> cell_;      // the LSTM controller
