@@ -5,13 +5,13 @@ and the sentinel instead of loops). Makes testdata/setmem/cases.txt, read by
 tests/unit/setmem_test.cpp and tests/cli/setmem.sh.
 
   erase  a = s exp(K e) / (1 + sum s exp(K e));  s <- s (1 - eps a)
+  read   rho = s exp(K q) / (exp(tau) + sum s exp(K q));  r = [rho V, sum rho]  (the erased slots)
   write  append the slot (w, k_w, v_w)
-  read   rho = s exp(K q) / (1 + sum s exp(K q));  r = [rho V, sum rho]
 
 Format, per case: "case M N", then "strengths ..." (N), "keys ..." (N x M, row-major),
-"values ..." (N x M), "write W EPS", "key ...", "value ...", "read_key ...", "erase_key ...",
+"values ..." (N x M), "write W EPS TAU", "key ...", "value ...", "read_key ...", "erase_key ...",
 and the expected "out_strengths ..." (N + 1), "out_erase_weights ..." (N),
-"out_read_weights ..." (N + 1), "out_read ..." (M + 1). Numbers as repr(float).
+"out_read_weights ..." (N), "out_read ..." (M + 1). Numbers as repr(float).
    python3 testdata/make_setmem_golden.py
 """
 import os
@@ -19,22 +19,21 @@ import os
 import numpy as np
 
 
-def weights(s, K, q):
+def weights(s, K, q, tau=0.0):
     z = K @ q if len(s) else np.zeros(0)
-    logits = np.concatenate([[0.0], z])  # the sentinel first
+    logits = np.concatenate([[tau], z])  # the sentinel first
     top = logits.max()
     e = np.exp(logits - top)
     denom = e[0] + (s * e[1:]).sum()
     return s * e[1:] / denom
 
 
-def step(s, K, V, w, eps, k, v, q, e):
+def step(s, K, V, w, eps, tau, k, v, q, e):
     a = weights(s, K, e)
-    s2 = np.concatenate([s * (1.0 - eps * a), [w]])
-    K2 = np.vstack([K, k[None, :]])
-    V2 = np.vstack([V, v[None, :]])
-    rho = weights(s2, K2, q)
-    return s2, a, rho, np.concatenate([rho @ V2, [rho.sum()]])
+    kept = s * (1.0 - eps * a)
+    rho = weights(kept, K, q, tau)
+    r = np.concatenate([rho @ V if len(s) else np.zeros(len(q)), [rho.sum()]])
+    return np.concatenate([kept, [w]]), a, rho, r
 
 
 def fmt(name, xs):
@@ -53,6 +52,7 @@ def main():
         K = rng.uniform(-1, 1, (n, m)) * scale
         V = rng.normal(size=(n, m))
         w, eps = rng.uniform(0, 1, 2)
+        tau = 0.0 if n in (1, 8) else float(rng.uniform(-2, 6))
         k = rng.uniform(-1, 1, m) * scale
         v = rng.normal(size=m)
         q = rng.uniform(-1, 1, m) * scale
@@ -60,9 +60,9 @@ def main():
         if n == 5:  # read with the key of a stored slot, erase another
             q = K[2].copy()
             e = K[4].copy()
-        s2, a, rho, r = step(s, K, V, w, eps, k, v, q, e)
+        s2, a, rho, r = step(s, K, V, w, eps, tau, k, v, q, e)
         text = f"case {m} {n}\n" + fmt("strengths", s) + fmt("keys", K) + fmt("values", V)
-        text += fmt("write", [w, eps]) + fmt("key", k) + fmt("value", v)
+        text += fmt("write", [w, eps, tau]) + fmt("key", k) + fmt("value", v)
         text += fmt("read_key", q) + fmt("erase_key", e)
         text += fmt("out_strengths", s2) + fmt("out_erase_weights", a)
         text += fmt("out_read_weights", rho) + fmt("out_read", r)

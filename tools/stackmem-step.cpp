@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
         "strengths, values and read vector, in double precision.",
         "[--memory stack|queue|deque] [--strengths S --values V] --value v [--push D] [--pop U]\n"
         "  stackmem-step --memory set [--strengths S --keys K --values V] --key k --value v\n"
-        "      --read-key q --erase-key e [--write W] [--erase E]\n"
+        "      --read-key q --erase-key e [--write W] [--erase E] [--threshold T]\n"
         "  stackmem-step --memory tree --tree-weights FILE --leaves L --state h [--hard]");
     app.options().add_options()("memory",
                                 po::value(&a.kind)->value_name("KIND")->default_value(a.kind),
@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
         "set: the new slot's strength in [0, 1]")(
         "erase", po::value(&a.erase)->value_name("E")->default_value(a.erase),
         "set: the erase strength in [0, 1]")(
+        "threshold", po::value(&a.threshold)->value_name("T")->default_value(a.threshold),
+        "set: the read's sentinel logit (the score a slot must pass to count as found)")(
         "tree-weights", po::value(&a.tree_weights)->value_name("FILE"),
         "tree: JOIN, SEARCH and WRITE's weights, lines 'join_w' (m x 2m), 'join_b' (m), "
         "'search_w' (m + c), 'search_b', 'write_w' (m x (m + c)), 'write_b' (m)")(
@@ -60,9 +62,9 @@ int main(int argc, char** argv) {
         "Output: a line 'strengths' with the n + 1 new strengths (deque: n + 2, the new bottom\n"
         "first), a line 'value K' for each row of the new memory, and a line 'read' with the read\n"
         "vector (deque: the top read, then the bottom read); numbers with 17 significant digits.\n"
-        "A set (memory/setmem.h: erase by content, then a new slot, then a read by content):\n"
+        "A set (memory/setmem.h: erase by content, a read by content, then a new slot):\n"
         "lines 'strengths' (n + 1, the new slot last), 'erase_weights' (n), 'read_weights'\n"
-        "(n + 1), 'read' (the m numbers read, then their total weight) and 'ops' (the\n"
+        "(n), 'read' (the m numbers read, then their total weight) and 'ops' (the\n"
         "multiply-adds and exps of the step: its access cost). A tree (memory/ham.h: HAM's\n"
         "SEARCH descent, read, WRITE, JOIN back up): lines 'summaries' and 'leaves' (the new\n"
         "tree), 'weights' (the leaves'), 'branch' (SEARCH's p(right) per inner node; hard:\n"
@@ -71,7 +73,7 @@ int main(int argc, char** argv) {
     app.parse();
     a.stack_given = app.given("push") || app.given("pop");
     a.bottom_given = app.given("push-bottom") || app.given("pop-bottom");
-    a.set_given = app.given("write") || app.given("erase");
+    a.set_given = app.given("write") || app.given("erase") || app.given("threshold");
     std::cout << cli::memory_step(a);
   });
 }

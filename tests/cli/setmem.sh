@@ -20,7 +20,7 @@ while read -r word m size; do
   read -r _ s; read -r _ k; read -r _ v; read -r _ we; read -r _ key; read -r _ value
   read -r _ q; read -r _ e; read -r _ want_s; read -r _ want_a; read -r _ want_w; read -r _ want_r
   set -- $we
-  args=(--memory set --write "$1" --erase "$2" --key "${key// /,}" --value "${value// /,}"
+  args=(--memory set --write "$1" --erase "$2" --threshold "$3" --key "${key// /,}" --value "${value// /,}"
     --read-key "${q// /,}" --erase-key "${e// /,}")
   [ "$size" -gt 0 ] && args+=(--strengths "${s// /,}" --keys "${k// /,}" --values "${v// /,}")
   n=$((n + 1))
@@ -62,7 +62,7 @@ check_eq "$((2 * s16 < s32 + 60 && s32 < 2 * s16 + 60))" 1 "the soft access's co
 
 expect_err 1 "stackmem-step: a tree needs a power of 2 (at least 2) leaves, not 3" stackmem-step --memory tree --tree-weights cost.txt --leaves 1,2,3,4,5,6 --state 1
 expect_err 2 "stackmem-step: a tree needs --tree-weights, --leaves and --state" stackmem-step --memory tree --leaves 1,2
-expect_err 2 "stackmem-step: --keys, --key, --read-key, --erase-key, --write and --erase are for a set" stackmem-step --value 1 --key 1
+expect_err 2 "stackmem-step: --keys, --key, --read-key, --erase-key, --write, --erase and --threshold are for a set" stackmem-step --value 1 --key 1
 expect_err 2 "stackmem-step: a set needs --key, --read-key and --erase-key" stackmem-step --memory set --value 1 --key 1
 expect_err 2 "stackmem-step: --tree-weights, --leaves, --summaries, --state and --hard are for a tree" stackmem-step --value 1 --hard
 expect_err 1 "stackmem-step: the write strength must be in [0, 1]" stackmem-step --memory set --value 1 --key 1 --read-key 1 --erase-key 1 --write 2

@@ -62,7 +62,7 @@ std::vector<Golden> read_golden() {
     g.in.keys = next("keys");
     g.in.values = next("values");
     const auto w = next("write");
-    g.in.write = w[0], g.in.erase = w[1];
+    g.in.write = w[0], g.in.erase = w[1], g.in.threshold = w[2];
     g.in.key = next("key");
     g.in.value = next("value");
     g.in.read_key = next("read_key");
@@ -107,7 +107,8 @@ memory::SetUpdate on_tape(ad::Tape& t, const memory::SetStepIn& in) {
   auto row = [&](const std::vector<double>& v) { return t.constant(tensor_of(v, {1, m})); };
   return memory::set_update(t, prev, t.constant(tensor_of({in.write}, {1, 1})), row(in.key),
                             row(in.value), row(in.read_key),
-                            t.constant(tensor_of({in.erase}, {1, 1})), row(in.erase_key));
+                            t.constant(tensor_of({in.erase}, {1, 1})), row(in.erase_key),
+                            t.constant(tensor_of({in.threshold}, {1, 1})));
 }
 
 // The slots of `in` in the order `perm` (slot i of the result = slot perm[i]).
@@ -146,7 +147,7 @@ memory::SetStepIn random_set(Rng& rng, int64_t n, int64_t m, double scale) {
   for (auto* v : {&in.key, &in.read_key, &in.erase_key})
     for (int64_t i = 0; i < m; ++i) v->push_back(u(-scale, scale));
   for (int64_t i = 0; i < m; ++i) in.value.push_back(rng.normal());
-  in.write = u(0, 1), in.erase = u(0, 1);
+  in.write = u(0, 1), in.erase = u(0, 1), in.threshold = u(-1, 3);
   return in;
 }
 
@@ -164,7 +165,10 @@ TEST_CASE("setmem: the double and tape updates agree with NumPy's on 9 golden ca
     ad::Tape t;
     const auto u = on_tape(t, g.in);
     check_near(values_of(u.state.strengths.value()), g.strengths, 1e-6, "tape strengths");
-    check_near(values_of(u.weights.value()), g.read_weights, 1e-5, "tape read weights");
+    if (g.in.strengths.empty())
+      CHECK(!u.weights.valid());  // an empty set: nothing to weigh, a read of zeros
+    else
+      check_near(values_of(u.weights.value()), g.read_weights, 1e-5, "tape read weights");
     check_near(values_of(u.read.value()), g.read, 1e-5, "tape read");
   }
 }
@@ -234,7 +238,8 @@ TEST_CASE("setmem: membership reads off the total weight; erase by content remov
 TEST_CASE("setmem: the fused weights and read equal their composition, values and gradients") {
   Rng rng(4);
   const int64_t B = 3, n = 6, m = 4;
-  Tensor s({B, n}), k({B, n, m}), q({B, m}), v({B, n, m}), g({B, m + 1});
+  Tensor s({B, n}), k({B, n, m}), q({B, m}), v({B, n, m}), g({B, m + 1}), tau({B, 1});
+  for (int64_t i = 0; i < B; ++i) tau[i] = static_cast<float>(2 * rng.uniform() - 0.5);
   for (int64_t i = 0; i < s.size(); ++i) s[i] = static_cast<float>(rng.uniform());
   for (int64_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>(2 * rng.uniform() - 1);
   for (int64_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>(2 * rng.uniform() - 1);
@@ -243,21 +248,21 @@ TEST_CASE("setmem: the fused weights and read equal their composition, values an
   auto run = [&](bool fused, std::vector<Tensor>& grads) {
     ad::Tape t;
     ad::Var S = t.input(s.clone()), K = t.input(k.clone()), Q = t.input(q.clone()),
-            V = t.input(v.clone());
+            V = t.input(v.clone()), T = t.input(tau.clone());
     ad::Var out;
     if (fused) {
-      out = memory::set_read(memory::set_weights(S, K, Q), V);
+      out = memory::set_read(memory::set_weights(S, K, Q, T), V);
     } else {
-      // logits [B, n] = K q; weights = s e^z / (1 + Σ s e^z); read = [w V, Σ w]
+      // logits [B, n] = K q; weights = s e^z / (e^τ + Σ s e^z); read = [w V, Σ w]
       ad::Var z = ad::reshape(ad::matmul(K, ad::reshape(Q, {B, m, 1})), {B, n});
       ad::Var e = ad::mul(S, ad::exp(z));
-      ad::Var w = ad::div(e, ad::add(ad::sum_last(e), 1.0f));
+      ad::Var w = ad::div(e, ad::add(ad::sum_last(e), ad::exp(T)));
       out = ad::concat(
           {ad::reshape(ad::matmul(ad::reshape(w, {B, 1, n}), V), {B, m}), ad::sum_last(w)}, 1);
     }
     t.backward(ad::sum(ad::mul(out, t.constant(g.clone()))));
     grads.clear();
-    for (ad::Var x : {S, K, Q, V}) grads.push_back(x.grad().clone());
+    for (ad::Var x : {S, K, Q, V, T}) grads.push_back(x.grad().clone());
     return out.value().clone();
   };
   std::vector<Tensor> ga, gb;
@@ -271,13 +276,15 @@ TEST_CASE("setmem: gradients through three steps (finite differences)") {
   const int64_t B = 2, m = 3, steps = 3;
   std::vector<Tensor> in;
   for (int64_t s = 0; s < steps; ++s) {
-    Tensor w({B, 1}), er({B, 1});
+    Tensor w({B, 1}), er({B, 1}), tau({B, 1});
+    tau[0] = static_cast<float>(rng.uniform() * 2), tau[1] = static_cast<float>(rng.uniform() * 2);
     w[0] = 0.3f + 0.5f * static_cast<float>(rng.uniform());
     w[1] = 0.3f + 0.5f * static_cast<float>(rng.uniform());
     er[0] = 0.2f + 0.6f * static_cast<float>(rng.uniform());
     er[1] = 0.2f + 0.6f * static_cast<float>(rng.uniform());
     in.push_back(std::move(w));
     in.push_back(std::move(er));
+    in.push_back(std::move(tau));
     for (int r = 0; r < 4; ++r) {  // key, value, read key, erase key
       Tensor x({B, m});
       for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(rng.uniform() * 2 - 1);
@@ -291,8 +298,8 @@ TEST_CASE("setmem: gradients through three steps (finite differences)") {
         memory::SetState st;
         ad::Var reads;
         for (int64_t s = 0; s < steps; ++s) {
-          const auto* p = &x[static_cast<size_t>(6 * s)];
-          auto up = memory::set_update(t, st, p[0], p[2], p[3], p[4], p[1], p[5]);
+          const auto* p = &x[static_cast<size_t>(7 * s)];
+          auto up = memory::set_update(t, st, p[0], p[3], p[4], p[5], p[1], p[6], p[2]);
           st = up.state;
           reads = reads.valid() ? ad::concat({reads, up.read}, 1) : up.read;
         }
@@ -300,7 +307,7 @@ TEST_CASE("setmem: gradients through three steps (finite differences)") {
       },
       in, opt);
   CHECK_MESSAGE(r.ok, r.where);
-  CHECK(r.checked == B * steps * (2 + 4 * m));
+  CHECK(r.checked == B * steps * (3 + 4 * m));
 }
 
 TEST_CASE("setmem: errors") {

@@ -34,7 +34,7 @@ std::string set_step(const MemoryStepArgs& a) {
   s.read_key = read_vector(a.read_key, "--read-key");
   s.erase_key = read_vector(a.erase_key, "--erase-key");
   s.m = static_cast<int64_t>(s.key.size());
-  s.write = a.write, s.erase = a.erase;
+  s.write = a.write, s.erase = a.erase, s.threshold = a.threshold;
   if (!a.strengths.empty()) {
     s.strengths = read_vector(a.strengths, "--strengths");
     s.keys = read_vector(a.keys, "--keys");
@@ -124,7 +124,8 @@ std::string memory_step(const MemoryStepArgs& a) {
   const memory::StackKind k = memory::parse_stack_kind(kind);
   if (!a.keys.empty() || !a.key.empty() || !a.read_key.empty() || !a.erase_key.empty() ||
       a.set_given)
-    throw UsageError("--keys, --key, --read-key, --erase-key, --write and --erase are for a set");
+    throw UsageError(
+        "--keys, --key, --read-key, --erase-key, --write, --erase and --threshold are for a set");
   if (a.value.empty()) throw UsageError("a stack, queue or deque needs --value");
   memory::StackStepIn in;
   in.value = read_vector(a.value, "--value");

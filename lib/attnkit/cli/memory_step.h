@@ -16,7 +16,7 @@ struct MemoryStepArgs {
   bool bottom_given = false;  // --push-bottom or --pop-bottom on the line
   // set
   std::string keys, key, read_key, erase_key;
-  double write = 0, erase = 0;
+  double write = 0, erase = 0, threshold = 0;
   bool set_given = false;  // --write or --erase on the line
   // tree (memory/ham.h)
   std::string tree_weights;  // a text file of lines "join_w ...", "join_b", "search_w",

@@ -41,12 +41,13 @@ void check_width(const std::vector<double>& v, int64_t m, const char* what) {
                      " numbers, the memory's width is " + std::to_string(m));
 }
 
-// ρ_i = s_i exp(q·k_i) / (1 + Σ_j s_j exp(q·k_j)) over n slots; ops counted.
+// ρ_i = s_i exp(q·k_i) / (exp(τ) + Σ_j s_j exp(q·k_j)) over n slots; ops counted.
 std::vector<double> content_weights(const std::vector<double>& s, const std::vector<double>& k,
-                                    const std::vector<double>& q, int64_t m, int64_t& ops) {
+                                    const std::vector<double>& q, int64_t m, int64_t& ops,
+                                    double tau = 0.0) {
   const size_t n = s.size(), M = static_cast<size_t>(m);
   std::vector<double> z(n);
-  double top = 0.0;  // the sentinel's logit
+  double top = tau;  // the sentinel's logit
   for (size_t i = 0; i < n; ++i) {
     double d = 0.0;
     for (size_t c = 0; c < M; ++c) d += q[c] * k[i * M + c];
@@ -54,7 +55,7 @@ std::vector<double> content_weights(const std::vector<double>& s, const std::vec
     top = std::max(top, d);
   }
   Sum total;
-  total.add(std::exp(-top));
+  total.add(std::exp(tau - top));
   std::vector<double> e(n);
   for (size_t i = 0; i < n; ++i) total.add(e[i] = s[i] * std::exp(z[i] - top));
   const double Z = total.value();
@@ -87,6 +88,7 @@ SetStepOut set_step(const SetStepIn& in) {
   for (double x : in.strengths) check_unit(x, "a strength");
   check_unit(in.write, "the write strength");
   check_unit(in.erase, "the erase strength");
+  if (!std::isfinite(in.threshold)) throw DataError("the read threshold must be finite");
   SetStepOut out;
   // (1) erase by content
   out.erase_weights = content_weights(in.strengths, in.keys, in.erase_key, m, out.ops);
@@ -94,23 +96,24 @@ SetStepOut set_step(const SetStepIn& in) {
   for (size_t i = 0; i < n; ++i)
     out.strengths[i] = in.strengths[i] * (1.0 - in.erase * out.erase_weights[i]);
   out.ops += static_cast<int64_t>(n);
-  // (2) write a slot
+  // (2) read by content, the slots as erased
+  const std::vector<double> kept(out.strengths.begin(), out.strengths.begin() + n);
+  out.read_weights = content_weights(kept, in.keys, in.read_key, m, out.ops, in.threshold);
+  std::vector<Sum> r(M + 1);
+  for (size_t i = 0; i < n; ++i) {
+    const double w = out.read_weights[i];
+    for (size_t c = 0; c < M; ++c) r[c].add(w * in.values[i * M + c]);
+    r[M].add(w);
+  }
+  out.ops += static_cast<int64_t>(n) * (m + 1);
+  out.read.resize(M + 1);
+  for (size_t c = 0; c <= M; ++c) out.read[c] = r[c].value();
+  // (3) write a slot
   out.strengths[n] = in.write;
   out.keys = in.keys;
   out.keys.insert(out.keys.end(), in.key.begin(), in.key.end());
   out.values = in.values;
   out.values.insert(out.values.end(), in.value.begin(), in.value.end());
-  // (3) read by content
-  out.read_weights = content_weights(out.strengths, out.keys, in.read_key, m, out.ops);
-  std::vector<Sum> r(M + 1);
-  for (size_t i = 0; i <= n; ++i) {
-    const double w = out.read_weights[i];
-    for (size_t c = 0; c < M; ++c) r[c].add(w * out.values[i * M + c]);
-    r[M].add(w);
-  }
-  out.ops += static_cast<int64_t>(n + 1) * (m + 1);
-  out.read.resize(M + 1);
-  for (size_t c = 0; c <= M; ++c) out.read[c] = r[c].value();
   return out;
 }
 
@@ -134,9 +137,9 @@ std::string format_set_step(const SetStepOut& o) {
 using ad::Tape;
 using ad::Var;
 
-Var set_weights(Var s, Var keys, Var q) {
+Var set_weights(Var s, Var keys, Var q, Var tau) {
   Tape& t = s.tape();
-  if (&keys.tape() != &t || &q.tape() != &t)
+  if (&keys.tape() != &t || &q.tape() != &t || (tau.valid() && &tau.tape() != &t))
     throw Error("set_weights: operands from two different tapes");
   const Tensor& S = s.value();
   const Tensor& K = keys.value();
@@ -147,13 +150,18 @@ Var set_weights(Var s, Var keys, Var q) {
         "set_weights: strengths must be [B, n], keys [B, n, m] and the query [B, m]; got " +
         shape_str(S.shape()) + ", " + shape_str(K.shape()) + ", " + shape_str(Q.shape()));
   const int64_t B = S.dim(0), n = S.dim(1), m = K.dim(2);
+  if (tau.valid() && tau.shape() != Shape{B, 1})
+    throw ShapeError("set_weights: the threshold must be [B, 1]; got " + shape_str(tau.shape()));
   Tensor y = t.alloc({B, n});
-  // u_i = exp(z_i) / Z (what ρ is before the strengths), kept for the backward.
+  // u_i = exp(z_i) / Z (what ρ is before the strengths), kept for the backward; and the
+  // sentinel's exp(τ) / Z per row.
   auto u = std::make_shared<std::vector<double>>(static_cast<size_t>(B * n));
+  auto u0 = std::make_shared<std::vector<double>>(static_cast<size_t>(B));
   std::vector<double> z(static_cast<size_t>(n));
   for (int64_t b = 0; b < B; ++b) {
     const float* pq = Q.data() + b * m;
-    double top = 0.0;
+    const double tb = tau.valid() ? static_cast<double>(tau.value()[b]) : 0.0;
+    double top = tb;
     for (int64_t i = 0; i < n; ++i) {
       const float* pk = K.data() + (b * n + i) * m;
       double d = 0.0;
@@ -161,18 +169,21 @@ Var set_weights(Var s, Var keys, Var q) {
       z[static_cast<size_t>(i)] = d;
       top = std::max(top, d);
     }
-    double Z = std::exp(-top);
+    double Z = std::exp(tb - top);
     double* pu = u->data() + b * n;
     for (int64_t i = 0; i < n; ++i) {
       pu[i] = std::exp(z[static_cast<size_t>(i)] - top);
       Z += static_cast<double>(S[b * n + i]) * pu[i];
     }
+    (*u0)[static_cast<size_t>(b)] = std::exp(tb - top) / Z;
     for (int64_t i = 0; i < n; ++i) {
       pu[i] /= Z;
       y[b * n + i] = static_cast<float>(S[b * n + i] * pu[i]);
     }
   }
-  return t.push(std::move(y), {s, keys, q}, [s, keys, q, u, B, n, m](Tape& t, Var out) {
+  std::vector<Var> inputs{s, keys, q};
+  if (tau.valid()) inputs.push_back(tau);
+  return t.push(std::move(y), inputs, [s, keys, q, tau, u, u0, B, n, m](Tape& t, Var out) {
     const float* g = t.grad(out).data();
     const Tensor& S = t.value(s);
     const Tensor& K = t.value(keys);
@@ -180,11 +191,14 @@ Var set_weights(Var s, Var keys, Var q) {
     float* gs = t.requires_grad(s) ? t.grad(s).data() : nullptr;
     float* gk = t.requires_grad(keys) ? t.grad(keys).data() : nullptr;
     float* gq = t.requires_grad(q) ? t.grad(q).data() : nullptr;
+    float* gt = tau.valid() && t.requires_grad(tau) ? t.grad(tau).data() : nullptr;
     for (int64_t b = 0; b < B; ++b) {
       const double* pu = u->data() + b * n;
       // ρ_i = s_i u_i: ∂ρ_i/∂z_k = ρ_i (δ_ik − ρ_k), ∂ρ_i/∂s_k = δ_ik u_i − ρ_i u_k.
       double c = 0.0;
       for (int64_t i = 0; i < n; ++i) c += static_cast<double>(g[b * n + i]) * S[b * n + i] * pu[i];
+      // ∂ρ_i/∂τ = −ρ_i exp(τ)/Z
+      if (gt) gt[b] += static_cast<float>(-c * (*u0)[static_cast<size_t>(b)]);
       for (int64_t k = 0; k < n; ++k) {
         const double d = g[b * n + k] - c;
         if (gs) gs[b * n + k] += static_cast<float>(pu[k] * d);
@@ -251,7 +265,7 @@ Var set_read(Var rho, Var values) {
 }
 
 SetUpdate set_update(Tape& t, const SetState& prev, Var write, Var key, Var value, Var read_key,
-                     Var erase, Var erase_key) {
+                     Var erase, Var erase_key, Var threshold) {
   const int64_t b = write.dim(0), m = key.rank() == 2 ? key.dim(1) : -1;
   for (Var v : {key, value, read_key, erase_key})
     if (v.shape() != Shape{b, m})
@@ -266,16 +280,16 @@ SetUpdate set_update(Tape& t, const SetState& prev, Var write, Var key, Var valu
     out.state.strengths = write;
     out.state.keys = k;
     out.state.values = v;
-  } else {
-    Var a = set_weights(prev.strengths, prev.keys, erase_key);
-    Var kept = ad::sub(prev.strengths, ad::mul(prev.strengths, ad::mul(a, erase)));
-    out.state.strengths = ad::concat({kept, write}, 1);
-    out.state.keys = ad::concat({prev.keys, k}, 1);
-    out.state.values = ad::concat({prev.values, v}, 1);
+    out.read = t.constant(Tensor({b, m + 1}, 0.0f));  // nothing to find
+    return out;
   }
-  (void)t;
-  out.weights = set_weights(out.state.strengths, out.state.keys, read_key);
-  out.read = set_read(out.weights, out.state.values);
+  Var a = set_weights(prev.strengths, prev.keys, erase_key);
+  Var kept = ad::sub(prev.strengths, ad::mul(prev.strengths, ad::mul(a, erase)));
+  out.weights = set_weights(kept, prev.keys, read_key, threshold);
+  out.read = set_read(out.weights, prev.values);
+  out.state.strengths = ad::concat({kept, write}, 1);
+  out.state.keys = ad::concat({prev.keys, k}, 1);
+  out.state.values = ad::concat({prev.values, v}, 1);
   return out;
 }
 

@@ -76,7 +76,7 @@ int64_t read_size(const StackLstmConfig& c) {
 // The memory-control layer's outputs: a set's write and erase strengths and its key, value,
 // read key and erase key; a stack's push and pop (each twice for a deque) and values.
 int64_t control_size(const StackLstmConfig& c, int64_t ends) {
-  return c.memory == "set" ? 2 + 4 * c.width : 2 * ends + ends * c.width;
+  return c.memory == "set" ? 3 + 4 * c.width : 2 * ends + ends * c.width;
 }
 // The controller's input besides the symbol's embedding: the read (and the depth).
 int64_t fed_back(const StackLstmConfig& c) {
@@ -127,22 +127,33 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     set_ = c_.memory == "set";
     kind_ = set_ ? StackKind::Stack : parse_stack_kind(c_.memory);
     ends_ = kind_ == StackKind::Deque ? 2 : 1;
-    ctrl_ =
-        std::make_unique<nn::Linear>(ps, "memory_control", c.hidden, control_size(c_, ends_), rng);
+    ctrl_ = std::make_unique<nn::Linear>(
+        ps, "memory_control",
+        set_ && c.input_control ? c.embed + fed_back(c) : c.hidden + (set_ ? c.embed : 0),
+        control_size(c_, ends_), rng);
     control_biases(*ctrl_, c_.encoder_pop_bias != 0.0 ? c_.encoder_pop_bias : c_.pop_bias,
                    c_.push_bias, c_.bottom_push_bias, 0.0, 0.0);
   }
+  // A set's read threshold τ starts at 2: e^2 against the few slots of weak, unlearned keys
+  // (scores near 0) of a short source, so that "found" starts near 1/2, where its gradient
+  // is alive (at 0 every key's resemblance counts as found, at a large τ nothing does).
+  auto threshold_bias = [&](nn::Linear* l) {
+    if (l && set_) l->b->value[2 + 4 * c_.width] = 2.0f;
+  };
+  threshold_bias(ctrl_.get());
   if (c_.two_controllers) {
     dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
                                                     c.embed + fed_back(c), c.hidden, rng);
     if (c_.has_memory() && !tree_) {
-      dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control",
-                                               c.input_control ? c.embed + fed_back(c) : c.hidden,
-                                               control_size(c_, ends_), rng);
+      dec_ctrl_ = std::make_unique<nn::Linear>(
+          ps, "decoder_memory_control",
+          c.input_control ? c.embed + fed_back(c) : c.hidden + (set_ ? c.embed : 0),
+          control_size(c_, ends_), rng);
       control_biases(*dec_ctrl_, c_.pop_bias, 0.0, c_.bottom_push_bias, c_.decoder_push_bias,
                      c_.decoder_bottom_pop_bias);
     }
   }
+  threshold_bias(dec_ctrl_.get());
   // Training steps a batch of a few rows one symbol at a time: every product by a weight in
   // the faster form (nn::Linear::transposed; same values up to rounding).
   for (nn::RecurrentCell* cell : {cell_.get(), dec_cell_.get()})
@@ -258,11 +269,15 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
   Var c, c_dec;
   if (!all_dec) {
     enc = (*cell_)(t, in, st.s);
-    if (ctrl_) c = (*ctrl_)(t, enc.h);
+    // A set's keys come from the state and the symbol read (its identity whole); with
+    // input_control, from what it reads alone (the symbol and the previous read).
+    if (ctrl_)
+      c = (*ctrl_)(t, set_ && c_.input_control ? in : set_ ? ad::concat({enc.h, x}, 1) : enc.h);
   }
   if (any_dec) {
     dec = (*dec_cell_)(t, in, st.s);
-    if (dec_ctrl_) c_dec = (*dec_ctrl_)(t, c_.input_control ? in : dec.h);
+    if (dec_ctrl_)
+      c_dec = (*dec_ctrl_)(t, c_.input_control ? in : set_ ? ad::concat({dec.h, x}, 1) : dec.h);
   }
   if (all_dec) {
     st.s = dec, c = c_dec;
@@ -311,11 +326,12 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
     }
     if (c_.read_out) feat = ad::concat({st.s.h, st.read}, 1);
   } else if (set_) {
-    // [w, ε, k, v, q, e]: the write and erase strengths, the new slot's key and value, the
-    // read key and the erase key (memory/setmem.h).
+    // [w, ε, k, v, q, e, τ]: the write and erase strengths, the new slot's key and value, the
+    // read key, the erase key and the read's threshold (memory/setmem.h).
     const int64_t m = c_.width;
     Var w = ad::sigmoid(ad::slice(c, 1, 0, 1)), er = ad::sigmoid(ad::slice(c, 1, 1, 2));
     auto part = [&](int64_t k) { return ad::tanh(ad::slice(c, 1, 2 + k * m, 2 + (k + 1) * m)); };
+    Var tau = ad::slice(c, 1, 2 + 4 * m, 3 + 4 * m);
     if (c_.op_cost > 0 && t.training()) {
       std::vector<uint8_t> real(static_cast<size_t>(b));
       for (int64_t r = 0; r < b; ++r)
@@ -323,7 +339,7 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
       Var ops = ad::sum(ad::mask_rows(ad::add(w, er), real));
       st.ops = st.ops.valid() ? ad::add(st.ops, ops) : ops;
     }
-    SetUpdate up = set_update(t, st.set, w, part(0), part(1), part(2), er, part(3));
+    SetUpdate up = set_update(t, st.set, w, part(0), part(1), part(2), er, part(3), tau);
     st.set = up.state;
     st.read = up.read;
     if (c_.read_out) feat = ad::concat({st.s.h, st.read}, 1);
@@ -333,8 +349,11 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
       const Tensor& sv = st.set.strengths.value();
       trace->strengths.emplace_back(sv.data(), sv.data() + sv.size());
       trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
-      const Tensor& wv = up.weights.value();
-      trace->weights.emplace_back(wv.data(), wv.data() + wv.size());
+      if (up.weights.valid())
+        trace->weights.emplace_back(up.weights.value().data(),
+                                    up.weights.value().data() + up.weights.size());
+      else
+        trace->weights.emplace_back();
     }
   } else if (c_.has_memory()) {
     const int64_t e = ends_;

@@ -31,7 +31,8 @@
 namespace attnkit::memory {
 
 struct StackLstmConfig {
-  // stack, queue, deque, set (memory/setmem.h), tree (HAM's soft form, memory/ham.h: the
+  // stack, queue, deque, set (memory/setmem.h; its control layer reads the symbol's embedding
+  // besides the controller's state), tree (HAM's soft form, memory/ham.h: the
   // source's embeddings in the leaves, accessed from the separator on) or none (the plain LSTM)
   std::string memory = "stack";
   int64_t vocab = 0;                            // from the training data
@@ -52,7 +53,9 @@ struct StackLstmConfig {
   // Two controllers: the decoder's push, pop and value come from what it reads at that step
   // (the symbol's embedding and the memory's previous read, one linear layer), not from its
   // LSTM state, so that its use of the memory cannot follow a count of the symbols written
-  // (the prediction still comes from its LSTM).
+  // (the prediction still comes from its LSTM). A set: the encoder's keys, value, strengths
+  // and threshold too (a symbol's key then depends on the symbol alone, the same wherever it
+  // occurs; from the state as well, membership stayed at chance in 1,000 steps).
   bool input_control = false;
   // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
   // other, about σ = 0.5, as the top's): a negative bias starts the deque pushing at the top
