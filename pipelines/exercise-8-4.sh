@@ -38,6 +38,15 @@
 # The NTM rows carry no claim: they are reported. With --quick (a smoke run: lengths 2-5 then
 # 6-10, 400 pairs, 25 steps, a small NTM, one seed) only the table is made and its shape
 # checked.
+# The set and the tree (issue 35): a set memory (stackmem-train --memory set: unordered slots
+# read and erased by content) and HAM's tree (--memory tree: the source in the leaves, soft
+# SEARCH descents from the separator on) run, one seed each and --read-out, on the order
+# tasks, on the content tasks (membership over 128 symbols; count-distinct and dedup over 16)
+# with the stack, the queue and the LSTM, and on HAM's tasks (sort and merge over 16 symbols,
+# search over 64) with the stack and the LSTM; the set's read weights on a membership and
+# the tree's leaf weights on a sort are drawn (set-membership.png, tree-sort.png). These rows
+# carry no claim: issue 35's (the set >= 0.95 on membership and dedup, the tree sorting at
+# twice the length) were not met in the trainings measured so far (doc/exercise-8-4.md).
 #   pipelines/exercise-8-4.sh [--quick] [--seed S] [--keep DIR]
 #
 # Measured: the defaults run to the end on 2026-11-26 13:51-14:05 UTC (ATTNKIT_BIN=<a copy
@@ -140,6 +149,9 @@ train() {
   local recipe=() n=$steps lr=0.002 hidden=64
   [ "$mem" = none ] || recipe=(--input-control --decoder-push-bias -3)
   case $mem in
+    # The set and the tree (issue 35): the prediction also sees the read (a set's "found", the
+    # tree's leaf); no recipe searched beyond that (doc/exercise-8-4.md).
+    set | tree) recipe=(--read-out) ;;
     queue) hidden=128 ;;
     deque) recipe+=(--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5 --warmup 500) n=$((3 * steps)) lr=0.003 ;;
   esac
@@ -150,12 +162,21 @@ train() {
 }
 
 jobs=()
-for task in copy reverse bigram-flip; do
-  k=$symbols
-  [ $task = bigram-flip ] && k=$bigram_symbols
+# The order tasks (every memory), the content tasks (a set's: membership, count-distinct,
+# dedup) and HAM's (sort, merge, search) with the set, the tree, the stack, the queue (content)
+# and the LSTM; one seed each (issue 35's rows carry no claim: doc/exercise-8-4.md).
+for task in copy reverse bigram-flip membership count-distinct dedup sort merge search; do
+  k=$symbols mems="stack queue deque none ntm set tree"
+  case $task in
+    bigram-flip) k=$bigram_symbols ;;
+    membership) mems="stack queue none set tree" ;;
+    count-distinct | dedup) k=16 mems="stack queue none set tree" ;;
+    sort | merge) k=16 mems="stack none set tree" ;;
+    search) k=64 mems="stack none set tree" ;;
+  esac
   transduce-gen --task $task --len-min $lo --len-max $hi --symbols $k --count $count --seed "$seed" -o "$dir/$task-train.tsv"
   transduce-gen --task $task --len-min $tlo --len-max $thi --symbols $k --count 200 --seed $((seed + 1)) -o "$dir/$task-test.tsv"
-  for mem in stack queue deque none ntm; do
+  for mem in $mems; do
     n=1
     case $task:$mem in reverse:stack|copy:queue|copy:deque|reverse:deque) n=$seeds ;; *:ntm) n=$ntm_seeds ;; esac
     for ((k = 0; k < n; k++)); do
@@ -197,7 +218,15 @@ awk -F'\t' 'NR > 1 { c[$1 ":" $2] = $4; f[$1 ":" $2] = $5 }
     print ""
     print "A set is content-addressed memory: memory networks (a read-only set of slots, memn2n-train) and the content addressing of the NTM. Memory networks answer a question about stored facts in one or a few hops and do not write, so they do not apply to these transductions (no row). The NTM can write and also addresses by location (shifts), so it can emulate a stack or a queue, but it has to learn the access order that the stack and queue are given:"
     print "  NTM (ntm-train -i PAIRS.tsv): copy " row("copy:ntm") "; reversal " row("reverse:ntm") "; bigram flip " row("bigram-flip:ntm") "."
-    print "A tree would sit between the two: access by a path of choices from the root, O(log n) per lookup in a hard form; a differentiable tree needs soft choices at each level (a distribution over paths), which costs O(n) per step again unless the choices are made hard. It fits hierarchical data (parses, nested structure), where a stack is enough to build the tree but not to revisit it."
+    print "The set (memory/setmem.h: unordered slots, erase and read by content, a read threshold) keeps no order; a step costs O(n m) for n slots (stackmem-step --memory set prints the count). Content tasks:"
+    print "  membership: set " row("membership:set") "; stack " row("membership:stack") "; queue " row("membership:queue") "; LSTM " row("membership:none") "; tree " row("membership:tree") "."
+    print "  dedup:      set " row("dedup:set") "; stack " row("dedup:stack") "; queue " row("dedup:queue") "; LSTM " row("dedup:none") "."
+    print "  count-distinct: set " row("count-distinct:set") "; queue " row("count-distinct:queue") "; LSTM " row("count-distinct:none") "."
+    print "  order tasks: set copy " row("copy:set") ", reversal " row("reverse:set") "."
+    print "The tree (memory/ham.h: HAM, Andrychowicz & Kurach 2016, the soft DHAM trained): the source in the leaves, JOINed summaries, a SEARCH descent per output step; O(log n) nodes a step in the hard form, O(n) in the soft one trained here."
+    print "  sort: tree " row("sort:tree") "; stack " row("sort:stack") "; LSTM " row("sort:none") "; set " row("sort:set") "."
+    print "  merge: tree " row("merge:tree") "; LSTM " row("merge:none") ".  search: tree " row("search:tree") "; LSTM " row("search:none") "; set " row("search:set") "."
+    print "  order tasks: tree copy " row("copy:tree") ", reversal " row("reverse:tree") "."
   }' "$dir/table.tsv" > "$dir/analysis.txt"
 echo "$PIPELINE: the analysis: $dir/analysis.txt" >&2
 
@@ -206,6 +235,12 @@ stackmem-run --model "$dir/reverse-stack-$seed.akm" -i "$dir/reverse-test.tsv" -
 stackmem-run --model "$dir/copy-queue-$seed.akm" -i "$dir/copy-test.tsv" --trace "$dir/queue-trace.npz" -o /dev/null
 attn-plot -i "$dir/stack-trace.npz:strengths" -o "$dir/stack-reverse.png" 2>/dev/null || true
 attn-plot -i "$dir/queue-trace.npz:strengths" -o "$dir/queue-copy.png" 2>/dev/null || true
+# The set's read weights over its slots on one membership pair, the tree's leaf weights on one
+# sort (rows: steps).
+stackmem-run --model "$dir/membership-set-$seed.akm" -i "$dir/membership-test.tsv" --trace "$dir/set-trace.npz" -o /dev/null
+stackmem-run --model "$dir/sort-tree-$seed.akm" -i "$dir/sort-test.tsv" --trace "$dir/tree-trace.npz" -o /dev/null
+attn-plot -i "$dir/set-trace.npz:weights" -o "$dir/set-membership.png" 2>/dev/null || true
+attn-plot -i "$dir/tree-trace.npz:weights" -o "$dir/tree-sort.png" 2>/dev/null || true
 [ -s "$dir/stack-reverse.png" ] && echo "$PIPELINE: the stack's strengths on a reversal: $dir/stack-reverse.png" >&2
 
 awk -F'\t' -v quick="$quick" '
@@ -215,8 +250,8 @@ awk -F'\t' -v quick="$quick" '
     fine[k] = f[1] }
   function most(k, bar) { if (hi[k] > bar) { printf "claim failed: %s test coarse %.3f > %.2f\n", k, hi[k], bar; bad++ } }
   END {
-    if (rows != 16) { print "claim failed: the table has " rows " rows, not 16"; exit 1 }
-    if (quick) { print "checked (smoke): 16 rows"; exit 0 }
+    if (rows != 49) { print "claim failed: the table has " rows " rows, not 49"; exit 1 }
+    if (quick) { print "checked (smoke): 49 rows"; exit 0 }
     split("reverse:stack copy:queue copy:deque reverse:deque", need, " ")
     for (i = 1; i <= 4; i++) { k = need[i]; if (good[k] < 3) { printf "claim failed: %s test coarse >= 0.95 in %d of %d seeds, not 3\n", k, good[k], seeds[k]; bad++ } }
     most("copy:none", 0.10); most("reverse:none", 0.10); most("reverse:queue", 0.10)

@@ -19,17 +19,21 @@ int main(int argc, char** argv) {
     app.describe(
         "Seeded pairs of the transduction tasks of Grefenstette et al. 2015 (copy, "
         "reverse, bigram flip) and Joulin & Mikolov 2015 (a^n b^n and kin) as "
-        "SOURCE<TAB>TARGET lines.",
+        "SOURCE<TAB>TARGET lines; and exercise 8-4's content tasks (membership, count-distinct, "
+        "dedup) and Andrychowicz & Kurach 2016's (sort, merge, search).",
         "--task TASK [--len-min A] [--len-max B] [--count C] [--seed S] [-o FILE]");
     app.options().add_options()(
         "task", po::value(&task)->value_name("TASK")->required(),
-        "copy, reverse, bigram-flip, anbn, anbncn, anbncndn, anb2n or anbmcnm")(
+        "copy, reverse, bigram-flip, anbn, anbncn, anbncndn, anb2n, anbmcnm, membership, "
+        "count-distinct, dedup, sort, merge or search")(
         "len-min", po::value(&o.len_min)->value_name("A")->default_value(o.len_min),
         "shortest source (n for the counting tasks)")(
         "len-max", po::value(&o.len_max)->value_name("B")->default_value(o.len_max),
         "longest source (n for the counting tasks)")(
         "symbols", po::value(&o.symbols)->value_name("N")->default_value(o.symbols),
-        "copy, reverse, bigram-flip: the alphabet, symbols 1..N")(
+        "all but the counting tasks: the alphabet, symbols 1..N")(
+        "queries", po::value(&o.queries)->value_name("K")->default_value(o.queries),
+        "membership: queries a pair")(
         "count", po::value(&count)->value_name("C")->default_value(count), "pairs")(
         "output,o", po::value(&out)->value_name("FILE")->default_value(out),
         "the pairs (- is standard output)");
@@ -39,7 +43,12 @@ int main(int argc, char** argv) {
         "defaults are the training range). Bigram flip uses even lengths. The counting tasks\n"
         "give the free part as the source and what must follow as the target: anbn a^n -> b^n,\n"
         "anbncn a^n -> b^n c^n, anbncndn a^n -> b^n c^n d^n, anb2n a^n -> b^2n, anbmcnm\n"
-        "a^n b^m -> c^(n+m) (n and m from --len-min to --len-max).");
+        "a^n b^m -> c^(n+m) (n and m from --len-min to --len-max).\n"
+        "Content tasks: membership x1 .. xn ? q1 .. qK -> yes/no per query (half the queries\n"
+        "absent, where a symbol is left); count-distinct x1 .. xn -> c^d (d distinct symbols);\n"
+        "dedup x1 .. xn -> the distinct symbols in first-seen order. HAM's tasks: sort -> the\n"
+        "source ascending; merge: two sorted runs joined by + -> merged; search: n pairs\n"
+        "KEY VALUE, keys distinct and ascending, then ? KEY -> its value.");
     app.parse();
     o.task = data::parse_transduce_task(task);
     if (count < 0) throw UsageError("--count must be >= 0");

@@ -36,7 +36,7 @@ check_eq "$n" 21 "golden cases run"
 expect_err 1 "stackmem-step: the push strength must be in [0, 1]" stackmem-step --value 1 --push 1.5
 expect_err 2 "stackmem-step: a deque needs --value-bottom" stackmem-step --memory deque --value 1
 expect_err 2 "stackmem-step: --strengths and --values go together" stackmem-step --value 1 --strengths 0.5
-expect_err 2 "stackmem-step: unknown memory 'tree' (choose stack, queue or deque)" stackmem-step --memory tree --value 1
+expect_err 2 "stackmem-step: unknown memory 'heap' (choose stack, queue, deque, set or tree)" stackmem-step --memory heap --value 1
 expect_err 1 "stackmem-step: the memory has 3 numbers" stackmem-step --strengths 0.5,0.5 --values 1,2,3 --value 1,2
 
 # transduce-gen: seeded; reversal reverses, bigram flip swaps pairs of an even length.
@@ -49,7 +49,7 @@ expect 0 transduce-gen --task bigram-flip --len-min 3 --len-max 7 --count 50 --s
 check_eq "$(awk -F'\t' '{ n = split($1, s, " "); split($2, t, " "); if (n % 2) bad++; for (i = 1; i < n; i += 2) if (s[i] != t[i + 1] || s[i + 1] != t[i]) bad++ } END { print bad + 0 }' b.tsv)" 0 "bigram flip"
 expect 0 transduce-gen --task anbmcnm --len-min 1 --len-max 9 --count 30 --seed 3 -o abc.tsv
 check_eq "$(awk -F'\t' '{ a = gsub(/a/, "", $1); b = gsub(/b/, "", $1); c = gsub(/c/, "", $2); if (c != a + b || a < 1 || b < 1 || a > 9 || b > 9) bad++ } END { print bad + 0 }' abc.tsv)" 0 "a^n b^m -> c^(n+m)"
-expect_err 2 "transduce-gen: unknown task 'sort' (choose copy, reverse, bigram-flip," transduce-gen --task sort
+expect_err 2 "transduce-gen: unknown task 'heap' (choose copy, reverse, bigram-flip," transduce-gen --task heap
 expect_err 2 "transduce-gen: --len-max must be >= len-min" transduce-gen --task copy --len-min 5 --len-max 4
 
 # Training: a small reversal is learned; threads do not change the model; an exact resume.

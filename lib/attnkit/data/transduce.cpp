@@ -18,12 +18,19 @@ TransduceTask parse_transduce_task(const std::string& name) {
                                       {"anbncn", TransduceTask::AnBnCn},
                                       {"anbncndn", TransduceTask::AnBnCnDn},
                                       {"anb2n", TransduceTask::AnB2n},
-                                      {"anbmcnm", TransduceTask::AnBmCnm}});
+                                      {"anbmcnm", TransduceTask::AnBmCnm},
+                                      {"membership", TransduceTask::Membership},
+                                      {"count-distinct", TransduceTask::CountDistinct},
+                                      {"dedup", TransduceTask::Dedup},
+                                      {"sort", TransduceTask::Sort},
+                                      {"merge", TransduceTask::Merge},
+                                      {"search", TransduceTask::Search}});
 }
 
 const std::vector<std::string>& transduce_task_names() {
-  static const std::vector<std::string> names = {"copy",   "reverse",  "bigram-flip", "anbn",
-                                                 "anbncn", "anbncndn", "anb2n",       "anbmcnm"};
+  static const std::vector<std::string> names = {
+      "copy",    "reverse",    "bigram-flip",    "anbn",  "anbncn", "anbncndn", "anb2n",
+      "anbmcnm", "membership", "count-distinct", "dedup", "sort",   "merge",    "search"};
   return names;
 }
 
@@ -38,7 +45,97 @@ void TransduceOptions::validate() const {
   if (task == TransduceTask::BigramFlip && len_max < 2)
     throw UsageError("bigram-flip needs len-max >= 2 (its lengths are even)");
   if (symbols < 2 || symbols > 1000000) throw UsageError("symbols must be from 2 to 1000000");
+  if (queries < 1 || queries > 100000) throw UsageError("queries must be from 1 to 100000");
+  if (task == TransduceTask::Search && symbols < len_max)
+    throw UsageError("search needs symbols >= len-max (its keys are distinct)");
+  if (task == TransduceTask::Merge && len_max < 2)
+    throw UsageError("merge needs len-max >= 2 (two runs)");
 }
+
+namespace {
+
+// A content or HAM task's pair of length n (transduce.h).
+void content_pair(const TransduceOptions& o, Rng& rng, int64_t n, TransducePair& p) {
+  auto draw = [&] { return 1 + static_cast<int64_t>(rng.below(static_cast<uint64_t>(o.symbols))); };
+  auto name = [](int64_t x) { return std::to_string(x); };
+  std::vector<int64_t> x;
+  if (o.task == TransduceTask::Search) {
+    // n distinct keys: a partial Fisher-Yates shuffle of 1..symbols
+    std::vector<int64_t> all(static_cast<size_t>(o.symbols));
+    for (int64_t i = 0; i < o.symbols; ++i) all[static_cast<size_t>(i)] = i + 1;
+    for (int64_t i = 0; i < n; ++i)
+      std::swap(all[static_cast<size_t>(i)],
+                all[static_cast<size_t>(i) + rng.below(static_cast<uint64_t>(o.symbols - i))]);
+    std::vector<int64_t> keys(all.begin(), all.begin() + n);
+    std::sort(keys.begin(), keys.end());
+    std::vector<int64_t> values(static_cast<size_t>(n));
+    for (auto& v : values) v = draw();
+    for (int64_t i = 0; i < n; ++i) {
+      p.source.push_back(name(keys[static_cast<size_t>(i)]));
+      p.source.push_back(name(values[static_cast<size_t>(i)]));
+    }
+    const size_t j = rng.below(static_cast<uint64_t>(n));
+    p.source.push_back("?");
+    p.source.push_back(name(keys[j]));
+    p.target.push_back(name(values[j]));
+    return;
+  }
+  if (o.task == TransduceTask::Merge && n < 2) n = 2;
+  for (int64_t i = 0; i < n; ++i) x.push_back(draw());
+  switch (o.task) {
+    case TransduceTask::Membership: {
+      std::vector<uint8_t> in(static_cast<size_t>(o.symbols) + 1, 0);
+      for (int64_t v : x) in[static_cast<size_t>(v)] = 1;
+      for (int64_t v : x) p.source.push_back(name(v));
+      p.source.push_back("?");
+      const bool all = static_cast<int64_t>(std::count(in.begin() + 1, in.end(), 1)) == o.symbols;
+      for (int64_t k = 0; k < o.queries; ++k) {
+        int64_t q;
+        if (!all && rng.below(2)) {
+          do q = draw();
+          while (in[static_cast<size_t>(q)]);
+        } else {
+          q = x[rng.below(static_cast<uint64_t>(n))];
+        }
+        p.source.push_back(name(q));
+        p.target.emplace_back(in[static_cast<size_t>(q)] ? "yes" : "no");
+      }
+      return;
+    }
+    case TransduceTask::CountDistinct:
+    case TransduceTask::Dedup: {
+      std::vector<uint8_t> seen(static_cast<size_t>(o.symbols) + 1, 0);
+      int64_t d = 0;
+      for (int64_t v : x) {
+        p.source.push_back(name(v));
+        if (seen[static_cast<size_t>(v)]) continue;
+        seen[static_cast<size_t>(v)] = 1, ++d;
+        if (o.task == TransduceTask::Dedup) p.target.push_back(name(v));
+      }
+      if (o.task == TransduceTask::CountDistinct)
+        for (int64_t i = 0; i < d; ++i) p.target.emplace_back("c");
+      return;
+    }
+    case TransduceTask::Sort:
+      for (int64_t v : x) p.source.push_back(name(v));
+      std::sort(x.begin(), x.end());
+      for (int64_t v : x) p.target.push_back(name(v));
+      return;
+    default: {  // merge
+      const auto half = x.begin() + (n + 1) / 2;
+      std::sort(x.begin(), half);
+      std::sort(half, x.end());
+      for (auto it = x.begin(); it != x.end(); ++it) {
+        if (it == half) p.source.emplace_back("+");
+        p.source.push_back(name(*it));
+      }
+      std::sort(x.begin(), x.end());
+      for (int64_t v : x) p.target.push_back(name(v));
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<TransducePair> make_transduce(const TransduceOptions& o, int64_t count, Rng& rng) {
   o.validate();
@@ -71,6 +168,14 @@ std::vector<TransducePair> make_transduce(const TransduceOptions& o, int64_t cou
             std::swap(p.target[i], p.target[i + 1]);
         break;
       }
+      case TransduceTask::Membership:
+      case TransduceTask::CountDistinct:
+      case TransduceTask::Dedup:
+      case TransduceTask::Sort:
+      case TransduceTask::Merge:
+      case TransduceTask::Search:
+        content_pair(o, rng, uniform(o.len_min, o.len_max), p);
+        break;
       case TransduceTask::AnBmCnm: {
         const int64_t n = uniform(o.len_min, o.len_max), m = uniform(o.len_min, o.len_max);
         repeat(p.source, "a", n);

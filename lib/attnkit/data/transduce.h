@@ -12,6 +12,18 @@
 //   anbn          a^n → b^n            anbncn     a^n → b^n c^n
 //   anbncndn      a^n → b^n c^n d^n    anb2n      a^n → b^2n
 //   anbmcnm       a^n b^m → c^(n+m) (m also uniform in [len_min, len_max])
+// Exercise 8-4's content tasks (issue 35), for a set memory (symbols as above, n the
+// sequence's length):
+//   membership     x_1 … x_n ? q_1 … q_k → yes/no for each query (k = queries; each query
+//                  is one of the x, or, with probability 1/2 when there is one, a symbol
+//                  not among them);
+//   count-distinct x_1 … x_n → c^d, d the number of distinct symbols (unary, as a^n b^n);
+//   dedup          x_1 … x_n → the distinct symbols in the order of their first occurrence.
+// Andrychowicz & Kurach 2016's tasks (HAM), for a tree memory:
+//   sort           x_1 … x_n → the x in ascending order (of their numbers);
+//   merge          a sorted run of ⌈n/2⌉, "+", a sorted run of ⌊n/2⌋ → the two merged;
+//   search         k_1 v_1 … k_n v_n ? k_j → v_j: n pairs with distinct keys in ascending
+//                  order (symbols ≥ n), values uniform, the query one of the keys.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +38,22 @@ namespace attnkit::data {
 
 class Vocab;
 
-enum class TransduceTask { Copy, Reverse, BigramFlip, AnBn, AnBnCn, AnBnCnDn, AnB2n, AnBmCnm };
+enum class TransduceTask {
+  Copy,
+  Reverse,
+  BigramFlip,
+  AnBn,
+  AnBnCn,
+  AnBnCnDn,
+  AnB2n,
+  AnBmCnm,
+  Membership,
+  CountDistinct,
+  Dedup,
+  Sort,
+  Merge,
+  Search
+};
 TransduceTask parse_transduce_task(const std::string& name);
 std::string transduce_task_name(TransduceTask t);
 const std::vector<std::string>& transduce_task_names();
@@ -34,7 +61,8 @@ const std::vector<std::string>& transduce_task_names();
 struct TransduceOptions {
   TransduceTask task = TransduceTask::Copy;
   int64_t len_min = 8, len_max = 64;
-  int64_t symbols = 128;  // Grefenstette's tasks
+  int64_t symbols = 128;  // Grefenstette's tasks and the content tasks
+  int64_t queries = 1;    // membership: queries a pair
   void validate() const;  // UsageError naming the field
 };
 

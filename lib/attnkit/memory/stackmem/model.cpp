@@ -19,7 +19,10 @@ namespace attnkit::memory {
 using ad::Var;
 
 void StackLstmConfig::validate() const {
-  if (!stack_rnn && memory != "none") parse_stack_kind(memory);
+  if (!stack_rnn && memory != "none" && memory != "set" && memory != "tree")
+    parse_stack_kind(memory);
+  if (!stack_rnn && memory == "tree" && (depth_input || op_cost > 0 || input_control))
+    throw UsageError("depth-input, op-cost and input-control are not for a tree");
   if (vocab < 5)
     throw UsageError("the vocabulary needs at least one symbol besides the reserved ones");
   if (embed < 1 || hidden < 1 || width < 1)
@@ -67,7 +70,14 @@ namespace {
 int64_t read_size(const StackLstmConfig& c) {
   if (c.stack_rnn) return c.stacks * c.stack_top;
   if (!c.has_memory()) return 0;
+  if (c.memory == "set") return c.width + 1;  // the read, then its total weight
+  if (c.memory == "tree") return c.width;     // the leaves' weighted sum
   return (c.memory == "deque" ? 2 : 1) * c.width;
+}
+// The memory-control layer's outputs: a set's write and erase strengths and its key, value,
+// read key and erase key; a stack's push and pop (each twice for a deque) and values.
+int64_t control_size(const StackLstmConfig& c, int64_t ends) {
+  return c.memory == "set" ? 3 + 4 * c.width : 2 * ends + ends * c.width;
 }
 // The controller's input besides the symbol's embedding: the read (and the depth).
 int64_t fed_back(const StackLstmConfig& c) {
@@ -107,25 +117,44 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
   out_ = std::make_unique<nn::Linear>(ps, "output", c.hidden + (c.read_out ? read_size(c) : 0),
                                       c.hidden, rng);
   proj_ = std::make_unique<nn::Linear>(ps, "projection", c.hidden, c.vocab, rng);
-  if (c_.has_memory()) {
-    kind_ = parse_stack_kind(c_.memory);
+  tree_ = c_.has_memory() && !c_.stack_rnn && c_.memory == "tree";
+  if (tree_) {
+    const int64_t w = c.width;
+    tree_embed_ = std::make_unique<nn::Linear>(ps, "tree_embed", c.embed, w, rng);
+    tree_join_ = std::make_unique<nn::Linear>(ps, "tree_join", 2 * w, w, rng);
+    tree_search_ = std::make_unique<nn::Linear>(ps, "tree_search", w + c.hidden, 1, rng);
+    tree_write_ = std::make_unique<nn::Linear>(ps, "tree_write", w + c.hidden, w, rng);
+  } else if (c_.has_memory()) {
+    set_ = c_.memory == "set";
+    kind_ = set_ ? StackKind::Stack : parse_stack_kind(c_.memory);
     ends_ = kind_ == StackKind::Deque ? 2 : 1;
-    ctrl_ = std::make_unique<nn::Linear>(ps, "memory_control", c.hidden,
-                                         2 * ends_ + ends_ * c.width, rng);
+    ctrl_ = std::make_unique<nn::Linear>(
+        ps, "memory_control",
+        set_ && c.input_control ? c.embed + fed_back(c) : c.hidden + (set_ ? c.embed : 0),
+        control_size(c_, ends_), rng);
     control_biases(*ctrl_, c_.encoder_pop_bias != 0.0 ? c_.encoder_pop_bias : c_.pop_bias,
                    c_.push_bias, c_.bottom_push_bias, 0.0, 0.0);
   }
+  // A set's read threshold τ starts at 2: e^2 against the few slots of weak, unlearned keys
+  // (scores near 0) of a short source, so that "found" starts near 1/2, where its gradient
+  // is alive (at 0 every key's resemblance counts as found, at a large τ nothing does).
+  auto threshold_bias = [&](nn::Linear* l) {
+    if (l && set_) l->b->value[2 + 4 * c_.width] = 2.0f;
+  };
+  threshold_bias(ctrl_.get());
   if (c_.two_controllers) {
     dec_cell_ = std::make_unique<nn::RecurrentCell>(ps, "decoder", nn::CellKind::LSTM,
                                                     c.embed + fed_back(c), c.hidden, rng);
-    if (c_.has_memory()) {
-      dec_ctrl_ = std::make_unique<nn::Linear>(ps, "decoder_memory_control",
-                                               c.input_control ? c.embed + fed_back(c) : c.hidden,
-                                               2 * ends_ + ends_ * c.width, rng);
+    if (c_.has_memory() && !tree_) {
+      dec_ctrl_ = std::make_unique<nn::Linear>(
+          ps, "decoder_memory_control",
+          c.input_control ? c.embed + fed_back(c) : c.hidden + (set_ ? c.embed : 0),
+          control_size(c_, ends_), rng);
       control_biases(*dec_ctrl_, c_.pop_bias, 0.0, c_.bottom_push_bias, c_.decoder_push_bias,
                      c_.decoder_bottom_pop_bias);
     }
   }
+  threshold_bias(dec_ctrl_.get());
   // Training steps a batch of a few rows one symbol at a time: every product by a weight in
   // the faster form (nn::Linear::transposed; same values up to rounding).
   for (nn::RecurrentCell* cell : {cell_.get(), dec_cell_.get()})
@@ -137,6 +166,8 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
 struct StackLstm::Step {
   nn::State s;     // the LSTM's state; the stack RNN's hidden state in s.h
   StackState mem;  // the continuous stack, queue or deque
+  SetState set;    // or the set
+  HamTree tree;    // or the tree
   Var stacks;      // the stack RNN: [B·K, n], row b·K + k = stack k of item b, the top first
   Var read;        // [B, R]: the memory's read (the stack RNN: the stacks' top elements)
   Var ops;         // training with op_cost: the push and pop strengths summed so far, []
@@ -153,6 +184,28 @@ StackLstm::Step StackLstm::start(ad::Tape& t, int64_t batch) const {
     st.s = cell_->zero_state(t, batch);
   }
   return st;
+}
+
+HamWeights StackLstm::tree_weights(ad::Tape& t) const {
+  return {t.param(*tree_join_->W),   t.param(*tree_join_->b),  t.param(*tree_search_->W),
+          t.param(*tree_search_->b), t.param(*tree_write_->W), t.param(*tree_write_->b)};
+}
+
+void StackLstm::build_tree(ad::Tape& t, const std::vector<const std::vector<int32_t>*>& sources,
+                           Step& st) const {
+  const int64_t B = static_cast<int64_t>(sources.size());
+  int64_t S = 1, n = 2;
+  for (const auto* s : sources) S = std::max<int64_t>(S, static_cast<int64_t>(s->size()));
+  while (n < S) n *= 2;
+  std::vector<int32_t> ids(static_cast<size_t>(B * n), data::Vocab::kPad);
+  std::vector<uint8_t> real(static_cast<size_t>(B * n), 0);
+  for (int64_t b = 0; b < B; ++b)
+    for (size_t i = 0; i < sources[static_cast<size_t>(b)]->size(); ++i) {
+      ids[static_cast<size_t>(b * n) + i] = (*sources[static_cast<size_t>(b)])[i];
+      real[static_cast<size_t>(b * n) + i] = 1;
+    }
+  Var x = ad::tanh((*tree_embed_)(t, emb_(t, ids, {B * n})));
+  st.tree = ham_build(ad::reshape(ad::mask_rows(x, real), {B, n, c_.width}), tree_weights(t));
 }
 
 // One step: the controller reads the symbols' embeddings and the previous read; the memory is
@@ -199,8 +252,9 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
   }
   Var in = x;
   if (c_.has_memory() && c_.depth_input) {
-    Var depth = st.mem.size > 0 ? ad::tanh(ad::sum_last(st.mem.strengths))
-                                : t.constant(Tensor({b, 1}, 0.0f));
+    const Var& strengths = set_ ? st.set.strengths : st.mem.strengths;
+    Var depth = (set_ ? st.set.size : st.mem.size) > 0 ? ad::tanh(ad::sum_last(strengths))
+                                                       : t.constant(Tensor({b, 1}, 0.0f));
     in = ad::concat({x, st.read, depth}, 1);
   } else if (c_.has_memory()) {
     in = ad::concat({x, st.read}, 1);
@@ -216,23 +270,93 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
   Var c, c_dec;
   if (!all_dec) {
     enc = (*cell_)(t, in, st.s);
-    if (c_.has_memory()) c = (*ctrl_)(t, enc.h);
+    // A set's keys come from the state and the symbol read (its identity whole); with
+    // input_control, from what it reads alone (the symbol and the previous read).
+    if (ctrl_)
+      c = (*ctrl_)(t, set_ && c_.input_control ? in : set_ ? ad::concat({enc.h, x}, 1) : enc.h);
   }
   if (any_dec) {
     dec = (*dec_cell_)(t, in, st.s);
-    if (c_.has_memory()) c_dec = (*dec_ctrl_)(t, c_.input_control ? in : dec.h);
+    if (dec_ctrl_)
+      c_dec = (*dec_ctrl_)(t, c_.input_control ? in : set_ ? ad::concat({dec.h, x}, 1) : dec.h);
   }
   if (all_dec) {
     st.s = dec, c = c_dec;
   } else if (any_dec) {
     st.s.h = ad::select_rows(*target, dec.h, enc.h);
     st.s.c = ad::select_rows(*target, dec.c, enc.c);
-    if (c_.has_memory()) c = ad::select_rows(*target, c_dec, c);
+    if (ctrl_) c = ad::select_rows(*target, c_dec, c);
   } else {
     st.s = enc;
   }
   Var feat = st.s.h;
-  if (c_.has_memory()) {
+  if (tree_) {
+    // The tree is accessed from the separator on (the source is in its leaves): the rows in
+    // the target phase descend, read and write; the others keep their tree and read.
+    const bool one =
+        target && std::any_of(target->begin(), target->end(), [](uint8_t f) { return f != 0; });
+    if (one) {
+      const bool all =
+          std::all_of(target->begin(), target->end(), [](uint8_t f) { return f != 0; });
+      HamAccess a = ham_access(st.tree, st.s.h, tree_weights(t));
+      if (all) {
+        st.tree = a.tree;
+        st.read = a.read;
+      } else {
+        for (size_t l = 0; l < st.tree.size(); ++l) {
+          const Shape sh = st.tree[l].shape();
+          const int64_t rows = sh[0], rest = sh[1] * sh[2];
+          std::vector<uint8_t> keep;
+          for (int64_t r = 0; r < rows; ++r) keep.push_back((*target)[static_cast<size_t>(r)]);
+          st.tree[l] = ad::reshape(ad::select_rows(keep, ad::reshape(a.tree[l], {rows, rest}),
+                                                   ad::reshape(st.tree[l], {rows, rest})),
+                                   sh);
+        }
+        st.read = ad::select_rows(*target, a.read, st.read);
+      }
+      if (trace) {
+        const Tensor& wv = a.weights.value();
+        float top = 0.0f;
+        for (int64_t i = 0; i < wv.size(); ++i) top = std::max(top, wv[i]);
+        trace->push.push_back({top});
+        trace->pop.push_back({0.0f});
+        trace->strengths.emplace_back(wv.data(), wv.data() + wv.size());
+        trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
+        trace->weights.emplace_back(wv.data(), wv.data() + wv.size());
+      }
+    }
+    if (c_.read_out) feat = ad::concat({st.s.h, st.read}, 1);
+  } else if (set_) {
+    // [w, ε, k, v, q, e, τ]: the write and erase strengths, the new slot's key and value, the
+    // read key, the erase key and the read's threshold (memory/setmem.h).
+    const int64_t m = c_.width;
+    Var w = ad::sigmoid(ad::slice(c, 1, 0, 1)), er = ad::sigmoid(ad::slice(c, 1, 1, 2));
+    auto part = [&](int64_t k) { return ad::tanh(ad::slice(c, 1, 2 + k * m, 2 + (k + 1) * m)); };
+    Var tau = ad::slice(c, 1, 2 + 4 * m, 3 + 4 * m);
+    if (c_.op_cost > 0 && t.training()) {
+      std::vector<uint8_t> real(static_cast<size_t>(b));
+      for (int64_t r = 0; r < b; ++r)
+        real[static_cast<size_t>(r)] = ids[static_cast<size_t>(r)] != data::Vocab::kPad;
+      Var ops = ad::sum(ad::mask_rows(ad::add(w, er), real));
+      st.ops = st.ops.valid() ? ad::add(st.ops, ops) : ops;
+    }
+    SetUpdate up = set_update(t, st.set, w, part(0), part(1), part(2), er, part(3), tau);
+    st.set = up.state;
+    st.read = up.read;
+    if (c_.read_out) feat = ad::concat({st.s.h, st.read}, 1);
+    if (trace) {
+      trace->push.emplace_back(w.value().data(), w.value().data() + 1);
+      trace->pop.emplace_back(er.value().data(), er.value().data() + 1);
+      const Tensor& sv = st.set.strengths.value();
+      trace->strengths.emplace_back(sv.data(), sv.data() + sv.size());
+      trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
+      if (up.weights.valid())
+        trace->weights.emplace_back(up.weights.value().data(),
+                                    up.weights.value().data() + up.weights.size());
+      else
+        trace->weights.emplace_back();
+    }
+  } else if (c_.has_memory()) {
     const int64_t e = ends_;
     Var d = ad::sigmoid(ad::slice(c, 1, 0, e));
     Var u = ad::sigmoid(ad::slice(c, 1, e, 2 * e));
@@ -267,6 +391,11 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
   for (const TransduceExample* e : items)
     L = std::max<int64_t>(L, static_cast<int64_t>(e->source.size() + 1 + e->target.size()));
   Step st = start(t, B);
+  if (tree_) {
+    std::vector<const std::vector<int32_t>*> sources;
+    for (const TransduceExample* e : items) sources.push_back(&e->source);
+    build_tree(t, sources, st);
+  }
   Var total;
   int64_t count = 0;
   std::vector<int32_t> ids(static_cast<size_t>(B)), targets(static_cast<size_t>(B));
@@ -312,6 +441,7 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
   t.set_training(false);
   t.set_recording(false);
   Step st = start(t, 1);
+  if (tree_) build_tree(t, {&source}, st);
   std::vector<int32_t> out;
   const std::vector<uint8_t> dec{1};
   for (int32_t id : source) advance(t, {id}, st, trace, false);

@@ -20,6 +20,8 @@
 #include "attnkit/core/fields.h"
 #include "attnkit/data/transduce.h"
 #include "attnkit/data/vocab.h"
+#include "attnkit/memory/ham.h"
+#include "attnkit/memory/setmem.h"
 #include "attnkit/memory/stackmem/memory.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
@@ -30,7 +32,10 @@
 namespace attnkit::memory {
 
 struct StackLstmConfig {
-  std::string memory = "stack";                 // stack, queue, deque or none (the plain LSTM)
+  // stack, queue, deque, set (memory/setmem.h; its control layer reads the symbol's embedding
+  // besides the controller's state), tree (HAM's soft form, memory/ham.h: the
+  // source's embeddings in the leaves, accessed from the separator on) or none (the plain LSTM)
+  std::string memory = "stack";
   int64_t vocab = 0;                            // from the training data
   int64_t embed = 32, hidden = 64, width = 32;  // width: the memory's value size
   // The prediction also sees this step's read (softmax(W_y tanh(W_o [h_t; r_t]))); false:
@@ -49,7 +54,9 @@ struct StackLstmConfig {
   // Two controllers: the decoder's push, pop and value come from what it reads at that step
   // (the symbol's embedding and the memory's previous read, one linear layer), not from its
   // LSTM state, so that its use of the memory cannot follow a count of the symbols written
-  // (the prediction still comes from its LSTM).
+  // (the prediction still comes from its LSTM). A set: the encoder's keys, value, strengths
+  // and threshold too (a symbol's key then depends on the symbol alone, the same wherever it
+  // occurs; from the state as well, membership stayed at chance in 1,000 steps).
   bool input_control = false;
   // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
   // other, about σ = 0.5, as the top's): a negative bias starts the deque pushing at the top
@@ -99,7 +106,9 @@ struct StackLstmConfig {
   // loader (older files lack the later fields: they load with the defaults).
   template <class V>
   void fields(V& v) {
-    v(memory, {"memory", "KIND", "stack, queue, deque or none (the plain LSTM)"});
+    v(memory,
+      {"memory", "KIND",
+       "stack, queue, deque, set (unordered slots read by content) or none (the plain LSTM)"});
     v(embed, {"embed", "N", "symbol embedding size"});
     v(hidden, {"hidden", "N", "controller LSTM units"});
     v(width, {"width", "N", "the memory's value size"});
@@ -118,7 +127,8 @@ struct StackLstmConfig {
     v(input_control, {"input-control", "",
                       "--two-controllers: the decoder's push, pop and value come from the symbol "
                       "it reads and the memory's read (one linear layer), not from its LSTM state, "
-                      "so that they cannot follow a count of the symbols written"});
+                      "so that they cannot follow a count of the symbols written (a set: the "
+                      "encoder's keys too)"});
     v(push_bias,
       {"push-bias", "B",
        "the initial bias of the push strengths (--two-controllers: the encoder's; a deque: at both "
@@ -176,6 +186,8 @@ struct StackTrace {
   std::vector<std::vector<float>> push, pop;  // per step: 1 (deque: top, bottom)
   std::vector<std::vector<float>> strengths;  // per step: the memory's strengths, bottom first
   std::vector<std::vector<float>> read;       // per step: the read vector
+  // a set: per step, the read weights of the slots; a tree: the leaf weights of each access
+  std::vector<std::vector<float>> weights;
 };
 
 class StackLstm {
@@ -207,6 +219,15 @@ class StackLstm {
                       double bottom_pop) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;
+  bool set_ = false;   // memory "set": a set memory (memory/setmem.h), not a stack
+  bool tree_ = false;  // memory "tree": HAM (memory/ham.h)
+  // The tree: the leaves' embedding of the source symbols, JOIN, SEARCH and WRITE.
+  std::unique_ptr<nn::Linear> tree_embed_, tree_join_, tree_search_, tree_write_;
+  HamWeights tree_weights(ad::Tape& t) const;
+  // The tree over the sources' embeddings (n = the power of 2 at or above the longest, the
+  // leaves past a source zero).
+  void build_tree(ad::Tape& t, const std::vector<const std::vector<int32_t>*>& sources,
+                  Step& st) const;
   int64_t ends_ = 1;
   nn::Embedding emb_;
   std::unique_ptr<nn::RecurrentCell> cell_;      // the LSTM controller

@@ -51,7 +51,13 @@ std::string run_stack_lstm(const std::string& model, const std::string& input,
     m.model->decode(data[0].source, max_answer(data[0]), &tr);
     Tensor push = padded_matrix(tr.push), pop = padded_matrix(tr.pop),
            st = padded_matrix(tr.strengths), rd = padded_matrix(tr.read);
-    io::write_npz(o.trace, {{"push", &push}, {"pop", &pop}, {"strengths", &st}, {"read", &rd}});
+    Tensor wt = padded_matrix(tr.weights);
+    if (tr.weights.empty())
+      io::write_npz(o.trace, {{"push", &push}, {"pop", &pop}, {"strengths", &st}, {"read", &rd}});
+    else  // a set: the read weights of its slots too
+      io::write_npz(
+          o.trace,
+          {{"push", &push}, {"pop", &pop}, {"strengths", &st}, {"read", &rd}, {"weights", &wt}});
   }
   return text;
 }

@@ -1,0 +1,232 @@
+#include "attnkit/memory/ham.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "attnkit/autodiff/ops.h"
+#include "attnkit/core/error.h"
+
+namespace attnkit::memory {
+
+// ---- double precision
+
+namespace {
+
+bool power_of_two(int64_t n) { return n >= 2 && (n & (n - 1)) == 0; }
+
+void check_size(const std::vector<double>& v, size_t want, const std::string& what) {
+  if (v.size() != want)
+    throw ShapeError(what + " has " + std::to_string(v.size()) + " numbers, not " +
+                     std::to_string(want));
+}
+
+void check_finite(const std::vector<double>& v, const char* what) {
+  for (double x : v)
+    if (!std::isfinite(x)) throw DataError(std::string(what) + " must be finite");
+}
+
+// The nodes in heap order, 1-based: node k's children are 2k and 2k + 1; the leaves are
+// n .. 2n − 1. Each node a row of m.
+struct Nodes {
+  int64_t n = 0, m = 0;
+  std::vector<double> x;  // 2n × m (row 0 unused)
+  double* row(int64_t k) { return x.data() + k * m; }
+  const double* row(int64_t k) const { return x.data() + k * m; }
+};
+
+// x_k = JOIN(x_2k, x_2k+1).
+void join(const TreeWeights& w, Nodes& t, int64_t k, int64_t& ops) {
+  const int64_t m = w.m;
+  const double* l = t.row(2 * k);
+  const double* r = t.row(2 * k + 1);
+  double* out = t.row(k);
+  for (int64_t i = 0; i < m; ++i) {
+    const double* wi = w.join_w.data() + i * 2 * m;
+    double s = w.join_b[static_cast<size_t>(i)];
+    for (int64_t j = 0; j < m; ++j) s += wi[j] * l[j] + wi[m + j] * r[j];
+    out[i] = std::tanh(s);
+  }
+  ops += 2 * m * m + m;
+}
+
+double search(const TreeWeights& w, const double* x, const std::vector<double>& h, int64_t& ops) {
+  double s = w.search_b;
+  for (int64_t j = 0; j < w.m; ++j) s += w.search_w[static_cast<size_t>(j)] * x[j];
+  for (int64_t j = 0; j < w.c; ++j)
+    s += w.search_w[static_cast<size_t>(w.m + j)] * h[static_cast<size_t>(j)];
+  ops += w.m + w.c + 1;
+  return 1.0 / (1.0 + std::exp(-s));
+}
+
+void write(const TreeWeights& w, const double* x, const std::vector<double>& h, double* out,
+           int64_t& ops) {
+  const int64_t m = w.m, c = w.c;
+  for (int64_t i = 0; i < m; ++i) {
+    const double* wi = w.write_w.data() + i * (m + c);
+    double s = w.write_b[static_cast<size_t>(i)];
+    for (int64_t j = 0; j < m; ++j) s += wi[j] * x[j];
+    for (int64_t j = 0; j < c; ++j) s += wi[m + j] * h[static_cast<size_t>(j)];
+    out[i] = std::tanh(s);
+  }
+  ops += m * (m + c) + m;
+}
+
+}  // namespace
+
+TreeStepOut tree_step(const TreeWeights& w, const TreeStepIn& in) {
+  const int64_t m = w.m, c = w.c;
+  if (m < 1 || c < 0) throw ShapeError("the node width must be >= 1 and the state's >= 0");
+  check_size(w.join_w, static_cast<size_t>(2 * m * m), "the JOIN weights");
+  check_size(w.join_b, static_cast<size_t>(m), "the JOIN bias");
+  check_size(w.search_w, static_cast<size_t>(m + c), "the SEARCH weights");
+  check_size(w.write_w, static_cast<size_t>(m * (m + c)), "the WRITE weights");
+  check_size(w.write_b, static_cast<size_t>(m), "the WRITE bias");
+  check_size(in.h, static_cast<size_t>(c), "the controller's state");
+  if (in.leaves.size() % static_cast<size_t>(m))
+    throw ShapeError("the leaves have " + std::to_string(in.leaves.size()) +
+                     " numbers, not a multiple of the width " + std::to_string(m));
+  const int64_t n = static_cast<int64_t>(in.leaves.size()) / m;
+  if (!power_of_two(n))
+    throw ShapeError("a tree needs a power of 2 (at least 2) leaves, not " + std::to_string(n));
+  if (!in.summaries.empty())
+    check_size(in.summaries, static_cast<size_t>((n - 1) * m), "the summaries");
+  for (const auto* v : {&w.join_w, &w.join_b, &w.search_w, &w.write_w, &w.write_b, &in.leaves,
+                        &in.summaries, &in.h})
+    check_finite(*v, "the tree's inputs");
+  if (!std::isfinite(w.search_b)) throw DataError("the tree's inputs must be finite");
+  TreeStepOut out;
+  Nodes t;
+  t.n = n, t.m = m;
+  t.x.assign(static_cast<size_t>(2 * n * m), 0.0);
+  std::copy(in.leaves.begin(), in.leaves.end(), t.x.begin() + n * m);
+  if (in.summaries.empty()) {
+    for (int64_t k = n - 1; k >= 1; --k) join(w, t, k, out.build_ops);
+  } else {
+    std::copy(in.summaries.begin(), in.summaries.end(), t.x.begin() + m);
+  }
+  out.read.assign(static_cast<size_t>(m), 0.0);
+  out.branch.assign(static_cast<size_t>(n - 1), std::numeric_limits<double>::quiet_NaN());
+  out.weights.assign(static_cast<size_t>(n), 0.0);
+  std::vector<double> buf(static_cast<size_t>(m));
+  if (in.hard) {
+    int64_t k = 1;
+    while (k < n) {
+      const double p = search(w, t.row(k), in.h, out.ops);
+      out.branch[static_cast<size_t>(k - 1)] = p;
+      k = 2 * k + (p >= 0.5 ? 1 : 0);
+    }
+    out.leaf = k - n;
+    out.weights[static_cast<size_t>(out.leaf)] = 1.0;
+    std::copy(t.row(k), t.row(k) + m, out.read.begin());
+    write(w, t.row(k), in.h, buf.data(), out.ops);
+    std::copy(buf.begin(), buf.end(), t.row(k));
+    for (k /= 2; k >= 1; k /= 2) join(w, t, k, out.ops);
+  } else {
+    // The weight reaching each node, top down: a_1 = 1, a_2k = a_k (1 − p_k), a_2k+1 = a_k p_k.
+    std::vector<double> a(static_cast<size_t>(2 * n), 0.0);
+    a[1] = 1.0;
+    for (int64_t k = 1; k < n; ++k) {
+      const double p = search(w, t.row(k), in.h, out.ops);
+      out.branch[static_cast<size_t>(k - 1)] = p;
+      a[static_cast<size_t>(2 * k)] = a[static_cast<size_t>(k)] * (1.0 - p);
+      a[static_cast<size_t>(2 * k + 1)] = a[static_cast<size_t>(k)] * p;
+      out.ops += 2;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const double ai = a[static_cast<size_t>(n + i)];
+      out.weights[static_cast<size_t>(i)] = ai;
+      double* x = t.row(n + i);
+      for (int64_t j = 0; j < m; ++j) out.read[static_cast<size_t>(j)] += ai * x[j];
+      write(w, x, in.h, buf.data(), out.ops);
+      for (int64_t j = 0; j < m; ++j) x[j] = (1.0 - ai) * x[j] + ai * buf[static_cast<size_t>(j)];
+      out.ops += 3 * m;
+    }
+    for (int64_t k = n - 1; k >= 1; --k) join(w, t, k, out.ops);
+  }
+  out.summaries.assign(t.x.begin() + m, t.x.begin() + n * m);
+  out.leaves.assign(t.x.begin() + n * m, t.x.end());
+  return out;
+}
+
+std::string format_tree_step(const TreeStepOut& o, bool hard) {
+  auto line = [](const char* head, const std::vector<double>& v) {
+    std::string s = head;
+    char buf[40];
+    for (double x : v) {
+      std::snprintf(buf, sizeof buf, " %.17g", x);
+      s += buf;
+    }
+    return s + "\n";
+  };
+  std::string s = line("summaries", o.summaries) + line("leaves", o.leaves) +
+                  line("weights", o.weights) + line("branch", o.branch);
+  if (hard) s += "leaf " + std::to_string(o.leaf) + "\n";
+  return s + line("read", o.read) + "build_ops " + std::to_string(o.build_ops) + "\nops " +
+         std::to_string(o.ops) + "\n";
+}
+
+// ---- on the tape
+
+using ad::Var;
+
+namespace {
+
+// JOIN over the level below: children [B, 2k, m] → parents [B, k, m].
+Var join_level(Var children, const HamWeights& w) {
+  const int64_t b = children.dim(0), k = children.dim(1) / 2, m = children.dim(2);
+  Var pairs = ad::reshape(children, {b, k, 2 * m});  // [x_2j; x_2j+1] side by side
+  return ad::tanh(ad::linear(pairs, w.join_w, w.join_b));
+}
+
+}  // namespace
+
+HamTree ham_build(Var leaves, const HamWeights& w) {
+  if (leaves.rank() != 3 || !power_of_two(leaves.dim(1)))
+    throw ShapeError("ham_build: the leaves must be [B, n, m] with n a power of 2 (>= 2); got " +
+                     shape_str(leaves.shape()));
+  std::vector<Var> up{leaves};
+  while (up.back().dim(1) > 1) up.push_back(join_level(up.back(), w));
+  return HamTree(up.rbegin(), up.rend());
+}
+
+HamAccess ham_access(const HamTree& tree, Var h, const HamWeights& w) {
+  if (tree.size() < 2) throw ShapeError("ham_access: a tree of at least two leaves");
+  const int64_t b = h.dim(0), m = tree[0].dim(2), c = h.dim(1),
+                d = static_cast<int64_t>(tree.size()) - 1;
+  if (w.search_w.shape() != Shape{1, m + c})
+    throw ShapeError("ham_access: SEARCH's weights must be [1, " + std::to_string(m + c) +
+                     "] for nodes of " + std::to_string(m) + " and a state of " +
+                     std::to_string(c) + "; got " + shape_str(w.search_w.shape()));
+  ad::Tape& t = h.tape();
+  // SEARCH's logits: w_x · x_node + (w_h · h + b), the state's part shared by the level.
+  Var wx = ad::slice(w.search_w, 1, 0, m), wh = ad::slice(w.search_w, 1, m, m + c);
+  Var hs = ad::reshape(ad::linear(h, wh, w.search_b), {b, 1});
+  Var a = Var();  // the weights reaching the level [B, 2^l]
+  for (int64_t l = 0; l < d; ++l) {
+    const int64_t k = int64_t{1} << l;
+    Var p =
+        ad::sigmoid(ad::add(ad::reshape(ad::linear(tree[static_cast<size_t>(l)], wx), {b, k}), hs));
+    Var left = ad::sub(t.constant(Tensor({1}, 1.0f)), p);
+    Var kids = a.valid() ? ad::concat({ad::reshape(ad::mul(a, left), {b, k, 1}),
+                                       ad::reshape(ad::mul(a, p), {b, k, 1})},
+                                      2)
+                         : ad::concat({ad::reshape(left, {b, 1, 1}), ad::reshape(p, {b, 1, 1})}, 2);
+    a = ad::reshape(kids, {b, 2 * k});
+  }
+  const int64_t n = int64_t{1} << d;
+  Var leaves = tree.back();
+  HamAccess out;
+  out.weights = a;
+  Var a3 = ad::reshape(a, {b, n, 1});
+  out.read = ad::reshape(ad::matmul(ad::reshape(a, {b, 1, n}), leaves), {b, m});
+  // WRITE(x_i, h) = tanh(W_x x_i + (W_h h + b_w)), blended in by a_i.
+  Var wwx = ad::slice(w.write_w, 1, 0, m), wwh = ad::slice(w.write_w, 1, m, m + c);
+  Var hw = ad::reshape(ad::linear(h, wwh, w.write_b), {b, 1, m});
+  Var written = ad::tanh(ad::add(ad::linear(leaves, wwx), hw));
+  Var blended = ad::add(leaves, ad::mul(a3, ad::sub(written, leaves)));
+  out.tree = ham_build(blended, w);
+  return out;
+}
+
+}  // namespace attnkit::memory

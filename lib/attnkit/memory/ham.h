@@ -1,0 +1,98 @@
+// A tree memory: Hierarchical Attentive Memory (Andrychowicz & Kurach 2016, "Learning
+// Efficient Algorithms with Hierarchical Attentive Memory", arXiv:1602.03218), exercise
+// 8-4's "memory organised as a tree".
+//
+// A full binary tree over n = 2^d leaves; each node holds a vector of width m. The leaves hold
+// the memory (the input's embeddings, at the start); each inner node a summary of its two
+// children made by a learned JOIN:
+//   JOIN(l, r)     = tanh(W_j [l; r] + b_j)                 (W_j [m, 2m])
+// An access from a controller's state h (width c) descends from the root, one decision per
+// level, by a learned SEARCH, reads the leaf reached, writes it and updates the summaries on
+// the path back:
+//   SEARCH(x, h)   = σ(w_s · [x; h] + b_s)   the probability of going right (w_s [m + c])
+//   WRITE(x, h)    = tanh(W_w [x; h] + b_w)  the leaf's new value       (W_w [m, m + c])
+// Two forms, as the paper's:
+//   hard (HAM)  each node goes to its likelier child (the paper samples and trains the
+//               choices by REINFORCE; here the greedy descent); one leaf is read (r = x_leaf)
+//               and replaced by WRITE(x_leaf, h); the log n summaries on its path are
+//               re-JOINed. O(log n) nodes a step (O(m (m + c) + m² log n) multiply-adds).
+//   soft (DHAM) the leaf weights are the products of the branch probabilities on each
+//               leaf's path (they sum to 1); r = Σ_i a_i x_i; every leaf is blended,
+//               x_i ← (1 − a_i) x_i + a_i WRITE(x_i, h), and every summary re-JOINed: O(n)
+//               nodes a step, but differentiable end to end (what training uses).
+// The read comes before the write, as in the paper (the leaf's value is the output).
+//
+// Two implementations: tree_step() in double precision over explicit vectors (what
+// `stackmem-step --memory tree` prints, checked against an independent NumPy one,
+// testdata/make_ham_golden.py), and ham_build() / ham_access() on the tape (the soft form).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attnkit/autodiff/tape.h"
+
+namespace attnkit::memory {
+
+// ---- one step in double precision
+
+struct TreeWeights {
+  int64_t m = 0, c = 0;                // node width, controller width
+  std::vector<double> join_w, join_b;  // [m, 2m], [m]
+  std::vector<double> search_w;        // [m + c]
+  double search_b = 0;
+  std::vector<double> write_w, write_b;  // [m, m + c], [m]
+};
+
+struct TreeStepIn {
+  std::vector<double> leaves;     // n × m, n a power of 2 (≥ 2)
+  std::vector<double> summaries;  // (n − 1) × m in heap order (root first, then its
+                                  // children, ...); empty: built from the leaves by JOIN
+  std::vector<double> h;          // c: the controller's state
+  bool hard = false;
+};
+
+struct TreeStepOut {
+  std::vector<double> summaries;  // the new (n − 1) × m, heap order
+  std::vector<double> leaves;     // the new n × m
+  std::vector<double> weights;    // n: the leaf weights a_i (hard: one-hot)
+  std::vector<double> branch;     // n − 1: SEARCH's probability of going right, per node
+                                  // (hard: only the path's; NaN elsewhere)
+  std::vector<double> read;       // m
+  int64_t leaf = -1;              // hard: the leaf reached
+  int64_t build_ops = 0;          // multiply-adds of building the summaries (0 when given)
+  int64_t ops = 0;                // multiply-adds (and exps) of the access itself
+};
+
+// ShapeError for sizes that do not fit (n not a power of 2, widths), DataError for
+// non-finite input.
+TreeStepOut tree_step(const TreeWeights& w, const TreeStepIn& in);
+// stackmem-step --memory tree's output: lines "summaries", "leaves", "weights", "branch",
+// ["leaf",] "read", "build_ops", "ops"; numbers with 17 significant digits.
+std::string format_tree_step(const TreeStepOut& o, bool hard);
+
+// ---- on the tape (the soft form), for a batch of B trees
+
+struct HamWeights {
+  ad::Var join_w, join_b;      // [m, 2m], [m]
+  ad::Var search_w, search_b;  // [1, m + c], [1]
+  ad::Var write_w, write_b;    // [m, m + c], [m]
+};
+
+// The tree as its levels: levels[0] the root [B, 1, m], ..., levels[d] the leaves [B, n, m].
+using HamTree = std::vector<ad::Var>;
+
+// The summaries over leaves [B, n, m] (n = 2^d ≥ 2).
+HamTree ham_build(ad::Var leaves, const HamWeights& w);
+
+struct HamAccess {
+  HamTree tree;     // after the write
+  ad::Var read;     // [B, m]
+  ad::Var weights;  // [B, n]: the leaf weights
+};
+
+// One soft access from controller states h [B, c].
+HamAccess ham_access(const HamTree& tree, ad::Var h, const HamWeights& w);
+
+}  // namespace attnkit::memory
