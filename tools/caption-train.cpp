@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     const train::TrainOptions topt = cli::resolve_training(app, tf, "caption", out);
     cli::parse_option("--attention", [&] { return c.kind(); });
     cli::parse_option("--reward", [&] { return c.reward_kind(); });
-    if (app.given("coords") && app.given("no-coords"))
+    if (app.vm()["coords"].as<bool>() && app.vm()["no-coords"].as<bool>())
       throw UsageError("--coords and --no-coords contradict each other");
     if (valid_images.empty() != valid_captions.empty())
       throw UsageError("--valid and --valid-captions go together");

@@ -3,7 +3,6 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -17,6 +16,7 @@
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/config.h"
+#include "attnkit/models/imgclass/model.h"
 
 using namespace attnkit;
 namespace po = boost::program_options;
@@ -368,21 +368,8 @@ TEST_CASE("fields: a stored configuration missing a required field or of a wrong
 }
 
 // The other kinds of field: a switch that sets a member whose default is on, a value given and
-// stored as text but held parsed, a value with no default.
+// stored as text but held parsed (img-train's lists of sizes), a value with no default.
 namespace {
-std::vector<int64_t> parse_list(const std::string& text, const std::string& name) {
-  std::vector<int64_t> v;
-  size_t at = 0;
-  while (at <= text.size()) {
-    const size_t comma = std::min(text.find(',', at), text.size());
-    const std::string part = text.substr(at, comma - at);
-    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
-      throw UsageError(name + ": bad list '" + text + "'");
-    v.push_back(std::stoll(part));
-    at = comma + 1;
-  }
-  return v;
-}
 struct KindsCfg {
   bool coords = true;
   std::vector<int64_t> sizes = {16, 32};
@@ -391,7 +378,7 @@ struct KindsCfg {
   void fields(V& v) {
     v(fields::negated(coords), {"no-coords", "", "no coordinates"});
     v(fields::sets(coords), {"coords", "", "coordinates (the default)"});
-    v(fields::text(sizes, parse_list, fields::join_sizes),
+    v(fields::text(sizes, models::parse_sizes, fields::join_sizes),
       {"sizes", "N,N", "sizes", nullptr, true});
     v(fields::unset(task), {"task", "TASK", "a task"});
   }
@@ -433,10 +420,11 @@ TEST_CASE("fields: set switches, text values held parsed, values with no default
   // A bad text names the option on the command line and the key in a stored configuration;
   // an optional text field absent from the file keeps its default.
   CHECK_THROWS_WITH_AS(fields_from<KindsCfg>({"--sizes", "4,x"}, &yaml),
-                       doctest::Contains("--sizes: bad list '4,x'"), UsageError);
+                       doctest::Contains("--sizes: '4,x' is not a list of sizes"), UsageError);
   KindsCfg bad;
   CHECK_THROWS_WITH_AS(io::read_fields(io::StoredConfig("sizes: \"4,x\"\n", "m.akm"), bad),
-                       doctest::Contains("stored configuration: sizes: bad list"), DataError);
+                       doctest::Contains("stored configuration: sizes: '4,x' is not a list"),
+                       DataError);
   KindsCfg old;
   io::read_fields(io::StoredConfig("task: copy\n", "m.akm"), old);
   CHECK(old.sizes == std::vector<int64_t>{16, 32});

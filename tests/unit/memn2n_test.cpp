@@ -3,6 +3,7 @@
 // batches (slot order, masks, noisy ages), a tiny task learned perfectly, and determinism.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -226,6 +227,30 @@ std::vector<memory::EncodedQA> fixture(const data::Vocab** vocab_out, const std:
 
 }  // namespace
 
+namespace {
+// Trains `model` to the end as the training layer's steps do (MemN2NTraining::step: the
+// module's step and end_step), from the start or from `start_epoch` epochs done in `phase`;
+// `on_epoch` sees each epoch's statistics (epoch: epochs done) and the phase to resume from,
+// and returning false stops the run. A non-finite loss fails the test. Returns the final
+// phase.
+using OnEpoch = std::function<bool(const memory::EpochStats&, int epoch, const memory::Phase&)>;
+memory::Phase train_to_end(memory::MemN2N& model, const std::vector<memory::EncodedQA>& train,
+                           const std::vector<memory::EncodedQA>& val,
+                           const memory::TrainOptions& opt, const OnEpoch& on_epoch = {},
+                           int start_epoch = 0, memory::Phase phase = {}) {
+  if (start_epoch == 0) phase.linear = opt.ls;
+  memory::MemN2NTraining run(model, train, val, opt, phase);
+  for (int64_t epoch = start_epoch; epoch < run.total_epochs(); ++epoch)
+    for (int64_t p = 0; p < run.batches(); ++p) {
+      const memory::MemN2NTraining::StepOut o = run.step(epoch, p);
+      REQUIRE(std::isfinite(o.loss));
+      if (o.epoch_end && on_epoch && !on_epoch(o.stats, static_cast<int>(epoch + 1), run.phase()))
+        return run.phase();
+    }
+  return run.phase();
+}
+}  // namespace
+
 TEST_CASE("memn2n: learns the tiny task-1 fixture perfectly; same seed, same weights" *
           doctest::test_suite("slow")) {
   const data::Vocab* vocab = nullptr;
@@ -246,13 +271,12 @@ TEST_CASE("memn2n: learns the tiny task-1 fixture perfectly; same seed, same wei
   opt.rn = true;
   opt.seed = 7;
   std::vector<memory::EpochStats> log;
-  memory::TrainHooks hooks;
-  hooks.on_epoch = [&](const memory::EpochStats& s, int, const memory::Phase&) {
+  const OnEpoch hooks = [&](const memory::EpochStats& s, int, const memory::Phase&) {
     log.push_back(s);
     return true;
   };
   memory::MemN2N model(cfg, 7);
-  memory::train_memn2n(model, train, val, opt, hooks);
+  train_to_end(model, train, val, opt, hooks);
   REQUIRE(log.size() == 30);
   CHECK(log.back().train_loss < log.front().train_loss);
   CHECK(log[9].lr == doctest::Approx(0.01));
@@ -262,9 +286,9 @@ TEST_CASE("memn2n: learns the tiny task-1 fixture perfectly; same seed, same wei
 
   // same seed → identical weights; a different seed → different ones
   memory::MemN2N again(cfg, 7), other(cfg, 8);
-  memory::train_memn2n(again, train, val, opt);
+  train_to_end(again, train, val, opt);
   opt.seed = 8;
-  memory::train_memn2n(other, train, val, opt);
+  train_to_end(other, train, val, opt);
   const auto& p1 = model.params().params();
   const auto& p2 = again.params().params();
   const auto& p3 = other.params().params();
@@ -292,13 +316,12 @@ TEST_CASE("memn2n: linear start ends when the validation loss stops falling; res
   opt.ls_max_epochs = 3;
   opt.ls_patience = 1;
   std::vector<memory::EpochStats> log;
-  memory::TrainHooks hooks;
-  hooks.on_epoch = [&](const memory::EpochStats& s, int, const memory::Phase&) {
+  const OnEpoch hooks = [&](const memory::EpochStats& s, int, const memory::Phase&) {
     log.push_back(s);
     return true;
   };
   memory::MemN2N model(cfg, 1);
-  const memory::Phase end = memory::train_memn2n(model, train, val, opt, hooks);
+  const memory::Phase end = train_to_end(model, train, val, opt, hooks);
   REQUIRE(log.size() >= 5);
   CHECK(log.size() <= 7);
   CHECK(log[0].linear);
@@ -311,16 +334,15 @@ TEST_CASE("memn2n: linear start ends when the validation loss stops falling; res
   memory::MemN2N a(cfg, 1);
   memory::Phase mid;
   int mid_epoch = 0;
-  memory::TrainHooks stop;
-  stop.on_epoch = [&](const memory::EpochStats& s, int epoch, const memory::Phase& ph) {
+  const OnEpoch stop = [&](const memory::EpochStats& s, int epoch, const memory::Phase& ph) {
     mid = ph;
     mid_epoch = epoch;
     return s.epoch < 2;
   };
-  memory::train_memn2n(a, train, val, opt, stop);
+  train_to_end(a, train, val, opt, stop);
   CHECK(mid_epoch == 2);
   CHECK(mid.linear);
-  memory::train_memn2n(a, train, val, opt, {}, mid_epoch, mid);
+  train_to_end(a, train, val, opt, {}, mid_epoch, mid);
   for (size_t i = 0; i < a.params().params().size(); ++i)
     CHECK(a.params().params()[i]->value.values() == model.params().params()[i]->value.values());
 }
@@ -341,13 +363,12 @@ TEST_CASE("memn2n: linear start waits --ls-patience epochs without a new best") 
   opt.ls_max_epochs = 40;  // a cap far off: some BLAS kernels stall later than others
   opt.ls_patience = 3;
   std::vector<memory::EpochStats> log;
-  memory::TrainHooks hooks;
-  hooks.on_epoch = [&](const memory::EpochStats& s, int, const memory::Phase&) {
+  const OnEpoch hooks = [&](const memory::EpochStats& s, int, const memory::Phase&) {
     log.push_back(s);
     return true;
   };
   memory::MemN2N model(cfg, 3);
-  const memory::Phase end = memory::train_memn2n(model, train, val, opt, hooks);
+  const memory::Phase end = train_to_end(model, train, val, opt, hooks);
   // the expected end of linear start, from the logged validation losses
   double best = 1e300;
   int stale = 0, expect = 0;
@@ -370,7 +391,7 @@ TEST_CASE("memn2n: linear start waits --ls-patience epochs without a new best") 
   opt.ls_max_epochs = 12;
   log.clear();
   memory::MemN2N fixed(cfg, 3);
-  CHECK(memory::train_memn2n(fixed, train, val, opt, hooks).ls_epochs == 12);
+  CHECK(train_to_end(fixed, train, val, opt, hooks).ls_epochs == 12);
   CHECK(log.size() == 13);
 }
 
@@ -522,7 +543,7 @@ TEST_CASE("memn2n: training gives the same weights on 1 and 3 threads") {
   for (int k = 0; k < 2; ++k) {
     set_max_threads(k == 0 ? 1 : 3);
     memory::MemN2N model(cfg, 4);
-    memory::train_memn2n(model, train, val, opt);
+    train_to_end(model, train, val, opt);
     for (const auto* p : model.params().params()) w[k].push_back(p->value.values());
   }
   set_max_threads(before);

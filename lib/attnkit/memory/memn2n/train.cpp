@@ -327,27 +327,6 @@ MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
   return out;
 }
 
-Phase train_memn2n(MemN2N& model, const std::vector<EncodedQA>& train,
-                   const std::vector<EncodedQA>& val, const TrainOptions& opt,
-                   const TrainHooks& hooks, int start_epoch, Phase phase) {
-  if (start_epoch == 0) phase.linear = opt.ls;
-  MemN2NTraining run(model, train, val, opt, phase);
-  const int64_t n = static_cast<int64_t>(train.size());
-  for (int64_t epoch = start_epoch; epoch < run.total_epochs(); ++epoch) {
-    for (int64_t p = 0; p < run.batches(); ++p) {
-      const MemN2NTraining::StepOut o = run.step(epoch, p);
-      if (!std::isfinite(o.loss))
-        throw DataError("training diverged: the loss is " + std::to_string(o.loss) + " in epoch " +
-                        std::to_string(epoch + 1) + " (try a lower learning rate)");
-      if (hooks.on_batch) hooks.on_batch(std::min(n, (p + 1) * opt.batch), n);
-      if (o.epoch_end && hooks.on_epoch &&
-          !hooks.on_epoch(o.stats, static_cast<int>(epoch + 1), run.phase()))
-        return run.phase();
-    }
-  }
-  return run.phase();
-}
-
 EvalResult evaluate(const MemN2N& model, const std::vector<EncodedQA>& data, bool linear,
                     bool want_attention, int64_t batch) {
   EvalResult r;

@@ -144,7 +144,7 @@ class MemN2NTraining : public train::Module {
     EpochStats stats;
   };
   // One step as the training layer makes it (train::step, then end_step), for drivers
-  // without files (train_memn2n, tests). A non-finite loss is returned as it is and no update
+  // without files (tests). A non-finite loss is returned as it is and no update
   // is made.
   StepOut step(int64_t epoch, int64_t position);
 
@@ -238,20 +238,6 @@ class MemN2NJob : public MemN2NTraining {
   std::unique_ptr<MemN2N> model_;
   std::string config_yaml_;
 };
-
-struct TrainHooks {
-  // After every batch: questions done this epoch, of `total`.
-  std::function<void(int64_t done, int64_t total)> on_batch;
-  // After every epoch (epoch = epochs done) with the phase to resume from. Returning false
-  // stops the run.
-  std::function<bool(const EpochStats&, int epoch, const Phase&)> on_epoch;
-};
-
-// Trains `model` to the end, from the start or from `start_epoch` epochs done in `phase`.
-// A non-finite loss is a DataError naming the epoch. Returns the final phase.
-Phase train_memn2n(MemN2N& model, const std::vector<EncodedQA>& train,
-                   const std::vector<EncodedQA>& val, const TrainOptions& opt,
-                   const TrainHooks& hooks = {}, int start_epoch = 0, Phase phase = {});
 
 struct EvalResult {
   double loss = 0.0;               // mean cross-entropy per question

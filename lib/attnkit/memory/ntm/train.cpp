@@ -9,7 +9,7 @@
 
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/nn/build_budget.h"
+#include "attnkit/train/load.h"
 
 namespace attnkit::memory {
 
@@ -150,16 +150,7 @@ LoadedNtm load_ntm(const std::string& path) {
                           std::to_string(m.output) + " outputs",
                       path);
   }
-  const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
-  m.params = std::make_unique<nn::ParamStore>();
-  Rng init(0);
-  m.ntm = std::make_unique<Ntm>(*m.params, m.config, init);
-  try {
-    nn::get_params(m.file, *m.params);
-  } catch (Error& e) {
-    e.locate(path);
-    throw;
-  }
+  train::in_file(path, [&] { m.ntm = train::build<Ntm>(m.file, m.params, m.config); });
   return m;
 }
 

@@ -10,9 +10,9 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
+#include "attnkit/train/load.h"
 
 namespace attnkit::memory {
 
@@ -544,31 +544,24 @@ StackTraining::StackTraining(StackLstmConfig config, StackTrainOptions o, data::
                              std::vector<TransduceExample> train,
                              std::vector<TransduceExample> valid, int64_t steps_or_0,
                              int64_t epochs, uint64_t seed, std::string config_yaml)
-    : cfg_(std::move(config)),
+    : DatasetModule(o.batch, seed, std::move(config_yaml)),
+      cfg_(std::move(config)),
       o_(o),
       vocab_(std::move(vocab)),
       train_(std::move(train)),
-      valid_(std::move(valid)),
-      seed_(seed),
-      config_yaml_(std::move(config_yaml)) {
+      valid_(std::move(valid)) {
   cfg_.vocab = vocab_.size();
   cfg_.validate();
   o_.validate();
   if (train_.empty()) throw DataError("no training pairs");
-  steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
-  if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
+  set_run(static_cast<int64_t>(train_.size()), steps_or_0, epochs);
   Rng init(seed);
   model_ = std::make_unique<StackLstm>(ps_, cfg_, init);
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
-                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
-}
-
-int64_t StackTraining::batches_per_epoch() const {
-  return (static_cast<int64_t>(train_.size()) + o_.batch - 1) / o_.batch;
+  use_adam(o_.lr, o_.schedule, o_.warmup);
 }
 
 void StackTraining::describe(nn::ModelFile& f) const {
-  f.config_yaml = config_yaml_;
+  DatasetModule::describe(f);
   f.texts["vocab"] = vocab_.format();
 }
 
@@ -577,17 +570,10 @@ void StackTraining::check_resume(const nn::ModelFile& ck) const {
     throw DataError("the checkpoint was trained on data with another vocabulary", ck.file);
 }
 
-int64_t StackTraining::begin_batch(const nn::TrainState& s) {
-  const int64_t n = static_cast<int64_t>(train_.size());
-  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
-  batch_.clear();
-  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
-    batch_.push_back(&train_[static_cast<size_t>(order_[static_cast<size_t>(i)])]);
-  return static_cast<int64_t>(batch_.size());
-}
-
 train::Slice StackTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
-  std::vector<const TransduceExample*> items(batch_.begin() + begin, batch_.begin() + end);
+  std::vector<const TransduceExample*> items;
+  for (int64_t i = begin; i < end; ++i)
+    items.push_back(&train_[static_cast<size_t>(batch()[static_cast<size_t>(i)])]);
   int64_t tokens = 0;
   Var sum = model_->loss(t, items, &tokens);
   train::Slice s;
@@ -604,42 +590,21 @@ std::vector<std::string> StackTraining::eval_metrics() const {
 train::Metrics StackTraining::evaluate() {
   if (valid_.empty()) return {};
   const auto a = evaluate_transduce(*model_, valid_, 1000000, 0).at(-1);
-  last_coarse_ = a.coarse, last_fine_ = a.fine, evaluated_ = true;
-  return {{"valid_coarse", a.coarse}, {"valid_fine", a.fine}};
-}
-
-double StackTraining::score() {
-  if (valid_.empty()) return 0.0;
-  if (!evaluated_) evaluate();
-  return -(last_coarse_ + 1e-3 * last_fine_);
-}
-
-void StackTraining::finish(nn::ModelFile& f) {
-  if (valid_.empty()) return;
-  if (!evaluated_) evaluate();
-  f.numbers["result/valid_coarse"] = last_coarse_;
-  f.numbers["result/valid_fine"] = last_fine_;
+  return evaluated({{"valid_coarse", a.coarse}, {"valid_fine", a.fine}},
+                   -(a.coarse + 1e-3 * a.fine));
 }
 
 LoadedStackLstm load_stack_lstm(const std::string& path) {
   LoadedStackLstm m;
   m.file = nn::load_model_file(path, "stack-lstm");
-  try {
+  train::in_file(path, [&] {
     m.vocab = data::Vocab::parse(m.file.text("vocab"), path + " (vocabulary)");
-    io::StoredConfig c(m.file.config_yaml, path);
     m.config.read_out = true;  // older files, without the switch: the read went out
-    io::read_fields(c, m.config);
+    train::read_config(m.file, m.config);
     m.config.vocab = m.vocab.size();
     io::check_stored([&] { m.config.validate(); }, path);
-    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
-    m.params = std::make_unique<nn::ParamStore>();
-    Rng init(0);
-    m.model = std::make_unique<StackLstm>(*m.params, m.config, init);
-    nn::get_params(m.file, *m.params);
-  } catch (Error& e) {
-    e.locate(path);
-    throw;
-  }
+    m.model = train::build<StackLstm>(m.file, m.params, m.config);
+  });
   return m;
 }
 

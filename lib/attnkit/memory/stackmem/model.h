@@ -27,6 +27,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
+#include "attnkit/train/dataset_module.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::memory {
@@ -265,44 +266,27 @@ struct StackTrainOptions {
 // the validation data (when given). A step's time is mostly per-node and per-product overhead,
 // nearly the same for 4 rows as for 32: 4 slices of 4 took 1.8-2.1x the CPU time of one slice
 // of 16 at one thread, and two threads did not win it back (bench/README.md).
-class StackTraining : public train::Module {
+class StackTraining : public train::DatasetModule {
  public:
   StackTraining(StackLstmConfig config, StackTrainOptions o, data::Vocab vocab,
                 std::vector<TransduceExample> train, std::vector<TransduceExample> valid,
                 int64_t steps_or_0, int64_t epochs, uint64_t seed, std::string config_yaml);
   const StackLstm& model() const { return *model_; }
   std::string kind() const override { return "stack-lstm"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
-  int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
   int slices() const override { return static_cast<int>((o_.batch + 31) / 32); }
-  int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
-  double score() override;
-  void finish(nn::ModelFile& f) override;
 
  private:
   StackLstmConfig cfg_;
   StackTrainOptions o_;
   data::Vocab vocab_;
   std::vector<TransduceExample> train_, valid_;
-  int64_t steps_;
-  uint64_t seed_;
-  std::string config_yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<StackLstm> model_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  std::vector<const TransduceExample*> batch_;
-  std::vector<int64_t> order_;
-  int64_t order_epoch_ = -1;
-  double last_coarse_ = 0.0, last_fine_ = 0.0;
-  bool evaluated_ = false;
 };
 
 struct LoadedStackLstm {

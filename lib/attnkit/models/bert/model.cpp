@@ -8,9 +8,9 @@
 #include "attnkit/data/text.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
+#include "attnkit/train/load.h"
 
 namespace attnkit::models {
 
@@ -332,13 +332,12 @@ constexpr uint64_t kValidSeed = 1;  // validation pairs and masks: the same for 
 BertTraining::BertTraining(BertConfig config, BertTrainOptions o, data::Vocab vocab,
                            BertCorpus train, BertCorpus valid, int64_t steps_or_0, int64_t epochs,
                            uint64_t seed, std::string config_yaml)
-    : cfg_(std::move(config)),
+    : DatasetModule(o.batch, seed, std::move(config_yaml)),
+      cfg_(std::move(config)),
       o_(o),
       vocab_(std::move(vocab)),
       train_(std::move(train)),
-      valid_(std::move(valid)),
-      seed_(seed),
-      config_yaml_(std::move(config_yaml)) {
+      valid_(std::move(valid)) {
   cfg_.vocab = vocab_.size();
   cfg_.validate();
   o_.validate();
@@ -347,20 +346,14 @@ BertTraining::BertTraining(BertConfig config, BertTrainOptions o, data::Vocab vo
     BertPairs vp(valid_, cfg_.vocab, cfg_.max_len);
     for (int64_t i = 0; i < vp.size(); ++i) valid_examples_.push_back(vp.make(i, kValidSeed, 0));
   }
-  steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
-  if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
+  set_run(pairs_->size(), steps_or_0, epochs);
   Rng init(seed);
   model_ = std::make_unique<Bert>(ps_, cfg_, init);
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
-                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
-}
-
-int64_t BertTraining::batches_per_epoch() const {
-  return (pairs_->size() + o_.batch - 1) / o_.batch;
+  use_adam(o_.lr, o_.schedule, o_.warmup);
 }
 
 void BertTraining::describe(nn::ModelFile& f) const {
-  f.config_yaml = config_yaml_;
+  DatasetModule::describe(f);
   f.texts["vocab"] = vocab_.format();
 }
 
@@ -390,20 +383,16 @@ std::vector<std::string> BertTraining::slice_sums() const {
   return {"mlm_sum", "nsp_sum", "mlm_correct", "nsp_correct", "masked", "pairs"};
 }
 
-int64_t BertTraining::begin_batch(const nn::TrainState& s) {
-  const int64_t n = pairs_->size();
-  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
+void BertTraining::on_batch(const nn::TrainState& s) {
   std::vector<BertExample> xs;
-  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
-    xs.push_back(pairs_->make(order_[static_cast<size_t>(i)], seed_, s.epoch, &stats_));
+  for (const int64_t i : batch()) xs.push_back(pairs_->make(i, seed_, s.epoch, &stats_));
   set_batch(std::move(xs));
-  return static_cast<int64_t>(batch_.size());
 }
 
 void BertTraining::set_batch(std::vector<BertExample> xs) {
-  batch_ = std::move(xs);
+  examples_ = std::move(xs);
   batch_masked_ = 0, batch_pairs_ = 0;
-  for (const BertExample& x : batch_) {
+  for (const BertExample& x : examples_) {
     batch_masked_ += static_cast<int64_t>(x.positions.size());
     batch_pairs_ += x.is_next >= 0;
   }
@@ -411,7 +400,7 @@ void BertTraining::set_batch(std::vector<BertExample> xs) {
 
 train::Slice BertTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
   std::vector<const BertExample*> xs;
-  for (int64_t i = begin; i < end; ++i) xs.push_back(&batch_[static_cast<size_t>(i)]);
+  for (int64_t i = begin; i < end; ++i) xs.push_back(&examples_[static_cast<size_t>(i)]);
   BertLosses l = model_->losses(t, xs);
   Var loss = t.constant(Tensor({}, 0.0f));
   train::Slice s;
@@ -481,36 +470,24 @@ BertScore evaluate_bert(const Bert& m, const std::vector<BertExample>& xs) {
 train::Metrics BertTraining::evaluate() {
   const double c = static_cast<double>(std::max<int64_t>(stats_.candidates, 1)),
                k = static_cast<double>(std::max<int64_t>(stats_.chosen, 1));
-  last_ = {{"mask_share", static_cast<double>(stats_.chosen) / c},
-           {"mask_as_mask", static_cast<double>(stats_.as_mask) / k},
-           {"mask_as_random", static_cast<double>(stats_.as_random) / k},
-           {"mask_as_kept", static_cast<double>(stats_.as_kept) / k}};
+  train::Metrics m = {{"mask_share", static_cast<double>(stats_.chosen) / c},
+                      {"mask_as_mask", static_cast<double>(stats_.as_mask) / k},
+                      {"mask_as_random", static_cast<double>(stats_.as_random) / k},
+                      {"mask_as_kept", static_cast<double>(stats_.as_kept) / k}};
   if (!valid_examples_.empty()) {
     const BertScore s = evaluate_bert(*model_, valid_examples_);
     int64_t majority = 0;
     for (const BertExample& x : valid_examples_)
       for (int32_t y : x.labels) majority += y == data::Vocab::kReserved;
-    last_.push_back({"valid_mlm_loss", s.mlm_loss});
-    last_.push_back({"valid_nsp_loss", s.nsp_loss});
-    last_.push_back({"valid_mlm_acc", s.mlm_acc});
-    last_.push_back({"valid_nsp_acc", s.nsp_acc});
-    last_.push_back({"valid_majority", static_cast<double>(majority) /
-                                           static_cast<double>(std::max<int64_t>(s.masked, 1))});
-    last_score_ = s.mlm_loss + s.nsp_loss;
+    m.push_back({"valid_mlm_loss", s.mlm_loss});
+    m.push_back({"valid_nsp_loss", s.nsp_loss});
+    m.push_back({"valid_mlm_acc", s.mlm_acc});
+    m.push_back({"valid_nsp_acc", s.nsp_acc});
+    m.push_back({"valid_majority", static_cast<double>(majority) /
+                                       static_cast<double>(std::max<int64_t>(s.masked, 1))});
+    return evaluated(std::move(m), s.mlm_loss + s.nsp_loss);
   }
-  evaluated_ = true;
-  return last_;
-}
-
-double BertTraining::score() {
-  if (valid_examples_.empty()) return 0.0;
-  if (!evaluated_) evaluate();
-  return last_score_;
-}
-
-void BertTraining::finish(nn::ModelFile& f) {
-  if (!evaluated_) evaluate();
-  for (const auto& [k, v] : last_) f.numbers["result/" + k] = v;
+  return evaluated(std::move(m), 0.0);
 }
 
 // ---- using a trained model
@@ -518,21 +495,13 @@ void BertTraining::finish(nn::ModelFile& f) {
 LoadedBert load_bert(const std::string& path) {
   LoadedBert m;
   m.file = nn::load_model_file(path, "bert");
-  try {
+  train::in_file(path, [&] {
     m.vocab = data::Vocab::parse(m.file.text("vocab"), path);
-    io::StoredConfig c(m.file.config_yaml, path);
     m.config.vocab = m.vocab.size();
-    io::read_fields(c, m.config);
+    train::read_config(m.file, m.config);
     io::check_stored([&] { m.config.validate(); }, path);
-    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
-    m.params = std::make_unique<nn::ParamStore>();
-    Rng init(0);
-    m.model = std::make_unique<Bert>(*m.params, m.config, init);
-    nn::get_params(m.file, *m.params);
-  } catch (Error& e) {
-    e.locate(path);
-    throw;
-  }
+    m.model = train::build<Bert>(m.file, m.params, m.config);
+  });
   return m;
 }
 

@@ -37,6 +37,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/transformer.h"
+#include "attnkit/train/dataset_module.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::models {
@@ -163,7 +164,7 @@ struct BertTrainOptions {
 // mask_as_mask, mask_as_random, mask_as_kept), and with validation text the same losses and
 // accuracies over its pairs (masked and paired once, from a fixed seed) and the majority-token
 // baseline (the share of masked targets that are the training text's most frequent token).
-class BertTraining : public train::Module {
+class BertTraining : public train::DatasetModule {
  public:
   BertTraining(BertConfig config, BertTrainOptions o, data::Vocab vocab, BertCorpus train,
                BertCorpus valid, int64_t steps_or_0, int64_t epochs, uint64_t seed,
@@ -172,10 +173,6 @@ class BertTraining : public train::Module {
   const MaskStats& mask_stats() const { return stats_; }
   int64_t pairs() const { return pairs_->size(); }  // sentence pairs an epoch
   std::string kind() const override { return "bert"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
-  int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
   void save_state(nn::ModelFile& f) const override;
@@ -183,7 +180,6 @@ class BertTraining : public train::Module {
   int slices() const override { return 4; }
   train::Reduction reduction() const override { return train::Reduction::Sum; }
   std::vector<std::string> slice_sums() const override;
-  int64_t begin_batch(const nn::TrainState& s) override;
   // Uses these examples as the current batch (tests).
   void set_batch(std::vector<BertExample> xs);
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
@@ -191,30 +187,19 @@ class BertTraining : public train::Module {
   std::vector<std::string> step_metrics() const override;
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
-  double score() override;
-  void finish(nn::ModelFile& f) override;
 
  private:
+  void on_batch(const nn::TrainState& s) override;  // draws the batch's examples
   BertConfig cfg_;
   BertTrainOptions o_;
   data::Vocab vocab_;
   BertCorpus train_, valid_;
   std::unique_ptr<BertPairs> pairs_;
   std::vector<BertExample> valid_examples_;
-  int64_t steps_;
-  uint64_t seed_;
-  std::string config_yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<Bert> model_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  std::vector<BertExample> batch_;
+  std::vector<BertExample> examples_;
   int64_t batch_masked_ = 0, batch_pairs_ = 0;
-  std::vector<int64_t> order_;
-  int64_t order_epoch_ = -1;
   MaskStats stats_;
-  train::Metrics last_;
-  double last_score_ = 0;
-  bool evaluated_ = false;
 };
 
 // Mean losses and accuracies of a model over examples (no dropout), in batches of 64.

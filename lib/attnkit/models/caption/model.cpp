@@ -13,9 +13,9 @@
 #include "attnkit/eval/bleu.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
+#include "attnkit/train/load.h"
 
 namespace attnkit::models {
 
@@ -774,12 +774,11 @@ Vocab caption_vocab(const CaptionData& d) {
 CaptionTraining::CaptionTraining(CaptionConfig config, CaptionTrainOptions o, CaptionData train,
                                  CaptionData valid, int64_t steps_or_0, int64_t epochs,
                                  uint64_t seed, std::string config_yaml)
-    : cfg_(std::move(config)),
+    : DatasetModule(o.batch, seed, std::move(config_yaml)),
+      cfg_(std::move(config)),
       o_(o),
       train_(std::move(train)),
       valid_(std::move(valid)),
-      seed_(seed),
-      config_yaml_(std::move(config_yaml)),
       baseline_(cfg_.baseline_decay) {
   cfg_.validate();
   o_.validate();
@@ -806,18 +805,12 @@ CaptionTraining::CaptionTraining(CaptionConfig config, CaptionTrainOptions o, Ca
     }
   }
   for (const auto& c : train_.captions) ids_.push_back(model_->encode(c));
-  steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
-  if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
-                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
-}
-
-int64_t CaptionTraining::batches_per_epoch() const {
-  return (train_.size() + o_.batch - 1) / o_.batch;
+  set_run(train_.size(), steps_or_0, epochs);
+  use_adam(o_.lr, o_.schedule, o_.warmup);
 }
 
 void CaptionTraining::describe(nn::ModelFile& f) const {
-  f.config_yaml = config_yaml_;
+  DatasetModule::describe(f);
   // what --pad auto and --coords/--no-coords resolved to (the options' own values may be
   // "auto", or the default)
   f.set_arch("pad", cfg_.pad);
@@ -858,22 +851,12 @@ std::vector<std::string> CaptionTraining::slice_sums() const {
   return n;
 }
 
-int64_t CaptionTraining::begin_batch(const nn::TrainState& s) {
-  const int64_t n = train_.size();
-  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
-  step_ = s.step;
-  batch_.clear();
-  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
-    batch_.push_back(order_[static_cast<size_t>(i)]);
-  return static_cast<int64_t>(batch_.size());
-}
-
 train::Slice CaptionTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
   const int64_t H = train_.images.dim(1), W = train_.images.dim(2);
   Tensor x({end - begin, H, W});
   std::vector<std::vector<int32_t>> caps;
   for (int64_t i = begin; i < end; ++i) {
-    const int64_t j = batch_[static_cast<size_t>(i)];
+    const int64_t j = batch()[static_cast<size_t>(i)];
     std::copy(train_.images.data() + j * H * W, train_.images.data() + (j + 1) * H * W,
               x.data() + (i - begin) * H * W);
     caps.push_back(ids_[static_cast<size_t>(j)]);
@@ -908,7 +891,7 @@ train::StepEnd CaptionTraining::end_step(const nn::TrainState&, double,
   model_->encoder().update_running(v);
   const size_t r = static_cast<size_t>(model_->encoder().batch_sums());  // reg's index
   train::StepEnd e;
-  e.metrics = {{"reg", v.at(r) / static_cast<double>(std::max<size_t>(batch_.size(), 1))}};
+  e.metrics = {{"reg", v.at(r) / static_cast<double>(std::max<int64_t>(batch_items(), 1))}};
   if (cfg_.kind() == CaptionAttention::Hard) {
     const double c = v.at(r + 1), n = v.at(r + 2);
     if (n > 0) baseline_.update(c / n);
@@ -926,33 +909,22 @@ std::vector<std::string> CaptionTraining::eval_metrics() const {
 train::Metrics CaptionTraining::evaluate() {
   if (valid_.size() == 0) return {};
   const CaptionScore s = evaluate_captions(*model_, valid_, 1, 0);
-  last_ = {{"valid_bleu4", 100.0 * s.bleu4},
-           {"valid_noun_in_cell", s.noun_in_cell},
-           {"valid_coverage_dev", s.coverage_dev}};
-  last_score_ = -s.bleu4;
-  evaluated_ = true;
-  return last_;
-}
-
-double CaptionTraining::score() {
-  if (valid_.size() == 0) return 0.0;
-  if (!evaluated_) evaluate();
-  return last_score_;
+  return evaluated({{"valid_bleu4", 100.0 * s.bleu4},
+                    {"valid_noun_in_cell", s.noun_in_cell},
+                    {"valid_coverage_dev", s.coverage_dev}},
+                   -s.bleu4);
 }
 
 void CaptionTraining::finish(nn::ModelFile& f) {
   model_->encoder().put_buffers(f);
-  if (valid_.size() == 0) return;
-  if (!evaluated_) evaluate();
-  for (const auto& [k, v] : last_) f.numbers["result/" + k] = v;
+  DatasetModule::finish(f);
 }
 
 LoadedCaption load_caption(const std::string& path) {
   LoadedCaption m;
   m.file = nn::load_model_file(path, "caption");
-  try {
-    io::StoredConfig c(m.file.config_yaml, path);
-    io::read_fields(c, m.config);
+  train::in_file(path, [&] {
+    train::read_config(m.file, m.config);
     // files before 2026-11-26 have no arch/pad, arch/coords: their options' values
     if (m.file.numbers.count("arch/pad"))
       m.config.pad = m.file.arch("pad", 0, 256);
@@ -962,16 +934,9 @@ LoadedCaption load_caption(const std::string& path) {
     if (m.file.numbers.count("arch/coords")) m.config.coords = m.file.arch("coords", 0, 1) == 1;
     io::check_stored([&] { m.config.validate(); }, path);
     Vocab v = Vocab::parse(m.file.text("vocab"), path + ":vocab");
-    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
-    m.params = std::make_unique<nn::ParamStore>();
-    Rng init(0);
-    m.model = std::make_unique<CaptionModel>(*m.params, m.config, std::move(v), init);
-    nn::get_params(m.file, *m.params);
+    m.model = train::build<CaptionModel>(m.file, m.params, m.config, std::move(v));
     m.model->encoder().get_buffers(m.file);
-  } catch (Error& e) {
-    e.locate(path);
-    throw;
-  }
+  });
   return m;
 }
 

@@ -62,6 +62,7 @@
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
 #include "attnkit/rl/reinforce.h"
+#include "attnkit/train/dataset_module.h"
 #include "attnkit/train/module.h"
 #include "attnkit/vision/cnn.h"
 
@@ -300,22 +301,17 @@ struct CaptionTrainOptions {
 // Training as a module of the training layer: shuffled epochs in 4 fixed slices; the loss per
 // predicted token; the CNN's running statistics move once a step by the whole batch
 // (CnnEncoder::update_running); evaluation: greedy decoding of the validation images, BLEU-4.
-class CaptionTraining : public train::Module {
+class CaptionTraining : public train::DatasetModule {
  public:
   CaptionTraining(CaptionConfig config, CaptionTrainOptions o, CaptionData train, CaptionData valid,
                   int64_t steps_or_0, int64_t epochs, uint64_t seed, std::string config_yaml);
   const CaptionModel& model() const { return *model_; }
   std::string kind() const override { return "caption"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
-  int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void save_state(nn::ModelFile& f) const override;
   void load_state(const nn::ModelFile& f) override;
   int slices() const override { return 4; }
   std::vector<std::string> slice_sums() const override;
-  int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   train::StepEnd end_step(const nn::TrainState& s, double loss,
                           const train::Metrics& sums) override;
@@ -323,26 +319,16 @@ class CaptionTraining : public train::Module {
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
-  double score() override;
   void finish(nn::ModelFile& f) override;
 
  private:
+  void on_batch(const nn::TrainState& s) override { step_ = s.step; }
   CaptionConfig cfg_;
   CaptionTrainOptions o_;
   CaptionData train_, valid_;
   std::vector<std::vector<int32_t>> ids_;
-  int64_t steps_;
-  uint64_t seed_;
-  std::string config_yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<CaptionModel> model_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  std::vector<int64_t> batch_, order_;
-  int64_t order_epoch_ = -1;
-  train::Metrics last_;
-  double last_score_ = 0;
-  int64_t step_ = 0;  // the current step (hard attention's sampling warm-up)
-  bool evaluated_ = false;
+  int64_t step_ = 0;                    // the current step (hard attention's sampling warm-up)
   rl::MovingAverageBaseline baseline_;  // hard attention: the moving average of the cost
 };
 

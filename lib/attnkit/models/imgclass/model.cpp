@@ -8,10 +8,10 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/params.h"
 #include "attnkit/nn/trainer.h"
+#include "attnkit/train/load.h"
 
 namespace attnkit::models {
 
@@ -265,13 +265,12 @@ ImgScore score_predictions(const std::vector<int32_t>& pred, const std::vector<i
 ImgTraining::ImgTraining(ImgNetConfig c, ImgTrainOptions o, ImageSet train, ImageSet valid,
                          int64_t steps_or_0, int64_t epochs, uint64_t seed, int threads,
                          std::string config_yaml)
-    : c_(std::move(c)),
+    : DatasetModule(o.batch, seed, std::move(config_yaml)),
+      c_(std::move(c)),
       o_(std::move(o)),
       train_(std::move(train)),
       valid_(std::move(valid)),
-      seed_(seed),
-      threads_(threads),
-      yaml_(std::move(config_yaml)) {
+      threads_(threads) {
   if (o_.batch < 1) throw UsageError("batch-size must be >= 1");
   c_.validate();
   if (train_.images.dim(1) != c_.height || train_.images.dim(2) != c_.width)
@@ -291,8 +290,7 @@ ImgTraining::ImgTraining(ImgNetConfig c, ImgTrainOptions o, ImageSet train, Imag
         throw DataError("validation label " + std::to_string(l) + " is not a class of the " +
                         "training set (0-" + std::to_string(c_.classes - 1) + ")");
   }
-  steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
-  if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
+  set_run(train_.size(), steps_or_0, epochs);
   Rng init(seed);
   model_ = std::make_unique<ImgNet>(ps_, c_, init);
   const int64_t mc = std::min(kCalibration, train_.size()), px = c_.height * c_.width;
@@ -305,21 +303,13 @@ ImgTraining::ImgTraining(ImgNetConfig c, ImgTrainOptions o, ImageSet train, Imag
                                     nn::parse_schedule(o_.schedule, o_.warmup, steps_));
 }
 
-int64_t ImgTraining::batches_per_epoch() const { return (train_.size() + o_.batch - 1) / o_.batch; }
-
-int64_t ImgTraining::begin_batch(const nn::TrainState& s) {
-  const int64_t n = train_.size(), px = c_.height * c_.width;
-  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
-  batch_.clear();
-  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
-    batch_.push_back(order_[static_cast<size_t>(i)]);
-  const int64_t b = static_cast<int64_t>(batch_.size());
+void ImgTraining::on_batch(const nn::TrainState&) {
+  const int64_t px = c_.height * c_.width, b = batch_items();
   batch_images_ = Tensor({b, px});
   for (int64_t i = 0; i < b; ++i)
-    std::copy(train_.images.data() + batch_[static_cast<size_t>(i)] * px,
-              train_.images.data() + (batch_[static_cast<size_t>(i)] + 1) * px,
+    std::copy(train_.images.data() + batch()[static_cast<size_t>(i)] * px,
+              train_.images.data() + (batch()[static_cast<size_t>(i)] + 1) * px,
               batch_images_.data() + i * px);
-  return b;
 }
 
 train::Slice ImgTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
@@ -327,7 +317,7 @@ train::Slice ImgTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) 
   Var z = model_->logits(t, batch_images_.data() + begin * px, b, true);
   std::vector<int32_t> y;
   for (int64_t i = begin; i < end; ++i)
-    y.push_back(train_.labels[static_cast<size_t>(batch_[static_cast<size_t>(i)])]);
+    y.push_back(train_.labels[static_cast<size_t>(batch()[static_cast<size_t>(i)])]);
   train::Slice s;
   s.loss = nn::cross_entropy(z, y);
   s.weight = static_cast<double>(b);
@@ -362,22 +352,15 @@ void ImgTraining::finish(nn::ModelFile& f) {
 LoadedImgNet load_imgnet(const std::string& path) {
   LoadedImgNet m;
   m.file = nn::load_model_file(path, "imgclass");
-  try {
-    io::StoredConfig c(m.file.config_yaml, path);
-    io::read_fields(c, m.config);
+  train::in_file(path, [&] {
+    train::read_config(m.file, m.config);
+    const io::StoredConfig c(m.file.config_yaml, path);  // the data's sizes (data_yaml)
     m.config.height = c.get<int64_t>("height");
     m.config.width = c.get<int64_t>("width");
     m.config.classes = c.get<int64_t>("classes");
     io::check_stored([&] { m.config.validate(); }, path);
-    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
-    m.params = std::make_unique<nn::ParamStore>();
-    Rng init(0);
-    m.model = std::make_unique<ImgNet>(*m.params, m.config, init);
-    nn::get_params(m.file, *m.params);
-  } catch (Error& e) {
-    e.locate(path);
-    throw;
-  }
+    m.model = train::build<ImgNet>(m.file, m.params, m.config);
+  });
   return m;
 }
 

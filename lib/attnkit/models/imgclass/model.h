@@ -27,6 +27,7 @@
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
+#include "attnkit/train/dataset_module.h"
 #include "attnkit/train/module.h"
 #include "attnkit/vision/image_set.h"
 
@@ -96,40 +97,31 @@ struct ImgTrainOptions {
   int64_t warmup = 0;
 };
 
-class ImgTraining : public train::Module {
+class ImgTraining : public train::DatasetModule {
  public:
   ImgTraining(ImgNetConfig c, ImgTrainOptions o, ImageSet train, ImageSet valid, int64_t steps_or_0,
               int64_t epochs, uint64_t seed, int threads, std::string config_yaml);
   const ImgNet& model() const { return *model_; }
   std::string kind() const override { return "imgclass"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
-  int64_t batches_per_epoch() const override;
-  void describe(nn::ModelFile& f) const override { f.config_yaml = yaml_; }
   int slices() const override { return 4; }
   std::vector<std::string> slice_sums() const override { return {"correct"}; }
-  int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
+  double score() override { return 0.0; }  // no criterion for best-of-runs
+  // Evaluates (calibrating the batch norm statistics the file keeps) and writes the metrics
+  // and the calibrated parameters.
   void finish(nn::ModelFile& f) override;
 
  private:
+  void on_batch(const nn::TrainState& s) override;  // gathers the batch's images
   ImgNetConfig c_;
   ImgTrainOptions o_;
   ImageSet train_, valid_;
-  int64_t steps_ = 0;
-  uint64_t seed_;
   int threads_;
-  std::string yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<ImgNet> model_;
-  std::unique_ptr<nn::Optimizer> opt_;
   Tensor calib_;
-  std::vector<int64_t> order_, batch_;
-  int64_t order_epoch_ = -1;
   Tensor batch_images_;
 };
 

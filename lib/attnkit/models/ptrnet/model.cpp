@@ -10,9 +10,9 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
-#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
+#include "attnkit/train/load.h"
 
 namespace attnkit::models {
 
@@ -478,12 +478,11 @@ std::string ptr_score_tsv(PtrTask task, const std::map<int64_t, PtrScore>& s) {
 PtrTraining::PtrTraining(PtrNetConfig config, PtrTrainOptions o, std::vector<PtrProblem> train,
                          std::vector<PtrProblem> valid, int64_t steps_or_0, int64_t epochs,
                          uint64_t seed, std::string config_yaml)
-    : cfg_(std::move(config)),
+    : DatasetModule(o.batch, seed, std::move(config_yaml)),
+      cfg_(std::move(config)),
       o_(o),
       train_(std::move(train)),
-      valid_(std::move(valid)),
-      seed_(seed),
-      config_yaml_(std::move(config_yaml)) {
+      valid_(std::move(valid)) {
   cfg_.validate();
   o_.validate();
   if (train_.empty()) throw DataError("no training problems");
@@ -509,31 +508,16 @@ PtrTraining::PtrTraining(PtrNetConfig config, PtrTrainOptions o, std::vector<Ptr
   for (size_t i = 0; i < valid_.size(); ++i)
     if (valid_[i].answer.empty())
       throw DataError("validation problem " + std::to_string(i + 1) + " has no answer");
-  steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
-  if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
+  set_run(static_cast<int64_t>(train_.size()), steps_or_0, epochs);
   Rng init(seed);
   model_ = std::make_unique<PtrNet>(ps_, cfg_, init);
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
-                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
-}
-
-int64_t PtrTraining::batches_per_epoch() const {
-  return (static_cast<int64_t>(train_.size()) + o_.batch - 1) / o_.batch;
-}
-
-void PtrTraining::describe(nn::ModelFile& f) const { f.config_yaml = config_yaml_; }
-
-int64_t PtrTraining::begin_batch(const nn::TrainState& s) {
-  const int64_t n = static_cast<int64_t>(train_.size());
-  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
-  batch_.clear();
-  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
-    batch_.push_back(&train_[static_cast<size_t>(order_[static_cast<size_t>(i)])]);
-  return static_cast<int64_t>(batch_.size());
+  use_adam(o_.lr, o_.schedule, o_.warmup);
 }
 
 train::Slice PtrTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
-  std::vector<const PtrProblem*> items(batch_.begin() + begin, batch_.begin() + end);
+  std::vector<const PtrProblem*> items;
+  for (int64_t i = begin; i < end; ++i)
+    items.push_back(&train_[static_cast<size_t>(batch()[static_cast<size_t>(i)])]);
   int64_t tokens = 0;
   Var sum = model_->loss(t, items, &tokens);
   train::Slice s;
@@ -551,47 +535,24 @@ std::vector<std::string> PtrTraining::eval_metrics() const {
 train::Metrics PtrTraining::evaluate() {
   if (valid_.empty()) return {};
   const PtrScore a = evaluate_ptr(*model_, valid_, 1, 0).at(-1);
-  last_ = {{"valid_exact", a.exact}, {"valid_valid", a.valid}};
+  train::Metrics m = {{"valid_exact", a.exact}, {"valid_valid", a.valid}};
   if (cfg_.kind() == PtrTask::Tsp) {
     const double gap = a.measured ? 100.0 * (a.length / a.optimum - 1.0) : 100.0;
-    last_.push_back({"valid_gap_pct", gap});
+    m.push_back({"valid_gap_pct", gap});
     // Invalid tours count as twice the optimum.
-    last_score_ = a.valid * gap + (1.0 - a.valid) * 100.0;
-  } else {
-    last_score_ = -(a.exact + 1e-3 * a.valid);
+    return evaluated(std::move(m), a.valid * gap + (1.0 - a.valid) * 100.0);
   }
-  evaluated_ = true;
-  return last_;
-}
-
-double PtrTraining::score() {
-  if (valid_.empty()) return 0.0;
-  if (!evaluated_) evaluate();
-  return last_score_;
-}
-
-void PtrTraining::finish(nn::ModelFile& f) {
-  if (valid_.empty()) return;
-  if (!evaluated_) evaluate();
-  for (const auto& [k, v] : last_) f.numbers["result/" + k] = v;
+  return evaluated(std::move(m), -(a.exact + 1e-3 * a.valid));
 }
 
 LoadedPtrNet load_ptrnet(const std::string& path) {
   LoadedPtrNet m;
   m.file = nn::load_model_file(path, "ptrnet");
-  try {
-    io::StoredConfig c(m.file.config_yaml, path);
-    io::read_fields(c, m.config);
+  train::in_file(path, [&] {
+    train::read_config(m.file, m.config);
     io::check_stored([&] { m.config.validate(); }, path);
-    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
-    m.params = std::make_unique<nn::ParamStore>();
-    Rng init(0);
-    m.model = std::make_unique<PtrNet>(*m.params, m.config, init);
-    nn::get_params(m.file, *m.params);
-  } catch (Error& e) {
-    e.locate(path);
-    throw;
-  }
+    m.model = train::build<PtrNet>(m.file, m.params, m.config);
+  });
   return m;
 }
 

@@ -26,6 +26,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
+#include "attnkit/train/dataset_module.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::models {
@@ -126,43 +127,24 @@ struct PtrTrainOptions {
 // (larger products than 4 would give: bench/README.md), the loss a mean per output step;
 // evaluation: greedy decoding of the validation problems (exact share, valid share, and for
 // tours the mean length over the answers' minus 1).
-class PtrTraining : public train::Module {
+class PtrTraining : public train::DatasetModule {
  public:
   PtrTraining(PtrNetConfig config, PtrTrainOptions o, std::vector<data::PtrProblem> train,
               std::vector<data::PtrProblem> valid, int64_t steps_or_0, int64_t epochs,
               uint64_t seed, std::string config_yaml);
   const PtrNet& model() const { return *model_; }
   std::string kind() const override { return "ptrnet"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
-  int64_t batches_per_epoch() const override;
-  void describe(nn::ModelFile& f) const override;
   int slices() const override { return 2; }
-  int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
-  double score() override;
-  void finish(nn::ModelFile& f) override;
 
  private:
   PtrNetConfig cfg_;
   PtrTrainOptions o_;
   std::vector<data::PtrProblem> train_, valid_;
-  int64_t steps_;
-  uint64_t seed_;
-  std::string config_yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<PtrNet> model_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  std::vector<const data::PtrProblem*> batch_;
-  std::vector<int64_t> order_;
-  int64_t order_epoch_ = -1;
-  train::Metrics last_;
-  double last_score_ = 0;
-  bool evaluated_ = false;
 };
 
 struct LoadedPtrNet {

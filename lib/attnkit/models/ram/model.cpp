@@ -11,9 +11,9 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/rl/reinforce.h"
+#include "attnkit/train/load.h"
 #include "attnkit/vision/cnn.h"
 
 namespace attnkit::models {
@@ -325,12 +325,11 @@ double ram_error(const Tensor& probs, const std::vector<int32_t>& labels) {
 
 RamTraining::RamTraining(RamConfig config, RamTrainOptions o, ImageSet train, ImageSet valid,
                          int64_t steps_or_0, int64_t epochs, uint64_t seed, std::string config_yaml)
-    : cfg_(std::move(config)),
+    : DatasetModule(o.batch, seed, std::move(config_yaml)),
+      cfg_(std::move(config)),
       o_(std::move(o)),
       train_(std::move(train)),
-      valid_(std::move(valid)),
-      seed_(seed),
-      config_yaml_(std::move(config_yaml)) {
+      valid_(std::move(valid)) {
   if (train_.size() < 1) throw DataError("no training images");
   cfg_.height = train_.images.dim(1), cfg_.width = train_.images.dim(2);
   int32_t top = 0;
@@ -343,21 +342,17 @@ RamTraining::RamTraining(RamConfig config, RamTrainOptions o, ImageSet train, Im
                     ", the training images " + shape_str(train_.images.shape()));
   cfg_.validate();
   o_.validate();
-  steps_ = steps_or_0 > 0 ? steps_or_0 : epochs * batches_per_epoch();
-  if (steps_ < 1) throw UsageError("steps or epochs must be >= 1");
+  set_run(train_.size(), steps_or_0, epochs);
   Rng init(seed);
   model_ = std::make_unique<Ram>(ps_, cfg_, init);
-  opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr, 0.9, 0.999, 1e-8, 0.0,
-                                    nn::parse_schedule(o_.schedule, o_.warmup, steps_));
+  use_adam(o_.lr, o_.schedule, o_.warmup);
   if (o_.loc_lr > 0)
     for (const char* p : {"ram.locator.W", "ram.locator.b"})
       opt_->set_lr_scale(&ps_.get(p), o_.loc_lr / o_.lr);
 }
 
-int64_t RamTraining::batches_per_epoch() const { return (train_.size() + o_.batch - 1) / o_.batch; }
-
 void RamTraining::describe(nn::ModelFile& f) const {
-  f.config_yaml = config_yaml_;
+  DatasetModule::describe(f);
   f.set_arch("height", cfg_.height);
   f.set_arch("width", cfg_.width);
   f.set_arch("classes", cfg_.classes);
@@ -370,22 +365,12 @@ void RamTraining::check_resume(const nn::ModelFile& ck) const {
     throw DataError("the checkpoint was trained on images of another size or class count", ck.file);
 }
 
-int64_t RamTraining::begin_batch(const nn::TrainState& s) {
-  const int64_t n = train_.size();
-  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
-  batch_.clear();
-  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
-    batch_.push_back(order_[static_cast<size_t>(i)]);
-  batch_rows_ = static_cast<int64_t>(batch_.size());
-  return batch_rows_;
-}
-
 train::Slice RamTraining::forward(Tape& t, int64_t begin, int64_t end, int) const {
   const int64_t per = cfg_.height * cfg_.width, rows = end - begin;
   Tensor x({rows, cfg_.height, cfg_.width});
   std::vector<int32_t> y;
   for (int64_t i = 0; i < rows; ++i) {
-    const int64_t j = batch_[static_cast<size_t>(begin + i)];
+    const int64_t j = batch()[static_cast<size_t>(begin + i)];
     std::copy(train_.images.data() + j * per, train_.images.data() + (j + 1) * per,
               x.data() + i * per);
     y.push_back(train_.labels[static_cast<size_t>(j)]);
@@ -417,44 +402,23 @@ std::vector<std::string> RamTraining::eval_metrics() const {
 
 train::Metrics RamTraining::evaluate() {
   if (valid_.size() == 0) return {};
-  last_error_ =
+  const double error =
       ram_error(ram_predict(*model_, valid_.images, o_.eval_samples, 0xE7A1ULL, 0), valid_.labels);
-  evaluated_ = true;
-  return {{"valid_error", last_error_}};
-}
-
-double RamTraining::score() {
-  if (valid_.size() == 0) return 0.0;
-  if (!evaluated_) evaluate();
-  return last_error_;
-}
-
-void RamTraining::finish(nn::ModelFile& f) {
-  if (valid_.size() == 0) return;
-  if (!evaluated_) evaluate();
-  f.numbers["result/valid_error"] = last_error_;
+  return evaluated({{"valid_error", error}}, error);
 }
 
 LoadedRam load_ram(const std::string& path) {
   LoadedRam m;
   m.file = nn::load_model_file(path, "ram");
-  try {
-    io::StoredConfig c(m.file.config_yaml, path);
+  train::in_file(path, [&] {
     RamConfig& r = m.config;
-    io::read_fields(c, r);
+    train::read_config(m.file, r);
     r.height = m.file.arch("height", 1, 4096, "ram/height");
     r.width = m.file.arch("width", 1, 4096, "ram/width");
     r.classes = m.file.arch("classes", 2, 1000, "ram/classes");
     io::check_stored([&] { r.validate(); }, path);
-    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
-    m.params = std::make_unique<nn::ParamStore>();
-    Rng init(0);
-    m.model = std::make_unique<Ram>(*m.params, m.config, init);
-    nn::get_params(m.file, *m.params);
-  } catch (Error& e) {
-    e.locate(path);
-    throw;
-  }
+    m.model = train::build<Ram>(m.file, m.params, m.config);
+  });
   return m;
 }
 

@@ -40,6 +40,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
+#include "attnkit/train/dataset_module.h"
 #include "attnkit/train/module.h"
 #include "attnkit/vision/cnn.h"
 #include "attnkit/vision/glimpse.h"
@@ -189,20 +190,15 @@ struct RamTrainOptions {
 // the location network's parameters step at loc_lr (the optimiser's per-parameter scale
 // loc_lr / lr, under the same schedule), the rest at lr. Evaluation after
 // every epoch: valid_error with eval_samples samples; the best epoch is kept.
-class RamTraining : public train::Module {
+class RamTraining : public train::DatasetModule {
  public:
   RamTraining(RamConfig config, RamTrainOptions o, ImageSet train, ImageSet valid,
               int64_t steps_or_0, int64_t epochs, uint64_t seed, std::string config_yaml);
   const Ram& model() const { return *model_; }
   std::string kind() const override { return "ram"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
-  int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
   int slices() const override { return 2; }
-  int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   std::vector<std::string> slice_sums() const override {
     return {"correct", "paths", "saturated", "means"};
@@ -214,24 +210,12 @@ class RamTraining : public train::Module {
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
-  double score() override;
-  void finish(nn::ModelFile& f) override;
 
  private:
   RamConfig cfg_;
   RamTrainOptions o_;
   ImageSet train_, valid_;
-  int64_t steps_;
-  uint64_t seed_;
-  std::string config_yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<Ram> model_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  std::vector<int64_t> batch_;
-  std::vector<int64_t> order_;
-  int64_t order_epoch_ = -1, batch_rows_ = 0;
-  double last_error_ = 1.0;
-  bool evaluated_ = false;
 };
 
 struct LoadedRam {

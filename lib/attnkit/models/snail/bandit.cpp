@@ -8,7 +8,7 @@
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/config.h"
-#include "attnkit/nn/build_budget.h"
+#include "attnkit/train/load.h"
 
 namespace attnkit::rl {
 
@@ -357,11 +357,8 @@ LoadedBandit load_bandit(const std::string& path) {
   if (m.file.arch("arms", 2, 1000, "bandit/arms") != m.config.arms ||
       m.file.arch("pulls", 1, 10000, "bandit/pulls") != m.config.pulls)
     throw DataError("the model's sizes disagree with its stored configuration", path);
-  const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
-  m.params = std::make_unique<nn::ParamStore>();
-  Rng init(0);
-  m.policy = std::make_unique<SnailBanditPolicy>(*m.params, m.config, init);
-  nn::get_params(m.file, *m.params);
+  train::in_file(path,
+                 [&] { m.policy = train::build<SnailBanditPolicy>(m.file, m.params, m.config); });
   return m;
 }
 

@@ -11,8 +11,8 @@
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/models/snail/bandit.h"
-#include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/loss.h"
+#include "attnkit/train/load.h"
 #include "attnkit/vision/fmnist.h"
 
 namespace attnkit::models {
@@ -489,23 +489,18 @@ LoadedFewShot load_fewshot(const std::string& path) {
   LoadedFewShot m;
   m.file = nn::load_model_file(path, "snail-fewshot");
   try {
-    io::StoredConfig c(m.file.config_yaml, path);
-    io::read_fields(c, m.config);
+    train::read_config(m.file, m.config);
     m.config.height = m.file.arch("height", 16, 4096, "fewshot/height");
     m.config.width = m.file.arch("width", 16, 4096, "fewshot/width");
     rl::BanditConfig sizes;  // snail-train's SNAIL sizes, shared by both tasks
-    io::read_fields(c, sizes);
+    train::read_config(m.file, sizes);
     m.config.filters = sizes.filters, m.config.key = sizes.key, m.config.value = sizes.value;
     io::check_stored([&] { m.config.validate(); }, path);
     std::string joined;
     for (const std::string& s : m.file.string_list("fewshot/train_classes"))
       joined += (joined.empty() ? "" : ",") + s;
     m.train_classes = parse_class_list(joined, "the model's training classes");
-    const nn::BuildBudget budget(m.file);  // the configuration must fit the tensors
-    m.params = std::make_unique<nn::ParamStore>();
-    Rng init(0);
-    m.model = std::make_unique<SnailFewShot>(*m.params, m.config, init);
-    nn::get_params(m.file, *m.params);
+    m.model = train::build<SnailFewShot>(m.file, m.params, m.config);
   } catch (const UsageError& e) {
     throw DataError(e.what(), path);
   } catch (Error& e) {

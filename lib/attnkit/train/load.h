@@ -1,0 +1,65 @@
+// The model loaders' shared tail. Every family's loader reads its file, its Config's fields
+// (core/fields.h) from the stored configuration, checks them, builds the net and reads the
+// parameters into it; the steps the families share are here:
+//
+//   LoadedRam load_ram(const std::string& path) {
+//     LoadedRam m;
+//     m.file = nn::load_model_file(path, "ram");
+//     train::in_file(path, [&] {
+//       train::read_config(m.file, m.config);
+//       io::check_stored([&] { m.config.validate(); }, path);
+//       m.model = train::build<Ram>(m.file, m.params, m.config);
+//     });
+//     return m;
+//   }
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "attnkit/core/error.h"
+#include "attnkit/core/rng.h"
+#include "attnkit/io/config.h"
+#include "attnkit/nn/build_budget.h"
+#include "attnkit/nn/model_file.h"
+#include "attnkit/nn/params.h"
+
+namespace attnkit::train {
+
+// Runs `body`; an Error it throws is located at `path` (the model file) before it goes on.
+template <class F>
+void in_file(const std::string& path, F&& body) {
+  try {
+    body();
+  } catch (Error& e) {
+    e.locate(path);
+    throw;
+  }
+}
+
+// Reads a Config's fields from the configuration stored in `f` (io::read_fields): a missing
+// required key or a value of the wrong type is a DataError naming the file.
+template <class Config>
+void read_config(const nn::ModelFile& f, Config& c) {
+  const io::StoredConfig s(f.config_yaml, f.file);
+  io::read_fields(s, c);
+}
+
+// The net of a loaded file: Model(params, args..., rng) built in a fresh store `params`, its
+// random initialisation (a fixed seed) replaced by the file's parameters (nn::get_params:
+// every one present, of its shape). The building runs under the file's memory budget
+// (nn::BuildBudget): a stored configuration that does not fit the tensors is refused at its
+// first large tensor, before it takes gigabytes.
+template <class Model, class... Args>
+std::unique_ptr<Model> build(const nn::ModelFile& f, std::unique_ptr<nn::ParamStore>& params,
+                             Args&&... args) {
+  const nn::BuildBudget budget(f);
+  params = std::make_unique<nn::ParamStore>();
+  Rng init(0);
+  auto model = std::make_unique<Model>(*params, std::forward<Args>(args)..., init);
+  nn::get_params(f, *params);
+  return model;
+}
+
+}  // namespace attnkit::train
