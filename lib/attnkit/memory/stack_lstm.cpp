@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "attnkit/autodiff/ops.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
@@ -18,8 +19,14 @@ namespace attnkit::memory {
 using ad::Var;
 
 void StackLstmConfig::validate() const {
-  if (!stack_rnn && memory != "none" && memory != "set" && memory != "tree")
-    parse_stack_kind(memory);
+  if (!stack_rnn)  // every kind named in the refusal of an unknown one
+    parse_choice<std::string>("memory", memory,
+                              {{"stack", "stack"},
+                               {"queue", "queue"},
+                               {"deque", "deque"},
+                               {"set", "set"},
+                               {"tree", "tree"},
+                               {"none", "none"}});
   if (!stack_rnn && memory == "tree" && (depth_input || op_cost > 0 || input_control))
     throw UsageError("depth-input, op-cost and input-control are not for a tree");
   if (vocab < 5)
