@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
         "input-control", po::bool_switch(&c.input_control),
         "--two-controllers: the decoder's push, pop and value come from the symbol it reads "
         "and the memory's read (one linear layer), not from its LSTM state, so that they "
-        "cannot follow a count of the symbols written (a set: the encoder's keys too)")(
+        "cannot follow a count of the symbols written (a set: the encoder's keys and strengths "
+        "from the symbol alone)")(
         "push-bias", po::value(&c.push_bias)->value_name("B")->default_value(c.push_bias),
         "the initial bias of the push strengths (--two-controllers: the encoder's; a deque: at "
         "both ends unless --bottom-push-bias; 0: drawn as the other biases; positive: the "

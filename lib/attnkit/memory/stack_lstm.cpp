@@ -135,8 +135,7 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     kind_ = set_ ? StackKind::Stack : parse_stack_kind(c_.memory);
     ends_ = kind_ == StackKind::Deque ? 2 : 1;
     ctrl_ = std::make_unique<nn::Linear>(
-        ps, "memory_control",
-        set_ && c.input_control ? c.embed + fed_back(c) : c.hidden + (set_ ? c.embed : 0),
+        ps, "memory_control", set_ && c.input_control ? c.embed : c.hidden + (set_ ? c.embed : 0),
         control_size(c_, ends_), rng);
     control_biases(*ctrl_, c_.encoder_pop_bias != 0.0 ? c_.encoder_pop_bias : c_.pop_bias,
                    c_.push_bias, c_.bottom_push_bias, 0.0, 0.0);
@@ -277,9 +276,9 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
   if (!all_dec) {
     enc = (*cell_)(t, in, st.s);
     // A set's keys come from the state and the symbol read (its identity whole); with
-    // input_control, from what it reads alone (the symbol and the previous read).
+    // input_control, from the symbol alone.
     if (ctrl_)
-      c = (*ctrl_)(t, set_ && c_.input_control ? in : set_ ? ad::concat({enc.h, x}, 1) : enc.h);
+      c = (*ctrl_)(t, set_ && c_.input_control ? x : set_ ? ad::concat({enc.h, x}, 1) : enc.h);
   }
   if (any_dec) {
     dec = (*dec_cell_)(t, in, st.s);

@@ -54,8 +54,8 @@ struct StackLstmConfig {
   // (the symbol's embedding and the memory's previous read, one linear layer), not from its
   // LSTM state, so that its use of the memory cannot follow a count of the symbols written
   // (the prediction still comes from its LSTM). A set: the encoder's keys, value, strengths
-  // and threshold too (a symbol's key then depends on the symbol alone, the same wherever it
-  // occurs; from the state as well, membership stayed at chance in 1,000 steps).
+  // and threshold come from the symbol's embedding alone (a symbol's key is then the same
+  // wherever it occurs; from the state as well, membership stayed at chance in 1,000 steps).
   bool input_control = false;
   // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
   // other, about σ = 0.5, as the top's): a negative bias starts the deque pushing at the top
