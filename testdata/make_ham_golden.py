@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden cases for the tree memory (HAM, Andrychowicz & Kurach 2016; lib/attnkit/memory/ham.h),
+"""Golden cases for the tree memory (HAM, Andrychowicz & Kurach 2016; lib/attnkit/memory/stackmem/ham.h),
 in float64 with NumPy, written independently of the C++: the summaries level by level with
 matrix products over all pairs of a level, the soft leaf weights as products over each
 leaf's bits (the path read off its index), the hard descent by the same bits. Makes

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Golden cases for the set memory (lib/attnkit/memory/setmem.h, equations 1-3), in float64
+"""Golden cases for the set memory (lib/attnkit/memory/stackmem/set.h, equations 1-3), in float64
 with NumPy, written independently of the C++ (vectorised, with a log-sum-exp over the slots
 and the sentinel instead of loops). Makes testdata/setmem/cases.txt, read by
 tests/unit/setmem_test.cpp and tests/cli/setmem.sh.

@@ -1,6 +1,6 @@
 // stackmem-step: one update of a neural stack, queue or deque from explicit inputs, in double
 // precision (Grefenstette et al. 2015, equations 1-3 and their queue and deque forms); or of
-// a set memory (memory/setmem.h) or a tree memory (memory/ham.h).
+// a set memory (memory/stackmem/set.h) or a tree memory (memory/stackmem/ham.h).
 #include <iostream>
 #include <string>
 
@@ -62,10 +62,11 @@ int main(int argc, char** argv) {
         "Output: a line 'strengths' with the n + 1 new strengths (deque: n + 2, the new bottom\n"
         "first), a line 'value K' for each row of the new memory, and a line 'read' with the read\n"
         "vector (deque: the top read, then the bottom read); numbers with 17 significant digits.\n"
-        "A set (memory/setmem.h: erase by content, a read by content, then a new slot):\n"
+        "A set (memory/stackmem/set.h: erase by content, a read by content, then a new slot):\n"
         "lines 'strengths' (n + 1, the new slot last), 'erase_weights' (n), 'read_weights'\n"
         "(n), 'read' (the m numbers read, then their total weight) and 'ops' (the\n"
-        "multiply-adds and exps of the step: its access cost). A tree (memory/ham.h: HAM's\n"
+        "multiply-adds and exps of the step: its access cost). A tree (memory/stackmem/ham.h: "
+        "HAM's\n"
         "SEARCH descent, read, WRITE, JOIN back up): lines 'summaries' and 'leaves' (the new\n"
         "tree), 'weights' (the leaves'), 'branch' (SEARCH's p(right) per inner node; hard:\n"
         "nan off the path), ['leaf' (hard),] 'read', 'build_ops' (JOINing the summaries when\n"

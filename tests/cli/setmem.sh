@@ -53,10 +53,13 @@ check_eq "$n" 10 "tree golden cases run"
 
 # The access cost: the hard access's ops grow by a constant per doubling of n (log n), the
 # soft one's double; a set's step grows by a constant per slot (n).
-printf 'join_w 0.1 0.2 0.3 0.4\njoin_b 0 0.1\nsearch_w 0.5 -0.5 1\nsearch_b 0\nwrite_w 0.1 0.2 0.3 0.4 0.5 0.6\nwrite_b 0 0\n' > cost.txt
+printf 'join_w 0.1 0.2 0.3 0.4 -0.1 -0.2 -0.3 -0.4\njoin_b 0 0.1\nsearch_w 0.5 -0.5 1\nsearch_b 0\nwrite_w 0.1 0.2 0.3 0.4 0.5 0.6\nwrite_b 0 0\n' > cost.txt
 ops() { stackmem-step --memory tree --tree-weights cost.txt --leaves "$(seq -s, 1 $((2 * $1)))" --state 0.5 "${@:2}" | sed -n 's/^ops //p'; }
 h16=$(ops 16 --hard) h32=$(ops 32 --hard) h64=$(ops 64 --hard)
 s16=$(ops 16) s32=$(ops 32)
+check_eq "$(echo "$h16 $h32 $h64 $s16 $s32" | grep -cE '^[0-9]+ [0-9]+ [0-9]+ [0-9]+ [0-9]+$')" 1 "five op counts ($h16 $h32 $h64 $s16 $s32)"
+# m = 2, c = 1: a level is a SEARCH (m + c + 1 = 4) and a JOIN (2m² + m = 10).
+check_eq "$((h32 - h16))" 14 "the hard access's cost per level"
 check_eq "$((h32 - h16))" "$((h64 - h32))" "the hard access's cost per level"
 check_eq "$((2 * s16 < s32 + 60 && s32 < 2 * s16 + 60))" 1 "the soft access's cost doubling ($s16, $s32)"
 

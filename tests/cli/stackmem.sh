@@ -78,7 +78,7 @@ expect_err 1 "stackmem-train: bad.tsv:1: no tab between source and target" stack
 no_file x.akm
 expect 0 stackmem-train $small --memory none --epochs 1 -o none.akm
 expect_err 2 "stackmem-run: --trace: the plain LSTM has no memory to trace" stackmem-run --model none.akm -i valid.tsv --trace t.npz
-expect_err 2 "stackmem-train: unknown memory 'tree' (choose stack, queue or deque)" stackmem-train $small --memory tree --epochs 1 -o x.akm
+expect_err 2 "stackmem-train: unknown memory 'heap' (choose stack, queue, deque, set, tree or none)" stackmem-train $small --memory heap --epochs 1 -o x.akm
 # --read-out (the read also goes to the prediction): another model, decoded by stackmem-run.
 expect 0 stackmem-train $small --read-out --epochs 1 -o ro.akm
 CHECKS=$((CHECKS + 1)); cmp -s ro.akm none.akm && fail "--read-out made the same model"

@@ -1,10 +1,10 @@
-// The tree memory (memory/ham.h, HAM of Andrychowicz & Kurach 2016): the double-precision
+// The tree memory (memory/stackmem/ham.h, HAM of Andrychowicz & Kurach 2016): the double-precision
 // step, soft and hard, against the independent NumPy golden cases
 // (testdata/make_ham_golden.py); the tape's soft access against it; the hard access touching
 // only its path (its tree equals the one rebuilt from its leaves, and its cost grows as
 // log n, the soft one's as n); the soft weights summing to 1; gradients by finite
 // differences; errors.
-#include "attnkit/memory/ham.h"
+#include "attnkit/memory/stackmem/ham.h"
 
 #include <doctest/doctest.h>
 

@@ -1,10 +1,8 @@
-// The set memory (memory/setmem.h): both implementations against the independent NumPy golden
+// The set memory (memory/stackmem/set.h): both implementations against the independent NumPy golden
 // cases (testdata/make_setmem_golden.py), invariance under permutations of the slots (double
 // and tape, to an ulp), the sentinel (membership off the read's total), gradient checks of
 // the fused ops against their composition of ops.h and by finite differences through steps,
 // and errors.
-#include "attnkit/memory/setmem.h"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -19,6 +17,7 @@
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
+#include "attnkit/memory/stackmem/set.h"
 #include "test_util.h"
 
 using namespace attnkit;

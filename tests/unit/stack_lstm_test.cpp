@@ -212,7 +212,7 @@ TEST_CASE("stack LSTM: the memory controls' initial biases") {
 TEST_CASE("stack LSTM config: errors") {
   memory::StackLstmConfig c;
   c.vocab = 8;
-  c.memory = "tree";
+  c.memory = "heap";
   CHECK_THROWS_AS(c.validate(), UsageError);
   c.memory = "stack";
   c.stack_rnn = true;

@@ -10,9 +10,9 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
-#include "attnkit/memory/ham.h"
-#include "attnkit/memory/setmem.h"
+#include "attnkit/memory/stackmem/ham.h"
 #include "attnkit/memory/stackmem/memory.h"
+#include "attnkit/memory/stackmem/set.h"
 
 namespace attnkit::cli {
 

@@ -18,7 +18,7 @@ struct MemoryStepArgs {
   std::string keys, key, read_key, erase_key;
   double write = 0, erase = 0, threshold = 0;
   bool set_given = false;  // --write or --erase on the line
-  // tree (memory/ham.h)
+  // tree (memory/stackmem/ham.h)
   std::string tree_weights;  // a text file of lines "join_w ...", "join_b", "search_w",
                              // "search_b", "write_w", "write_b" (numbers after the name)
   std::string leaves, summaries, state;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "attnkit/autodiff/ops.h"
+#include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
@@ -19,8 +20,14 @@ namespace attnkit::memory {
 using ad::Var;
 
 void StackLstmConfig::validate() const {
-  if (!stack_rnn && memory != "none" && memory != "set" && memory != "tree")
-    parse_stack_kind(memory);
+  if (!stack_rnn)  // every kind named in the refusal of an unknown one
+    parse_choice<std::string>("memory", memory,
+                              {{"stack", "stack"},
+                               {"queue", "queue"},
+                               {"deque", "deque"},
+                               {"set", "set"},
+                               {"tree", "tree"},
+                               {"none", "none"}});
   if (!stack_rnn && memory == "tree" && (depth_input || op_cost > 0 || input_control))
     throw UsageError("depth-input, op-cost and input-control are not for a tree");
   if (vocab < 5)
@@ -129,8 +136,7 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     kind_ = set_ ? StackKind::Stack : parse_stack_kind(c_.memory);
     ends_ = kind_ == StackKind::Deque ? 2 : 1;
     ctrl_ = std::make_unique<nn::Linear>(
-        ps, "memory_control",
-        set_ && c.input_control ? c.embed + fed_back(c) : c.hidden + (set_ ? c.embed : 0),
+        ps, "memory_control", set_ && c.input_control ? c.embed : c.hidden + (set_ ? c.embed : 0),
         control_size(c_, ends_), rng);
     control_biases(*ctrl_, c_.encoder_pop_bias != 0.0 ? c_.encoder_pop_bias : c_.pop_bias,
                    c_.push_bias, c_.bottom_push_bias, 0.0, 0.0);
@@ -271,9 +277,9 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
   if (!all_dec) {
     enc = (*cell_)(t, in, st.s);
     // A set's keys come from the state and the symbol read (its identity whole); with
-    // input_control, from what it reads alone (the symbol and the previous read).
+    // input_control, from the symbol alone.
     if (ctrl_)
-      c = (*ctrl_)(t, set_ && c_.input_control ? in : set_ ? ad::concat({enc.h, x}, 1) : enc.h);
+      c = (*ctrl_)(t, set_ && c_.input_control ? x : set_ ? ad::concat({enc.h, x}, 1) : enc.h);
   }
   if (any_dec) {
     dec = (*dec_cell_)(t, in, st.s);
@@ -328,7 +334,7 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
     if (c_.read_out) feat = ad::concat({st.s.h, st.read}, 1);
   } else if (set_) {
     // [w, ε, k, v, q, e, τ]: the write and erase strengths, the new slot's key and value, the
-    // read key, the erase key and the read's threshold (memory/setmem.h).
+    // read key, the erase key and the read's threshold (memory/stackmem/set.h).
     const int64_t m = c_.width;
     Var w = ad::sigmoid(ad::slice(c, 1, 0, 1)), er = ad::sigmoid(ad::slice(c, 1, 1, 2));
     auto part = [&](int64_t k) { return ad::tanh(ad::slice(c, 1, 2 + k * m, 2 + (k + 1) * m)); };

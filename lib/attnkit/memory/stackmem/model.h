@@ -20,9 +20,9 @@
 #include "attnkit/core/fields.h"
 #include "attnkit/data/transduce.h"
 #include "attnkit/data/vocab.h"
-#include "attnkit/memory/ham.h"
-#include "attnkit/memory/setmem.h"
+#include "attnkit/memory/stackmem/ham.h"
 #include "attnkit/memory/stackmem/memory.h"
+#include "attnkit/memory/stackmem/set.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
@@ -33,8 +33,8 @@
 namespace attnkit::memory {
 
 struct StackLstmConfig {
-  // stack, queue, deque, set (memory/setmem.h; its control layer reads the symbol's embedding
-  // besides the controller's state), tree (HAM's soft form, memory/ham.h: the
+  // stack, queue, deque, set (memory/stackmem/set.h; its control layer reads the symbol's embedding
+  // besides the controller's state), tree (HAM's soft form, memory/stackmem/ham.h: the
   // source's embeddings in the leaves, accessed from the separator on) or none (the plain LSTM)
   std::string memory = "stack";
   int64_t vocab = 0;                            // from the training data
@@ -56,8 +56,8 @@ struct StackLstmConfig {
   // (the symbol's embedding and the memory's previous read, one linear layer), not from its
   // LSTM state, so that its use of the memory cannot follow a count of the symbols written
   // (the prediction still comes from its LSTM). A set: the encoder's keys, value, strengths
-  // and threshold too (a symbol's key then depends on the symbol alone, the same wherever it
-  // occurs; from the state as well, membership stayed at chance in 1,000 steps).
+  // and threshold come from the symbol's embedding alone (a symbol's key is then the same
+  // wherever it occurs; from the state as well, membership stayed at chance in 1,000 steps).
   bool input_control = false;
   // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
   // other, about σ = 0.5, as the top's): a negative bias starts the deque pushing at the top
@@ -109,7 +109,8 @@ struct StackLstmConfig {
   void fields(V& v) {
     v(memory,
       {"memory", "KIND",
-       "stack, queue, deque, set (unordered slots read by content) or none (the plain LSTM)"});
+       "stack, queue, deque, set (unordered slots read by content), tree (HAM: a binary tree of "
+       "summaries searched from the root) or none (the plain LSTM)"});
     v(embed, {"embed", "N", "symbol embedding size"});
     v(hidden, {"hidden", "N", "controller LSTM units"});
     v(width, {"width", "N", "the memory's value size"});
@@ -129,7 +130,7 @@ struct StackLstmConfig {
                       "--two-controllers: the decoder's push, pop and value come from the symbol "
                       "it reads and the memory's read (one linear layer), not from its LSTM state, "
                       "so that they cannot follow a count of the symbols written (a set: the "
-                      "encoder's keys too)"});
+                      "encoder's keys and strengths from the symbol alone)"});
     v(push_bias,
       {"push-bias", "B",
        "the initial bias of the push strengths (--two-controllers: the encoder's; a deque: at both "
@@ -220,8 +221,8 @@ class StackLstm {
                       double bottom_pop) const;
   StackLstmConfig c_;
   StackKind kind_ = StackKind::Stack;
-  bool set_ = false;   // memory "set": a set memory (memory/setmem.h), not a stack
-  bool tree_ = false;  // memory "tree": HAM (memory/ham.h)
+  bool set_ = false;   // memory "set": a set memory (memory/stackmem/set.h), not a stack
+  bool tree_ = false;  // memory "tree": HAM (memory/stackmem/ham.h)
   // The tree: the leaves' embedding of the source symbols, JOIN, SEARCH and WRITE.
   std::unique_ptr<nn::Linear> tree_embed_, tree_join_, tree_search_, tree_write_;
   HamWeights tree_weights(ad::Tape& t) const;

@@ -1,4 +1,4 @@
-#include "attnkit/memory/ham.h"
+#include "attnkit/memory/stackmem/ham.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "attnkit/memory/setmem.h"
+#include "attnkit/memory/stackmem/set.h"
 
 #include <algorithm>
 #include <cmath>
