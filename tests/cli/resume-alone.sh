@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # labels: slow
-# cost: 200
+# cost: 60
 # --resume in every trainer (issue 36): a run stopped by Ctrl-C continues with
 # `TRAINER --resume -o MODEL` alone: the checkpoint holds the run's data files (-i, --valid,
 # ...), its --log and its configuration. A run resumed alone, stopped again and resumed
