@@ -61,4 +61,14 @@ expect_err 1 "attn-2d: attn2d biggan: height and width must be even (2x2 pooling
   attn-2d -i odd.npy --params "$A/biggan.npz" --block biggan
 printf '1 nan\n3 4\n' >nan.txt
 expect_err 1 "attn-2d: nan.txt: row 1, column 2 is NaN" attn-2d -i nan.txt --params "$A/sagan.npz"
+# A NaN or infinite parameter is refused (it made every weight 0, exit 0), as inputs are.
+cp "$A/sagan.npz" nanp.npz
+chmod u+w nanp.npz
+echo nan | tensor-convert -i - --reshape 1 -o nanp.npz:gamma
+expect_err 1 "attn-2d: nanp.npz:gamma: row 1, column 1 is NaN" attn-2d -i x.npy --params nanp.npz -o o.npy
+tensor-convert "$A/sagan.npz:query_conv.bias" -o qb.txt
+cp "$A/sagan.npz" infp.npz
+chmod u+w infp.npz
+awk '{ $2 = "-inf"; print }' qb.txt | tensor-convert -i - --reshape "$(wc -w <qb.txt)" -o infp.npz:query_conv.bias
+expect_err 1 "attn-2d: infp.npz:query_conv.bias: row 1, column 2 is -inf" attn-2d -i x.npy --params infp.npz -o o.npy
 finish

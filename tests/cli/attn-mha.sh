@@ -94,4 +94,11 @@ awk 'NR == 3 { $2 = "nan" } { print }' x.txt >xnan.txt
 expect_err 1 "attn-mha: xnan.txt: " attn-mha --query xnan.txt --params "$G/self.npz" --heads 2
 grep -q "is NaN: inputs must be finite" "$T/err" || fail "no NaN message: $(cat "$T/err")"
 CHECKS=$((CHECKS + 1))
+# A NaN parameter is refused (it made every weight 0, exit 0), as inputs are.
+cp "$G/self.npz" nanp.npz
+chmod u+w nanp.npz
+tensor-convert "$G/self.npz:in_proj_bias" -o b.txt
+awk '{ $3 = "nan"; print }' b.txt | tensor-convert -i - --reshape 24 -o nanp.npz:in_proj_bias
+expect_err 1 "attn-mha: nanp.npz:in_proj_bias: row 1, column 3 is NaN" \
+  attn-mha --query "$G/X.npy" --params nanp.npz --heads 2
 finish

@@ -125,4 +125,10 @@ expect_err 1 "attn-score: kinf.txt: row 2, column 2 is -inf" attn-score --query 
 expect_err 1 "attn-score: kinf.txt: row 2, column 2 is -inf" attn-score --query k2.txt --key k2.txt --value kinf.txt
 printf '0 0\n1 1\n' >m01.txt
 expect_out "$(printf '0 0\n8.3152804e-07 0.99999917')" attn-score --query k2.txt --key k2.txt --score dot --mask m01.txt
+# Finite extremes stay finite: scores beyond float's range (+inf) give softmax's limit, the
+# weight shared by the largest scores (NaN everywhere before), and the context the values'.
+printf '1e30 1e30\n' >qbig.txt
+printf '1e30 1e30\n-1e30 -1e30\n1e30 1e30\n' >kbig.txt
+expect_out "$(printf '0.5 0 0.5')" attn-score --query qbig.txt --key kbig.txt --score dot --emit weights
+expect_out "$(printf '1e+30 1e+30')" attn-score --query qbig.txt --key kbig.txt --value kbig.txt --score dot
 finish

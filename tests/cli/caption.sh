@@ -60,6 +60,14 @@ expect 0 caption-run --model m1.akm -i valid.txt -o caps.txt
 check_eq "$(wc -l < caps.txt)" 24 "a caption an image"
 check_eq "$(tr ' ' '\n' < caps.txt | grep -v '^$' | grep -cvxE 'a|hbar|vbar|box|left|of|above|and|right|<unk>')" 0 "words of the vocabulary"
 expect 0 caption-run --model m1.akm -i valid.txt --beam 1 -o caps1.txt
+# -i is read once: a pipe (here a process substitution) and an .npz on standard input work.
+expect 0 caption-run --model m1.akm -i <(cat valid.txt) -o caps-pipe.txt
+check_eq "$(cmp -s caps.txt caps-pipe.txt && echo same)" same "-i from a pipe"
+tensor-convert valid.txt -o valid-images.npz:images
+expect 0 caption-run --model m1.akm -i - -o caps-npz.txt <valid-images.npz
+check_eq "$(cmp -s caps.txt caps-npz.txt && echo same)" same "-i - holding an .npz"
+expect 0 caption-run --model m1.akm -i <(cat valid-images.npz) -o caps-npz2.txt
+check_eq "$(cmp -s caps.txt caps-npz2.txt && echo same)" same "-i from a pipe holding an .npz"
 CHECKS=$((CHECKS + 1)); cmp -s caps.txt caps1.txt || fail "--beam 1 differs from greedy"
 expect 0 caption-run --model m1.akm -i valid.txt --beam 3 --threads 2 -o caps3.txt
 check_eq "$(wc -l < caps3.txt)" 24 "beam: a caption an image"

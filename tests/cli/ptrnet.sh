@@ -81,4 +81,8 @@ expect 0 ptr-run --model m1.akm -i bare.txt -o bare.out
 check_eq "$(wc -l < bare.out)" 200 "problems without answers decode"
 expect_err 1 "ptr-run: bare.txt:1: problem 1 has no answer (needed by --eval and --draw)" ptr-run --model m1.akm -i bare.txt --eval
 expect_err 2 "ptr-run: --beam must be >= 1" ptr-run --model m1.akm -i valid.txt --beam 0
+# Answers the model's task does not allow are not scored (a repeated point is no sorting).
+awk 'NR == 2 { sub(/ output.*/, " output 1 1 2 3") } { print }' valid.txt > repeat.txt
+expect_err 1 "ptr-run: repeat.txt:2: problem 2: its answer is not a valid sort answer (step 2)" \
+  ptr-run --model m1.akm -i repeat.txt --eval
 finish

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# cost: 90
+# labels: slow
+# cost: 60
 # --resume in every trainer (issue 36): a run stopped by Ctrl-C continues with
 # `TRAINER --resume -o MODEL` alone: the checkpoint holds the run's data files (-i, --valid,
 # ...), its --log and its configuration. A run resumed alone, stopped again and resumed

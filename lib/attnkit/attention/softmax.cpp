@@ -59,6 +59,14 @@ void softmax_rows(Mat s) {
       for (int64_t j = 0; j < n; ++j) row[j] = 0.0f;
       continue;
     }
+    if (mx == -kNegInf) {
+      // Scores of finite inputs beyond float's range (q . k of 1e30s): softmax's limit, the
+      // weight shared by the largest scores, rather than inf - inf = NaN everywhere.
+      int64_t top = 0;
+      for (int64_t j = 0; j < n; ++j) top += row[j] == mx;
+      for (int64_t j = 0; j < n; ++j) row[j] = row[j] == mx ? 1.0f / static_cast<float>(top) : 0.0f;
+      continue;
+    }
     // e^(s - max) with s - max <= 0 (a -inf score gives exactly 0); four partial sums in
     // double keep the sum accurate and the loop free of a long dependency chain.
     for (int64_t j = 0; j < n; ++j) row[j] = detail::fast_exp(row[j] - mx);

@@ -34,6 +34,7 @@
 
 #include <boost/program_options.hpp>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -110,7 +111,11 @@ class App {
   // usage; applies --threads to BLAS.
   void parse();
   const po::variables_map& vm() const { return vm_; }
-  bool given(const std::string& opt) const { return vm_.count(opt) && !vm_[opt].defaulted(); }
+  // Given on the command line or in a --config file (not restored from a checkpoint by
+  // store_fallback).
+  bool given(const std::string& opt) const {
+    return vm_.count(opt) && !vm_[opt].defaulted() && !restored_.count(opt);
+  }
   // Each occurrence of option `key` on the command line, in order: the spelling used (the
   // first token: "-o", "--output", "--output=x", "-ox") and its value.
   std::vector<std::pair<std::string, std::string>> occurrences(const std::string& key) const;
@@ -164,6 +169,7 @@ class App {
   void store_yaml(const std::string& text, const std::string& name, bool strict,
                   bool options = false);
   std::function<void(App&)> before_notify_;
+  std::set<std::string> restored_;      // keys store_fallback set
   std::string yaml(bool stored) const;  // stored: keys under their stored names
   std::vector<std::pair<std::string, std::string>> stored_keys_;  // key, stored name
   po::options_description tool_{"Options"};

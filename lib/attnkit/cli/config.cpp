@@ -120,6 +120,8 @@ void App::store_yaml(const std::string& text, const std::string& name, bool stri
     } else {
       fail("key '" + key + "': expected a value or a list, not a mapping", line);
     }
+    if (!strict && !(vm_.count(d->long_name()) && !vm_[d->long_name()].defaulted()))
+      restored_.insert(d->long_name());  // not given: the stored value is taken
     po::parsed_options parsed(&group);
     po::option o;
     o.string_key = d->long_name();
@@ -168,8 +170,8 @@ std::string App::given_options_yaml(const std::vector<std::string>& skip) const 
   e << YAML::BeginMap;
   for (const auto& d : tool_.options()) {
     const std::string& key = d->long_name();
-    if (std::find(skip.begin(), skip.end(), key) != skip.end() || !given(key)) continue;
-    if (vm_[key].empty()) continue;
+    if (std::find(skip.begin(), skip.end(), key) != skip.end()) continue;
+    if (!vm_.count(key) || vm_[key].defaulted() || vm_[key].empty()) continue;
     e << YAML::Key << key << YAML::Value;
     if (!emit_value(e, vm_[key].value()))
       throw Error("option '" + key + "' has a type a checkpoint cannot store");

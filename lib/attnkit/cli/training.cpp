@@ -151,7 +151,7 @@ train::TrainOptions resolve_training(App& app, TrainingFlags& f, const std::stri
   if (f.resume) {
     if (f.resumed_from.empty())  // restore_from_checkpoint found none (or -o was missing)
       throw IoError("no checkpoint to resume from", cp);
-    if (f.resumed_kind != kind)
+    if (!kind.empty() && f.resumed_kind != kind)  // "": the module checks it
       throw DataError("is " + std::string(std::strchr("aeiou", f.resumed_kind[0]) ? "an " : "a ") +
                           f.resumed_kind + " model, expected " + kind,
                       f.resumed_from);

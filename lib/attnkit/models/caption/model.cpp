@@ -82,23 +82,29 @@ void CaptionTrainOptions::validate() const {
 
 // ---- data
 
-Tensor read_caption_images(const std::string& images) {
-  Tensor x;
-  const auto [path, member] = io::split_member(images);
-  if (member.empty() && path != "-" &&
-      io::detect_format(io::read_all(path).substr(0, 8)) == io::Format::Npz) {
-    auto all = io::read_npz(path);
-    if (all.size() == 1) {
-      x = std::move(all.begin()->second);
-    } else {
-      auto it = all.find("images");
-      if (it == all.end())
-        throw DataError("the archive holds no 'images' array (name one as FILE.npz:NAME)", path);
-      x = std::move(it->second);
-    }
-  } else {
-    x = io::read_tensor(images);
+namespace {
+
+// The pictures of `spec` (FILE, FILE.npz:NAME, or - for standard input), its bytes read once
+// (a pipe cannot be read twice): an archive gives its only array or its 'images'.
+Tensor read_images_once(const std::string& spec) {
+  const auto [path, member] = io::split_member(spec);
+  const std::string bytes = io::read_all(path);
+  if (member.empty() &&
+      io::detect_format(std::string_view(bytes).substr(0, 8)) == io::Format::Npz) {
+    std::vector<io::NpzMember> all = io::parse_npz(bytes, path);
+    if (all.size() == 1) return std::move(all.front().tensor);
+    for (io::NpzMember& a : all)
+      if (a.name == "images") return std::move(a.tensor);
+    throw DataError("the archive holds no 'images' array (name one as FILE.npz:NAME)", path);
   }
+  return io::parse_tensor(bytes, path, member);
+}
+
+}  // namespace
+
+Tensor read_caption_images(const std::string& images) {
+  const std::string path = io::split_member(images).first;
+  Tensor x = read_images_once(images);
   if (x.rank() != 3 || x.dim(0) < 1)
     throw DataError("expected images [N, H, W], got " + shape_str(x.shape()), path);
   for (int64_t i = 0; i < x.size(); ++i)
@@ -107,18 +113,12 @@ Tensor read_caption_images(const std::string& images) {
 }
 
 Tensor read_caption_input(const std::string& spec, bool invert) {
-  const auto [path, member] = io::split_member(spec);
-  Tensor x;
-  if (member.empty() && path != "-" &&
-      io::detect_format(io::read_all(path).substr(0, 8)) == io::Format::Npz) {
-    x = read_caption_images(spec);
-  } else {
-    x = io::read_tensor(spec);
-    if (x.rank() == 2) x.reshape({1, x.dim(0), x.dim(1)});
-    if (x.rank() != 3 || x.dim(0) < 1)
-      throw DataError(
-          "expected images [N, H, W] or one picture [H, W], got " + shape_str(x.shape()), path);
-  }
+  const std::string path = io::split_member(spec).first;
+  Tensor x = read_images_once(spec);
+  if (x.rank() == 2) x.reshape({1, x.dim(0), x.dim(1)});
+  if (x.rank() != 3 || x.dim(0) < 1)
+    throw DataError("expected images [N, H, W] or one picture [H, W], got " + shape_str(x.shape()),
+                    path);
   for (int64_t i = 0; i < x.size(); ++i) {
     if (!std::isfinite(x[i])) throw DataError("the images hold a non-finite value", path);
     if (invert) {

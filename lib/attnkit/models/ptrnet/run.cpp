@@ -134,6 +134,21 @@ std::string run_ptrnet(const PtrRunOptions& o) {
         throw DataError(
             "problem " + std::to_string(i + 1) + " has no answer (needed by --eval and --draw)",
             o.input, static_cast<long>(i + 1));
+  // Scores against answers the model's task does not allow (a hull file given to a tsp
+  // model, a non-tour) would be meaningless: checked as ptr-train checks its data.
+  if (o.eval || !draw.empty())
+    for (size_t i = 0; i < ps.size(); ++i) {
+      std::vector<int32_t> prefix;
+      for (size_t k = 0; k <= ps[i].answer.size(); ++k) {
+        const int32_t y = k < ps[i].answer.size() ? ps[i].answer[k] : 0;
+        if (!ptr_allowed(task, true, ps[i].n(), prefix)[static_cast<size_t>(y)])
+          throw DataError("problem " + std::to_string(i + 1) + ": its answer is not a valid " +
+                              data::ptr_task_name(task) + " answer (step " + std::to_string(k + 1) +
+                              "), as the model's task needs",
+                          o.input, static_cast<long>(i + 1));
+        if (k < ps[i].answer.size()) prefix.push_back(y);
+      }
+    }
   std::vector<std::vector<int32_t>> outputs;
   std::string text;
   if (o.eval) {
