@@ -31,17 +31,6 @@ struct Golden {
   int64_t leaf = -1;
 };
 
-std::vector<double> numbers(const std::string& line, const std::string& name) {
-  std::istringstream is(line);
-  std::string head;
-  is >> head;
-  REQUIRE(head == name);
-  std::vector<double> v;
-  double x;
-  while (is >> x) v.push_back(x);
-  return v;
-}
-
 std::vector<Golden> read_golden() {
   std::ifstream f(test::testdata("ham/cases.txt"));
   REQUIRE(f);
@@ -58,7 +47,7 @@ std::vector<Golden> read_golden() {
     g.in.hard = mode == "hard";
     auto next = [&](const char* name) {
       REQUIRE(std::getline(f, line));
-      return numbers(line, name);
+      return test::golden_numbers(line, name);
     };
     g.w.join_w = next("join_w");
     g.w.join_b = next("join_b");

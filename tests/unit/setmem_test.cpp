@@ -29,17 +29,6 @@ struct Golden {
   std::vector<double> strengths, erase_weights, read_weights, read;
 };
 
-std::vector<double> numbers(const std::string& line, const std::string& name) {
-  std::istringstream is(line);
-  std::string head;
-  is >> head;
-  REQUIRE(head == name);
-  std::vector<double> v;
-  double x;
-  while (is >> x) v.push_back(x);
-  return v;
-}
-
 std::vector<Golden> read_golden() {
   std::ifstream f(test::testdata("setmem/cases.txt"));
   REQUIRE(f);
@@ -55,7 +44,7 @@ std::vector<Golden> read_golden() {
     g.in.m = m;
     auto next = [&](const char* name) {
       REQUIRE(std::getline(f, line));
-      return numbers(line, name);
+      return test::golden_numbers(line, name);
     };
     g.in.strengths = next("strengths");
     g.in.keys = next("keys");

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,18 @@ inline std::string testdata(const std::string& rel) {
 
 // A case that cannot run here (data absent) says so on standard output; CTest marks it
 // "Skipped" (cmake/unit_cases.cmake), where silence would look like a pass. Return after it.
+// The numbers of a golden file's line "NAME x1 x2 ..." (the line must start with `name`).
+inline std::vector<double> golden_numbers(const std::string& line, const std::string& name) {
+  std::istringstream is(line);
+  std::string head;
+  is >> head;
+  REQUIRE(head == name);
+  std::vector<double> v;
+  double x;
+  while (is >> x) v.push_back(x);
+  return v;
+}
+
 inline void skip(const std::string& why) { std::cout << "SKIPPED: " << why << std::endl; }
 
 // A fresh folder under /tmp, removed with its files when the test ends.
