@@ -88,6 +88,15 @@ class DatasetModule : public Module {
   // The current batch's items: indices into the training set.
   const std::vector<int64_t>& batch() const { return batch_; }
   int64_t batch_items() const { return static_cast<int64_t>(batch_.size()); }
+  // Pointers to the current batch's items [begin, end) of `set` (a slice's items).
+  template <class Item>
+  std::vector<const Item*> slice_items(const std::vector<Item>& set, int64_t begin,
+                                       int64_t end) const {
+    std::vector<const Item*> items;
+    for (int64_t i = begin; i < end; ++i)
+      items.push_back(&set[static_cast<size_t>(batch_[static_cast<size_t>(i)])]);
+    return items;
+  }
   // Called by begin_batch once batch() holds s's items.
   virtual void on_batch(const nn::TrainState&) {}
   // Records an evaluation (its metrics and its score, lower is better) and returns the metrics.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attnkit/autodiff/ops.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/helpers.h"
@@ -10,6 +11,13 @@
 #include "attnkit/train/dist.h"
 
 namespace attnkit::train {
+
+Slice per_token(ad::Var sum, int64_t tokens) {
+  Slice s;
+  s.weight = static_cast<double>(std::max<int64_t>(tokens, 1));
+  s.loss = ad::mul(sum, 1.0f / static_cast<float>(s.weight));
+  return s;
+}
 
 namespace {
 

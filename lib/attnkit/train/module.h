@@ -44,6 +44,9 @@ struct Slice {
   std::vector<double> sums = {};  // counts to add up over the batch, in slice_sums() order
 };
 
+// A slice whose loss is the mean of `sum` over its `tokens` (at least 1).
+Slice per_token(ad::Var sum, int64_t tokens);
+
 enum class Reduction { Mean, Sum };
 
 struct StepEnd {

@@ -515,15 +515,9 @@ PtrTraining::PtrTraining(PtrNetConfig config, PtrTrainOptions o, std::vector<Ptr
 }
 
 train::Slice PtrTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
-  std::vector<const PtrProblem*> items;
-  for (int64_t i = begin; i < end; ++i)
-    items.push_back(&train_[static_cast<size_t>(batch()[static_cast<size_t>(i)])]);
   int64_t tokens = 0;
-  Var sum = model_->loss(t, items, &tokens);
-  train::Slice s;
-  s.weight = static_cast<double>(std::max<int64_t>(tokens, 1));
-  s.loss = ad::mul(sum, 1.0f / static_cast<float>(s.weight));
-  return s;
+  Var sum = model_->loss(t, slice_items(train_, begin, end), &tokens);
+  return train::per_token(sum, tokens);
 }
 
 std::vector<std::string> PtrTraining::eval_metrics() const {
