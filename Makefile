@@ -46,11 +46,12 @@ test: deps
 # Zen on AVX2; the skipped ones named). The families round differently, so a training takes
 # another path: a test whose verdict hangs on the kernel fails here rather than on the next
 # machine. KERNELS="A B" replaces the choice; a family the CPU lacks is never forced.
-# KERNELS_SKIP_OWN=1 leaves out the family of OpenBLAS's own core (make test ran it); the
-# tests labelled text or noblas (no kernel arithmetic in their verdicts) are left out.
+# KERNELS_SKIP_OWN=1 leaves out the family of OpenBLAS's own core (make test ran it), and
+# KERNELS_MAX=N keeps the last N families of the list; the tests labelled text or noblas (no
+# kernel arithmetic in their verdicts) are left out.
 test-kernels: deps
 	$(MAKE) build
-	KERNELS="$(KERNELS)" KERNELS_SKIP_OWN="$(KERNELS_SKIP_OWN)" bash tests/kernels.sh $(BUILD) $(JOBS)
+	KERNELS="$(KERNELS)" KERNELS_SKIP_OWN="$(KERNELS_SKIP_OWN)" KERNELS_MAX="$(KERNELS_MAX)" bash tests/kernels.sh $(BUILD) $(JOBS)
 
 # One build with AddressSanitizer and UndefinedBehaviorSanitizer (clang, -O1, line tables;
 # build-sanitize) serves both targets below: make test-sanitize runs the unit and
@@ -70,12 +71,13 @@ test-sanitize:
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -E '^cli_install$$' -LE 'pipeline|slow|text|mpi'
 
-# Every libFuzzer harness (tests/fuzz) for SECONDS seconds, from its seed corpus.
+# Every libFuzzer harness (tests/fuzz) for SECONDS seconds, from its seed corpus, JOBS at a
+# time (each harness is one process).
 fuzz:
 	$(MAKE) deps EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
 	$(SANITIZE_CONFIG)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target fuzzers
-	bash tests/fuzz/run.sh $(SANITIZE_BUILD) $(SECONDS)
+	bash tests/fuzz/run.sh $(SANITIZE_BUILD) $(SECONDS) $(JOBS)
 
 demo: deps
 	$(MAKE) build

@@ -14,7 +14,10 @@
 # a family the CPU cannot execute is still skipped, never forced. KERNELS_SKIP_OWN=1 leaves
 # out the family of the core OpenBLAS picks by itself here (asked from a built tool), for a
 # run just after make test, which ran every test on that core already (.ci/run does this);
-# KERNELS_SKIP_OWN=CORE names that core instead of asking (for tests).
+# KERNELS_SKIP_OWN=CORE names that core instead of asking (for tests). KERNELS_MAX=N then keeps
+# the last N families of the list (the ones named later in the lists above: on an AVX2 machine
+# whose own core is Zen, Sandybridge rather than Haswell), so that .ci/run's time does not grow
+# with the CPU it lands on; the families left out are named.
 #   bash tests/kernels.sh BUILD_DIR JOBS
 #   bash tests/kernels.sh --list        the families it would run, one line (for tests;
 #                                       ATTNKIT_CPUINFO=FILE reads another CPU's description)
@@ -110,6 +113,13 @@ if [ -n "${KERNELS_SKIP_OWN:-}" ] && [ "$KERNELS_SKIP_OWN" != 0 ]; then
     [ $list = 1 ] && echo "run:"
     exit 0
   fi
+fi
+if [ -n "${KERNELS_MAX:-}" ]; then
+  case $KERNELS_MAX in *[!0-9]* | 0) echo "make test-kernels: KERNELS_MAX must be a whole number above 0, not '$KERNELS_MAX'" >&2; exit 2 ;; esac
+  while [ ${#run[@]} -gt "$KERNELS_MAX" ]; do
+    echo "make test-kernels: skipping ${run[0]}: KERNELS_MAX=$KERNELS_MAX keeps the last of: ${run[*]}"
+    run=("${run[@]:1}")
+  done
 fi
 if [ $list = 1 ]; then echo "run: ${run[*]}"; exit 0; fi
 for k in "${run[@]}"; do

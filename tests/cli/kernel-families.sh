@@ -46,6 +46,19 @@ check_eq "$(own Zen | sed -n 's/^run: //p')" "Haswell Sandybridge" "AVX2 AMD, ow
 cpu GenuineIntel avx avx2 fma
 check_eq "$(own Haswell | sed -n 's/^run: //p')" "Sandybridge" "AVX2 Intel, own core Haswell"
 check_eq "$(own 0 | sed -n 's/^run: //p')" "Haswell Sandybridge" "KERNELS_SKIP_OWN=0"
+# KERNELS_MAX=N: the last N of what would run, the others named; a bad N is a usage error.
+cpu AuthenticAMD avx avx2 fma
+out=$(ATTNKIT_CPUINFO="$T/cpuinfo" KERNELS_SKIP_OWN=Zen KERNELS_MAX=1 bash "$ATTNKIT_SRC/tests/kernels.sh" --list 2>&1)
+check_eq "$(echo "$out" | sed -n 's/^run: //p')" "Sandybridge" "AVX2 AMD, own core Zen, KERNELS_MAX=1"
+CHECKS=$((CHECKS + 1))
+echo "$out" | grep -q 'skipping Haswell: KERNELS_MAX=1 keeps the last of: Haswell Sandybridge' ||
+  fail "the family KERNELS_MAX left out is not named: $out"
+out=$(ATTNKIT_CPUINFO="$T/cpuinfo" KERNELS_MAX=2 bash "$ATTNKIT_SRC/tests/kernels.sh" --list 2>&1)
+check_eq "$(echo "$out" | sed -n 's/^run: //p')" "Sandybridge Zen" "AVX2 AMD, KERNELS_MAX=2"
+cpu GenuineIntel $avx512
+check_eq "$(ATTNKIT_CPUINFO="$T/cpuinfo" KERNELS_SKIP_OWN=SkylakeX KERNELS_MAX=1 bash "$ATTNKIT_SRC/tests/kernels.sh" --list 2>&1 | sed -n 's/^run: //p')" \
+  "Haswell" "AVX-512, KERNELS_MAX=1 with one family left"
+expect_err 2 "KERNELS_MAX must be a whole number" env ATTNKIT_CPUINFO="$T/cpuinfo" KERNELS_MAX=0 bash "$ATTNKIT_SRC/tests/kernels.sh" --list
 # The own core asked from the built tool: never a family of this run's list.
 CHECKS=$((CHECKS + 1))
 real=$(KERNELS_SKIP_OWN=1 bash "$ATTNKIT_SRC/tests/kernels.sh" --list "$ATTNKIT_BUILD" 2>&1) ||
