@@ -63,13 +63,14 @@ SANITIZE_CONFIG := CC=clang CXX=clang++ cmake -S . -B $(SANITIZE_BUILD) \
 # Left out under the sanitizers: the MPI tests (label mpi: Open MPI's own allocations are
 # not ours to judge), the install test (its consumer project is not instrumented), and the labels
 # pipeline and slow (the pipelines' --quick runs, the convergence tests and the long
-# numerical sweeps: over tools the other command-line tests already cover).
+# numerical sweeps: over tools the other command-line tests already cover), and nosan (the
+# kill -9 property tests and the NTM's pairs path: many repeats of code other tests run there).
 test-sanitize:
 	$(MAKE) deps EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
 	$(SANITIZE_CONFIG)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -E '^cli_install$$' -LE 'pipeline|slow|text|mpi'
+	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -E '^cli_install$$' -LE 'pipeline|slow|text|mpi|nosan'
 
 # Every libFuzzer harness (tests/fuzz) for SECONDS seconds, from its seed corpus, JOBS at a
 # time (each harness is one process).

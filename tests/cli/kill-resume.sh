@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: nosan
 # cost: 27
 # A property of the training layer: kill -9 at any moment (mid-step, mid-checkpoint-write)
 # leaves the previous or the new checkpoint, never a damaged one, and no temporary that a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# labels: nosan
 # ntm-train and ntm-run on transduce-gen's symbol pairs: a short copy training run whose cost
 # must fall, the vocabulary in the model, answers, stackmem-run's coarse/fine table, traces, an
 # exact resume, and every documented error of the pairs path (bad lines, symbols outside the
