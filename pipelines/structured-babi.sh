@@ -78,7 +78,8 @@ cell() {  # cell TASK KIND → "answer/facts"
   awk -F'\t' -v t="$1" -v k="$2" 'NR > 1 && $1 == t && $2 == k { print $6 "\t" $3 "\t" $4 "\t" $5 }' \
     "$dir/runs.tsv" | sort -t$'\t' -k1,1g -k2,2n |
     awk -F'\t' '{ n++; err[n] = $3; f[n] = $4 }
-      END { h = int((n + 1) / 2); s = 0; m = 0
+      END { if (!n) { print "-/-"; exit }
+            h = int((n + 1) / 2); s = 0; m = 0
             for (i = 1; i <= h; i++) if (f[i] != "-") { s += f[i]; m++ }
             printf "%.1f/%s\n", 100 - err[1], m ? sprintf("%.1f", s / m) : "-" }'
 }
