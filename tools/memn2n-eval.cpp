@@ -1,7 +1,5 @@
 // memn2n-eval: a trained memory network's error on each bAbI task's test set (Table 1).
-#include <cstdio>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,7 +9,7 @@
 #include "attnkit/data/babi.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/memory/memn2n/file.h"
-#include "attnkit/memory/memn2n/train.h"
+#include "attnkit/memory/memn2n/run.h"
 
 int main(int argc, char** argv) {
   return attnkit::cli::run("memn2n-eval", argc, argv, [](attnkit::cli::App& app) {
@@ -38,8 +36,12 @@ int main(int argc, char** argv) {
         "the table (- is standard output)");
     app.enable(attnkit::cli::kQuiet);
     app.epilog(
-        "Output (TSV): a header 'task error pass', one row per task (error in percent with\n"
-        "one decimal, pass yes/no), then 'mean E yes|no' and 'failed N -'.");
+        "Output (TSV): a header 'task error pass facts', one row per task (error in percent\n"
+        "with one decimal, pass yes/no, facts: supporting-fact selection in percent, - when\n"
+        "the file marks none), then 'mean E yes|no F' and 'failed N - -'. Fact selection\n"
+        "(Kim et al. 2017): hop k's argmax sentence against the k-th supporting fact as the\n"
+        "file lists them; with fewer facts than hops the later hops are not scored, and a\n"
+        "fact the memory no longer holds is a miss.");
     app.parse();
     attnkit::cli::parse_option("--split", [&] {
       return attnkit::parse_choice<int>("split", split, {{"test", 0}, {"train", 1}});
@@ -54,28 +56,11 @@ int main(int argc, char** argv) {
     }
     const mem::LoadedMemN2N m = mem::load_memn2n(model_path);
     if (tasks.empty()) tasks = m.tasks;
-    std::ostringstream o;
-    o << "task\terror\tpass\n";
-    double sum = 0.0;
-    int failed = 0;
-    char b[64];
-    for (int t : tasks) {
-      const auto ex = data::read_babi(data::babi_task_file(dir, t, split));
-      const auto enc = mem::encode_babi(ex, m.vocab, m.model->config().memory);
-      const double err = 100.0 * mem::error_rate(enc, mem::evaluate(*m.model, enc).predicted);
-      std::snprintf(b, sizeof b, "%d\t%.1f\t%s\n", t, err, err <= pass ? "yes" : "no");
-      o << b;
-      sum += err;
-      failed += err > pass;
-    }
-    const double mean = tasks.empty() ? 0.0 : sum / static_cast<double>(tasks.size());
-    std::snprintf(b, sizeof b, "mean\t%.1f\t%s\nfailed\t%d\t-\n", mean, mean <= pass ? "yes" : "no",
-                  failed);
-    o << b;
+    const std::string table = mem::eval_table(m, dir, tasks, split, pass);
     if (out == "-") {
-      std::cout << o.str();
+      std::cout << table;
     } else {
-      attnkit::io::write_file(out, o.str());
+      attnkit::io::write_file(out, table);
     }
   });
 }

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   return ak::cli::run("memn2n-train", argc, argv, [](ak::cli::App& app) {
     namespace po = boost::program_options;
     std::string out, task = "1", tying = "adjacent", pe_form = "code", clip_kind = "spectral",
-                     pe_length = "sentence";
+                     pe_length = "sentence", attention = "softmax";
     bool joint = false, no_pe = false, no_te = false, no_ls = false, no_rn = false, kv = false,
          mask_empty = false;
     mem::MemN2NDataOptions d;
@@ -38,7 +38,10 @@ int main(int argc, char** argv) {
     app.options().add_options()(
         "input,i", po::value(&d.dir)->value_name("DIR")->required(),
         "a bAbI directory holding qaN_*_train.txt files (the data set's en/ or en-10k/)")(
-        "output,o", po::value(&out)->value_name("MODEL")->required(), "the trained model");
+        "output,o", po::value(&out)->value_name("MODEL")->required(), "the trained model")(
+        "attention", po::value(&attention)->value_name("KIND")->default_value(attention),
+        "how the hops attend: softmax (MemN2N's), unary (independent hops) or crf (a chain CRF "
+        "over the memory each hop reads, Kim et al. 2017); stored in the model");
     for (const char* f : {"pe", "te", "ls", "rn"})  // old configuration keys: the default now
       app.config_options().add_options()(f, po::bool_switch(),
                                          "no effect: on by default (kept for one release)");
@@ -105,6 +108,8 @@ int main(int argc, char** argv) {
     try {
       d.tasks = ak::data::parse_babi_tasks(task);
       cfg.tying = mem::parse_tying(tying), cfg.pe_form = mem::parse_pe_form(pe_form);
+      cfg.attention =
+          ak::cli::parse_option("--attention", [&] { return mem::parse_hop_attention(attention); });
     } catch (const ak::DataError& e) {
       throw ak::UsageError(e.what());
     }

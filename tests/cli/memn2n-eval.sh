@@ -5,8 +5,12 @@ D="$ATTNKIT_TESTDATA/babi"
 help_ok memn2n-eval
 memn2n-train -q -i "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
 
-expect_out "$(printf 'task\terror\tpass\n1\t0.0\tyes\nmean\t0.0\tyes\nfailed\t0\t-')" \
-  memn2n-eval --model m.akm -i "$D"
+expect 0 memn2n-eval --model m.akm -i "$D"
+check_eq "$(cut -f1-3 "$T/out" | tr '\t\n' ' |')" "task error pass|1 0.0 yes|mean 0.0 yes|failed 0 -|" "the table"
+# the fourth column: supporting-fact selection in percent (task 1 marks one fact a question)
+check_eq "$(awk -F'\t' 'NR == 1 { print $4 } $1 == "failed" { print $4 }' "$T/out" | tr '\n' ' ')" "facts - " "facts column"
+check_eq "$(awk -F'\t' '$1 == 1 && $4 ~ /^[0-9]+\.[0-9]$/ && $4 <= 100 { print "ok" }' "$T/out")" ok "task 1's facts"
+check_eq "$(awk -F'\t' '$1 == 1 { a = $4 } $1 == "mean" { b = $4 } END { print (a == b) }' "$T/out")" 1 "mean facts"
 # a task the model never saw: its answers (yes/no) are not in the vocabulary → all wrong
 expect 0 memn2n-eval --model m.akm -i "$D" --task 1,6 -o t.tsv
 check_eq "$(awk '$1 == 6 { print $2, $3 } $1 == "failed" { print $2 }' t.tsv | tr '\n' ' ')" \

@@ -52,6 +52,22 @@ for f in pe te ls rn; do
   expect 0 memn2n-train -q -i "$D" $q2 --no-$f -o no$f.akm
   cmp -s pc.akm no$f.akm && fail "--no-$f made no difference"
 done
+# structured attention over the hops (--attention unary|crf): another model, the same for any
+# --threads; the kind is stored, and memn2n-eval and memn2n-answer read it
+expect 0 memn2n-train -q -i "$D" $q2 --attention crf -o crf.akm
+cmp -s pc.akm crf.akm && fail "--attention crf made no difference"
+expect 0 memn2n-train -q -i "$D" $q2 --attention crf --threads 1 -o crf1.akm
+cmp -s crf.akm crf1.akm || fail "--attention crf: another model on 1 thread"
+expect 0 memn2n-train -q -i "$D" $q2 --attention unary -o un.akm
+cmp -s crf.akm un.akm && fail "--attention unary gave the crf's model"
+expect 0 memn2n-eval --model crf.akm -i "$D"
+check_eq "$(awk -F'\t' '$1 == 1 && $4 ~ /^[0-9]+\.[0-9]$/ { print "ok" }' "$T/out")" ok "crf model evaluated"
+printf '1 Mary went to the kitchen.\n2 Where is Mary?\tkitchen\t1\n' >s.txt
+expect 0 memn2n-answer --model crf.akm -i s.txt
+expect_err 2 "attention" memn2n-train -i "$D" --attention binary -o x.akm
+expect_err 2 "needs adjacent tying and no Key-Value" memn2n-train -i "$D" --attention crf --kv -o x.akm
+expect_err 2 "needs adjacent tying and no Key-Value" memn2n-train -i "$D" --attention unary --tying layerwise -o x.akm
+no_file x.akm
 expect_err 2 "--clip-kind must be l2 or spectral" memn2n-train -i "$D" --clip-kind max -o x.akm
 expect_err 2 "--pe-length must be sentence or longest" memn2n-train -i "$D" --pe-length 9 -o x.akm
 no_file x.akm

@@ -1,25 +1,89 @@
 #include "attnkit/memory/memn2n/file.h"
 
+#include <functional>
+#include <utility>
+
 #include "attnkit/core/error.h"
 #include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/params.h"
 
 namespace attnkit::memory {
 
+namespace {
+
+// One architecture number of the model file ("arch/<key>", a whole number in [lo, hi]).
+// A file that lacks an optional one (written before it existed) loads with `absent`.
+struct ArchField {
+  const char* key = nullptr;
+  int64_t lo = 0, hi = 0;
+  bool optional = false;
+  int64_t absent = 0;
+  bool omit_absent = false;  // not written when the value is `absent` (files stay as before)
+  std::function<int64_t()> get;
+  std::function<void(int64_t)> set;
+};
+
+// Every stored hyper-parameter of the Config, each key once: put_memn2n writes this list and
+// load_memn2n reads it.
+std::vector<ArchField> arch_fields(MemN2NConfig& c) {
+  auto number = [](int64_t& m) {
+    return std::make_pair(std::function<int64_t()>([&m] { return m; }),
+                          std::function<void(int64_t)>([&m](int64_t v) { m = v; }));
+  };
+  auto flag = [](bool& m) {
+    return std::make_pair(std::function<int64_t()>([&m] { return int64_t{m}; }),
+                          std::function<void(int64_t)>([&m](int64_t v) { m = v != 0; }));
+  };
+  auto field = [](const char* key, int64_t lo, int64_t hi,
+                  std::pair<std::function<int64_t()>, std::function<void(int64_t)>> io) {
+    ArchField f;
+    f.key = key, f.lo = lo, f.hi = hi;
+    f.get = std::move(io.first), f.set = std::move(io.second);
+    return f;
+  };
+  auto optional = [](ArchField f, int64_t absent, bool omit = false) {
+    f.optional = true, f.absent = absent, f.omit_absent = omit;
+    return f;
+  };
+  return {
+      field("vocab", 2, 1 << 24, number(c.vocab)),
+      field("dim", 1, 1 << 16, number(c.dim)),
+      field("hops", 1, 10,
+            {[&c] { return int64_t{c.hops}; }, [&c](int64_t v) { c.hops = static_cast<int>(v); }}),
+      field("memory", 1, 1 << 20, number(c.memory)),
+      field("pe", 0, 1, flag(c.pe)),
+      // models saved before the form was a choice used the paper's
+      optional(field("pe_code", 0, 1,
+                     {[&c] { return int64_t{c.pe_form == PeForm::Code}; },
+                      [&c](int64_t v) { c.pe_form = v ? PeForm::Code : PeForm::Paper; }}),
+               0),
+      // models saved before it existed: each sentence's own J
+      optional(field("pe_words", 0, 1 << 20, number(c.pe_words)), 0),
+      field("te", 0, 1, flag(c.te)),
+      field("kv", 0, 1, flag(c.kv)),
+      // models saved before the choice existed masked the empty slots
+      optional(field("mask_empty", 0, 1, flag(c.mask_empty)), 1),
+      field("layerwise", 0, 1,
+            {[&c] { return int64_t{c.tying == Tying::LayerWise}; },
+             [&c](int64_t v) { c.tying = v ? Tying::LayerWise : Tying::Adjacent; }}),
+      // 0 softmax, 1 unary, 2 crf; not written for softmax (those files are as before)
+      optional(field("attention", 0, 2,
+                     {[&c] { return static_cast<int64_t>(c.attention); },
+                      [&c](int64_t v) { c.attention = static_cast<HopAttention>(v); }}),
+               0, true),
+  };
+}
+
+}  // namespace
+
 void put_memn2n(nn::ModelFile& m, const MemN2NConfig& cfg, const data::Vocab& vocab,
                 const std::vector<int>& tasks) {
   m.kind = kMemN2NKind;
-  m.numbers["arch/vocab"] = static_cast<double>(cfg.vocab);
-  m.numbers["arch/dim"] = static_cast<double>(cfg.dim);
-  m.numbers["arch/hops"] = cfg.hops;
-  m.numbers["arch/memory"] = static_cast<double>(cfg.memory);
-  m.numbers["arch/pe"] = cfg.pe;
-  m.numbers["arch/pe_code"] = cfg.pe_form == PeForm::Code;
-  m.numbers["arch/pe_words"] = static_cast<double>(cfg.pe_words);
-  m.numbers["arch/te"] = cfg.te;
-  m.numbers["arch/kv"] = cfg.kv;
-  m.numbers["arch/mask_empty"] = cfg.mask_empty;
-  m.numbers["arch/layerwise"] = cfg.tying == Tying::LayerWise;
+  MemN2NConfig c = cfg;
+  for (const ArchField& f : arch_fields(c)) {
+    const int64_t v = f.get();
+    if (!(f.omit_absent && v == f.absent)) m.set_arch(f.key, v);
+  }
   m.texts["vocab"] = vocab.format();
   std::vector<std::string> t;
   for (int x : tasks) t.push_back(std::to_string(x));
@@ -30,22 +94,10 @@ LoadedMemN2N load_memn2n(const nn::ModelFile& m) {
   try {
     if (m.kind != kMemN2NKind) throw DataError("is a " + m.kind + " model, expected memn2n");
     MemN2NConfig cfg;
-    cfg.vocab = m.integer("arch/vocab", 2, 1 << 24);
-    cfg.dim = m.integer("arch/dim", 1, 1 << 16);
-    cfg.hops = static_cast<int>(m.integer("arch/hops", 1, 10));
-    cfg.memory = m.integer("arch/memory", 1, 1 << 20);
-    cfg.pe = m.integer("arch/pe", 0, 1) != 0;
-    // models saved before the form was a choice used the paper's
-    cfg.pe_form = m.numbers.count("arch/pe_code") && m.integer("arch/pe_code", 0, 1)
-                      ? PeForm::Code
-                      : PeForm::Paper;
-    // models saved before it existed: each sentence's own J
-    cfg.pe_words = m.numbers.count("arch/pe_words") ? m.integer("arch/pe_words", 0, 1 << 20) : 0;
-    cfg.te = m.integer("arch/te", 0, 1) != 0;
-    cfg.kv = m.integer("arch/kv", 0, 1) != 0;
-    // models saved before the choice existed masked the empty slots
-    cfg.mask_empty = !m.numbers.count("arch/mask_empty") || m.integer("arch/mask_empty", 0, 1);
-    cfg.tying = m.integer("arch/layerwise", 0, 1) ? Tying::LayerWise : Tying::Adjacent;
+    for (const ArchField& f : arch_fields(cfg))
+      f.set(f.optional && !m.numbers.count(std::string("arch/") + f.key)
+                ? f.absent
+                : m.arch(f.key, f.lo, f.hi));
     LoadedMemN2N out;
     out.vocab = data::Vocab::parse(m.text("vocab"), m.file.empty() ? "vocab" : m.file);
     if (out.vocab.size() != cfg.vocab)

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "attnkit/autodiff/ops_structured.h"
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 
@@ -32,6 +33,19 @@ PeForm parse_pe_form(const std::string& text) {
 }
 
 const char* pe_form_name(PeForm f) { return f == PeForm::Paper ? "paper" : "code"; }
+
+HopAttention parse_hop_attention(const std::string& text) {
+  return parse_choice<HopAttention>("attention", text,
+                                    {
+                                        {"softmax", HopAttention::Softmax},
+                                        {"unary", HopAttention::Unary},
+                                        {"crf", HopAttention::Crf},
+                                    });
+}
+
+const char* hop_attention_name(HopAttention a) {
+  return a == HopAttention::Softmax ? "softmax" : a == HopAttention::Unary ? "unary" : "crf";
+}
 
 Tensor position_encoding(int64_t J, int64_t d, PeForm form) {
   if (J < 1 || d < 1) throw ShapeError("position_encoding: J and d must be positive");
@@ -145,6 +159,9 @@ MemN2N::MemN2N(const MemN2NConfig& cfg, uint64_t seed) : cfg_(cfg) {
   if (cfg.dim < 1) throw UsageError("memn2n: the embedding size must be at least 1");
   if (cfg.hops < 1 || cfg.hops > 10) throw UsageError("memn2n: hops must be 1 to 10");
   if (cfg.memory < 1) throw UsageError("memn2n: the memory must hold at least 1 sentence");
+  if (cfg.attention != HopAttention::Softmax && (cfg.kv || cfg.tying != Tying::Adjacent))
+    throw UsageError(std::string("memn2n: attention ") + hop_attention_name(cfg.attention) +
+                     " needs adjacent tying and no Key-Value");
   Rng rng(seed);
   const int64_t V = cfg.vocab, d = cfg.dim, Tr = cfg.time_rows();
   auto add = [&](const std::string& name, Shape s) {
@@ -234,6 +251,7 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
       static_cast<int64_t>(b.time.size()) != b.B * b.M ||
       static_cast<int64_t>(b.query.size()) != b.B * b.Jq || b.mask.size() != b.B * b.M)
     throw ShapeError("memn2n: inconsistent batch sizes");
+  if (cfg_.attention != HopAttention::Softmax) return structured_forward(t, b, softmax, attention);
   const int K = cfg_.hops;
   auto time = [&](size_t i) { return times_.empty() ? nullptr : times_[i]; };
   if (cfg_.kv) {
@@ -267,6 +285,53 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
     u = ad::add(ad::linear(u, t.param(*mats_[0])), o);
   }
   return ad::linear(u, t.param(*tables_[3]));
+}
+
+Var MemN2N::structured_forward(Tape& t, const MemBatch& b, bool softmax,
+                               std::vector<Var>* attention) const {
+  const int K = cfg_.hops;
+  const int64_t B = b.B, M = b.M, d = cfg_.dim;
+  auto time = [&](size_t i) { return times_.empty() ? nullptr : times_[i]; };
+  const Var u1 = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {B}, cfg_.pe, cfg_.pe_form,
+                                  cfg_.pe_words);
+  std::vector<Var> ms, cs, scores;  // hop k reads m^k, c^k (A^{k+1} = C^k)
+  ms.push_back(memory_embedding(t, b, tables_[0], time(0)));
+  for (int k = 0; k < K; ++k) {
+    cs.push_back(memory_embedding(t, b, tables_[static_cast<size_t>(k + 1)], time(k + 1)));
+    if (k + 1 < K) ms.push_back(cs.back());
+  }
+  for (int k = 0; k < K; ++k)
+    scores.push_back(
+        ad::reshape(ad::matmul(ms[static_cast<size_t>(k)], ad::reshape(u1, {B, d, 1})), {B, M}));
+  std::vector<Var> p(static_cast<size_t>(K));
+  if (!softmax) {  // linear start: the unary scores as weights
+    for (int k = 0; k < K; ++k)
+      p[static_cast<size_t>(k)] =
+          ad::mul(scores[static_cast<size_t>(k)], t.constant(b.mask.clone()));
+  } else {
+    std::vector<int64_t> states(static_cast<size_t>(B), 0);
+    for (int64_t r = 0; r < B; ++r)  // the filled slots lead (slot 0: the latest sentence)
+      for (int64_t i = 0; i < M; ++i) states[static_cast<size_t>(r)] += b.mask.at(r, i) != 0.0f;
+    Var pair;  // [B, K-1, M, M]: c^k_i · m^{k+1}_j
+    if (cfg_.attention == HopAttention::Crf && K > 1) {
+      std::vector<Var> links;
+      for (int k = 0; k + 1 < K; ++k)
+        links.push_back(
+            ad::matmul(cs[static_cast<size_t>(k)], ms[static_cast<size_t>(k + 1)], false, true));
+      pair = ad::stack(links, 1);
+    }
+    const Var marg = ad::hop_chain_marginals(ad::stack(scores, 1), pair, states);  // [B, K, M]
+    for (int k = 0; k < K; ++k)
+      p[static_cast<size_t>(k)] = ad::reshape(ad::slice(marg, 1, k, k + 1), {B, M});
+  }
+  Var u = u1;
+  for (int k = 0; k < K; ++k) {
+    const Var& pk = p[static_cast<size_t>(k)];
+    if (attention) attention->push_back(pk);
+    u = ad::add(
+        u, ad::reshape(ad::matmul(ad::reshape(pk, {B, 1, M}), cs[static_cast<size_t>(k)]), {B, d}));
+  }
+  return ad::linear(u, t.param(*tables_[static_cast<size_t>(K)]));
 }
 
 }  // namespace attnkit::memory

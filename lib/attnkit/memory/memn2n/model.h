@@ -26,6 +26,18 @@
 // softmax, p_i = e^{s_i} / (Σ_j e^{s_j} + (M − n)) over the n sentences: an attention sink
 // that lets a hop find "nothing relevant". With mask_empty they get weight exactly 0. How
 // a batch is padded never matters (n and M are the question's and the configuration's).
+//
+// Structured attention over the hops (Kim, Denton, Hoang & Rush 2017, section 4.3;
+// `attention` crf): z_k, the memory hop k reads, is one state of a linear-chain CRF over the K
+// hops (attention/structured.h's hop chain), with unary potentials θ_k(i) = u^1 · m^k_i and
+// pairwise potentials θ_k,k+1(i, j) = c^k_i · m^{k+1}_j: MemN2N's score at hop k+1 with the
+// query u^1 + c^k_i of a hard choice z_k = i, cut to first order (learned through the
+// embeddings, no weights of its own). The hops' weights are the marginals p(z_k = i) (by
+// forward-backward, gradients through its backward), o^k = Σ_i p(z_k = i) c^k_i and
+// logits = W (u^1 + Σ_k o^k): the answer state's expectation under the chain. `unary` drops
+// the pairwise potentials (independent hops, each a softmax of u^1 · m^k_i: the paper's
+// "Unary CRF" column). Both mask the empty slots (no attention sink), need adjacent tying and
+// no Key-Value; with linear start each hop's weights are its unary scores (masked).
 #pragma once
 
 #include <cstdint>
@@ -46,6 +58,11 @@ const char* pe_form_name(PeForm f);
 // "adjacent" / "layerwise" (or "layer-wise"); ChoiceError otherwise.
 Tying parse_tying(const std::string& text);
 const char* tying_name(Tying t);
+// How the hops attend (see the header comment).
+enum class HopAttention { Softmax, Unary, Crf };
+// "softmax" / "unary" / "crf"; ChoiceError otherwise.
+HopAttention parse_hop_attention(const std::string& text);
+const char* hop_attention_name(HopAttention a);
 
 struct MemN2NConfig {
   int64_t vocab = 0;              // V: word ids 0..V-1 (0 is "no word")
@@ -64,6 +81,7 @@ struct MemN2NConfig {
   bool kv = false;          // the Key-Value variant (its own weights; tying unused)
   bool mask_empty = false;  // empty slots get no weight (models saved before: true)
   float init_std = 0.1f;    // weights drawn from N(0, init_std²)
+  HopAttention attention = HopAttention::Softmax;  // (models saved before: softmax)
   // Rows of the temporal tables: ages 0..time_rows-1 (M plus room for random noise).
   int64_t time_rows() const { return memory + memory / 10 + 1; }
 };
@@ -116,6 +134,8 @@ class MemN2N {
                            ad::Parameter* time) const;
   ad::Var hop(ad::Tape& t, const MemBatch& b, ad::Var u, ad::Var m, ad::Var c, bool softmax,
               std::vector<ad::Var>* attention) const;
+  ad::Var structured_forward(ad::Tape& t, const MemBatch& b, bool softmax,
+                             std::vector<ad::Var>* attention) const;
   MemN2NConfig cfg_;
   nn::ParamStore ps_;
   // Adjacent: E_0..E_K, T_0..T_K. Layer-wise: A, C, B, W, T_A, T_C, H.

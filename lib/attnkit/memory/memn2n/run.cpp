@@ -112,4 +112,40 @@ MemN2NAnswers answer_memn2n(const MemN2NRunOptions& o, const GivenOption& given,
   return a;
 }
 
+std::string eval_table(const LoadedMemN2N& m, const std::string& dir, const std::vector<int>& tasks,
+                       const std::string& split, double pass) {
+  std::ostringstream o;
+  o << "task\terror\tpass\tfacts\n";
+  double sum = 0.0, fact_sum = 0.0;
+  int failed = 0, with_facts = 0;
+  char b[96];
+  auto pct = [](char* buf, size_t size, const FactSelection& f) {
+    if (f.scored)
+      std::snprintf(buf, size, "%.1f", 100.0 * f.rate());
+    else
+      std::snprintf(buf, size, "-");
+  };
+  for (int t : tasks) {
+    const auto ex = data::read_babi(data::babi_task_file(dir, t, split));
+    const auto enc = encode_babi(ex, m.vocab, m.model->config().memory);
+    const EvalResult r = evaluate(*m.model, enc, false, true);
+    const double err = 100.0 * error_rate(enc, r.predicted);
+    const FactSelection f = fact_selection(enc, r.attention);
+    char facts[16];
+    pct(facts, sizeof facts, f);
+    std::snprintf(b, sizeof b, "%d\t%.1f\t%s\t%s\n", t, err, err <= pass ? "yes" : "no", facts);
+    o << b;
+    sum += err;
+    failed += err > pass;
+    if (f.scored) fact_sum += 100.0 * f.rate(), ++with_facts;
+  }
+  const double mean = tasks.empty() ? 0.0 : sum / static_cast<double>(tasks.size());
+  char facts[16] = "-";
+  if (with_facts) std::snprintf(facts, sizeof facts, "%.1f", fact_sum / with_facts);
+  std::snprintf(b, sizeof b, "mean\t%.1f\t%s\t%s\nfailed\t%d\t-\t-\n", mean,
+                mean <= pass ? "yes" : "no", facts, failed);
+  o << b;
+  return o.str();
+}
+
 }  // namespace attnkit::memory

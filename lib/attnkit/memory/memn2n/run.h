@@ -25,4 +25,13 @@ struct MemN2NAnswers {
 MemN2NAnswers answer_memn2n(const MemN2NRunOptions& o, const GivenOption& given,
                             const ItemRange& range);
 
+struct LoadedMemN2N;
+// memn2n-eval's table (TSV) over each task's qaN_*_<split>.txt in `dir`: a header "task error
+// pass facts", one row per task (error in percent, one decimal; pass: error <= `pass`;
+// facts: the hops' supporting-fact selection in percent, fact_selection() in train.h, "-"
+// when the file marks no facts), then "mean E yes|no F" (F over the tasks with facts) and
+// "failed N - -".
+std::string eval_table(const LoadedMemN2N& m, const std::string& dir, const std::vector<int>& tasks,
+                       const std::string& split, double pass);
+
 }  // namespace attnkit::memory

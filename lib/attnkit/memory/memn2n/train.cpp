@@ -50,6 +50,7 @@ std::vector<EncodedQA> encode_babi(const std::vector<data::BabiExample>& example
     q.query = vocab.encode(e.question);
     q.answer = vocab.id(e.answer);
     q.task = e.task;
+    for (int f : e.support) q.support.push_back(f >= q.story_offset ? f - q.story_offset : -1);
     out.push_back(std::move(q));
   }
   return out;
@@ -369,6 +370,31 @@ double error_rate(const std::vector<EncodedQA>& data, const std::vector<int32_t>
   int64_t wrong = 0;
   for (size_t i = 0; i < data.size(); ++i) wrong += predicted.at(i) != data[i].answer;
   return static_cast<double>(wrong) / static_cast<double>(data.size());
+}
+
+FactSelection fact_selection(const std::vector<EncodedQA>& data,
+                             const std::vector<Tensor>& attention) {
+  if (attention.size() != data.size())
+    throw ShapeError("fact_selection: " + std::to_string(attention.size()) +
+                     " attention maps for " + std::to_string(data.size()) + " questions");
+  FactSelection r;
+  for (size_t q = 0; q < data.size(); ++q) {
+    const Tensor& a = attention[q];
+    const int64_t n = static_cast<int64_t>(data[q].memory.size());
+    if (a.rank() != 2 || a.dim(0) != n)
+      throw ShapeError("fact_selection: question " + std::to_string(q) + "'s attention is " +
+                       shape_str(a.shape()) + " for " + std::to_string(n) + " sentences");
+    const int64_t K = a.dim(1);
+    const int64_t pairs = std::min<int64_t>(K, static_cast<int64_t>(data[q].support.size()));
+    for (int64_t k = 0; k < pairs; ++k) {
+      int64_t best = -1;
+      for (int64_t i = 0; i < n; ++i)
+        if (best < 0 || a.at(i, k) > a.at(best, k)) best = i;
+      r.correct += best >= 0 && best == data[q].support[static_cast<size_t>(k)];
+      ++r.scored;
+    }
+  }
+  return r;
 }
 
 MemN2NData load_memn2n_data(const MemN2NDataOptions& o, uint64_t seed) {

@@ -44,6 +44,9 @@ struct EncodedQA {
   int32_t answer = 0;
   int task = 0;
   int64_t story_offset = 0;  // index in the story of memory[0] (earlier sentences dropped)
+  // The supporting facts bAbI marks, in the file's order: indexes into `memory`, -1 for a
+  // fact older than the memory holds.
+  std::vector<int64_t> support;
 };
 
 // The vocabulary of examples: every word of the stories and questions and every answer as
@@ -251,5 +254,22 @@ EvalResult evaluate(const MemN2N& model, const std::vector<EncodedQA>& data, boo
 
 // Fraction of predictions that differ from the answers.
 double error_rate(const std::vector<EncodedQA>& data, const std::vector<int32_t>& predicted);
+
+// Supporting-fact selection (Kim et al. 2017, Table 4): hop k's choice is the argmax of its
+// attention over the question's sentences (the first of equal maxima, oldest first), scored
+// against the k-th fact bAbI marks (the file's order). Hops and facts are aligned by index
+// only: with F facts and K hops, the first min(F, K) pairs are scored; the hops after the
+// F-th (fewer facts than hops) and the facts after the K-th are not. A fact the memory does
+// not hold (older than its M sentences) is a miss. `attention`: per question [sentences,
+// hops], as evaluate() gives it (oldest first).
+struct FactSelection {
+  int64_t correct = 0;  // scored pairs whose hop chose its fact
+  int64_t scored = 0;   // pairs scored (0: the data marks no facts)
+  double rate() const {
+    return scored ? static_cast<double>(correct) / static_cast<double>(scored) : 0.0;
+  }
+};
+FactSelection fact_selection(const std::vector<EncodedQA>& data,
+                             const std::vector<Tensor>& attention);
 
 }  // namespace attnkit::memory
