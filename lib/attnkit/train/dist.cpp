@@ -35,6 +35,15 @@ struct State {
 
 State g_state;
 
+// A non-negative whole number from the environment variable `v`, or -1.
+int env_rank(const char* v) {
+  const char* s = std::getenv(v);
+  if (!s || !*s) return -1;
+  char* end = nullptr;
+  const long r = std::strtol(s, &end, 10);
+  return *end == 0 && r >= 0 && r < (1 << 30) ? static_cast<int>(r) : -1;
+}
+
 State& state() {
   State& s = g_state;
   if (s.started) return s;
@@ -129,6 +138,13 @@ void broadcast(std::string& bytes) {
     check(MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, 0, MPI_COMM_WORLD),
           "broadcasting");
 #endif
+}
+
+int launch_rank() {
+  if (g_state.active) return g_state.rank;
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const int r = env_rank(v); r >= 0) return r;
+  return -1;
 }
 
 void barrier() {
