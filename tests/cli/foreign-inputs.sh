@@ -40,7 +40,8 @@ no_raw_bytes
 # Where text is expected: the readers of pairs, corpora, vocabularies, references, bAbI.
 expect_err 1 "stackmem-train: photo.jpg: a JPEG picture, expected text" stackmem-train -i photo.jpg -o x.akm
 no_raw_bytes
-expect 0 tensor-convert stray.txt -o a.npz
+printf '1 2\n' >ok.txt
+expect 0 tensor-convert ok.txt -o a.npz
 expect_err 1 "bleu: a.npz: an .npz archive (binary data), expected text" bleu --ref a.npz stray.txt
 no_raw_bytes
 expect_err 1 "vocab-build: blob.bin: binary data, expected text" vocab-build -i blob.bin -o v.txt

@@ -83,7 +83,7 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
   int status = 0;
   std::unique_ptr<App> app;
   // The message, printed after the catch; `shared`: an error of the input (options, data
-  // files), which every rank of an MPI job meets alike (they read the same ones).
+  // files), which every rank of an MPI job meets alike before MPI starts.
   std::string message;
   bool shared = false;
   try {
@@ -121,13 +121,16 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
     status = 1;
   }
   if (!message.empty()) {
-    // Under mpirun an error of the input is printed once: by rank 0, which ends the job, so
-    // that the other ranks, which met the same error, are stopped before they print it. A
-    // rank other than 0 still prints after a pause: when rank 0 did not fail (the error was
-    // this rank's alone), the job is still running then.
+    // Under mpirun an error of the input met before MPI starts (before any rank has done
+    // anything another has not: they read the same options and files) is every rank's: rank
+    // 0 alone prints it. Later errors are printed by the rank that met them.
+    // (A silent rank waits a moment before it exits: its exit would have the launcher stop
+    // the job, rank 0 perhaps before its message is out.)
     const int r = train::dist::launch_rank();
-    if (shared && r > 0) std::this_thread::sleep_for(std::chrono::seconds(3));
-    std::cerr << message << std::flush;
+    if (shared && r > 0 && !train::dist::active())
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+    else
+      std::cerr << message << std::flush;
   }
   // Under MPI a rank that fails ends the whole job (the others would wait for it forever).
   if (status != 0 && status != 130) train::dist::abort_job(status);

@@ -76,7 +76,9 @@ std::string binary_kind(std::string_view head) {
       i += n;
     }
   }
-  if (bad > 0 && bad * 10 >= head.size()) return "binary data";
+  // A tenth or more of the bytes (and at least 4: binary_kind's "mostly"): binary; a stray
+  // byte or two in text stays text, quoted escaped where a reader names it.
+  if (bad >= 4 && bad * 10 >= head.size()) return "binary data";
   return "";
 }
 

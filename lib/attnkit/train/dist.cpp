@@ -156,7 +156,9 @@ void barrier() {
 }
 
 void abort_job(int status) {
-  const State& s = state();
+  // Not state(): an error before MPI started must not start it to abort (every rank then
+  // sends Open MPI's abort banner); the rank's non-zero exit ends the job.
+  const State& s = g_state;
   if (!s.active) return;
 #ifdef ATTNKIT_WITH_MPI
   MPI_Abort(MPI_COMM_WORLD, status);
