@@ -6,7 +6,7 @@
 // A file that parses then goes to its kind's loader (every family's load_*: the stored
 // configuration read and checked against the tensors, the net built, the parameters read),
 // so that a configuration that promises more than the tensors hold is caught there (issue 36,
-// item 7); the seeds are tiny models of every kind (corpus/model_file/tiny-*.akm).
+// item 7); the seeds are tiny models of every kind but han (corpus/model_file/tiny-*.akm).
 #include "attnkit/nn/model_file.h"
 
 #include <unistd.h>
