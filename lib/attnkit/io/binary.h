@@ -11,8 +11,8 @@ namespace attnkit::io {
 
 // What a file's first bytes say it is, when it is not text: "a JPEG picture", "a GIF
 // picture", "a BMP picture", "a WebP picture", "a TIFF picture", "a PNG picture", "an .npz
-// archive", "an .npy array", "gzip data", or "binary data" (a NUL byte, or mostly bytes that
-// are neither UTF-8 nor white space, in the first 4 KiB); "" for text.
+// archive", "an .npy array", "gzip data", or "binary data" (a NUL byte, or a tenth or more, at
+// least 4, of bytes that are neither UTF-8 nor white space, in the first 4 KiB); "" for text.
 std::string binary_kind(std::string_view head);
 // JPEG, GIF, BMP, WebP or TIFF: a picture the readers do not decode (convert it to PNG).
 bool is_foreign_picture(std::string_view head);
