@@ -5,6 +5,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/plot/heatmap.h"
 
@@ -12,7 +13,7 @@ namespace {
 
 // One token a line (UTF-8); a final newline does not add an empty token.
 std::vector<std::string> read_tokens(const std::string& path) {
-  const std::string text = attnkit::io::read_all(path);
+  const std::string text = attnkit::io::read_text(path);
   std::vector<std::string> out;
   size_t start = 0;
   while (start < text.size()) {

@@ -6,6 +6,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/models/bert/model.h"
 #include "attnkit/train/trainer.h"
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
           "--cls writes one matrix");
     if (out != "-") train::check_writable(out);
     const models::LoadedBert m = models::load_bert(model);
-    const std::string text = io::read_all(input);
+    const std::string text = io::read_text(input);
     const std::string name = input == "-" ? "<stdin>" : input;
     std::vector<models::BertExample> xs;
     long line_no = 0;

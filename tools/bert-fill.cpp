@@ -5,6 +5,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/models/bert/model.h"
 #include "attnkit/train/trainer.h"
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
     if (top_k < 1) throw UsageError("--top-k must be >= 1");
     if (out != "-") train::check_writable(out);
     const models::LoadedBert m = models::load_bert(model);
-    const std::string text = io::read_all(input);
+    const std::string text = io::read_text(input);
     const std::string name = input == "-" ? "<stdin>" : input;
     std::string table = "line\tposition\trank\tword\tprobability\n";
     long line_no = 0;

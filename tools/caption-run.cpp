@@ -3,6 +3,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/cli/tool_hooks.h"
 #include "attnkit/models/caption/run.h"
 
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
         "size than the training images gives another grid of regions (the same model).\n"
         "With a hard-attention model --alignments and --draw show the region each word\n"
         "looked at (one-hot).");
+    app.enable(cli::kPictures);
     app.parse();
     const cli::Outputs outputs({out},
                                {attention, draw});  // checked now; side ones removed on failure

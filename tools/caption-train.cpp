@@ -3,6 +3,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/fields.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/models/caption/model.h"
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
         "instead of random ones (its sizes and training captions must be this run's; the\n"
         "attention kind and training options may differ): a soft model warm-starts\n"
         "--attention hard, whose decoder then learns to read single regions.");
+    app.enable(cli::kPictures);
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "caption", out);
     cli::parse_option("--attention", [&] { return c.kind(); });

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/models/imgclass/model.h"
@@ -31,6 +32,7 @@ int main(int argc, char** argv) {
         "Predictions: one line an image, its class (the argmax of the logits; ties: the lower\n"
         "class). --eval: a TSV table, a row a class (class, images, correct, accuracy) and a\n"
         "last row 'all'; accuracies with 4 decimals.");
+    app.enable(cli::kPictures);
     app.parse();
     if (out != "-") train::check_writable(out);
     const models::LoadedImgNet m = models::load_imgnet(model);

@@ -5,6 +5,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/fields.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/models/imgclass/model.h"
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
         "train_acc is the batch accuracy. Batch norm trains on each slice's statistics; at\n"
         "evaluation it uses statistics computed exactly over the first 4,096 training images.\n"
         "img-run predicts and scores.");
+    app.enable(cli::kPictures);
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "imgclass", out);
     try {

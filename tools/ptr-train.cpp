@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
     std::vector<data::PtrProblem> valid;
     if (!valid_path.empty()) valid = data::read_ptr_problems(valid_path, dim);
     o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
+    o.train_file = train_path, o.valid_file = valid_path;
     models::PtrTraining module(c, o, std::move(train), std::move(valid), tf.steps, tf.epochs,
                                app.common().seed, app.config_yaml());
     cli::train(app, module, topt);

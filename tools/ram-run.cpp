@@ -3,6 +3,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/cli/tool_hooks.h"
 #include "attnkit/models/ram/run.h"
 
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
         "patch may reach outside the image, which reads as 0).\n"
         "Locations are sampled from the model's policy (the first uniformly) with --seed:\n"
         "the same numbers for any --threads.");
+    app.enable(cli::kPictures);
     app.parse();
     const cli::Outputs outputs({out}, {trace, draw});  // checked now; side ones removed on failure
     models::RamRunOptions o;

@@ -3,6 +3,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/fields.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/models/ram/model.h"
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
         "--glimpse-net conv: each of the K patches, a G x G image, goes through the same\n"
         "blocks of conv 3x3 (padding 1, bias) + ReLU + 2x2 max pooling (--glimpse-channels,\n"
         "one block each; G must be at least 2^blocks) before h_g's Linear.");
+    app.enable(cli::kPictures);
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "ram", out);
     c.validate();

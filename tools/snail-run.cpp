@@ -2,6 +2,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/cli/tool_hooks.h"
 #include "attnkit/models/snail/run.h"
 
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
         "classes; TSV agent, accuracy, se, episodes for snail (the model's answer), embed-nn\n"
         "(the nearest class mean of the supports on the model's embeddings), pixel-nn (the\n"
         "same on raw pixels) and chance (1 / N).");
+    app.enable(cli::kPictures);
     app.parse();
     const cli::Outputs outputs({out}, {trace});  // checked now; side ones removed on failure
     models::SnailRunOptions o;

@@ -4,6 +4,7 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/fields.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
         "eval_embed_nn, the nearest class mean on the model's own embeddings. Defaults:\n"
         "Fashion-MNIST (Debian's dataset-fashion-mnist), 5-way 1-shot, classes 0,2,4,6,8.");
     app.stored_key("input", "images");  // the model file's key
+    app.enable(cli::kPictures);
     app.parse();
 
     if (task == "fewshot")

@@ -35,11 +35,15 @@ int main(int argc, char** argv) {
         "The model reads the source, a separator and (teacher-forced) the target, and is\n"
         "trained on the cross-entropy of the target symbols and <eos>; the log's loss is per\n"
         "target symbol. The pop strengths' bias starts at -1 (Grefenstette et al., Appendix B).\n"
-        "stackmem-run decodes greedily and measures coarse and fine accuracy.");
+        "stackmem-run decodes greedily and measures coarse and fine accuracy.\n"
+        "Training keeps every step of a pair, and the memory's values at each, so its memory\n"
+        "grows as the square of the pair's length: a pair estimated to need more than 2048 MB\n"
+        "is refused, naming its file and line (a stack of width 32: about 3,700 symbols).\n"
+        "Decoding keeps only the current step, and takes pairs of any length.");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "stack-lstm", out);
     data::Vocab vocab = memory::transduce_vocab(train_path);
-    auto train = memory::read_transduce(train_path, vocab);
+    auto train = memory::read_transduce(train_path, vocab, &c);
     std::vector<memory::TransduceExample> valid;
     if (!valid_path.empty()) valid = memory::read_transduce(valid_path, vocab);
     o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;

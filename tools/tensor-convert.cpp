@@ -1,5 +1,6 @@
 // tensor-convert: a tensor from one format to another (text, .npy, .npz members; IDX in).
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/core/error.h"
 
 using namespace attnkit;
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
         "order; C or Fortran order) is read and converted to float32, and so is IDX\n"
         "(MNIST's format: u8, i8, i16, i32, f32, f64; gzip-compressed or not; image bytes\n"
         "stay 0-255). Text holds rank 0 to 3; a rank-4 tensor needs .npy or .npz output.");
+    app.enable(cli::kPictures);
     app.parse();
     // "-i IN OUT", "IN OUT", "IN -o OUT": a second input word is the output.
     if (ins.size() == 2 && !app.given("output"))

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/core/tensor_stats.h"
 
 using namespace attnkit;
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
         "  nan       the count of NaN values\n"
         "  inf       the count of infinite values\n"
         "Sums are accumulated in double; numbers are printed as the nearest float.");
+    app.enable(cli::kPictures);
     app.parse();
     if (!no_header) std::cout << "file\tformat\tdtype\tshape\tmin\tmax\tmean\tstd\tnan\tinf\n";
     for (const std::string& spec : inputs) {

@@ -5,6 +5,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/corpus.h"
 #include "attnkit/data/vocab.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 using namespace attnkit;
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
     if (max_size != 0 && max_size < data::Vocab::kReserved)
       throw UsageError("--max-size must be 0 or at least 4");
     data::TokenCounts counts;
-    const std::string text = io::read_all(in);
+    const std::string text = io::read_text(in);
     if (plain) {
       for (auto line : data::split_lines(text, in))
         data::count_tokens(counts, data::tokenize(line, tokenization));

@@ -18,6 +18,9 @@ fail() { echo "FAIL: $*" >&2; FAILED=$((FAILED + 1)); }
 # where a script may run its long loops over fewer cases; the error paths always run.
 sanitized() { [ -n "${ATTNKIT_SANITIZED:-}" ]; }
 
+# alive PID: the process runs (not ended, nor a zombie waiting for `wait`).
+alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+
 # run CMD...: runs a command, keeping stdout in $T/out, stderr in $T/err, status in $RC.
 run() {
   "$@" >"$T/out" 2>"$T/err"

@@ -43,7 +43,7 @@ expect_err 1 "ptr-train: odd.txt:1: 3 coordinates are not points of 2 coordinate
 printf '0.1 0.2\n0.1 0.2 0.3 0.4 output 1 3 1\n' > range.txt
 expect_err 1 "ptr-train: range.txt:2: index 3 outside 1..2" ptr-train --task tsp -i range.txt -o x.akm
 printf '0.1 0.2 0.3 output 1 1 2 3\n' > twice.txt
-expect_err 1 "ptr-train: training problem 1: its answer is not a valid sort answer under the mask (step 2); train with --no-mask to accept it" ptr-train --task sort -i twice.txt -o x.akm
+expect_err 1 "ptr-train: twice.txt:1: the answer is not a valid sort answer under the mask (step 2); train with --no-mask to accept it" ptr-train --task sort -i twice.txt -o x.akm
 no_file x.akm
 
 # Training: 4 numbers sorted; the model does not depend on --threads; an exact resume.

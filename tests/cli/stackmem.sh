@@ -72,6 +72,16 @@ expect 0 stackmem-run --model s1.akm -i valid.tsv -o out.txt --trace tr.npz
 check_eq "$(wc -l < out.txt)" 60 "one output a pair"
 expect 0 tensor-info tr.npz:strengths
 expect 0 tensor-info tr.npz:push
+# Decoding keeps only the current step's memory (issue 36, item 9): a pair of 3,000 symbols
+# decodes in little memory (every step's memory kept took gigabytes: its square), with the
+# stack, the set and the tree. Training refuses it (tests/cli/foreign-inputs.sh).
+sym=$(head -1 train.tsv | cut -f1 | cut -d' ' -f1)
+awk -v s="$sym" 'BEGIN { l = s; for (i = 1; i < 3000; i++) l = l " " s; print l "\t" s }' >long.tsv
+expect 0 stackmem-train $small --memory set --epochs 1 -o set.akm
+expect 0 stackmem-train $small --memory tree --epochs 1 -o tree.akm
+for m in s1 set tree; do
+  expect 0 bash -c "export OPENBLAS_NUM_THREADS=1; ulimit -v 250000; stackmem-run --model $m.akm -i long.tsv --threads 1 -o long-$m.txt"
+done
 # Errors.
 printf 'a b c\n' > bad.tsv
 expect_err 1 "stackmem-train: bad.tsv:1: no tab between source and target" stackmem-train -i bad.tsv -o x.akm

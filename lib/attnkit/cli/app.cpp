@@ -8,10 +8,12 @@
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/cli/detail.h"
+#include "attnkit/cli/pictures.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/cpus.h"
 #include "attnkit/core/helpers.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/io/binary.h"
 
 #ifndef ATTNKIT_VERSION
 #define ATTNKIT_VERSION "0.0.0"
@@ -63,6 +65,11 @@ std::string po_message(const po::error& e, bool percent_given) {
 }  // namespace detail
 
 using detail::closest_option;
+
+namespace {
+uint64_t g_max_pixels = 0;  // --max-pixels (kPictures, cli/pictures.h): one App a process
+}  // namespace
+
 using detail::po_message;
 
 App::App(std::string name, int argc, char** argv)
@@ -101,6 +108,12 @@ po::options_description App::common_group() {
                      "0, integer division); the N outputs concatenated in order are the whole "
                      "run's output")
                         .c_str());
+  if (flags_ & kPictures)
+    g.add_options()(
+        "max-pixels",
+        po::value<uint64_t>(&g_max_pixels)->value_name("N")->default_value(io::kDefaultMaxPixels),
+        "the most pixels a picture (PNG, PGM) may have: a larger one is refused from "
+        "its header, before it is decoded");
   if (!config_.options().empty())
     g.add_options()("dump-config", po::bool_switch(&common_.dump_config),
                     "print the effective configuration as YAML and exit");
@@ -176,6 +189,10 @@ void App::parse() {
   if ((flags_ & kShard) && vm_.count("shard")) common_.shard = parse_shard(shard_text_);
   if (vm_.count("precision") && (common_.precision < 1 || common_.precision > 17))
     throw UsageError("--precision must be between 1 and 17");
+  if (flags_ & kPictures) {
+    if (g_max_pixels < 1) throw UsageError("--max-pixels must be >= 1");
+    io::set_max_pixels(g_max_pixels);
+  }
   set_thread_count(thread_count(common_.threads));
   blas_set_threads(max_threads());
 }

@@ -9,6 +9,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/memory/stackmem/ham.h"
 #include "attnkit/memory/stackmem/memory.h"
@@ -45,7 +46,7 @@ std::string set_step(const MemoryStepArgs& a) {
 
 // The named lines of a tree's weights file.
 memory::TreeWeights read_tree_weights(const std::string& path) {
-  const std::string text = io::read_all(path);
+  const std::string text = io::read_text(path);
   std::map<std::string, std::vector<double>> named;
   std::istringstream in(text);
   std::string l;

@@ -2,17 +2,20 @@
 // statuses and `<tool>: <file>:<line>: <what>` messages (under MPI, with the rank).
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <new>
 #include <sstream>
+#include <thread>
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/cpus.h"
 #include "attnkit/core/helpers.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/train/dist.h"
 
 #ifndef ATTNKIT_VERSION
@@ -35,7 +38,7 @@ void ensure_fast_blas(char** argv) {
   // exec failed (no /proc?): go on with the slower kernel rather than fail
 }
 
-void print_error(const std::string& tool, const Error& e) {
+std::string error_text(const std::string& tool, const Error& e) {
   std::string msg = tool + ": ";
   if (!e.file().empty()) {
     msg += (e.file() == "-" ? std::string("<stdin>") : e.file()) + ":";
@@ -43,13 +46,16 @@ void print_error(const std::string& tool, const Error& e) {
     msg += " ";
   }
   msg += e.what();
-  std::cerr << msg << "\n";
+  return io::printable(msg) + "\n";  // never a file's raw bytes
 }
 
-// The tool's name in messages; under MPI with its rank.
+void print_error(const std::string& tool, const Error& e) { std::cerr << error_text(tool, e); }
+
+// The tool's name in messages; under mpirun (or srun) with its rank, also before MPI starts.
 std::string who(const char* name) {
-  if (!train::dist::active()) return name;
-  return std::string(name) + " (rank " + std::to_string(train::dist::rank()) + ")";
+  const int r = train::dist::launch_rank();
+  if (r < 0) return name;
+  return std::string(name) + " (rank " + std::to_string(r) + ")";
 }
 
 std::string first_word(const std::string& s) {
@@ -76,6 +82,10 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
   ensure_fast_blas(argv);
   int status = 0;
   std::unique_ptr<App> app;
+  // The message, printed after the catch; `shared`: an error of the input (options, data
+  // files), which every rank of an MPI job meets alike before MPI starts.
+  std::string message;
+  bool shared = false;
   try {
     app = std::make_unique<App>(name, argc, argv);
     body(*app);
@@ -85,10 +95,11 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
     // The library names fields ("beam must be >= 1"); where a field is one of this tool's
     // options, say it as the option.
     if (app && app->knows_option(first_word(e.what())))
-      print_error(who(name), UsageError("--" + std::string(e.what()), e.file(), e.line()));
+      message = error_text(who(name), UsageError("--" + std::string(e.what()), e.file(), e.line()));
     else
-      print_error(who(name), e);
-    std::cerr << "Try '" << name << " --help' for more information.\n";
+      message = error_text(who(name), e);
+    message += "Try '" + std::string(name) + " --help' for more information.\n";
+    shared = true;
     status = 2;
   } catch (const Interrupted& e) {
     // Every rank stops at the same step, after rank 0 wrote the checkpoint (train::run waits
@@ -99,14 +110,27 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
     train::dist::barrier();
     status = e.exit_status();
   } catch (const Error& e) {
-    print_error(who(name), e);
+    message = error_text(who(name), e);
+    shared = dynamic_cast<const DataError*>(&e) != nullptr;
     status = e.exit_status();
   } catch (const std::bad_alloc&) {
-    std::cerr << who(name) << ": out of memory\n";
+    message = who(name) + ": out of memory\n";
     status = 1;
   } catch (const std::exception& e) {
-    std::cerr << who(name) << ": " << e.what() << "\n";
+    message = who(name) + ": " + io::printable(e.what()) + "\n";
     status = 1;
+  }
+  if (!message.empty()) {
+    // Under mpirun an error of the input met before MPI starts (before any rank has done
+    // anything another has not: they read the same options and files) is every rank's: rank
+    // 0 alone prints it. Later errors are printed by the rank that met them.
+    // (A silent rank waits a moment before it exits: its exit would have the launcher stop
+    // the job, rank 0 perhaps before its message is out.)
+    const int r = train::dist::launch_rank();
+    if (shared && r > 0 && !train::dist::active())
+      std::this_thread::sleep_for(std::chrono::seconds(2));
+    else
+      std::cerr << message << std::flush;
   }
   // Under MPI a rank that fails ends the whole job (the others would wait for it forever).
   if (status != 0 && status != 130) train::dist::abort_job(status);

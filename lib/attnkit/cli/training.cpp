@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <new>
 
 #include "attnkit/cli/progress.h"
 #include "attnkit/io/tsv_log.h"
@@ -234,6 +235,13 @@ train::RunResult train(App& app, train::Module& m, const train::TrainOptions& o)
   train::RunResult r;
   try {
     r = train::run(m, o, h);
+  } catch (const std::bad_alloc&) {
+    if (bar) bar->finish();
+    // What was being built: a training step of the model (or its checkpoint).
+    throw Error("out of memory while training " + m.kind() +
+                (o.model_path.empty() ? std::string() : " for " + o.model_path) +
+                " (a step holds a batch's forward pass and gradients: try a smaller "
+                "--batch-size, shorter items or a smaller model)");
   } catch (...) {
     if (bar) bar->finish();
     throw;

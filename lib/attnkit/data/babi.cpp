@@ -5,6 +5,7 @@
 
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::data {
@@ -164,7 +165,7 @@ int babi_task_of(const std::string& path) {
 }
 
 std::vector<BabiExample> read_babi(const std::string& path, bool unanswered_ok) {
-  const std::string text = io::read_all(path);
+  const std::string text = io::read_text(path);
   return parse_babi(text, path, babi_task_of(path), unanswered_ok);
 }
 

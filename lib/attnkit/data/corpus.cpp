@@ -7,6 +7,7 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::data {
@@ -36,7 +37,7 @@ ParallelCorpus parse_tsv(std::string_view text, const std::string& name) {
   return c;
 }
 
-ParallelCorpus read_tsv(const std::string& path) { return parse_tsv(io::read_all(path), path); }
+ParallelCorpus read_tsv(const std::string& path) { return parse_tsv(io::read_text(path), path); }
 
 ParallelCorpus parse_aligned(std::string_view source, const std::string& source_name,
                              std::string_view target, const std::string& target_name) {
@@ -61,8 +62,8 @@ ParallelCorpus parse_aligned(std::string_view source, const std::string& source_
 }
 
 ParallelCorpus read_aligned(const std::string& source_path, const std::string& target_path) {
-  const std::string src = io::read_all(source_path);
-  const std::string tgt = io::read_all(target_path);
+  const std::string src = io::read_text(source_path);
+  const std::string tgt = io::read_text(target_path);
   return parse_aligned(src, source_path, tgt, target_path);
 }
 

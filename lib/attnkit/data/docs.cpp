@@ -2,6 +2,7 @@
 
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::data {
@@ -70,7 +71,7 @@ std::vector<TextDoc> parse_docs(std::string_view text, const std::string& name,
 }
 
 std::vector<TextDoc> read_docs(const std::string& path, const DocReadOptions& o) {
-  return parse_docs(io::read_all(path), path == "-" ? "<stdin>" : path, o);
+  return parse_docs(io::read_text(path), path == "-" ? "<stdin>" : path, o);
 }
 
 }  // namespace attnkit::data

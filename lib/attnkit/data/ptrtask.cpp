@@ -7,10 +7,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <numeric>
 
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::data {
@@ -139,6 +141,7 @@ std::vector<PtrProblem> parse_ptr_problems(const std::string& text, int dim,
     if (toks.empty()) continue;
     PtrProblem p;
     p.dim = dim;
+    p.line = line;
     size_t t = 0;
     for (; t < toks.size() && toks[t] != "output"; ++t) {
       int64_t q = 0;
@@ -168,8 +171,76 @@ std::vector<PtrProblem> parse_ptr_problems(const std::string& text, int dim,
   return out;
 }
 
+namespace {
+
+// ptrtask-gen's archive: points [count, n, dim] and answers [count, longest] (1-based, 0 after
+// a shorter answer's end), float32.
+std::vector<PtrProblem> ptr_problems_from_npz(std::string_view bytes, int dim,
+                                              const std::string& path) {
+  std::map<std::string, Tensor> a;
+  for (auto& m : io::parse_npz(bytes, path)) a.emplace(m.name, std::move(m.tensor));
+  auto pt = a.find("points");
+  if (pt == a.end())
+    throw DataError(
+        "the archive holds no 'points' array (ptrtask-gen's .npz has points and answers)", path);
+  const Tensor& pts = pt->second;
+  if (pts.rank() != 3 || pts.dim(2) != dim || pts.dim(1) < 1)
+    throw DataError(
+        "points must be [count, n, " + std::to_string(dim) + "], found " + shape_str(pts.shape()),
+        path);
+  const int64_t count = pts.dim(0), n = pts.dim(1);
+  auto at = a.find("answers");
+  const Tensor* ans = at == a.end() ? nullptr : &at->second;
+  if (ans && (ans->rank() != 2 || ans->dim(0) != count))
+    throw DataError("answers must be [" + std::to_string(count) + ", longest], found " +
+                        shape_str(ans->shape()),
+                    path);
+  std::vector<PtrProblem> out(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    PtrProblem& p = out[static_cast<size_t>(i)];
+    p.dim = dim;
+    for (int64_t k = 0; k < n * dim; ++k) {
+      const double v = pts[i * n * dim + k];
+      if (!std::isfinite(v) || std::fabs(v) >= 1e9)
+        throw DataError("problem " + std::to_string(i + 1) + ": coordinate " +
+                            io::format_number(pts[i * n * dim + k]) +
+                            " is not a number below 1e9 in size",
+                        path);
+      p.q.push_back(std::llround(v * static_cast<double>(kCoordScale)));
+    }
+    if (!ans) continue;
+    const int64_t L = ans->dim(1);
+    bool ended = false;
+    for (int64_t k = 0; k < L; ++k) {
+      const float v = (*ans)[i * L + k];
+      if (!(v >= 0 && v <= static_cast<float>(n)) || v != std::floor(v) || (ended && v != 0))
+        throw DataError("problem " + std::to_string(i + 1) + ": answer " + io::format_number(v) +
+                            " is not an index in 1.." + std::to_string(n) +
+                            " (0 only after the answer's end)",
+                        path);
+      if (v == 0)
+        ended = true;
+      else
+        p.answer.push_back(static_cast<int32_t>(v));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<PtrProblem> read_ptr_problems(const std::string& path, int dim) {
-  auto out = parse_ptr_problems(io::read_all(path), dim, path);
+  const std::string bytes = io::read_all(path);
+  std::vector<PtrProblem> out;
+  if (io::detect_format(std::string_view(bytes).substr(0, 8)) == io::Format::Npz) {
+    out = ptr_problems_from_npz(bytes, dim, path);
+  } else {
+    const std::string kind = io::binary_kind(bytes);
+    if (!kind.empty())
+      throw DataError(
+          kind + ", expected problems as text (ptrtask-gen's lines) or ptrtask-gen's .npz", path);
+    out = parse_ptr_problems(bytes, dim, path);
+  }
   if (out.empty()) throw DataError("no problems", path);
   return out;
 }

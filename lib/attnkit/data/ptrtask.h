@@ -37,6 +37,7 @@ struct PtrProblem {
   int dim = 2;
   std::vector<int64_t> q;       // n·dim fixed-point coordinates
   std::vector<int32_t> answer;  // 1-based; empty when unknown
+  int64_t line = 0;             // its line in the text it was read from (0: an archive's)
   int64_t n() const { return static_cast<int64_t>(q.size()) / dim; }
   double x(int64_t i, int d) const {  // 0-based point i
     return static_cast<double>(q[static_cast<size_t>(i * dim + d)]) /

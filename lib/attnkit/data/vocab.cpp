@@ -6,6 +6,7 @@
 
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::data {
@@ -128,6 +129,6 @@ Vocab Vocab::parse(std::string_view text, const std::string& name) {
 
 void Vocab::save(const std::string& path) const { io::write_file(path, format()); }
 
-Vocab Vocab::load(const std::string& path) { return parse(io::read_all(path), path); }
+Vocab Vocab::load(const std::string& path) { return parse(io::read_text(path), path); }
 
 }  // namespace attnkit::data

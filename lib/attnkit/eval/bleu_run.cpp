@@ -6,6 +6,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
 #include "attnkit/eval/bleu.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::eval {
@@ -54,8 +55,8 @@ std::string run_bleu(BleuRunOptions o, const GivenOption& given) {
   if (o.details && o.sentence)
     throw UsageError("--details is for the corpus score, not --sentence");
 
-  const std::string ref_text = io::read_all(o.ref);
-  const std::string hyp_text = io::read_all(o.hyp);
+  const std::string ref_text = io::read_text(o.ref);
+  const std::string hyp_text = io::read_text(o.hyp);
   const auto refs = data::split_lines(ref_text, o.ref);
   const auto hyps = data::split_lines(hyp_text, o.hyp);
   if (refs.size() != hyps.size())

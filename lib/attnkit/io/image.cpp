@@ -2,11 +2,13 @@
 // read to [height, width] in [0, 1], and written from such a tensor.
 #include <png.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <string>
 
 #include "attnkit/core/error.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::io {
@@ -14,6 +16,18 @@ namespace attnkit::io {
 namespace {
 
 constexpr uint64_t kMaxPixels = uint64_t{1} << 28;
+
+std::atomic<uint64_t> g_max_pixels{kDefaultMaxPixels};
+
+// The pixel cap (set_max_pixels), from the header: before anything is decoded.
+void check_pixels(const char* format, uint64_t w, uint64_t h, const std::string& name) {
+  const uint64_t cap = g_max_pixels.load();
+  if (w != 0 && h != 0 && (w > cap || h > cap || w * h > cap))
+    throw DataError(std::string(format) + ": " + std::to_string(w) + "x" + std::to_string(h) +
+                        " pixels, more than the limit of " + std::to_string(cap) +
+                        " (--max-pixels raises it)",
+                    name);
+}
 
 bool space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
@@ -68,6 +82,9 @@ void check_picture(const Tensor& t, const char* kind) {
 
 }  // namespace
 
+void set_max_pixels(uint64_t n) { g_max_pixels.store(n); }
+uint64_t max_pixels() { return g_max_pixels.load(); }
+
 bool is_pgm(std::string_view head) {
   return head.size() >= 3 && head[0] == 'P' && (head[1] == '2' || head[1] == '5') &&
          (space(head[2]) || head[2] == '#');
@@ -89,6 +106,7 @@ Tensor parse_pgm(std::string_view bytes, const std::string& name, SourceInfo* in
     throw DataError(
         "PGM: " + std::to_string(w) + "x" + std::to_string(h) + " pixels exceed the limit of 2^28",
         name);
+  check_pixels("PGM", w, h, name);
   const uint64_t n = w * h, wide = maxval > 255 ? 2 : 1;
   Tensor t;
   if (binary) {
@@ -149,6 +167,7 @@ Tensor parse_png(std::string_view bytes, const std::string& name, SourceInfo* in
     throw DataError("PNG: " + std::to_string(w) + "x" + std::to_string(h) +
                         " pixels are more than the file could hold (or than 2^28)",
                     name);
+  check_pixels("PNG", w, h, name);
   const bool colour = (pi.format & PNG_FORMAT_FLAG_COLOR) != 0;
   const bool linear = (pi.format & PNG_FORMAT_FLAG_LINEAR) != 0;  // a 16-bit file
   Tensor t({static_cast<int64_t>(h), static_cast<int64_t>(w)});

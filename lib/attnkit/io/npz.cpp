@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "attnkit/core/error.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::io {
@@ -125,9 +126,17 @@ Tensor parse_tensor(std::string_view bytes, const std::string& name, const std::
       return parse_pgm(bytes, name, info);
     case Format::Png:
       return parse_png(bytes, name, info);
-    case Format::Text:
+    case Format::Text: {
+      // A picture in another format, or other binary data: say so rather than quote its
+      // bytes as a number that is not one.
+      const std::string kind = binary_kind(bytes);
+      if (is_foreign_picture(bytes))
+        throw DataError(kind + ": convert it to PNG (or PGM, .npy or text)", name);
+      if (!kind.empty())
+        throw DataError(kind + ", not a tensor (.npy, .npz, PNG, PGM, IDX or text)", name);
       if (info) *info = SourceInfo{Format::Text, "text", false, ""};
       return parse_text(bytes, name);
+    }
     case Format::Npz:
       break;
   }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 
 #include "attnkit/core/error.h"
 
@@ -92,7 +93,14 @@ std::string read_all(const std::string& path) {
       throw IoError(errno_text("read error", err), path);
     }
     if (got == 0) break;
-    out.append(buf, static_cast<size_t>(got));
+    try {
+      out.append(buf, static_cast<size_t>(got));
+    } catch (const std::bad_alloc&) {
+      if (!std_in) ::close(fd);
+      throw IoError(
+          "out of memory while reading it (" + std::to_string(out.size() >> 20) + " MB read)",
+          path);
+    }
   }
   if (!std_in) ::close(fd);
   return out;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "attnkit/core/error.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::io {
@@ -30,8 +31,8 @@ bool parse_float(std::string_view tok, float& out) {
 }
 
 std::string quote(std::string_view tok) {
-  if (tok.size() > 40) return "'" + std::string(tok.substr(0, 40)) + "...'";
-  return "'" + std::string(tok) + "'";
+  if (tok.size() > 40) return "'" + printable(tok.substr(0, 40)) + "...'";
+  return "'" + printable(tok) + "'";
 }
 
 }  // namespace

@@ -35,6 +35,15 @@ struct State {
 
 State g_state;
 
+// A non-negative whole number from the environment variable `v`, or -1.
+int env_rank(const char* v) {
+  const char* s = std::getenv(v);
+  if (!s || !*s) return -1;
+  char* end = nullptr;
+  const long r = std::strtol(s, &end, 10);
+  return *end == 0 && r >= 0 && r < (1 << 30) ? static_cast<int>(r) : -1;
+}
+
 State& state() {
   State& s = g_state;
   if (s.started) return s;
@@ -131,6 +140,13 @@ void broadcast(std::string& bytes) {
 #endif
 }
 
+int launch_rank() {
+  if (g_state.active) return g_state.rank;
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"})
+    if (const int r = env_rank(v); r >= 0) return r;
+  return -1;
+}
+
 void barrier() {
   const State& s = state();
   if (!s.active || s.ranks == 1) return;
@@ -140,7 +156,9 @@ void barrier() {
 }
 
 void abort_job(int status) {
-  const State& s = state();
+  // Not state(): an error before MPI started must not start it to abort (every rank then
+  // sends Open MPI's abort banner); the rank's non-zero exit ends the job.
+  const State& s = g_state;
   if (!s.active) return;
 #ifdef ATTNKIT_WITH_MPI
   MPI_Abort(MPI_COMM_WORLD, status);

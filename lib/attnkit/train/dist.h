@@ -23,6 +23,9 @@ int ranks();
 // started in this process (active() never starts it).
 bool available();
 bool active();
+// The rank the launcher (mpirun, srun) gave this process, from its environment, before MPI is
+// started; -1 when not launched so. For messages: an error before MPI starts names its rank.
+int launch_rank();
 
 // The chain sum of a float vector over ranks in rank order: rank r receives the partial sum
 // acc of the ranks before it (rank 0 starts from acc as given), calls add_mine(acc, begin,

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -27,7 +28,9 @@
 
 namespace attnkit::train {
 
-// Runs `body`; an Error it throws is located at `path` (the model file) before it goes on.
+// Runs `body`; an Error it throws is located at `path` (the model file) before it goes on,
+// and running out of memory becomes an Error that says what was being built, and from which
+// file.
 template <class F>
 void in_file(const std::string& path, F&& body) {
   try {
@@ -35,6 +38,8 @@ void in_file(const std::string& path, F&& body) {
   } catch (Error& e) {
     e.locate(path);
     throw;
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory while building the model stored here", path);
   }
 }
 

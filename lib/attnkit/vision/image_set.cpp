@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "attnkit/core/error.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::models {
@@ -16,6 +17,13 @@ ImageSet read_image_set(const std::string& path, bool with_labels) {
   if (s.images.rank() == 2) s.images.reshape({1, s.images.dim(0), s.images.dim(1)});
   if (s.images.rank() != 3 || s.images.size() == 0)
     throw DataError("images must be [N, H, W] with N >= 1, found " + shape_str(s.images.shape()),
+                    path);
+  // The pixel cap (io::set_max_pixels, --max-pixels) holds for pictures in archives too.
+  if (static_cast<uint64_t>(s.images.dim(1)) * static_cast<uint64_t>(s.images.dim(2)) >
+      io::max_pixels())
+    throw DataError("images of " + std::to_string(s.images.dim(1)) + "x" +
+                        std::to_string(s.images.dim(2)) + " pixels, more than the limit of " +
+                        std::to_string(io::max_pixels()) + " (--max-pixels raises it)",
                     path);
   io::require_finite(s.images, path + ":images");
   const int64_t n = s.images.dim(0);

@@ -6,6 +6,7 @@
 
 #include "attnkit/core/error.h"
 #include "attnkit/data/corpus.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
@@ -133,11 +134,11 @@ NtmPairs parse_ntm_pairs(std::string_view text, const std::string& path,
 }
 
 NtmPairs read_ntm_pairs(const std::string& path) {
-  return parse_ntm_pairs(io::read_all(path), path);
+  return parse_ntm_pairs(io::read_text(path), path);
 }
 
 NtmPairs read_ntm_pairs(const std::string& path, const data::Vocab& vocab) {
-  return parse_ntm_pairs(io::read_all(path), path, &vocab);
+  return parse_ntm_pairs(io::read_text(path), path, &vocab);
 }
 
 data::Episode NtmPairs::episode(int64_t i) const {

@@ -9,6 +9,7 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
@@ -64,6 +65,36 @@ void StackLstmConfig::validate() const {
   if (depth_input && !lstm_memory)
     throw UsageError("depth-input needs a stack, queue or deque (--memory), not " +
                      std::string(stack_rnn ? "the stack RNN" : "the plain LSTM"));
+}
+
+int64_t StackLstmConfig::train_bytes(int64_t source, int64_t target) const {
+  // Per step, in floats: the controller's gates and states and the output layers (a few
+  // dozen rows of its width, the logits), and the memory as it stands at that step, built
+  // anew (its values and strengths, the pop's, the read's and their copies). Summed over the
+  // steps, then 4 bytes a float, twice (the values and their gradients).
+  const double L = static_cast<double>(source + 1 + target);
+  const double per_step = 24.0 * static_cast<double>(hidden) + 4.0 * static_cast<double>(embed) +
+                          3.0 * static_cast<double>(vocab);
+  double growing = 0;  // floats per step, per value the memory holds
+  double slots = L;    // the values it holds at the end
+  if (stack_rnn) {
+    growing = 7.0 * static_cast<double>(stacks);
+  } else if (memory == "tree") {
+    // The tree's levels (2n values of the width) are built anew at each access, from the
+    // separator on; n: the power of 2 at or above the source's length.
+    double n = 2;
+    while (n < static_cast<double>(source)) n *= 2;
+    const double per_access = 2.0 * n * (3.0 * static_cast<double>(width) + 4.0);
+    return static_cast<int64_t>(
+        8.0 * (L * per_step + (static_cast<double>(target) + 1) * per_access + n * width));
+  } else if (memory == "set") {
+    growing = 2.0 * static_cast<double>(width) + 6.0;  // the keys and values, the weights
+  } else if (memory != "none") {
+    if (memory == "deque") slots *= 2;
+    growing = static_cast<double>(width) + 6.0;
+  }
+  // Σ over the steps of the values held then: slots · (L + 1) / 2
+  return static_cast<int64_t>(8.0 * (L * per_step + growing * slots * (L + 1) / 2.0));
 }
 
 void StackTrainOptions::validate() const {
@@ -190,6 +221,19 @@ StackLstm::Step StackLstm::start(ad::Tape& t, int64_t batch) const {
     st.s = cell_->zero_state(t, batch);
   }
   return st;
+}
+
+void StackLstm::rebase(ad::Tape& t, Step& st) {
+  std::vector<Var*> vars{&st.s.h,      &st.s.c,        &st.mem.values,    &st.mem.strengths,
+                         &st.set.keys, &st.set.values, &st.set.strengths, &st.stacks,
+                         &st.read,     &st.ops};
+  for (Var& v : st.tree) vars.push_back(&v);
+  std::vector<Tensor> held(vars.size());
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (vars[i]->valid()) held[i] = vars[i]->value().clone();
+  t.clear();
+  for (size_t i = 0; i < vars.size(); ++i)
+    if (vars[i]->valid()) *vars[i] = t.constant(std::move(held[i]));
 }
 
 HamWeights StackLstm::tree_weights(ad::Tape& t) const {
@@ -450,7 +494,12 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
   if (tree_) build_tree(t, {&source}, st);
   std::vector<int32_t> out;
   const std::vector<uint8_t> dec{1};
-  for (int32_t id : source) advance(t, {id}, st, trace, false);
+  // Each step starts from a cleared tape: a pair of any length decodes in the memory of
+  // its last step (stackmem-run on 10,000 symbols took 2 GB when every step's was kept).
+  for (int32_t id : source) {
+    advance(t, {id}, st, trace, false);
+    rebase(t, st);
+  }
   Var logits = advance(t, {data::Vocab::kBos}, st, trace, true, &dec);
   while (static_cast<int64_t>(out.size()) < max_len) {
     const Tensor& l = logits.value();
@@ -461,6 +510,7 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
         best = v;
     if (best == data::Vocab::kEos) break;
     out.push_back(best);
+    rebase(t, st);
     logits = advance(t, {best}, st, trace, true, &dec);
   }
   return out;
@@ -478,8 +528,8 @@ std::vector<std::string> split_spaces(const std::string& s) {
 }
 
 template <class F>
-void for_lines(const std::string& path, F f) {
-  const std::string text = io::read_all(path);
+void for_lines(const std::string& path, F f) {  // f(source, target, line)
+  const std::string text = io::read_text(path);
   size_t at = 0;
   int64_t line = 0;
   while (at < text.size()) {
@@ -495,7 +545,7 @@ void for_lines(const std::string& path, F f) {
     std::vector<std::string> src = split_spaces(l.substr(0, tab)),
                              tgt = split_spaces(l.substr(tab + 1));
     if (src.empty() || tgt.empty()) throw DataError("an empty source or target", path, line);
-    f(src, tgt);
+    f(src, tgt, line);
   }
 }
 }  // namespace
@@ -503,19 +553,37 @@ void for_lines(const std::string& path, F f) {
 data::Vocab transduce_vocab(const std::string& path) {
   data::TokenCounts counts;
   int64_t n = 0;
-  for_lines(path, [&](const std::vector<std::string>& s, const std::vector<std::string>& t) {
-    data::count_tokens(counts, s);
-    data::count_tokens(counts, t);
-    ++n;
-  });
+  for_lines(path,
+            [&](const std::vector<std::string>& s, const std::vector<std::string>& t, int64_t) {
+              data::count_tokens(counts, s);
+              data::count_tokens(counts, t);
+              ++n;
+            });
   if (n == 0) throw DataError("no pairs", path);
   return data::Vocab::build(counts, 1);
 }
 
-std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab) {
+std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab,
+                                             const StackLstmConfig* trained) {
   std::vector<TransduceExample> out;
-  for_lines(path, [&](const std::vector<std::string>& s, const std::vector<std::string>& t) {
+  for_lines(path, [&](const std::vector<std::string>& s, const std::vector<std::string>& t,
+                      int64_t line) {
+    if (trained) {
+      StackLstmConfig c = *trained;
+      c.vocab = vocab.size();
+      const int64_t need =
+          c.train_bytes(static_cast<int64_t>(s.size()), static_cast<int64_t>(t.size()));
+      if (need > kMaxPairTrainBytes)
+        throw DataError("a pair of " + std::to_string(s.size()) + " + " + std::to_string(t.size()) +
+                            " symbols needs about " + std::to_string(need >> 20) +
+                            " MB to train, over the bound of " +
+                            std::to_string(kMaxPairTrainBytes >> 20) +
+                            " MB per pair (training keeps every step; stackmem-run decodes "
+                            "pairs of any length)",
+                        path, line);
+    }
     TransduceExample e;
+    e.line = line;
     for (const auto& w : s) e.source.push_back(vocab.id(w));
     for (const auto& w : t) e.target.push_back(vocab.id(w));
     out.push_back(std::move(e));

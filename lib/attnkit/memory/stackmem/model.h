@@ -176,11 +176,21 @@ struct StackLstmConfig {
   }
   void validate() const;
   bool has_memory() const { return stack_rnn || memory != "none"; }
+  // Training's memory for one pair of `source` and `target` symbols, estimated from the
+  // lengths: the tape keeps every step's values and their gradients, and a memory of n values
+  // is built anew at each step, so it grows as the square of the length (decoding keeps only
+  // the current step: linear).
+  int64_t train_bytes(int64_t source, int64_t target) const;
 };
 
-// A pair as ids (no specials).
+// Training refuses a pair whose train_bytes exceed this (stackmem-train's bound; decoding,
+// stackmem-run, takes pairs of any length).
+constexpr int64_t kMaxPairTrainBytes = int64_t{2} << 30;
+
+// A pair as ids (no specials), and its line in the file it came from (0: none).
 struct TransduceExample {
   std::vector<int32_t> source, target;
+  int64_t line = 0;
 };
 
 // The per-step values of one decoded sequence (stackmem-run --trace).
@@ -214,6 +224,9 @@ class StackLstm {
   ad::Var advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, StackTrace* trace,
                   bool logits = true, const std::vector<uint8_t>* target = nullptr) const;
   Step start(ad::Tape& t, int64_t batch) const;
+  // Decoding keeps only the current memory: the state's values are copied out, the tape
+  // cleared (every earlier step's memory with it) and the state entered again as constants.
+  static void rebase(ad::Tape& t, Step& st);
   // Sets a memory-control layer's initial biases: the pops' at `pop`, and when != 0 every
   // push's, then a deque's bottom push's, then every push's again (`push_last`: the decoder's,
   // which cover the bottom one) and a deque's bottom pop's.
@@ -242,8 +255,11 @@ class StackLstm {
 };
 
 // Lines "SOURCE<TAB>TARGET" of space-separated symbols (transduce-gen's), as ids of `vocab`;
-// DataError naming the file and line for a line without a tab or an empty side.
-std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab);
+// DataError naming the file and line for a line without a tab or an empty side, and, given
+// `trained` (the model to train on them), for a pair whose training would take more than
+// kMaxPairTrainBytes.
+std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab,
+                                             const StackLstmConfig* trained = nullptr);
 // The vocabulary of a file's symbols (both sides), reserved tokens first.
 data::Vocab transduce_vocab(const std::string& path);
 

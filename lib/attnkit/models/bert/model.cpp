@@ -6,6 +6,7 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
@@ -179,7 +180,7 @@ int64_t BertCorpus::sentences() const {
 }
 
 std::vector<std::vector<std::vector<std::string>>> read_bert_text(const std::string& path) {
-  const std::string text = io::read_all(path);
+  const std::string text = io::read_text(path);
   std::vector<std::vector<std::vector<std::string>>> docs(1);
   for (std::string_view line : data::split_lines(text, path)) {
     auto toks = data::tokenize_words(line);

@@ -11,6 +11,7 @@
 #include "attnkit/core/parallel.h"
 #include "attnkit/data/text.h"
 #include "attnkit/eval/bleu.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/config.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
@@ -133,7 +134,7 @@ Tensor read_caption_input(const std::string& spec, bool invert) {
 CaptionData read_caption_data(const std::string& images, const std::string& captions) {
   CaptionData d;
   d.images = read_caption_images(images);
-  const std::string text = io::read_all(captions);
+  const std::string text = io::read_text(captions);
   const auto lines = data::split_lines(text, captions);
   long line = 0;
   bool any_cells = false;

@@ -9,6 +9,7 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 
 namespace attnkit::models::han {
@@ -313,7 +314,7 @@ Tensor HanNet::probabilities(const std::vector<const Doc*>& docs, std::vector<Te
 
 int64_t HanNet::load_embeddings(const std::string& path, const data::Vocab& v) {
   if (!embed_) throw UsageError("--embeddings: the ngram-lr model has no word embeddings");
-  const std::string text = io::read_all(path);
+  const std::string text = io::read_text(path);
   Tensor& table = embed_->table->value;
   const int64_t E = c_.embed;
   std::vector<uint8_t> seen(static_cast<size_t>(v.size()), 0);

@@ -485,29 +485,37 @@ PtrTraining::PtrTraining(PtrNetConfig config, PtrTrainOptions o, std::vector<Ptr
       valid_(std::move(valid)) {
   cfg_.validate();
   o_.validate();
-  if (train_.empty()) throw DataError("no training problems");
+  if (train_.empty()) throw DataError("no training problems", o_.train_file);
   const PtrTask task = cfg_.kind();
+  // A problem's error names its file and line (an archive's: the problem's number).
+  auto fail = [](const std::string& what, const std::string& file, const PtrProblem& p, size_t i) {
+    throw DataError(p.line ? what : "problem " + std::to_string(i + 1) + ": " + what, file,
+                    static_cast<long>(p.line));
+  };
   // Every answer must be one the mask admits (it would otherwise cost -log 0).
   for (size_t i = 0; i < train_.size(); ++i) {
     const PtrProblem& p = train_[i];
-    if (p.answer.empty())
-      throw DataError("training problem " + std::to_string(i + 1) + " has no answer");
+    if (p.dim != data::ptr_task_dim(task))
+      fail("points of " + std::to_string(p.dim) + " coordinates for the task " +
+               data::ptr_task_name(task),
+           o_.train_file, p, i);
+    if (p.answer.empty()) fail("a training problem without an answer", o_.train_file, p, i);
     if (!cfg_.mask) continue;
     std::vector<int32_t> prefix;
     for (size_t m = 0; m <= p.answer.size(); ++m) {
       const auto ok = ptr_allowed(task, true, p.n(), prefix);
       const int32_t y = m < p.answer.size() ? p.answer[m] : 0;
       if (!ok[static_cast<size_t>(y)])
-        throw DataError("training problem " + std::to_string(i + 1) +
-                        ": its answer is not a valid " + data::ptr_task_name(task) +
-                        " answer under the mask (step " + std::to_string(m + 1) +
-                        "); train with --no-mask to accept it");
+        fail("the answer is not a valid " + data::ptr_task_name(task) +
+                 " answer under the mask (step " + std::to_string(m + 1) +
+                 "); train with --no-mask to accept it",
+             o_.train_file, p, i);
       if (m < p.answer.size()) prefix.push_back(y);
     }
   }
   for (size_t i = 0; i < valid_.size(); ++i)
     if (valid_[i].answer.empty())
-      throw DataError("validation problem " + std::to_string(i + 1) + " has no answer");
+      fail("a validation problem without an answer", o_.valid_file, valid_[i], i);
   set_run(static_cast<int64_t>(train_.size()), steps_or_0, epochs);
   Rng init(seed);
   model_ = std::make_unique<PtrNet>(ps_, cfg_, init);

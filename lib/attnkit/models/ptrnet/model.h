@@ -120,6 +120,8 @@ struct PtrTrainOptions {
   double lr = 1e-3;
   std::string schedule = "constant";  // or inverse-sqrt (after `warmup` steps)
   int64_t warmup = 0;
+  // The data files, for messages: a problem's error names its file and line.
+  std::string train_file, valid_file;
   void validate() const;
 };
 

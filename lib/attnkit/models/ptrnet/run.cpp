@@ -133,7 +133,7 @@ std::string run_ptrnet(const PtrRunOptions& o) {
       if (ps[i].answer.empty())
         throw DataError(
             "problem " + std::to_string(i + 1) + " has no answer (needed by --eval and --draw)",
-            o.input, static_cast<long>(i + 1));
+            o.input, static_cast<long>(ps[i].line));
   // Scores against answers the model's task does not allow (a hull file given to a tsp
   // model, a non-tour) would be meaningless: checked as ptr-train checks its data.
   if (o.eval || !draw.empty())
@@ -145,7 +145,7 @@ std::string run_ptrnet(const PtrRunOptions& o) {
           throw DataError("problem " + std::to_string(i + 1) + ": its answer is not a valid " +
                               data::ptr_task_name(task) + " answer (step " + std::to_string(k + 1) +
                               "), as the model's task needs",
-                          o.input, static_cast<long>(i + 1));
+                          o.input, static_cast<long>(ps[i].line));
         if (k < ps[i].answer.size()) prefix.push_back(y);
       }
     }

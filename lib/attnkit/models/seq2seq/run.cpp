@@ -8,6 +8,7 @@
 
 #include "attnkit/core/error.h"
 #include "attnkit/data/text.h"
+#include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/models/seq2seq/file.h"
 
@@ -48,7 +49,7 @@ void run_translate(const TranslateRunOptions& o, const ItemRange& range,
   if (!o.alignments.empty() && b.model->config().type == ModelType::RNN &&
       b.model->config().attention == AttentionKind::None)
     throw UsageError("--alignments: the model has no attention (trained with --attention none)");
-  const std::string text = io::read_all(o.input);
+  const std::string text = io::read_text(o.input);
   std::vector<std::string_view> lines =
       data::split_lines(text, o.input == "-" ? "<stdin>" : o.input);
   // A slice of the lines: `first` numbers its alignments in the whole input.

@@ -74,8 +74,8 @@ std::vector<int32_t> parse_class_list(const std::string& text, const std::string
 namespace {
 // n, H, W of pictures [n, H, W] or [n, 1, H, W] with labels [n] or [n, 1] of whole numbers
 // in [0, 1000).
-void check_labelled(const Tensor& images, const Tensor& labels, const std::string& name, int64_t& n,
-                    int64_t& h, int64_t& w) {
+void check_labelled(const Tensor& images, const Tensor& labels, const std::string& name,
+                    const std::string& labels_name, int64_t& n, int64_t& h, int64_t& w) {
   if (images.rank() == 3) {
     n = images.dim(0), h = images.dim(1), w = images.dim(2);
   } else if (images.rank() == 4 && images.dim(1) == 1) {
@@ -86,21 +86,23 @@ void check_labelled(const Tensor& images, const Tensor& labels, const std::strin
   }
   const bool column = labels.rank() == 2 && labels.dim(1) == 1;  // a text file, one a line
   if (!(labels.rank() == 1 || column) || labels.dim(0) != n)
-    throw DataError("labels must be [" + std::to_string(n) + "] (one a picture), got " +
-                        shape_str(labels.shape()),
-                    name);
+    throw DataError("labels must be [" + std::to_string(n) + "] (one a picture of " + name +
+                        "), got " + shape_str(labels.shape()),
+                    labels_name);
   for (int64_t i = 0; i < n; ++i) {
     const float l = labels[i];
     if (!(l >= 0 && l < 1000 && l == std::floor(l)))
-      throw DataError("label " + std::to_string(i) + " is not a class id in [0, 1000)", name);
+      throw DataError("label " + std::to_string(i + 1) + " is " + io::format_number(l) +
+                          ", not a class id in [0, 1000)",
+                      labels_name);
   }
 }
 }  // namespace
 
 std::vector<int32_t> label_classes(const Tensor& images, const Tensor& labels,
-                                   const std::string& name) {
+                                   const std::string& name, const std::string& labels_name) {
   int64_t n = 0, h = 0, w = 0;
-  check_labelled(images, labels, name, n, h, w);
+  check_labelled(images, labels, name, labels_name.empty() ? name : labels_name, n, h, w);
   std::vector<int32_t> c;
   for (int64_t i = 0; i < n; ++i) c.push_back(static_cast<int32_t>(labels[i]));
   std::sort(c.begin(), c.end());
@@ -110,9 +112,10 @@ std::vector<int32_t> label_classes(const Tensor& images, const Tensor& labels,
 
 LabelledImages select_classes(const Tensor& images, const Tensor& labels,
                               const std::vector<int32_t>& classes, bool scale_255,
-                              int64_t min_per_class, const std::string& name) {
+                              int64_t min_per_class, const std::string& name,
+                              const std::string& labels_name) {
   int64_t n = 0, h = 0, w = 0;
-  check_labelled(images, labels, name, n, h, w);
+  check_labelled(images, labels, name, labels_name.empty() ? name : labels_name, n, h, w);
   LabelledImages d;
   std::vector<int64_t> keep;
   for (int64_t i = 0; i < n; ++i) {
@@ -148,7 +151,7 @@ LabelledImages select_classes(const Tensor& images, const Tensor& labels,
       throw DataError("class " + std::to_string(d.classes[c]) + " has " +
                           std::to_string(d.by_class[c].size()) + " pictures; an episode needs " +
                           std::to_string(min_per_class),
-                      name);
+                      labels_name.empty() ? name : labels_name);
   return d;
 }
 
@@ -161,13 +164,14 @@ Pictures read_pictures(std::string images, std::string labels, const std::string
   p.labels = io::read_tensor(labels);
   p.bytes = info.format == io::Format::Idx;
   p.name = images;
+  p.labels_name = labels;
   return p;
 }
 
 ClassSplit split_classes(const Pictures& p, const std::vector<int32_t>& train,
                          const FewShotConfig& c) {
   std::vector<int32_t> held;
-  for (int32_t k : label_classes(p.images, p.labels, p.name))
+  for (int32_t k : label_classes(p.images, p.labels, p.name, p.labels_name))
     if (!std::binary_search(train.begin(), train.end(), k)) held.push_back(k);
   if (static_cast<int64_t>(train.size()) < c.ways || static_cast<int64_t>(held.size()) < c.ways) {
     std::string list;
@@ -177,8 +181,10 @@ ClassSplit split_classes(const Pictures& p, const std::vector<int32_t>& train,
                      std::to_string(held.size()) + " others are in the data");
   }
   ClassSplit out;
-  out.train = select_classes(p.images, p.labels, train, p.bytes, c.shots + 1, p.name);
-  out.held_out = select_classes(p.images, p.labels, held, p.bytes, c.shots + 1, p.name);
+  out.train =
+      select_classes(p.images, p.labels, train, p.bytes, c.shots + 1, p.name, p.labels_name);
+  out.held_out =
+      select_classes(p.images, p.labels, held, p.bytes, c.shots + 1, p.name, p.labels_name);
   return out;
 }
 

@@ -69,23 +69,25 @@ struct LabelledImages {
 // Keeps the images of `classes` (empty: all). images [n, H, W] (or [n, 1, H, W]) with values
 // in [0, 255] when `scale_255` (IDX bytes) else [0, 1]; labels [n] (or [n, 1]) whole numbers
 // in [0, 1000).
-// DataError naming `name` on a shape or label problem, or a class with fewer images than
-// `min_per_class`.
+// DataError naming `name` (the images) on a shape problem, `labels_name` (the labels; empty:
+// `name`) on a label problem or a class with fewer images than `min_per_class`.
 // The class ids of `labels` (ascending), after checking that images and labels fit each other
 // as select_classes requires (DataError naming `name` otherwise).
 std::vector<int32_t> label_classes(const Tensor& images, const Tensor& labels,
-                                   const std::string& name);
+                                   const std::string& name, const std::string& labels_name = "");
 LabelledImages select_classes(const Tensor& images, const Tensor& labels,
                               const std::vector<int32_t>& classes, bool scale_255,
-                              int64_t min_per_class, const std::string& name);
+                              int64_t min_per_class, const std::string& name,
+                              const std::string& labels_name = "");
 
 // Pictures and their labels read from tensor files (IDX bytes scaled to [0, 1]). An empty
 // path is Fashion-MNIST's file of `split` ("train" or "test") in Debian's folder
 // (vision::fmnist_file: a missing one names the package to install).
 struct Pictures {
   Tensor images, labels;
-  bool bytes = false;  // IDX: values 0-255
-  std::string name;    // the images' path
+  bool bytes = false;       // IDX: values 0-255
+  std::string name;         // the images' path
+  std::string labels_name;  // the labels' path
 };
 Pictures read_pictures(std::string images, std::string labels, const std::string& split);
 

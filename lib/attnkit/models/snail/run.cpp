@@ -29,14 +29,14 @@ std::string run_fewshot(const SnailRunOptions& o, const GivenOption& given) {
   if (!o.classes.empty()) {
     held = parse_class_list(o.classes, "--classes");
   } else {
-    for (int32_t k : label_classes(p.images, p.labels, p.name))
+    for (int32_t k : label_classes(p.images, p.labels, p.name, p.labels_name))
       if (!std::binary_search(m.train_classes.begin(), m.train_classes.end(), k)) held.push_back(k);
   }
   if (static_cast<int64_t>(held.size()) < m.config.ways)
     throw UsageError("the model plays " + std::to_string(m.config.ways) +
                      "-way episodes; the test classes are only " + std::to_string(held.size()));
   const LabelledImages d =
-      select_classes(p.images, p.labels, held, p.bytes, m.config.shots + 1, p.name);
+      select_classes(p.images, p.labels, held, p.bytes, m.config.shots + 1, p.name, p.labels_name);
   if (d.height() != m.config.height || d.width() != m.config.width)
     throw DataError("pictures of " + std::to_string(d.height()) + " x " +
                         std::to_string(d.width()) + " for a model of " +

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# labels: slow
+# cost: 60
+# The kill-resume property (tests/cli/kill-resume.sh, seq2seq-train's) for every other
+# trainer, on tiny models (issue 36, item 26): kill -9 at any moment, mid-step or
+# mid-checkpoint-write (a checkpoint every step), leaves the previous or the new checkpoint,
+# never a damaged one and no temporary a resume does not clean up; a run killed and resumed
+# each time ends with the model and the log of a run never stopped. The kill moments come
+# from the clock (fractions of the uninterrupted run's time); the verdict does not: whatever
+# moment a kill lands on, the property must hold.
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+unset ATTNKIT_THREADS OMP_NUM_THREADS
+D=$ATTNKIT_TESTDATA
+expect 0 ptrtask-gen --task sort --n 4 --count 200 --seed 1 -o sort.txt
+expect 0 transduce-gen --task reverse --len-min 2 --len-max 5 --symbols 6 --count 200 --seed 1 -o rev.tsv
+expect 0 tensor-rand --shape 48,16,16 --seed 4 -o x.npy
+awk 'BEGIN { for (i = 0; i < 48; i++) print i % 8 }' >y.txt
+awk 'BEGIN { split("mary john sandra daniel", who); split("kitchen garden office hallway", where)
+  for (d = 1; d <= 40; d++) { if (d > 1) print ""
+    for (k = 1; k <= 4; k++) print who[(d + k) % 4 + 1] " went to the " where[(d * k) % 4 + 1] "." } }' >text.txt
+awk 'BEGIN { for (k = 0; k < 24; k++) {
+    a = k % 4; b = (k + 1 + k % 3) % 4; if (b == a) b = (a + 1) % 4
+    for (r = 0; r < 8; r++) { line = ""
+      for (c = 0; c < 8; c++) { cell = int(r / 4) * 2 + int(c / 4)
+        v = (cell == a && r % 2) || (cell == b && c % 2); line = line (c ? " " : "") v }
+      print line > "scenes.txt" }
+    if (k < 23) print "" > "scenes.txt"
+    print "a hbar and a vbar\t-1 " a " -1 -1 " b > "caps.tsv" } }'
+
+# NAME | the trainer's command and its length (memn2n has epochs, no --steps).
+trainers=(
+  "ptr|ptr-train --task sort -i sort.txt --embed 8 --hidden 16 --batch-size 20 --seed 3 --steps 40"
+  "stackmem|stackmem-train -i rev.tsv --embed 8 --hidden 16 --width 8 --batch-size 20 --seed 3 --steps 40"
+  "ntm|ntm-train --task copy --width 4 --len-max 4 --controller-size 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --seed 2 --steps 40"
+  "memn2n|memn2n-train -i $D/babi --task 1 --ls-max-epochs 1 --seed 2 --epochs 3"
+  "bert|bert-pretrain -i text.txt --layers 1 --hidden 16 --heads 2 --ff 32 --len-max 24 --batch-size 16 --min-freq 1 --seed 3 --steps 40"
+  "caption|caption-train -i scenes.txt --captions caps.tsv --embed 8 --hidden 16 --attention-size 8 --channels 4,4 --batch-size 8 --seed 3 --steps 40"
+  "img|img-train -i $D/imgclass/train.npz --arch cnn-sagan --channels 4,8 --hidden 16 --batch-size 30 --seed 3 --steps 40"
+  "ram|ram-train -i $D/ram/corner-train.npz --glimpse-size 3 --glimpse-scales 2 --glimpses 3 --glimpse-hidden 8 --hidden 16 --batch-size 16 --seed 3 --steps 40"
+  "snail|snail-train --arms 3 --pulls 5 --width 8 --filters 4 --key-size 4 --value-size 4 --batch-size 8 --eval-episodes 10 --seed 3 --steps 40"
+  "fewshot|snail-train --task fewshot -i x.npy --labels y.txt --ways 3 --classes 0,1,2,3 --shots 1 --channels 2 --filters 2 --key-size 2 --value-size 2 --batch-size 8 --eval-episodes 10 --seed 3 --steps 40"
+)
+if ls "$D"/babi/qa1_* >/dev/null 2>&1; then :; else
+  echo "note: no bAbI files in $D/babi: memn2n-train left out"
+fi
+
+now() { date +%s.%N; }
+for entry in "${trainers[@]}"; do
+  name=${entry%%|*}
+  read -r -a cmd <<<"${entry#*|}"
+  [ "$name" = memn2n ] && ! ls "$D"/babi/qa1_* >/dev/null 2>&1 && continue
+  common=("${cmd[@]}" --threads 1 -q --checkpoint-every 1 --log-every 1)
+  t0=$(now)
+  expect 0 "${common[@]}" --log "$name-ref.tsv" -o "$name-ref.akm"
+  took=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { print b - a }')
+  kills=0
+  for frac in 0.35 0.6 0.85; do
+    resume=()
+    [ -e "$name.akm.ckpt" ] && resume=(--resume)
+    "${common[@]}" "${resume[@]}" --log "$name.tsv" -o "$name.akm" 2>"$name-kill.err" &
+    pid=$!
+    sleep "$(awk -v t="$took" -v f="$frac" 'BEGIN { print t * f }')"
+    if kill -9 "$pid" 2>/dev/null; then kills=$((kills + 1)); fi
+    wait "$pid" 2>/dev/null
+    [ -e "$name.akm" ] && break # it finished before the kill
+  done
+  resume=()
+  [ -e "$name.akm.ckpt" ] && resume=(--resume)
+  [ -e "$name.akm" ] || expect 0 "${common[@]}" "${resume[@]}" --log "$name.tsv" -o "$name.akm"
+  check_eq "$(cmp -s "$name.akm" "$name-ref.akm" && echo same)" same "$name: killed $kills times and resumed = never stopped"
+  check_eq "$(cmp -s "$name.tsv" "$name-ref.tsv" && echo same)" same "$name: its log = the log of a run never stopped"
+  CHECKS=$((CHECKS + 1))
+  if ls -a | grep -q "^\.$name\.akm\.ckpt\.tmp\."; then fail "$name: a stale checkpoint temporary is left: $(ls -a)"; fi
+  echo "$name: kills landed: $kills"
+done
+finish
