@@ -9,9 +9,7 @@
 # attention over the input is the output itself, so the model is the same for any n.
 # Claim checked (exit 1 when it fails): exact order >= 90% at n = 5. The 10- and 15-number
 # results are reported without a bar (the model never saw them).
-# Measured (seed 1, 2026-11-26, ptr-train's 2 slices of 64 a batch): 65 s on the 2-core
-# machine at a load of about 4 (40 s of CPU); exact order 97.8% at n = 5, 89.2% at 10, 72.3%
-# at 15. (With 4 slices of 32, 2026-11-25: 97.7%, 89.6%, 73.2%.)
+# Measured results (dates, loads, earlier recipes): doc/experiments/ptrnet-sort.md.
 # With --quick (a smoke run: 1,000 problems, 1 epoch, 32 units) only the table's shape is
 # checked.
 #   pipelines/ptrnet-sort.sh [--quick] [--seed S] [--keep DIR]

@@ -15,8 +15,7 @@
 # With --quick (a smoke run: 150 steps, 500 bandits) only the table's sanity is checked:
 # random within 5.0 +- 0.3, oracle > Thompson > random, and that training wrote its model.
 # Pictures: learning-curve.png (training and evaluation return) in --keep DIR.
-# Measured (2-core machine, --threads 2, seed 1): the full run took 2 min 54 s; SNAIL 6.64 +-
-# 0.04 on 4,000 fresh bandits, Thompson 5.85, greedy 6.06, UCB1 5.69, random 5.01, oracle 8.36.
+# Measured results (dates, loads, earlier recipes): doc/experiments/snail-bandit.md.
 #   pipelines/snail-bandit.sh [--quick] [--seed S] [--keep DIR]
 set -euo pipefail
 export LC_ALL=C
