@@ -103,13 +103,16 @@ ntm_wrong() {
     awk -F'\t' '$1 != "length" && $1 != "all" { printf "%s%s", sep, $4; sep = "\t" }'
 }
 
-# learning_curve PNG TITLE LOG:COLUMN[:LABEL]...: the named columns of training logs (the
+# learning_curve PNG TITLE [-y YLABEL] LOG:COLUMN[:LABEL]...: the named columns of training logs (the
 # TSV of --log: a header, then a row every --log-every steps) against the step column, one
 # line each, drawn by gnuplot (make deps installs gnuplot-nox) into PNG; says where on
 # stderr. Rows whose value is nan (e.g. validation columns between evaluations) are skipped.
 learning_curve() {
-  local png=$1 title=$2 plots="" spec log col label n tmp k=0
+  local png=$1 title=$2 plots="" spec log col label n tmp k=0 ylabel=
   shift 2
+  if [ "${1:-}" = -y ]; then ylabel=$2; shift 2; fi
+  # The y axis says what is plotted: -y LABEL, else the first column's name.
+  [ -n "$ylabel" ] || { IFS=: read -r log ylabel label <<< "$1"; }
   command -v gnuplot >/dev/null || { echo "$PIPELINE: gnuplot is not installed (make deps): no $png" >&2; return 0; }
   tmp=$(mktemp -d)
   for spec in "$@"; do
@@ -123,7 +126,7 @@ learning_curve() {
   done
   if [ -n "$plots" ]; then
     gnuplot -e "set terminal png size 900,500; set output '$png'; set title '$title'; set key top right;
-      set xlabel 'step'; set grid; plot $plots" && echo "$PIPELINE: learning curve: $png" >&2
+      set xlabel 'step'; set ylabel '$ylabel'; set grid; plot $plots" && echo "$PIPELINE: learning curve: $png" >&2
   fi
   rm -rf "$tmp"
 }

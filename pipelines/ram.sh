@@ -104,6 +104,7 @@ for task in translated cluttered plain; do
     --draw "$dir/$task.png" --draw-count 4 -o /dev/null
 done
 learning_curve "$dir/learning-curve.png" "RAM on 60 x 60 Fashion-MNIST canvases" \
+  -y "validation error (share of images misclassified)" \
   "$dir/ram-learned.tsv:valid_error:cluttered, learned" "$dir/ram-random.tsv:valid_error:cluttered, random" \
   "$dir/ram.tsv:valid_error:translated" "$dir/ram-plain.tsv:valid_error:plain 28 x 28"
 

@@ -33,6 +33,7 @@ snail-run --model "$dir/bandit.akm" --episodes "$episodes" --seed $((seed + 1000
   -o "$dir/table.tsv"
 cat "$dir/table.tsv"
 learning_curve "$dir/learning-curve.png" "SNAIL on 5-armed bandits, 10 pulls" \
+  -y "mean return per episode (of 10 pulls)" \
   "$dir/train.tsv:return:training batches" "$dir/train.tsv:eval_return:evaluation"
 
 awk -F '\t' -v quick="$quick" '

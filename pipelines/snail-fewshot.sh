@@ -41,6 +41,7 @@ snail-run --model "$dir/fewshot.akm" --episodes "$episodes" --seed $((seed + 100
   -o "$dir/table.tsv"
 cat "$dir/table.tsv"
 learning_curve "$dir/learning-curve.png" "SNAIL, 5-way 1-shot Fashion-MNIST" \
+  -y "accuracy (share of queries right)" \
   "$dir/train.tsv:accuracy:training episodes" "$dir/train.tsv:eval_accuracy:held-out classes" \
   "$dir/train.tsv:eval_embed_nn:held-out, nearest neighbour on the embeddings"
 

@@ -32,5 +32,11 @@ if command -v gnuplot >/dev/null; then
   expect_err 0 "x: learning curve: c.png" bash -c '. "$1/pipelines/lib.sh"; learning_curve c.png t one.tsv:loss' x "$ATTNKIT_SRC"
   grep -qi "empty . range" "$T/err" && fail "gnuplot's warning leaked: $(cat "$T/err")"
   check_eq "$(head -c 4 c.png | tail -c 3)" PNG "the one-point curve drawn"
+  # The y axis is labelled (-y LABEL, else the column's name): two labels, two pictures.
+  printf 'step\tloss\n1\t0.5\n2\t0.4\n' >two.tsv
+  expect_err 0 "x: learning curve: a.png" bash -c '. "$1/pipelines/lib.sh"; learning_curve a.png t -y "loss per token" two.tsv:loss' x "$ATTNKIT_SRC"
+  expect_err 0 "x: learning curve: b.png" bash -c '. "$1/pipelines/lib.sh"; learning_curve b.png t -y "error" two.tsv:loss' x "$ATTNKIT_SRC"
+  CHECKS=$((CHECKS + 1))
+  cmp -s a.png b.png && fail "the y label is not drawn: the same picture for two labels"
 fi
 finish
