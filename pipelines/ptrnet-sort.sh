@@ -39,7 +39,14 @@ ptr-train --task sort -i "$dir/train.txt" --valid "$dir/valid.txt" --epochs $epo
 ptr-run --model "$dir/sort.akm" -i "$dir/test.txt" --eval | tee "$dir/table.tsv"
 head -1 "$dir/test.txt" > "$dir/one.txt"
 ptr-run --model "$dir/sort.akm" -i "$dir/one.txt" --alignments "$dir/pointer.npz" -o /dev/null
-attn-plot -i "$dir/pointer.npz:s0" -o "$dir/pointer.png" 2>/dev/null || true
+# Labelled axes: a row per output step (the last one points to the end), a column per input
+# number after column 0, the end.
+{ echo end; awk '{ for (i = 1; $i != "output"; i++) print $i }' "$dir/one.txt"; } > "$dir/cols.txt"
+awk '{ for (i = 1; $i != "output"; i++) n++; for (k = 1; k <= n + 1; k++) print "output " k }' \
+  "$dir/one.txt" > "$dir/rows.txt"
+attn-plot -i "$dir/pointer.npz:s0" --rows "$dir/rows.txt" --cols "$dir/cols.txt" \
+  --title "pointers: rows output steps, columns the end, then the inputs" \
+  -o "$dir/pointer.png" 2>/dev/null || true
 [ -s "$dir/pointer.png" ] && echo "$PIPELINE: the pointer distributions of one problem: $dir/pointer.png" >&2
 
 awk -F'\t' -v quick="$quick" '
