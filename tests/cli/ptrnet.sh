@@ -8,6 +8,7 @@
 # ptrtask-gen: seeded, the same for any --threads, answers that are what they claim.
 expect 0 ptrtask-gen --task sort --len-min 3 --len-max 8 --count 200 --seed 4 -o s.txt
 expect 0 ptrtask-gen --task sort --len-min 3 --len-max 8 --count 200 --seed 4 -o s2.txt --threads 2
+grep -qF "ptrtask-gen: problem 200/200 (100%)" "$T/err" || fail "ptrtask-gen's progress counts problems: $(cat "$T/err")"
 CHECKS=$((CHECKS + 1)); cmp -s s.txt s2.txt || fail "the same seed gave other problems"
 check_eq "$(awk '{ n = 0; for (i = 1; $i != "output"; i++) v[++n] = $i
   if (n < 3 || n > 8 || NF != 2 * n + 1) bad++
