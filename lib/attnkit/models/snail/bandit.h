@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -132,7 +133,10 @@ struct BanditTrainOptions {
 // --threads or MPI ranks), and the loss is the REINFORCE loss over every step of every
 // episode with the value head as the baseline. Step metric: the batch's mean return.
 // Evaluation: the mean return of the sampled policy on eval_episodes bandits of a fixed
-// seed (the same at every evaluation).
+// seed (the same at every evaluation). The model kept is the best evaluation's, not the last
+// (REINFORCE's return wanders: it may peak before the end): its parameters are copied at each
+// new best, carried in checkpoints (best/<parameter>, best/eval_return), and written as the
+// model, with result/eval_return the best and result/last_eval_return the last.
 class BanditTraining : public train::Module {
  public:
   BanditTraining(BanditConfig config, BanditTrainOptions options, int64_t steps, uint64_t seed,
@@ -156,6 +160,8 @@ class BanditTraining : public train::Module {
   std::vector<std::string> eval_metrics() const override { return {"eval_return"}; }
   double score() override;
   void finish(nn::ModelFile& f) override;
+  void save_state(nn::ModelFile& f) const override;
+  void load_state(const nn::ModelFile& f) override;
 
  private:
   BanditConfig cfg_;
@@ -170,6 +176,8 @@ class BanditTraining : public train::Module {
   BanditBatch batch_;
   double last_eval_ = 0.0;
   bool evaluated_ = false;
+  double best_eval_ = 0.0;
+  std::map<std::string, Tensor> best_;  // the best evaluation's parameters (empty: none yet)
 };
 
 // A model file of kind "snail-bandit" with its configuration and parameters in place.
