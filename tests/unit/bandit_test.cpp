@@ -90,9 +90,10 @@ TEST_CASE("bandit: training keeps its best evaluation's model, in checkpoints to
   };
   const auto p0 = snapshot();
   const double e0 = m.evaluate()[0].second;
-  // Other parameters (every weight scaled up and shifted: another policy).
+  // Other parameters (every weight moved by up to +-1.5: another policy).
   for (ad::Parameter* p : m.params().params())
-    for (int64_t i = 0; i < p->value.size(); ++i) p->value[i] = p->value[i] * 4.0f + 0.05f;
+    for (int64_t i = 0; i < p->value.size(); ++i)
+      p->value[i] += 0.5f * static_cast<float>((i * 3 + 1) % 7 - 3);
   const auto p1 = snapshot();
   const double e1 = m.evaluate()[0].second;
   REQUIRE(e0 != e1);

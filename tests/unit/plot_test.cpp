@@ -64,7 +64,7 @@ TEST_CASE("PNG heatmap: size, colours of 1 and 0, labels, round trip through lib
   CHECK(ink > 3);
 }
 
-TEST_CASE("column labels: upright when each fits its cell (one character), else rotated") {
+TEST_CASE("column labels: upright where one fits its cell (one character), else rotated") {
   const Tensor w({2, 2}, std::vector<float>{1, 0, 0, 1});
   auto label_box = [&](const std::vector<std::string>& cols, int& bw, int& bh) {
     HeatmapSpec spec;
@@ -88,6 +88,11 @@ TEST_CASE("column labels: upright when each fits its cell (one character), else 
   const std::string rot = label_box({"AAAAA", "BBBBB"}, bw, bh);
   CHECK(bh == 29);  // five glyphs a quarter turn: 5 x 6 - 1 high
   CHECK(rot.find("rotate(-90") != std::string::npos);
+  // Each label on its own: "A" upright beside a long "<eos>" rotated (the demo's dates).
+  const std::string mixed = label_box({"A", "<eos>"}, bw, bh);
+  CHECK(bh == 7);
+  CHECK(bw == 5);
+  CHECK(mixed.find("rotate(-90") != std::string::npos);
 }
 
 TEST_CASE("panels per batch item and head; SVG of the same size") {
@@ -122,7 +127,14 @@ TEST_CASE("overlay: one colour scale for every panel, drawn as a bar with its va
   peak.map = Tensor({2, 2}, 0.0f);
   peak.map[0] = 1.0f;                // all the weight on one cell
   flat.map = Tensor({2, 2}, 0.25f);  // uniform: each cell 1/4
-  const plot::Image one = plot::render_overlays(img, {flat}, 4);
+  auto copy = [](const plot::OverlayQuery& q) {
+    plot::OverlayQuery c;
+    c.row = q.row, c.col = q.col, c.map = q.map.clone();
+    return c;
+  };
+  std::vector<plot::OverlayQuery> flat_only;
+  flat_only.push_back(copy(flat));
+  const plot::Image one = plot::render_overlays(img, flat_only, 4);
   // Alone, the uniform map is the scale's top colour, but the bar says what that is: 0.25.
   const int gap = 8, pw = 32;
   const int bx = 2 * pw + 3 * gap;
@@ -138,13 +150,16 @@ TEST_CASE("overlay: one colour scale for every panel, drawn as a bar with its va
     for (int x = bx + 12; x < one.width; ++x) ink += one.at(x, y).r == 0 && one.at(x, y).g == 0;
   CHECK(ink > 20);
   // Beside a peaked map, the uniform one is drawn at a quarter of the scale, not at its top.
-  const plot::Image two = plot::render_overlays(img, {peak, flat}, 4);
+  std::vector<plot::OverlayQuery> both;
+  both.push_back(copy(peak));
+  both.push_back(copy(flat));
+  const plot::Image two = plot::render_overlays(img, both, 4);
   const int x2 = gap + 2 * (pw + gap);  // the third panel: the uniform map
   CHECK(eq(two.at(x2 + 20, gap + 20), blend(plot::colour(0.25f))));
   CHECK(eq(two.at(gap + pw + gap + 2, gap + 2), blend(plot::colour(1.0f))));  // the peak
 }
 
-TEST_CASE("tours: a legend names the answer, the output and the ring; repeated points ringed") {
+TEST_CASE("tours: a legend names the answer, the output and the ring; degenerate outputs ringed") {
   // A square's hull; the output visits point 2 twice (invalid).
   data::PtrProblem p;
   p.q = {0, 0, data::kCoordScale, 0, data::kCoordScale, data::kCoordScale, 0, data::kCoordScale};
@@ -155,12 +170,12 @@ TEST_CASE("tours: a legend names the answer, the output and the ring; repeated p
   const std::string svg = plot::tours_svg({tp});
   CHECK(svg.find(">answer</text>") != std::string::npos);
   CHECK(svg.find(">output</text>") != std::string::npos);
-  CHECK(svg.find(">repeated point</text>") != std::string::npos);
-  // One ring in the legend, one around point 2 (x = 1, y = 0: the panel's bottom right).
+  CHECK(svg.find(">a degenerate output's points</text>") != std::string::npos);
+  // One ring in the legend, one around each point the output visits (1, 2 and 3).
   size_t rings = 0;
   for (size_t at = svg.find("r=\"5\""); at != std::string::npos; at = svg.find("r=\"5\"", at + 1))
     ++rings;
-  CHECK(rings == 2);
+  CHECK(rings == 4);
   const plot::Image im = plot::render_tours({tp});
   auto red = [&](int x, int y) {
     const plot::Rgb c = im.at(x, y);
@@ -169,7 +184,13 @@ TEST_CASE("tours: a legend names the answer, the output and the ring; repeated p
   CHECK(red(12 + 100, 11));  // the legend's red line
   // Point 2 at pixel (208, 230): its ring passes (4, 3) from it, off every path.
   CHECK(red(208 - 4, 230 - 3));
-  CHECK(!red(12 + 4, 230 - 3));  // point 1 (12, 230), visited once: no ring
+  CHECK(!red(12 + 4, 34 + 3));  // point 4 (12, 34), not visited: no ring
+  // An untrained model's "5 5": one point, no line; it is ringed. A valid hull is not.
+  tp.prediction = {2, 2};
+  CHECK(plot::tours_svg({tp}).find("r=\"5\"", svg.find("</g>")) != std::string::npos);
+  tp.prediction = {1, 2, 3, 4, 1};
+  const std::string ok = plot::tours_svg({tp});
+  CHECK(ok.find("r=\"5\"", ok.find("</g>")) == std::string::npos);
 }
 
 TEST_CASE("a thin strip gets taller cells (a sensible aspect); a square matrix square ones") {

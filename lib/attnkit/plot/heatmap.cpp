@@ -27,11 +27,13 @@ int max_width(const std::vector<std::string>& v) {
   for (const auto& s : v) w = std::max(w, text_width(s));
   return w;
 }
-// Column labels are written upright when each fits its cell's width (one character: the
-// demo's dates), else rotated a quarter turn; the height they take above the cells.
-bool upright(const std::vector<std::string>& cols, int cell) { return max_width(cols) <= cell; }
+// A column label is written upright when it fits its cell's width (one character: the demo's
+// dates), else rotated a quarter turn; the height the labels take above the cells.
+bool upright(const std::string& label, int cell) { return text_width(label) <= cell; }
 int col_label_height(const std::vector<std::string>& cols, int cell) {
-  return upright(cols, cell) ? kGlyphH : max_width(cols);
+  int h = 0;
+  for (const std::string& c : cols) h = std::max(h, upright(c, cell) ? kGlyphH : text_width(c));
+  return h;
 }
 
 // Shape of the tensor as (matrices, rows, cols) and whether it has heads.
@@ -254,9 +256,8 @@ Image render_heatmap(const Tensor& w, const HeatmapSpec& spec, const Layout& l) 
     for (size_t i = 0; i < l.row_labels.size(); ++i)
       text(im, p.x - kPad - text_width(l.row_labels[i]),
            p.y + static_cast<int>(i) * l.cell_h + (l.cell_h - kGlyphH) / 2, l.row_labels[i]);
-    const bool up = upright(l.col_labels, l.cell);
     for (size_t j = 0; j < l.col_labels.size(); ++j) {
-      if (up)
+      if (upright(l.col_labels[j], l.cell))
         text(im,
              p.x + static_cast<int>(j) * l.cell + (l.cell - text_width(l.col_labels[j]) + 1) / 2,
              p.y - kPad - kGlyphH, l.col_labels[j]);
@@ -325,7 +326,7 @@ std::string heatmap_svg(const Tensor& w, const HeatmapSpec& spec, const Layout& 
     for (size_t j = 0; j < l.col_labels.size(); ++j) {
       if (l.col_labels[j].empty()) continue;
       const int x = p.x + static_cast<int>(j) * l.cell + l.cell / 2, y = p.y - kPad;
-      if (upright(l.col_labels, l.cell))
+      if (upright(l.col_labels[j], l.cell))
         o << "<text x=\"" << x << "\" y=\"" << y << "\" text-anchor=\"middle\">"
           << xml_escape(l.col_labels[j]) << "</text>\n";
       else

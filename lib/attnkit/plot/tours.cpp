@@ -41,18 +41,25 @@ int columns(size_t n) {
 }
 int rows(size_t n) { return static_cast<int>((n + kPerRow - 1) / kPerRow); }
 
-// The points an output visits more than once (a closing return to its first point aside):
-// an invalid output's repeats, ringed in red. 0-based; indices out of range are skipped.
-std::vector<int64_t> repeated(const data::PtrProblem& p, const std::vector<int32_t>& y) {
+// The points of a degenerate output, ringed in red so that it shows: one that visits a point
+// twice (a closing return to its first point aside) or fewer than 3 points (an untrained
+// model's "5 5" draws no line). 0-based; indices out of range are skipped. None otherwise.
+std::vector<int64_t> flagged(const data::PtrProblem& p, const std::vector<int32_t>& y) {
   std::vector<int> seen(static_cast<size_t>(p.n()), 0);
+  bool twice = false;
+  int64_t distinct = 0;
   for (size_t i = 0; i < y.size(); ++i) {
     if (y[i] < 1 || y[i] > p.n()) continue;
     if (i + 1 == y.size() && i > 0 && y[i] == y[0]) continue;  // closing the polygon
-    ++seen[static_cast<size_t>(y[i] - 1)];
+    int& k = seen[static_cast<size_t>(y[i] - 1)];
+    twice = twice || k > 0;
+    distinct += k == 0;
+    ++k;
   }
   std::vector<int64_t> out;
+  if (!twice && distinct >= 3) return out;
   for (int64_t i = 0; i < p.n(); ++i)
-    if (seen[static_cast<size_t>(i)] > 1) out.push_back(i);
+    if (seen[static_cast<size_t>(i)] > 0) out.push_back(i);
   return out;
 }
 
@@ -144,17 +151,18 @@ std::string tours_svg(const std::vector<TourPanel>& panels) {
                   "\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   char buf[256];
   // The legend: what the grey and the red paths and a red ring are.
-  std::snprintf(buf, sizeof buf,
+  char legend[768];
+  std::snprintf(legend, sizeof legend,
                 "<g font-family=\"sans-serif\" font-size=\"11\">"
                 "<line x1=\"%d\" y1=\"11\" x2=\"%d\" y2=\"11\" stroke=\"#bebebe\" "
                 "stroke-width=\"5\"/><text x=\"%d\" y=\"15\">answer</text>"
                 "<line x1=\"%d\" y1=\"11\" x2=\"%d\" y2=\"11\" stroke=\"#d62728\" "
                 "stroke-width=\"1.5\"/><text x=\"%d\" y=\"15\">output</text>"
                 "<circle cx=\"%d\" cy=\"11\" r=\"5\" fill=\"none\" stroke=\"#d62728\"/>"
-                "<text x=\"%d\" y=\"15\">repeated point</text></g>\n",
+                "<text x=\"%d\" y=\"15\">a degenerate output's points</text></g>\n",
                 kPad, kPad + 24, kPad + 30, kPad + 90, kPad + 114, kPad + 120, kPad + 185,
                 kPad + 195);
-  s += buf;
+  s += legend;
   for (size_t k = 0; k < panels.size(); ++k) {
     const TourPanel& tp = panels[k];
     const data::PtrProblem& p = *tp.problem;
@@ -176,7 +184,7 @@ std::string tours_svg(const std::vector<TourPanel>& panels) {
     };
     path(p.answer, "stroke=\"#bebebe\" stroke-width=\"5\" stroke-linejoin=\"round\"");
     path(tp.prediction, "stroke=\"#d62728\" stroke-width=\"1.5\"");
-    for (int64_t i : repeated(p, tp.prediction)) {
+    for (int64_t i : flagged(p, tp.prediction)) {
       std::snprintf(buf, sizeof buf,
                     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" "
                     "stroke=\"#d62728\"/>\n",
@@ -211,7 +219,7 @@ Image render_tours(const std::vector<TourPanel>& panels) {
   line(im, kPad + 90, 11, kPad + 114, 11, 2, kPrediction);
   text(im, kPad + 120, 8, "output", kPoint);
   ring(im, kPad + 185, 11, 5, kPrediction);
-  text(im, kPad + 195, 8, "repeated", kPoint);
+  text(im, kPad + 195, 8, "degenerate output", kPoint);
   for (size_t k = 0; k < panels.size(); ++k) {
     const TourPanel& tp = panels[k];
     const data::PtrProblem& p = *tp.problem;
@@ -229,7 +237,7 @@ Image render_tours(const std::vector<TourPanel>& panels) {
     };
     path(p.answer, 5, kAnswer);
     path(tp.prediction, 2, kPrediction);
-    for (int64_t i : repeated(p, tp.prediction))
+    for (int64_t i : flagged(p, tp.prediction))
       ring(im, f.px(p.x(i, 0)), f.py(p.x(i, 1)), 5, kPrediction);
     for (int64_t i = 0; i < p.n(); ++i) disc(im, f.px(p.x(i, 0)), f.py(p.x(i, 1)), 2, kPoint);
     text(im, f.ox + kPad, f.oy + kPad + kBox + 12, tp.caption, kPoint);
