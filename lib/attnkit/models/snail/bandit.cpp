@@ -318,7 +318,9 @@ train::Slice BanditTraining::forward(ad::Tape& t, int64_t begin, int64_t end, in
   return s;
 }
 
-train::StepEnd BanditTraining::end_step(const nn::TrainState&, double, const train::Metrics& sums) {
+train::StepEnd BanditTraining::end_step(const nn::TrainState& s, double,
+                                        const train::Metrics& sums) {
+  step_ = s.step + 1;
   train::StepEnd e;
   e.metrics = {{"return", sums[0].second / static_cast<double>(o_.batch)}};
   return e;
@@ -329,7 +331,9 @@ train::Metrics BanditTraining::evaluate() {
   const BanditBatch b = draw_bandits(o_.eval_episodes, cfg_.arms, ev);
   last_eval_ = play(*policy_, b, ev).mean_return();
   evaluated_ = true;
-  if (best_.empty() || last_eval_ > best_eval_) {  // a new best: keep its parameters
+  // A candidate: on the fixed schedule, or the last step (or before any: a test's call).
+  const bool candidate = step_ % kBestEvery == 0 || step_ >= steps_;
+  if (candidate && (best_.empty() || last_eval_ > best_eval_)) {  // a new best: keep it
     best_eval_ = last_eval_;
     best_.clear();
     for (const ad::Parameter* p : ps_.params()) best_[p->name] = p->value.clone();
