@@ -331,9 +331,9 @@ train::Metrics BanditTraining::evaluate() {
   const BanditBatch b = draw_bandits(o_.eval_episodes, cfg_.arms, ev);
   last_eval_ = play(*policy_, b, ev).mean_return();
   evaluated_ = true;
-  // A candidate: on the fixed schedule, or the last step (or before any: a test's call).
-  const bool candidate = step_ % kBestEvery == 0 || step_ >= steps_;
-  if (candidate && (best_.empty() || last_eval_ > best_eval_)) {  // a new best: keep it
+  // A candidate on the fixed schedule (the last step is weighed in finish(), not kept here:
+  // a run stopped there and resumed must end as the run never stopped).
+  if (step_ % kBestEvery == 0 && (best_.empty() || last_eval_ > best_eval_)) {
     best_eval_ = last_eval_;
     best_.clear();
     for (const ad::Parameter* p : ps_.params()) best_[p->name] = p->value.clone();
@@ -343,13 +343,15 @@ train::Metrics BanditTraining::evaluate() {
 
 double BanditTraining::score() {
   if (!evaluated_) evaluate();
-  return -best_eval_;
+  return -(best_.empty() ? last_eval_ : std::max(best_eval_, last_eval_));
 }
 
 void BanditTraining::finish(nn::ModelFile& f) {
   if (!evaluated_) evaluate();
-  for (const auto& [name, t] : best_) f.tensors[name] = t.clone();
-  f.numbers["result/eval_return"] = best_eval_;
+  const bool best = !best_.empty() && best_eval_ >= last_eval_;  // else the last is the best
+  if (best)
+    for (const auto& [name, t] : best_) f.tensors[name] = t.clone();
+  f.numbers["result/eval_return"] = best ? best_eval_ : last_eval_;
   f.numbers["result/last_eval_return"] = last_eval_;
 }
 
