@@ -21,23 +21,7 @@
 #     point of 15% chosen, and of 80/10/10 ([MASK]/random/kept).
 # Prints a few bert-fill examples; draws the learning curve (curve.png: MLM and NSP loss and
 # accuracy). Exit 1 when a claim fails.
-# Measured (seed 1; 19 min 29 s in all, 6 min 54 s of CPU, on the 2-core machine under a load
-# of about 20 from other work, niced): the d2l recipe's mean MLM loss 3.926 against the bar
-# 0.6 ln 169 = 3.078: NOT MET. At Adam 0.01 the loss stays at the text's unigram entropy (3.849),
-# with a tied or an untied output, without the embeddings' layer norm, and with embeddings
-# initialised at 0.02, 1/sqrt(128) or 1 alike (50-step runs at batch 128); at 1e-3 the same
-# model learns (below). PyTorch with d2l's own model (no embedding norm, ReLU, untied head,
-# PyTorch's initialisation) does the same on this text (bert_d2l_torch.py train.txt, seed 1,
-# 2026-11-25): |V| 169, mean MLM loss 3.930, the last 10 steps 3.866, the masked words'
-# unigram entropy 3.822: at lr 0.01 and 50 steps both sit at the unigram plateau, so the bar,
-# which sits below the text's unigram entropy, is out of the recipe's reach here (the peer
-# adds 1.7 CPU-min to the run: 8 min wall under a load of 8-10; the pipeline was not re-run
-# whole with it). The second run took
-# 977 s (<= 30 min): held-out masked-token accuracy 0.706 against a majority baseline of 0.145
-# (bar 0.291), NSP accuracy 0.836 (0.737 after 800 steps, 0.800 after 1,200; flat from 1,600 on);
-# held-out MLM loss 0.640; masking over the run 15.00% chosen, 80.00/9.98/10.01. bert-fill:
-# "Mary went to the [MASK]." -> kitchen 0.209, bathroom 0.204, bedroom 0.188; "Is Daniel in
-# the office? [MASK]" -> no 0.575, yes 0.404, maybe 0.016.
+# Measured results (dates, loads, earlier recipes): doc/experiments/bert-tiny.md.
 # With --quick (a smoke run: a small model, a few steps on the tiny fixtures of testdata/babi)
 # only the outputs' shapes are checked.
 #   pipelines/bert-tiny.sh [--quick] [--seed S] [--keep DIR]

@@ -54,58 +54,8 @@
 # 0.445 against the LSTM's 0.60; doc/exercise-8-4.md). The full run with these rows was not
 # made (33 trainings more, the set's three times as long).
 #   pipelines/exercise-8-4.sh [--quick] [--seed S] [--keep DIR]
-#
-# Measured: the defaults run to the end on 2026-11-26 13:51-14:05 UTC (ATTNKIT_BIN=<a copy
-# of build/bin> EX84_JOBS=2, seed 1, 5 seeds, the NTM 3; AMD EPYC, OpenBLAS core
-# Cooperlake, quiet): 13 min 16 s wall, 25.7 min of CPU (62-71 CPU-s a deque training, 15-35
-# a stack or queue one, 54-60 an NTM one); exit 0. Beside a make test the wall time about
-# doubles. Every row is that run's:
-#   task         model      test coarse (seeds 1-5)          test fine (seeds 1-5)
-#   copy         queue      1.00 1.00 1.00 1.00 1.00         1.00 1.00 1.00 1.00 1.00
-#   copy         deque      1.00 0.725 1.00 1.00 1.00        1.00 0.855 1.00 1.00 1.00
-#   copy         stack      0.00                             0.005
-#   copy         none       0.00                             0.01
-#   copy         ntm        0.00 1.00 0.775                  0.002 1.00 0.80
-#   reverse      stack      1.00 1.00 1.00 1.00 0.855        1.00 1.00 1.00 1.00 0.994
-#   reverse      deque      1.00 1.00 1.00 0.885 0.97        1.00 1.00 1.00 0.996 0.999
-#   reverse      queue      0.00                             0.11
-#   reverse      none       0.00                             0.04
-#   reverse      ntm        0.00 0.115 0.00                  0.026 0.12 0.029
-#   bigram-flip  queue      0.92 (10 symbols)                0.9889
-#   bigram-flip  deque      1.00                             1.00
-#   bigram-flip  stack      0.00                             0.17
-#   bigram-flip  none       0.00                             0.14
-#   bigram-flip  ntm        0.275 0.99 0.99                  0.65 0.9994 0.997
-#   anbn         stack RNN  1.00 (n 1-60)                    1.00
-# Met: stack/reverse 4 of 5, queue/copy 5 of 5, deque/copy 4 of 5, deque/reverse 4 of 5,
-# the LSTM <= 0.10 on copy and reversal (0.00), queue/reverse 0.00, queue/bigram-flip fine
-# 0.9889, the stack RNN 1.00. (The run before, 13:22-13:34 with one NTM seed: 11 min 38 s,
-# 21.8 CPU-min, every other row the same to the last digit.)
-# Fresh seeds: with --seed 11 (other data, seeds 11-15; 13:34-13:45 with one NTM seed, 10
-# min 57 s wall, 21.2 CPU-min) exit 0, every claim met:
-#   copy         queue      1.00 1.00 1.00 1.00 1.00         1.00 1.00 1.00 1.00 1.00
-#   copy         deque      1.00 1.00 1.00 0.995 1.00        1.00 1.00 1.00 0.9998 1.00
-#   reverse      stack      1.00 1.00 1.00 1.00 1.00         1.00 1.00 1.00 1.00 1.00
-#   reverse      deque      0.99 1.00 1.00 0.845 1.00        0.9997 1.00 1.00 0.995 1.00
-#   bigram-flip  queue      0.99                             0.9942
-# and the LSTM 0.00 on copy and reversal, queue/reverse 0.00, the stack RNN 1.00; the NTM
-# (seed 11) copy 0.00, reversal 0.00, bigram flip 1.00; the deque on bigram flip 0.715
-# (fine 0.986).
-# The deque with --seed 21's data (single trainings, the pipeline's commands): copy seeds
-# 21-25 0.99 1.00 1.00 0.975 1.00, reversal 0.98 0.99 1.00 1.00 1.00. Over the 15 seeds of
-# the three data seeds, copy 14 and reversal 13 reach 0.95 (the recipe before: 7 and 6 of
-# 10 over data seeds 1 and 11).
-# The figures move with the machine: a BLAS kernel that rounds otherwise sends a training
-# down another path. The same code and seed on the machine of the session before (11:33
-# UTC, the deque's recipe before) gave the NTM copy 0.74, reversal 0.89, bigram flip 0.985
-# against 0.00, 0.00 and 0.275 here. The NTM's loss stays near the symbols' entropy and then
-# falls within a few thousand steps, somewhere between 10,000 and 25,000 steps or not at
-# all; where it falls it fits the training lengths, and how far that reaches past them
-# differs by seed (copy seeds 2-4 on seed 1's data: 1.00, 0.775, 0.12; reversal 0.115,
-# 0.00, 1.00). Hence its three seeds and no claim. The claims rest on counts of seeds, with
-# a seed or two to spare.
-# How each recipe was found, every option tried with its figures, and the runs before:
-# doc/exercise-8-4.md.
+# Measured results (dates, loads, earlier recipes): doc/experiments/exercise-8-4.md; how each
+# recipe was found: doc/exercise-8-4.md.
 set -euo pipefail
 export LC_ALL=C
 

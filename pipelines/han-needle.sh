@@ -9,10 +9,7 @@
 # planted sentence in >= 90% of the test documents; in that sentence, the key word has the
 # largest word weight in >= 80%. Also the test accuracy (table.tsv) and five documents drawn
 # (needle.html, needle.png).
-# Measured (seed 1, 2026-11-27, about 30 minutes at a load of about 15): test accuracy 0.993;
-# planted sentence largest in 0.993 (holds); key word largest in 0.757 (fails: every miss
-# puts the largest weight on "is", the word before the key, whose backward GRU state has
-# already read the key word).
+# Measured results (dates, loads, earlier recipes): doc/experiments/han-needle.md.
 # Skips (exit 77) with a message when the Brown corpus is not installed (make data).
 # With --quick (a smoke run: 200 training and 40 test documents, 1 epoch) only the table's
 # shape is checked.

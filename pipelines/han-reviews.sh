@@ -10,11 +10,7 @@
 # Claims checked (exit 1 when one fails), on the seeds' mean test accuracy:
 #   HAN >= the majority class + 15 points; HAN >= mean of embeddings + 2 points;
 #   HAN >= flat attention - 1 point.
-# Measured (2026-11-27, a partial run at a load of about 15 on the 2-core machine, stopped after
-# 5 of the 12 trainings, about 9 minutes each for HAN and flat): seed 1: HAN 0.788, flat
-# 0.798, mean of embeddings 0.776, n-gram LR 0.814; seed 2: HAN 0.785 (majority 0.658). So
-# the HAN claims did not hold on that run (HAN < majority + 15 = 0.808, < mean + 2 = 0.796);
-# the validation accuracy peaks after 2-3 epochs and the models overfit 3,600 reviews.
+# Measured results (dates, loads, earlier recipes): doc/experiments/han-reviews.md.
 # Skips (exit 77) with a message when the reviews are not installed (make data).
 # With --quick (a smoke run: 600 training and 200 test reviews, 1 seed, 1 epoch, small
 # models) only the table's shape is checked.

@@ -15,22 +15,62 @@ PIPELINE=$(basename "$0")
 top=$(cd "$(dirname "$0")/.." && pwd)
 PATH="${ATTNKIT_BIN:-$top/build/bin}:$PATH"
 
-# The script's leading comment block (its documentation), without the '#'.
-pipeline_usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
+# The script's leading comment block (its documentation), without the '#', its usage first:
+# "Usage: " and the block's first line naming pipelines/<script> and the indented lines that
+# follow it (more usage forms, the options), then a blank line and the rest of the block.
+# What was measured when, and how, is in doc/experiments/, not here.
+pipeline_usage() {
+  awk -v me="pipelines/$PIPELINE" '
+    NR == 1 { next }
+    /^#/ { sub(/^# ?/, ""); line[++n] = $0; next }
+    { exit }
+    END {
+      for (i = 1; i <= n && !u; i++) if (index(line[i], me) && line[i] ~ /^ +pipelines\//) u = i
+      if (!u) { for (i = 1; i <= n; i++) print line[i]; exit }
+      e = u
+      while (e < n && line[e + 1] ~ /^  +[^ ]/) e++
+      sub(/^ +/, "", line[u])
+      print "Usage: " line[u]
+      for (i = u + 1; i <= e; i++) print line[i]
+      print ""
+      for (i = 1; i <= n; i++) if (i < u || i > e) print line[i]
+    }' "$0"
+}
+
+# pipeline_usage_error TEXT: "<pipeline>: TEXT" and the usage on stderr, exit 2.
+pipeline_usage_error() {
+  echo "$PIPELINE: $1" >&2
+  pipeline_usage >&2
+  exit 2
+}
 
 pipeline_args() {
   quick=0 seed=1 keep=
   while [ $# -gt 0 ]; do
     case $1 in
       --quick) quick=1 ;;
-      --seed) seed=${2:?--seed needs a value}; shift ;;
-      --keep) keep=${2:?--keep needs a directory}; shift ;;
+      --seed) [ $# -ge 2 ] || pipeline_usage_error "--seed needs a value"; seed=$2; shift ;;
+      --keep) [ -n "${2:-}" ] || pipeline_usage_error "--keep needs a directory"; keep=$2; shift ;;
       -h|--help) pipeline_usage; exit 0 ;;
-      *) echo "$PIPELINE: unknown argument '$1'" >&2; pipeline_usage >&2; exit 2 ;;
+      *) pipeline_usage_error "unknown argument '$1'" ;;
     esac
     shift
   done
   case $seed in ''|*[!0-9]*) echo "$PIPELINE: --seed needs a whole number" >&2; exit 2 ;; esac
+}
+
+# gnuplot, its "empty x range" (and y) warnings dropped: a curve of one point (a --quick run's
+# one log row) is drawn all the same, and the warning told the user nothing to do. Any other
+# message is shown whole; the status is gnuplot's.
+gnuplot() {
+  local err rc=0
+  err=$(mktemp)
+  command gnuplot "$@" 2>"$err" || rc=$?
+  if grep -v -e '^Warning: empty [xyz]2\{0,1\} range \[.*\], adjusting to' "$err" | grep -q .; then
+    cat "$err" >&2
+  fi
+  rm -f "$err"
+  return $rc
 }
 
 need_tools() {
@@ -63,13 +103,16 @@ ntm_wrong() {
     awk -F'\t' '$1 != "length" && $1 != "all" { printf "%s%s", sep, $4; sep = "\t" }'
 }
 
-# learning_curve PNG TITLE LOG:COLUMN[:LABEL]...: the named columns of training logs (the
+# learning_curve PNG TITLE [-y YLABEL] LOG:COLUMN[:LABEL]...: the named columns of training logs (the
 # TSV of --log: a header, then a row every --log-every steps) against the step column, one
 # line each, drawn by gnuplot (make deps installs gnuplot-nox) into PNG; says where on
 # stderr. Rows whose value is nan (e.g. validation columns between evaluations) are skipped.
 learning_curve() {
-  local png=$1 title=$2 plots="" spec log col label n tmp k=0
+  local png=$1 title=$2 plots="" spec log col label n tmp k=0 ylabel=
   shift 2
+  if [ "${1:-}" = -y ]; then ylabel=$2; shift 2; fi
+  # The y axis says what is plotted: -y LABEL, else the first column's name.
+  [ -n "$ylabel" ] || { IFS=: read -r log ylabel label <<< "$1"; }
   command -v gnuplot >/dev/null || { echo "$PIPELINE: gnuplot is not installed (make deps): no $png" >&2; return 0; }
   tmp=$(mktemp -d)
   for spec in "$@"; do
@@ -83,7 +126,7 @@ learning_curve() {
   done
   if [ -n "$plots" ]; then
     gnuplot -e "set terminal png size 900,500; set output '$png'; set title '$title'; set key top right;
-      set xlabel 'step'; set grid; plot $plots" && echo "$PIPELINE: learning curve: $png" >&2
+      set xlabel 'step'; set ylabel '$ylabel'; set grid; plot $plots" && echo "$PIPELINE: learning curve: $png" >&2
   fi
   rm -rf "$tmp"
 }

@@ -12,9 +12,7 @@
 # read.png) in --keep DIR, else the current folder.
 # Claims checked (exit 1 when one fails): below 0.05 bits per sequence within 100,000
 # episodes, at most 1 bit per sequence with 12 items.
-# Measured (seed 1, 100,000 episodes, 6.5 minutes): training cost below 1 bit per sequence
-# from 32,000 episodes and below 0.05 from 32,500; 0 wrong bits on the 1,000 fresh episodes
-# and on 100 episodes each of 8, 10, 12 and 15 items.
+# Measured results (dates, loads, earlier recipes): doc/experiments/ntm-assoc-recall.md.
 #   pipelines/ntm-assoc-recall.sh [--quick] [--seed S] [--keep DIR]
 # --quick: 2-3 items of 2 four-bit vectors, 16 x 8 memory, Adam, 3,000 episodes (seconds);
 # claim: the training cost falls below 70% of its first value.

@@ -21,54 +21,9 @@
 # Claims checked (exit 1 when one fails): at least 3 of 4 seeds below 0.05 bits per sequence
 # within 30,000 sequences; at least 3 of 4 seeds with at most 1% wrong bits at lengths 40
 # and 120 after 200,000 (about 20 minutes in all on one core).
-# The learning rate: the paper's 1e-4 (ntm-train's default) left the cost near 30 bits until
-# 20,000-27,000 sequences, and after 30,000 seeds 1-4 stood at 1.29, 0.051, 9.3 (a relapse)
-# and 0.148 bits — none below 0.05. At 3e-4 the training cost first fell below 0.05 bits
-# after 8,500, 9,000, 5,000 and 9,500 sequences, and after 30,000: 0, 0, 0 and 0.072 bits
-# (seed 4's cost still spikes now and then).
-# Generalisation, measured at 3e-4: length 40 perfect on all 4 seeds after 30,000; length 120
-# 5.5%, 1.1%, 0% and 1.3% wrong bits after 30,000, and 21%, 1.04%, 0% and 0.49% after
-# 100,000 (seeds 1-10: 7 of 10 at most 1%). Hence 200,000, by a rule written down before any
-# result (adopted if at least 3 of seeds 1-4 and 3 of seeds 5-8 have at most 1% wrong bits at
-# 40 and 120 after 200,000). Lengths 40 / 120 after 200,000: seed 1 0.59% / 26%; seed 2 0 /
-# 0.999% (a pass by a hair); seeds 3-8 0 / 0, 0 / 0.065%, 0 / 0, 0 / 0.42%, 0 / 0, 0 / 0.
-# That is 3 of seeds 1-4 and 4 of seeds 5-8: adopted. Seed 1 still fails; the history of the
-# failures follows.
-# What goes wrong at 120 (seed 1 after 30,000) is the write head, not the read head: it stays
-# sharp while writing, but during the output phase it spreads over many rows (peak 0.04-0.07)
-# and erases a little (e about 0.35) everywhere at each step; over 120 output steps that wears
-# down the rows read last, while the read head still hits the right row with a peak of 1.0
-# (seed 1 after 30,000: all 15 wrong bits of one length-120 sequence in its last 20 output
-# steps). Training on lengths of at most 20 never shows this cost after 20 output steps.
-# Training on lengths 1-30 instead (ntm-train --len-max 30, at 1e-4) kept length 120 at 0%
-# and 1.2% for seeds 1 and 2.
-# Not a cure either: lowering the rate to 1e-4 after 30,000 (ntm-train --resume --lr 1e-4)
-# left seeds 1 and 2 at 11% and 1.1% wrong bits at 120 after 100,000; a feed-forward
-# controller learns lengths 1-20 but copies nothing longer (50% wrong at 40 and 120).
-# Nor a regulariser on the writes (ntm-train --write-penalty, given when resuming the 30,000-
-# sequence checkpoint up to 100,000, so the copy figures above stay as they are). Penalising
-# the whole memory change of the writes (sum |dM|, an earlier form of the option) at 1e-3 and
-# 1e-4 silenced the writes of the output phase (seed 1, one length-120 sequence: sum |dM| over
-# the output 1018 -> 81 and 202) but shrank what is stored (|a| 0.8 -> 0.2 and 0.5), and the
-# read head no longer found the first row at length 120: seed 1 10.8% and 1.6% wrong at 40,
-# 45% and 46% at 120. Penalising only changes of stored values (sum |M| |dM|, the option as
-# it is) at 1e-3, a rule stated after seed 1 (at least 3 of seeds 1-4 at <= 1% at 40 and 120):
-# seed 1 0.009% and 20%, seed 2 0.006% and 1.8%, seed 3 0% and 0% (seed 4 not run: 2 of 4
-# had failed already), not adopted. After 100,000 seed 1 fails the same way with and without
-# a penalty (without, re-run: 0.56% and 20.9%), and
-# not through the writes: the read head drifts off the first row during the 120 input steps
-# (peak 0.01 at row 14 at step 119, where the 30,000-sequence model still holds row 99 at 0.57)
-# and starts reading at the wrong row, so the wrong bits spread over the whole output. The
-# write wear described above is what seed 1 shows after 30,000; the drift is what it shows later.
-# Nor other initialisations or clipping (seeds 1 and 2, 30,000 then 100,000 sequences at 3e-4,
-# wrong bits at 40 / 120 after 100,000): --memory-init learned 0 / 0.89% and 0 / 3.1%;
-# --memory-init random 0 / 1.7% and 0 / 0%; --clip-norm 10 0 / 2.0% and 0.26% / 27%;
-# --weight-init uniform learns nothing (15-16 bits per sequence after 30,000). With a rule
-# written down first (adopted if at least 3 of seeds 1-4 pass both claims and 3 of seeds 5-8
-# the second), learned memory passed on 2 of seeds 1-4 (120: 0.89%, 3.1%, 0.16%, 10%);
-# random memory passed on seeds 1-4 (0 bits after 30,000 on all four; 120: 1.7%, 0, 0, 0)
-# but not on seeds 5-8 (40 / 120: 0 / 0, 3.9% / 22%, 0 / 1.7%, 0 / 0): 5 of 8 against 7 of
-# 10 with constant memory, not adopted.
+# The recipe: learning rate 3e-4 (the paper's 1e-4 left seeds 1-4 above 0.05 bits after
+# 30,000), 200,000 sequences for the long lengths. Measured results and every remedy tried
+# for the failures at length 120: doc/experiments/ntm-copy.md.
 #   pipelines/ntm-copy.sh [--quick] [--seed S] [--keep DIR]
 # --quick: one seed of a small copy task (4-bit vectors, length 1-4, 16 x 8 memory, Adam)
 # for 5,000 sequences, resumed to 6,000 (seconds); claim: below 1 bit per sequence at lengths

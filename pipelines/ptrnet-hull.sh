@@ -12,30 +12,7 @@
 # Claims checked (exit 1 when one fails; the paper, trained on 5-50 points: 92.0% at n = 5 and
 # 87.0% at n = 10): exact hulls >= 90% at n = 5 and >= 80% at n = 10, area coverage >= 99% at
 # both. n = 20 and 50 are reported without a bar (the model never saw them).
-# Measured with this recipe (2026-11-25 evening, the 2-core machine): seed 1: 1,095 s wall
-# (18.2 min; 15.4 min of CPU; load 2-6 from a test run), exact hulls 91.6% at n = 5, 82.2% at
-# 10, 57.1% at 20, 11.6% at 50; coverage 99.8%, 99.9%. Seed 41 (another training set): 1,310 s
-# wall (21.8 min, 15.8 min of CPU, load 5-20 from other work), 92.0%, 83.8%, 59.5%, 14.3%;
-# coverage 99.75%, 99.9%. Both bars met on both training sets. Again with ptr-train's 2
-# slices of 64 a batch (4 of 32 before; another model: the sums split otherwise), seed 1,
-# 2026-11-26: 3,334 s wall (55.6 min at a load of 4-14 from other work, niced; 15.6 min of
-# CPU), exact hulls 91.2% at n = 5, 81.7% at 10, 57.4% at 20, 11.6% at 50; coverage 99.8%,
-# 99.9%: both bars met (by 1.2 and 1.7 points); seed 41 not re-run.
-# The previous recipe (the same, but the rate falling as 1/sqrt(step) after the warm-up) gave
-# on seed 1 90.2% at n = 5 and 80.4% at 10 (both bars met by a hair), on seed 41 91.5% and
-# 76.6% (the n = 10 bar not met).
-# Why the cosine: the two schedules on seed 41's training set with the same shortened budget
-# (3 epochs of the 200,000 problems, 4,689 steps, 1 thread, ~200 CPU-s each, run side by side
-# under load 10-20): greedy exact hulls 86.0% / 68.2% / 38.8% at n = 5 / 10 / 20 with
-# 1/sqrt(step), 88.1% / 73.7% / 43.4% with the cosine; valid polygons 99.1-99.9% at n = 5 and
-# 10 for both, so the misses are valid polygons with a wrong vertex set, not broken outputs.
-# Beam search does not help here: beam 4 gave 84.4% / 67.5% (1/sqrt) and 86.4% / 72.3%
-# (cosine) at n = 5 / 10, below greedy, better only at n = 20 (40.7%, 46.6%): without length
-# normalisation it favours the shorter output, a hull missing a vertex (cosine model, n = 10:
-# beam 4's output shorter than greedy's on 45 of the 1,000 problems, longer on 6). So the
-# pipeline decodes greedily. Not tried: --bidirectional at full length (after one epoch: 65.6%
-# exact on the validation set against 63.4% without it), beam search with length
-# normalisation.
+# Measured results (dates, loads, earlier recipes): doc/experiments/ptrnet-hull.md.
 # With --quick (a smoke run: 2,000 problems, 1 epoch, 32 units) only the table's shape is
 # checked.
 #   pipelines/ptrnet-hull.sh [--quick] [--seed S] [--keep DIR]

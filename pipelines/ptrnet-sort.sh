@@ -9,9 +9,7 @@
 # attention over the input is the output itself, so the model is the same for any n.
 # Claim checked (exit 1 when it fails): exact order >= 90% at n = 5. The 10- and 15-number
 # results are reported without a bar (the model never saw them).
-# Measured (seed 1, 2026-11-26, ptr-train's 2 slices of 64 a batch): 65 s on the 2-core
-# machine at a load of about 4 (40 s of CPU); exact order 97.8% at n = 5, 89.2% at 10, 72.3%
-# at 15. (With 4 slices of 32, 2026-11-25: 97.7%, 89.6%, 73.2%.)
+# Measured results (dates, loads, earlier recipes): doc/experiments/ptrnet-sort.md.
 # With --quick (a smoke run: 1,000 problems, 1 epoch, 32 units) only the table's shape is
 # checked.
 #   pipelines/ptrnet-sort.sh [--quick] [--seed S] [--keep DIR]
@@ -41,7 +39,14 @@ ptr-train --task sort -i "$dir/train.txt" --valid "$dir/valid.txt" --epochs $epo
 ptr-run --model "$dir/sort.akm" -i "$dir/test.txt" --eval | tee "$dir/table.tsv"
 head -1 "$dir/test.txt" > "$dir/one.txt"
 ptr-run --model "$dir/sort.akm" -i "$dir/one.txt" --alignments "$dir/pointer.npz" -o /dev/null
-attn-plot -i "$dir/pointer.npz:s0" -o "$dir/pointer.png" 2>/dev/null || true
+# Labelled axes: a row per output step (the last one points to the end), a column per input
+# number after column 0, the end.
+{ echo end; awk '{ for (i = 1; $i != "output"; i++) print $i }' "$dir/one.txt"; } > "$dir/cols.txt"
+awk '{ for (i = 1; $i != "output"; i++) n++; for (k = 1; k <= n + 1; k++) print "output " k }' \
+  "$dir/one.txt" > "$dir/rows.txt"
+attn-plot -i "$dir/pointer.npz:s0" --rows "$dir/rows.txt" --cols "$dir/cols.txt" \
+  --title "pointers: rows output steps, columns the end, then the inputs" \
+  -o "$dir/pointer.png" 2>/dev/null || true
 [ -s "$dir/pointer.png" ] && echo "$PIPELINE: the pointer distributions of one problem: $dir/pointer.png" >&2
 
 awk -F'\t' -v quick="$quick" '

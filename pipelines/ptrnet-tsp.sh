@@ -13,12 +13,7 @@
 # 2.87 at n = 10): greedy tours within 0.5% of the optimum at n = 5 and 2.8% at n = 10, and
 # below the nearest-neighbour heuristic at n = 10; every output a tour. n = 15 and 20 are
 # reported without a bar.
-# Measured (seed 1, 2026-11-26, ptr-train's 2 slices of 64 a batch): 33 min 42 s wall on the
-# 2-core machine at a load of 8-14 from other work, niced (7.8 min of CPU; 11 min 23 s with
-# one other training beside it, 2026-11-25); greedy gaps to the optimum 0.23% (n = 5),
-# 1.50% (10; nearest neighbour 10.7%), 4.26% (15), 7.56% (20); beam 4: 0.23%, 1.27%, 3.95%,
-# 7.20%. (With 4 slices of 32, 2026-11-25: 0.23%, 1.49%, 4.16%, 7.56%; beam 4 0.23%,
-# 1.27%, 3.95%, 7.18%.)
+# Measured results (dates, loads, earlier recipes): doc/experiments/ptrnet-tsp.md.
 # With --quick (a smoke run: 2,000 problems, 1 epoch, 32 units) only the tables' shapes are
 # checked.
 #   pipelines/ptrnet-tsp.sh [--quick] [--seed S] [--keep DIR]

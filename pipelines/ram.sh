@@ -28,112 +28,7 @@
 # those claims, naming the missing tool; --quick reports them as not measured.
 # With --quick (a smoke run: 1,000 canvases, 1 epoch) only the plumbing is checked: every
 # error is in [0, 1], the trace and pictures are written.
-# Measured (full run, seed 1, --threads 2, 2026-11-25; test errors on 2,000 fresh canvases
-# or test items, 1 / 5 location samples):
-#   - cluttered, 8 epochs: learned 50.90% / 43.35%, random 57.70% / 43.55%: the 5-point
-#     claim is MET at 1 sample (6.8 points; the check uses 1 sample, the same 6 glimpses a
-#     decision) but not at 5, where averaging random locations is an ensemble of 30 glimpses;
-#   - translated: RAM (16 epochs) 29.85% / 27.95%, the 2 x 64 network (16 epochs) 35.05%:
-#     RAM beats it by 5.2 points (MET); the convnet (8 epochs) 19.35%: RAM is 10.5 points
-#     above it, the "within 1 point" claim FAILS (the script exits 1). At 8 epochs RAM had
-#     36.15% against the 2 x 64 network's 35.9% (8 epochs): the epochs were the lever; RAM's
-#     validation error was still falling at epoch 16 (36.5% at 12, 29.2% at 16), so more
-#     epochs would narrow the gap, but a 10-point gap is not closed within this budget;
-#   - plain 28 x 28, 8 epochs: 28.30% / 26.15% (a reference figure; coarse 8 x 8 glimpses
-#     of items whose classes differ in texture as much as in shape).
-# Tried against the translated gap (2026-11-26, seed 1, the pipeline's data, 16 epochs,
-# ram-train alone, 1 location sample at test): LSTM core 30.75%; glimpses of 16 pixels (16,
-# 32, 64) 31.45%; lr 3e-3 with a cosine schedule 30.85%; all three together 29.60% (the
-# recipe: 29.85%). In every run the training reward (the share of right answers on the
-# training batches, with sampled locations) ended at 0.69-0.72, the validation accuracy's
-# level: the model underfits rather than overfits, and these runs flattened out near 30% from
-# epoch 13 on.
-# Why (2026-11-26, seed 1, same data; validation error after 6 epochs unless said, the
-# recipe 38.8% there; "distance" = the glimpse centre's distance from the item's centre on
-# the 2,000 test canvases, from ram-run --trace and image-gen's boxes):
-#   - the "what" pathway is NOT the limit: the same glimpse network and core trained by
-#     cross-entropy alone with all 6 glimpses placed on the item's centre (a throw-away
-#     diagnostic program driving Ram::run's fixed locations, not kept) reach 17.9% validation
-#     error in 4 epochs, below the convnet's 19.35% test error; jittered by up to +-9 pixels,
-#     25.2% in 4 epochs;
-#   - the "where" pathway is: the learned glimpses move AWAY from the item. The recipe's
-#     16-epoch model (29.85%) has median distances of 25, 15, 18, 22, 27, 30 pixels for
-#     glimpses 1-6 (glimpse 1 uniform; 1-6% of them within 5 pixels), and the later glimpses
-#     drift towards the canvas edges (19% clipped at the border by glimpse 6). Every variant
-#     below drifts the same way;
-#   - REINFORCE does worse than not learning where to look: with the locator frozen near its
-#     initialisation (its REINFORCE term scaled by 1e-12, a temporary build) the validation
-#     error after 6 epochs is 36.0% (test 35.65%; median distances 25, 14, 15, 16, 17, 18
-#     pixels) against the learned policy's 38.8%; random locations (--random-glimpses)
-#     40.5% (test 39.85%): learning moves the glimpses from a near-fixed path to a worse one.
-#     At 16 epochs the frozen locator gives 26.90% test error (best validation 27.6%),
-#     3 points better than the learned recipe's 29.85%, its glimpses 14-17 pixels from the
-#     item (the canvas centre's distance: it looks near the centre, not at the item); a
-#     locator whose output is scaled by 0.1 (tanh(0.1 Linear(h)): a 10x slower policy,
-#     temporary build) stops the drift (13-16 pixels) but does not localise either: 34.6%
-#     validation at 6 epochs, 29.65% test at 16;
-#   - no policy lever fixed the drift (6 epochs, validation): --loc-std 0.05 41.5%, 0.2
-#     38.4%; the first glimpse at the centre instead of uniform 39.1%; a 128-unit ReLU layer
-#     in the location network 39.6%; batch 256 with lr 2e-3 44.2%; the paper's full hybrid
-#     loss (REINFORCE's gradient also into the core and glimpse network) 67.8%, with its term
-#     scaled by 0.02 40.5% (36.6% with the centred first glimpse); LSTM core 34.6%. (These
-#     options were temporary builds, not kept; their distances all grow with the glimpse.)
-#   - with glimpses on the item, a conv glimpse network is no better than the fc one (18.9%
-#     against 17.9% after 4 epochs, the same diagnostic);
-#   - the convolutional glimpse network (ram-train --glimpse-net conv, 16,32 channels; kept)
-#     helps a little at 4x the training time: 36.0% validation, 33.95% test after 6 epochs
-#     (fc 38.8% validation), still with drifting glimpses (median 25, 15, 20, 29, 34, 35
-#     pixels); its 16-epoch run (about 30 min at a load of 10) did not fit the 20-minute
-#     experiment budget.
-# So the 10-point gap is the location policy's: REINFORCE with a 0/1 reward on the final
-# answer does not learn, in 5,000 steps, to bring the glimpses to an item the glimpse network
-# could classify at the convnet's level.
-# The policy's levers (2026-11-26, seed 1, the same data; ram-train options kept: --loc-lr,
-# --loc-samples M with a leave-one-out baseline, --reward prob, --normalize-advantage, and
-# the log's saturated = share of |mu| > 0.9 and loc_norm = the locator's weight norm;
-# "v6 / t6" = best validation / test error (1 sample) after 6 epochs, the recipe 38.8 / 39.25;
-# distances as above, glimpses 2-6):
-#   - why the policy drifts (measured): at the recipe's 6-epoch model the locator's REINFORCE
-#     gradient is noise: over 60 batches of 64 its mean has 0.095 of the batches' RMS norm
-#     (pure noise would give 1/sqrt(60) = 0.13; the action network's cross-entropy gradient
-#     0.52), and its RMS norm (8.2) is most of the step's (about 10: every step is clipped
-#     at --clip 5). Adam turns it into a random walk of the locator's weights: their norm
-#     grows from 0.84 as the square root of the steps (0.93, 1.11, 1.38 at steps 500, 2000,
-#     5000 of the 16-epoch --clip 0 run below; a displacement of about 0.7 lr sqrt(steps) a
-#     weight), and as the core's ReLU
-#     state also grows, tanh saturates: 5-19% of the means beyond +-0.9, the glimpses at the
-#     border. --reward prob raises the ratio to 0.17, M = 4 paths to 0.17, both 0.12 (a
-#     throw-away diagnostic program; 64 paths a batch each time);
-#   - --loc-lr 1e-4: no drift (saturated 0.1%, norm 0.84 throughout) but no localisation
-#     either (13-16 px: the canvas centre's distance): v6 / t6 38.7 / 36.05; with --reward
-#     prob 38.0 / 37.40; with --clip 0 38.8 / 37.85; --loc-samples 2 --reward prob
-#     --normalize-advantage, batch 32, 3 epochs (the same steps and paths) 38.0 / 39.75;
-#   - the locator frozen as an option (--loc-lr 1e-9, clip 5): 40.6 / 39.2; with --clip 0 (so the
-#     REINFORCE gradient's noise no longer shrinks the classifier's clipped step, as in the
-#     temporary build above) 34.3 / 35.15; at 16 epochs 27.90% test (best validation 29.1%)
-#     against the recipe with --clip 0, 31.05% (29.4%; its glimpses drift as before: 16, 22,
-#     24, 27, 29 px, 19% clipped by glimpse 6). These 6-epoch figures of near-identical
-#     locators spread over 35-40%: differences under about 3 points are run-to-run noise;
-#   - --loc-samples 4 --reward prob --clip 0 (4 times the paths and time a step): the
-#     drift stops at the full lr (saturated 0.02%, 13-16 px) but the glimpses still do not
-#     go to the item; v6 / t6 33.5 / 35.30, frozen the same way 34.0 / 33.80, with --loc-lr 3e-4
-#     33.2 / 36.75 (13-14 px): M's gain is the classifier's (4 paths an image), not the
-#     policy's. Its 16-epoch run (4 times the recipe's time) did not fit this session.
-# The pipeline's recipe is unchanged: no lever gives a learned policy that localises.
-# Best figure reached: 26.90% test (the frozen locator, no learned attention; 27.90% with
-# --loc-lr 1e-9 --clip 0), 7.5 points above the convnet; the best learned policy is the
-# recipe's 29.85%. Closing the rest needs a policy that brings the glimpses to the item
-# (17.9% with every glimpse on it): our reading is that the score-function gradient is too
-# weak at this scale (5,000 steps; the paper trains for millions), and what would likely
-# close it is a lower-variance location signal than one reward per path, e.g. a
-# differentiable (reparameterised, or soft-attention-pretrained) locator, or a supervised
-# warm start of the locator towards the item's box, neither of which is RAM as the paper
-# trains it.
-# Duration: 2085 s of training and evaluation (35 min; the convnet alone about 23 min),
-# 49 min wall in all with image-gen, on the 2-core machine at a load average of 12-17 from
-# other work (nice 10; 11.3 min of CPU): over the 30 minutes asked, because of the load.
-# The earlier figures (4 training slices a step, before ram-train used 2): cluttered 50.35%
-# vs 57.55%, translated (8 epochs) 36.15%.
+# Measured results (dates, loads, earlier recipes): doc/experiments/ram.md.
 #   pipelines/ram.sh [--quick] [--seed S] [--keep DIR]
 set -euo pipefail
 export LC_ALL=C
@@ -209,6 +104,7 @@ for task in translated cluttered plain; do
     --draw "$dir/$task.png" --draw-count 4 -o /dev/null
 done
 learning_curve "$dir/learning-curve.png" "RAM on 60 x 60 Fashion-MNIST canvases" \
+  -y "validation error (share of images misclassified)" \
   "$dir/ram-learned.tsv:valid_error:cluttered, learned" "$dir/ram-random.tsv:valid_error:cluttered, random" \
   "$dir/ram.tsv:valid_error:translated" "$dir/ram-plain.tsv:valid_error:plain 28 x 28"
 

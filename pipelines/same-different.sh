@@ -16,13 +16,7 @@
 # (small replications report no gain there).
 # Full run: 10,000 training pairs and 2,000 test pairs (the test split's items), 4 epochs;
 # plain: 10,000 training and 2,000 test images, 2 epochs.
-# Measured (full run, seed 1, 2026-11-25, the 2-core machine at a load average of 12-17 from
-# other work, nice 10): same/different, cnn 48.25% (chance: its loss stayed at ln 2), cnn-sagan
-# 67.25%: +19.0 points, the claim is MET; plain Fashion-MNIST
-# (2 epochs) cnn 76.55%, cnn-sagan 76.30% accuracy: -0.2 points, no gain (as the replications).
-# Duration: 831 s (13.9 min wall with image-gen; 5.0 min of CPU). Training loss of cnn-sagan on
-# pairs: 0.69 (ln 2) through step 250, then falling: 0.62 at step 400, 0.58 at the end (step
-# 628), still falling: more epochs would likely widen the gap.
+# Measured results (dates, loads, earlier recipes): doc/experiments/same-different.md.
 # With --quick (a smoke run: 300 pairs, 1 epoch, 100 test items) only the table's shape and
 # the parameter check are checked.
 #   pipelines/same-different.sh [--quick] [--seed S] [--keep DIR]

@@ -14,14 +14,7 @@
 #
 # Claim checked (exit 1 when it fails): BLEU-4 of hard >= BLEU-4 of soft - 5 (the paper's hard
 # model is the better on two of its three data sets).
-# Measured (6,000 training scenes, 1,000 test scenes, BLEU-4 / nouns attended in their cell,
-# caption-train on 2 cores at a load average of 12-16 from other work, 2026-11-26):
-#   seed 1   soft 82.56 / 1.000 (606 s)   hard 84.52 / 1.000 (405 s, 3 epochs)
-#   seed 2   soft 83.32 / 1.000 (716 s)   hard 85.15 / 1.000 (478 s)
-#   seed 3   soft 81.45 / 1.000            hard 83.72 / 1.000
-# So the claim is met on seeds 1-3 (hard 1.96, 1.83 and 2.27 ABOVE soft). The whole pipeline:
-# seed 3 442 s (7.4 min) at a load average of 5-11; seed 1 about 1,050 s (17.5 min) at 10-16,
-# the same table as the separate runs above (the models do not depend on the load or threads).
+# Measured results (dates, loads, earlier recipes): doc/experiments/show-attend-tell-hard.md.
 #
 # What was tried (seed 1 unless said; soft on the 8x8 grid of show-attend-tell.sh: 68.05 / 0.980,
 # seed 2 70.78 / 0.978):

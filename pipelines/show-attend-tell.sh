@@ -22,35 +22,7 @@
 #   - for >= 90% of the nouns of the reference captions, the argmax of the noun's attention
 #     (teacher-forced) lies inside the cell of the item it names;
 #   - lambda = 1 lowers the mean |1 - sum_t alpha_ti| against lambda = 0.
-# Measured (6,000 training scenes, 1,000 test scenes, 7 epochs, batch 64, lr 1e-3, 2026-11-25):
-#   --seed 2: 708 s (11.8 min) on the 2-core machine under a load of 9-13 from other work (its
-#   own CPU time 6.4 min)
-#     soft     BLEU-4 70.78, nouns in their cell 0.978, mean |1 - sum_t alpha_ti| 0.8474
-#     none     BLEU-4 41.37, nouns in their cell 0.252 (uniform attention), 0.8474
-#     soft-l0  BLEU-4 72.55, nouns in their cell 0.979, 0.9099
-#   --seed 3: 1,127 s (18.8 min) under a load of 11-15 (its own CPU time 7.4 min)
-#     soft     BLEU-4 67.53, nouns in their cell 0.985, 0.8467
-#     none     BLEU-4 38.05, nouns in their cell 0.253, 0.8467
-#     soft-l0  BLEU-4 73.29, nouns in their cell 0.966, 0.9064
-# So on both seeds: BLEU-4 +29.4 and +29.5 over the baseline (met); nouns 97.8% and 98.5%
-# (met); lambda 1 lowers the deviation 0.9099 -> 0.8474 and 0.9064 -> 0.8467 (met; the lambda
-# 1 figure is about 1 - T/L, the least the mean can be while every region's total stays <= 1,
-# so it only says that lambda 1 keeps every total <= 1). The regulariser slows soft's BLEU-4:
-# soft-l0 is ahead on both seeds.
-# The soft model alone (the same command, so the same model as in the full run) on seeds 1-4:
-# nouns in their cell 0.980, 0.978, 0.985, 0.965; BLEU-4 68.05, 70.78, 67.53, 68.30 (4-11
-# min each under a load of 13-20).
-# Without the coordinate channels the nouns figure failed on fresh seeds: seed 1 0.927 (BLEU-4
-# 55.80, none 38.35), seed 2 0.888 (64.23, none 40.08), seed 3 0.809 (45.60), and it wandered
-# +-0.02 between epochs (seed 2: 8 epochs 0.914, 9 0.895, 10 0.904); a cosine schedule made it
-# worse (seed 1 0.856, seed 2 0.831). Most misses were the first noun of a held-out (class,
-# cell) pair (among exactly decoded captions of seed 2, 9 misses of 71 such nouns against 2 of
-# 62 for seen pairs). Our reading: a padded CNN's features say where a region lies only near
-# the border, so the attention had to find "the first item in reading order" from what the
-# items look like, and a class never seen in that cell misled it. With the coordinates
-# (seed 2, exactly decoded captions: 239 of 1000) the first nouns of held-out pairs miss 7 of
-# 132, of seen pairs 2 of 107, the later nouns 1 of 341. Before the padding (7x7 regions)
-# soft reached 0.888 with 25 of its 30 misses among exact captions on the middle lines.
+# Measured results (dates, loads, earlier recipes): doc/experiments/show-attend-tell.md.
 # With --quick (a smoke run: 256 training scenes, 1 epoch, small sizes) only the tables'
 # shapes are checked.
 #   pipelines/show-attend-tell.sh [--quick] [--seed S] [--keep DIR]

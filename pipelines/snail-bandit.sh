@@ -15,8 +15,7 @@
 # With --quick (a smoke run: 20 steps, 500 bandits) only the table's sanity is checked:
 # random within 5.0 +- 0.3, oracle > Thompson > random, and that training wrote its model.
 # Pictures: learning-curve.png (training and evaluation return) in --keep DIR.
-# Measured (2-core machine, --threads 2, seed 1): the full run took 2 min 54 s; SNAIL 6.64 +-
-# 0.04 on 4,000 fresh bandits, Thompson 5.85, greedy 6.06, UCB1 5.69, random 5.01, oracle 8.36.
+# Measured results (dates, loads, earlier recipes): doc/experiments/snail-bandit.md.
 #   pipelines/snail-bandit.sh [--quick] [--seed S] [--keep DIR]
 set -euo pipefail
 export LC_ALL=C
@@ -34,6 +33,7 @@ snail-run --model "$dir/bandit.akm" --episodes "$episodes" --seed $((seed + 1000
   -o "$dir/table.tsv"
 cat "$dir/table.tsv"
 learning_curve "$dir/learning-curve.png" "SNAIL on 5-armed bandits, 10 pulls" \
+  -y "mean return per episode (of 10 pulls)" \
   "$dir/train.tsv:return:training batches" "$dir/train.tsv:eval_return:evaluation"
 
 awk -F '\t' -v quick="$quick" '

@@ -17,13 +17,7 @@
 # every agent scored, chance 0.2, pixel-nn above chance.
 # Needs Debian's dataset-fashion-mnist (make deps); without it the script says so and exits 1.
 # Pictures: learning-curve.png (training and held-out accuracy) in --keep DIR.
-# Measured (seed 1, the same commands; 59 min on the 2-core machine under a load of about 20
-# from other work): training stays at chance for about 1,250 steps, then its episodes reach
-# 0.77 by step 3,000; on 2,000 test episodes of the held-out classes SNAIL 0.401 (se 0.011),
-# the nearest neighbour on its embeddings 0.519, on raw pixels 0.652, chance 0.200. So SNAIL
-# has learnt to use a support set of classes it never saw (twice chance), but five training
-# classes are too few for its embedding to transfer: it answers below a nearest neighbour on
-# pixels. (The paper meta-trains on 1,200 Omniglot classes.)
+# Measured results (dates, loads, earlier recipes): doc/experiments/snail-fewshot.md.
 #   pipelines/snail-fewshot.sh [--quick] [--seed S] [--keep DIR]
 set -euo pipefail
 export LC_ALL=C
@@ -47,6 +41,7 @@ snail-run --model "$dir/fewshot.akm" --episodes "$episodes" --seed $((seed + 100
   -o "$dir/table.tsv"
 cat "$dir/table.tsv"
 learning_curve "$dir/learning-curve.png" "SNAIL, 5-way 1-shot Fashion-MNIST" \
+  -y "accuracy (share of queries right)" \
   "$dir/train.tsv:accuracy:training episodes" "$dir/train.tsv:eval_accuracy:held-out classes" \
   "$dir/train.tsv:eval_embed_nn:held-out, nearest neighbour on the embeddings"
 

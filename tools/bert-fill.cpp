@@ -1,5 +1,6 @@
 // bert-fill: fill the [MASK]s of sentences with a pretrained BERT's most probable words.
 #include <cstdio>
+#include <iostream>
 #include <string>
 
 #include "attnkit/cli/cli.h"
@@ -38,8 +39,8 @@ int main(int argc, char** argv) {
         "word's position in it (both 1-based). Probabilities come from the softmax over the whole\n"
         "output (reserved tokens and [MASK] included, never listed), so a [MASK]'s listed\n"
         "probabilities sum to at most 1.\n"
-        "Errors: a line without [MASK], or longer than the model's max-len less 2 words (exit 1,\n"
-        "naming the line).\n"
+        "A line without [MASK] is skipped with a warning naming it. Errors: no line with a\n"
+        "[MASK], or a line longer than the model's max-len less 2 words (exit 1, naming it).\n"
         "Example: echo 'the cat sat on the [MASK] .' | bert-fill --model bert.akm");
     app.parse();
     if (top_k < 1) throw UsageError("--top-k must be >= 1");
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
     const std::string text = io::read_text(input);
     const std::string name = input == "-" ? "<stdin>" : input;
     std::string table = "line\tposition\trank\tword\tprobability\n";
-    long line_no = 0;
+    long line_no = 0, filled = 0;
     for (std::string_view line : data::split_lines(text, name)) {
       ++line_no;
       const auto words = data::tokenize_words(line);
@@ -61,7 +62,12 @@ int main(int argc, char** argv) {
         throw;
       }
       const auto fills = models::bert_fill(*m.model, x, top_k);
-      if (fills.empty()) throw DataError("no [MASK] in the line", name, line_no);
+      if (fills.empty()) {  // one line without a [MASK] does not cost the others theirs
+        std::cerr << "bert-fill: " << name << ":" << line_no
+                  << ": no [MASK] in the line: skipped\n";
+        continue;
+      }
+      ++filled;
       char buf[64];
       for (const auto& f : fills)
         for (size_t r = 0; r < f.top.size(); ++r) {
@@ -70,6 +76,7 @@ int main(int argc, char** argv) {
                    std::to_string(r + 1) + "\t" + m.vocab.token(f.top[r].first) + "\t" + buf + "\n";
         }
     }
+    if (filled == 0) throw DataError("no line has a [MASK]", name);
     io::write_file(out, table);
   });
 }

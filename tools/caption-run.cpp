@@ -1,5 +1,6 @@
 // caption-run: caption images with a Show, Attend and Tell model from caption-train; BLEU-4 and
 // attention figures; the paper's attention picture.
+#include <iostream>
 #include <string>
 
 #include "attnkit/cli/cli.h"
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
         "the paper's figure for one image: the image, then each generated word's attention "
         "upsampled over it")("draw-index",
                              po::value(&draw_index)->value_name("N")->default_value(draw_index),
-                             "--draw: which image (0-based)")(
+                             "with --draw: which image (0-based)")(
         "output,o", po::value(&out)->value_name("FILE")->default_value(out),
         "captions or the scores (- is standard output)");
     app.epilog(
@@ -67,6 +68,7 @@ int main(int argc, char** argv) {
     o.model = model, o.input = input, o.captions = captions, o.attention = attention;
     o.draw = draw, o.output = out, o.invert = invert, o.eval = eval, o.beam = beam;
     o.draw_index = draw_index, o.threads = app.common().threads;
+    o.warn = [](const std::string& w) { std::cerr << "caption-run: warning: " << w << "\n"; };
     cli::write_text(out, models::run_caption(o));
   });
 }

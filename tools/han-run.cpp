@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
         "the first documents with their attention, as the paper's Figure 5: PNG or HTML, by the "
         "name's ending")("draw-count",
                          po::value(&o.draw_count)->value_name("N")->default_value(o.draw_count),
-                         "--draw: how many documents")(
+                         "with --draw: how many documents")(
         "max-sentence-words",
         po::value(&o.max_sentence_words)->value_name("N")->default_value(o.max_sentence_words),
         "refuse a document with a longer sentence")(

@@ -39,11 +39,11 @@ int main(int argc, char** argv) {
         "report bits per sequence by length: on DATA.npz, or on fresh episodes of the "
         "model's task; on pairs, coarse and fine accuracy by target length")(
         "lengths", po::value(&lengths_text)->value_name("L,..."),
-        "--eval: lengths (items for associative recall) of fresh episodes (default: the "
+        "with --eval: lengths (items for associative recall) of fresh episodes (default: the "
         "training range)")("count,n", po::value(&count)->value_name("N")->default_value(count),
-                           "--eval: fresh episodes per length")(
+                           "with --eval: fresh episodes per length")(
         "bucket", po::value(&bucket)->value_name("N")->default_value(bucket),
-        "--eval on pairs: target lengths per bucket");
+        "with --eval on pairs: target lengths per bucket");
     app.enable(cli::kSeed | cli::kQuiet | cli::kOutput);
     app.shard_items(
         "episodes of a data set -i DATA.npz (outputs as text; not with --eval or "

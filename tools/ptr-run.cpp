@@ -31,9 +31,9 @@ int main(int argc, char** argv) {
         "draw", po::value(&draw)->value_name("FILE"),
         "hull and tsp: the first problems' points, answers and outputs (.svg or .png)")(
         "draw-count", po::value(&draw_count)->value_name("N")->default_value(draw_count),
-        "--draw: how many problems")("output,o",
-                                     po::value(&out)->value_name("FILE")->default_value(out),
-                                     "outputs or the table (- is standard output)");
+        "with --draw: how many problems")("output,o",
+                                          po::value(&out)->value_name("FILE")->default_value(out),
+                                          "outputs or the table (- is standard output)");
     app.epilog(
         "Outputs: one line a problem, the chosen 1-based indices (the end not written).\n"
         "--eval columns: n, problems, exact (the whole answer), valid (a permutation for sort;\n"

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     o.task = cli::parse_option("--task", [&] { return data::parse_ptr_task(task); });
     const std::optional<std::string> text =
         models::generate_ptr_problems(o, count, out, app.common().seed, app.common().threads,
-                                      cli::given(app), n, cli::progress(app));
+                                      cli::given(app), n, cli::progress(app, "problem"));
     if (text) cli::write_text(out, *text);
   });
 }

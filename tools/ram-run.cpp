@@ -33,9 +33,9 @@ int main(int argc, char** argv) {
         "draw", po::value(&draw)->value_name("FILE.png"),
         "the glimpse path over the first images, with what each glimpse saw")(
         "draw-count", po::value(&draw_count)->value_name("N")->default_value(draw_count),
-        "--draw: how many images")("output,o",
-                                   po::value(&out)->value_name("FILE")->default_value(out),
-                                   "predictions or the error (- is standard output)");
+        "with --draw: how many images")("output,o",
+                                        po::value(&out)->value_name("FILE")->default_value(out),
+                                        "predictions or the error (- is standard output)");
     app.enable(cli::kSeed);
     app.epilog(
         "Predictions (TSV): image (1-based), label, predicted, probability (of the predicted\n"

@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
         "eval", po::bool_switch(&eval),
         "print coarse and fine accuracy per bucket of target lengths instead of the outputs")(
         "bucket", po::value(&bucket)->value_name("N")->default_value(bucket),
-        "--eval: target lengths per bucket")(
+        "with --eval: target lengths per bucket")(
         "trace", po::value(&trace)->value_name("TRACE.npz"),
         "the first pair's per-step push, pop, strengths and reads (for attn-plot)")(
         "rounding", po::bool_switch(&rounding),

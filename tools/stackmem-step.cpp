@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
         "strengths, values and read vector, in double precision.",
         "[--memory stack|queue|deque] [--strengths S --values V] --value v [--push D] [--pop U]\n"
         "  stackmem-step --memory set [--strengths S --keys K --values V] --key k --value v\n"
-        "      --read-key q --erase-key e [--write W] [--erase E] [--threshold T]\n"
+        "      [--write W] [--erase E] [--threshold T] --read-key q --erase-key e\n"
         "  stackmem-step --memory tree --tree-weights FILE --leaves L --state h [--hard]");
     app.options().add_options()("memory",
                                 po::value(&a.kind)->value_name("KIND")->default_value(a.kind),
@@ -61,7 +61,9 @@ int main(int argc, char** argv) {
     app.epilog(
         "Output: a line 'strengths' with the n + 1 new strengths (deque: n + 2, the new bottom\n"
         "first), a line 'value K' for each row of the new memory, and a line 'read' with the read\n"
-        "vector (deque: the top read, then the bottom read); numbers with 17 significant digits.\n"
+        "vector (deque: the top read, then the bottom read); each number in the shortest form "
+        "that\n"
+        "reads back exactly.\n"
         "A set (memory/stackmem/set.h: erase by content, a read by content, then a new slot):\n"
         "lines 'strengths' (n + 1, the new slot last), 'erase_weights' (n), 'read_weights'\n"
         "(n), 'read' (the m numbers read, then their total weight) and 'ops' (the\n"

@@ -17,6 +17,19 @@ for b in sagan biggan nonlocal-gaussian nonlocal-dot nonlocal-concat; do
   tensor-convert a-$b.npy -o a-$b.txt
   close_enough a-$b.txt att-$b.txt 1e-5
 done
+# Released modules' state_dicts as saved: BigGAN-PyTorch's Attention (a 0-d gamma) and
+# NONLocalBlock2D with its defaults (sub_sample: g.0, phi.0; bn_layer: W.0, W.1).
+for f in released-biggan:biggan released-nonlocal-gaussian:nonlocal-gaussian \
+  released-nonlocal-dot:nonlocal-dot released-nonlocal-concat:nonlocal-concat; do
+  r=${f%%:*} b=${f#*:}
+  tensor-convert "$A/$r.npz:x" -o x-$r.npy
+  tensor-convert "$A/$r.npz:y" --reshape 32,6,4 -o y-$r.txt
+  expect 0 attn-2d -i x-$r.npy --params "$A/$r.npz" --block $b -o out-$r.npy
+  tensor-convert out-$r.npy --reshape 32,6,4 -o out-$r.txt
+  close_enough out-$r.txt y-$r.txt 1e-4
+  expect 0 attn-2d -i x-$r.npy --params "$A/$r.npz" --block $b --emit attention --query 5,3 -o q-$r.npy
+  check_eq "$(tensor-info --no-header q-$r.npy | cut -f 4)" 2x1x3x2 "$r: pooled query maps"
+done
 # One map (C x H x W): the output is C x H x W; the attention HW x K. The first item as its
 # own map, from the batch's text form (its first 16 matrices of 6 x 4).
 shape_of() { tensor-info --no-header "$1" | cut -f 4; }

@@ -114,7 +114,10 @@ expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit scores --output n
 expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit scores -o weights
 check_eq "$(cat weights)" "$(cat new.txt)" "-o weights writes the file 'weights'"
 expect_err 2 "unrecognised option '--output-file'" attn-score --query "$G/Q.txt" --key "$G/K.txt" --output-file x.txt
-expect_err 2 "option '--output' cannot be specified more than once" attn-score --query "$G/Q.txt" --key "$G/K.txt" -o a.txt --output b.txt
+# A repeated option: the last wins (as in most command-line tools), in every tool's parser.
+expect 0 attn-score --query "$G/Q.txt" --key "$G/K.txt" --emit scores -o a.txt --output b.txt
+no_file a.txt
+check_eq "$(cat b.txt)" "$(cat new.txt)" "-o a.txt --output b.txt writes b.txt"
 # Non-finite input is refused, naming the file, row and column (not turned into zero weights
 # or NaN); a fully masked row still gets zero weights.
 printf '1 2\nnan 3\n' >qnan.txt

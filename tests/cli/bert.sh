@@ -33,6 +33,9 @@ check_eq "$(awk -F'\t' 'END { ok = $10 > 0.13 && $10 < 0.17 && $11 > 0.75 && $11
 words=$(tr 'A-Z' 'a-z' < text.txt | sed 's/\([.?]\)/ \1/g' | tr ' ' '\n' | grep -v '^$' | sort -u | wc -l)
 expect 0 bert-pretrain "${small[@]}" --steps 1 -o v.akm
 grep -qF "bert-pretrain: 180 sentence pairs an epoch (6 steps), a vocabulary of $((words + 5)) tokens" "$T/err" || fail "no summary line: $(head -3 "$T/err")"
+# Its progress line fits 80 columns (it was 400 wide with every metric).
+check_eq "$(grep -F 'bert-pretrain: step ' "$T/err" | awk 'length($0) > 80' | wc -l)" 0 "progress lines over 80 columns"
+grep -qF 'bert-pretrain: step 1/1 (100%)' "$T/err" || fail "no progress line: $(head -3 "$T/err")"
 
 # bert-fill: a header, K rows a [MASK], probabilities falling and summing to at most 1.
 printf 'Mary went to the [MASK].\n\n[mask] is in the garden . where is [MASK] ?\n' > fill.txt
@@ -82,8 +85,12 @@ expect_err 2 "bert-pretrain: --dropout must be in [0, 1)" bert-pretrain -i text.
 expect_err 2 "bert-pretrain: --min-freq must be >= 1" bert-pretrain -i text.txt --min-freq 0 -o x.akm
 no_file x.akm
 printf 'no mask here .\n' > nomask.txt
-expect_err 1 "bert-fill: nomask.txt:1: no [MASK] in the line" bert-fill --model m1.akm -i nomask.txt -o f.tsv
+expect_err 1 "bert-fill: nomask.txt: no line has a [MASK]" bert-fill --model m1.akm -i nomask.txt -o f.tsv
 no_file f.tsv
+# A line without [MASK] is skipped with a warning naming it; the other lines are filled.
+{ cat nomask.txt; cat fill.txt; } > some.txt
+expect_err 0 "bert-fill: some.txt:1: no [MASK] in the line: skipped" bert-fill --model m1.akm -i some.txt --top-k 4 -o f.tsv
+check_eq "$(awk -F'\t' 'NR > 1 { print $1 "/" $2 }' f.tsv | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')" "2/5:4 4/1:4 4/9:4 " "the other lines filled"
 awk 'BEGIN { for (i = 0; i < 23; i++) printf "mary "; print "[MASK]" }' > long.txt
 expect_err 1 "bert-fill: long.txt:1: 24 tokens: longer than the model's 22" bert-fill --model m1.akm -i long.txt
 expect_err 1 "bert-embed: long.txt:1: 24 tokens: longer than the model's 22" bert-embed --model m1.akm -i long.txt -o e3.npz

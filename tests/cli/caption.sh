@@ -104,6 +104,12 @@ awk '{ for (i = 1; i <= NF; i++) $i = 1 - $i; print }' one.txt > inv.txt
 expect 0 tensor-convert inv.txt -o inv.png
 expect 0 caption-run --model m1.akm -i inv.png --invert
 check_eq "$(cat "$T/out")" "$(head -1 caps.txt)" "an inverted PNG with --invert: the first caption"
+grep -q warning "$T/err" && fail "a warning with --invert: $(cat "$T/err")"
+# Without --invert, a picture that looks dark on white (mean above 0.5) gets a warning.
+expect_err 0 "caption-run: warning: inv.png: the picture's mean is 0." caption-run --model m1.akm -i inv.png
+grep -qF "give --invert" "$T/err" || fail "the warning names no --invert: $(cat "$T/err")"
+expect 0 caption-run --model m1.akm -i one.png
+grep -q warning "$T/err" && fail "a warning for a light-on-black picture: $(cat "$T/err")"
 
 # Hard attention: the same model for any --threads, an exact resume (the moving-average
 # baseline travels in the checkpoint), the log's baseline, one-hot regions per word.

@@ -14,10 +14,22 @@ for src in "$ATTNKIT_SRC"/tools/*.cpp; do
   if command -v mandoc >/dev/null; then
     w=$(mandoc -Tlint -Wwarning "$page" 2>&1) || fail "$t: mandoc: $w"
   fi
+  # help2man's glitches: .HP is an option line it could not split from its description (a
+  # description starting with "--", a synopsis line starting with an option); text right after
+  # an example's .fi runs on in the example's indented block.
+  CHECKS=$((CHECKS + 1))
+  if grep -q '^\.HP' "$page"; then fail "$t: an option run together with its description: $(grep -A1 '^\.HP' "$page" | head -2)"; fi
+  CHECKS=$((CHECKS + 1))
+  bad=$(awk 'prev == ".fi" && $0 !~ /^[.[]/ { print } { prev = $0 }' "$ATTNKIT_SRC/man/$t.x")
+  [ -z "$bad" ] || fail "man/$t.x: text right after .fi (needs .PP): $bad"
   for section in "EXAMPLES" "EXIT STATUS" "SEE ALSO"; do
     grep -q "^\.SH \"\?$section" "$page" || fail "$t: man page lacks $section"
   done
 done
+# attn-2d's non-local blocks are one term of its block list, not three with split text.
+CHECKS=$((CHECKS + 1))
+grep -A1 '^\.TP' "$ATTNKIT_SRC/man/man1/attn-2d.1" | grep -qx 'nonlocal\\-gaussian, nonlocal\\-dot, nonlocal\\-concat' ||
+  fail "attn-2d.1: the non-local blocks are not one term"
 if command -v help2man >/dev/null; then
   mkdir -p "$T/man"
   ATTNKIT_MAN_OUT="$T/man" "$ATTNKIT_SRC/man/regen.sh" "$ATTNKIT_BIN" >/dev/null 2>"$T/regen.err" ||

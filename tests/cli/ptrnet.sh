@@ -14,6 +14,7 @@ check_eq "$(awk '{ n = 0; for (i = 1; $i != "output"; i++) v[++n] = $i
   for (k = 1; k <= n; k++) { seen[$(n + 1 + k)]++; if (k > 1 && v[$(n + 1 + k)] < v[$(n + k)]) bad++ }
   for (k = 1; k <= n; k++) if (seen[k] != 1) bad++; delete seen } END { print bad + 0 }' s.txt)" 0 "sort answers ascend"
 expect 0 ptrtask-gen --task tsp --n 6 --count 50 --seed 2 -o t.txt --threads 1
+grep -qF "ptrtask-gen: problem 50/50 (100%)" "$T/err" || fail "ptrtask-gen's progress counts problems: $(cat "$T/err")"
 expect 0 ptrtask-gen --task tsp --n 6 --count 50 --seed 2 -o t2.txt --threads 2
 CHECKS=$((CHECKS + 1)); cmp -s t.txt t2.txt || fail "tsp answers depend on --threads"
 # The exact tours are no longer than 2-opt's on the same points.

@@ -37,6 +37,9 @@ expect_err 1 "stackmem-step: the push strength must be in [0, 1]" stackmem-step 
 expect_err 2 "stackmem-step: a deque needs --value-bottom" stackmem-step --memory deque --value 1
 expect_err 2 "stackmem-step: --strengths and --values go together" stackmem-step --value 1 --strengths 0.5
 expect_err 2 "stackmem-step: unknown memory 'heap' (choose stack, queue, deque, set or tree)" stackmem-step --memory heap --value 1
+# Each number in the shortest form that reads back exactly (0.3, not 0.29999999999999999).
+expect 0 stackmem-step --value 0.1,0.7 --push 0.3
+check_eq "$(sed -n 1,2p "$T/out" | tr '\n' '|')" "strengths 0.3|value 1 0.1 0.7|" "shortest exact form"
 expect_err 1 "stackmem-step: the memory has 3 numbers" stackmem-step --strengths 0.5,0.5 --values 1,2,3 --value 1,2
 
 # transduce-gen: seeded; reversal reverses, bigram flip swaps pairs of an even length.
@@ -50,6 +53,10 @@ check_eq "$(awk -F'\t' '{ n = split($1, s, " "); split($2, t, " "); if (n % 2) b
 expect 0 transduce-gen --task anbmcnm --len-min 1 --len-max 9 --count 30 --seed 3 -o abc.tsv
 check_eq "$(awk -F'\t' '{ a = gsub(/a/, "", $1); b = gsub(/b/, "", $1); c = gsub(/c/, "", $2); if (c != a + b || a < 1 || b < 1 || a > 9 || b > 9) bad++ } END { print bad + 0 }' abc.tsv)" 0 "a^n b^m -> c^(n+m)"
 expect_err 2 "transduce-gen: unknown task 'heap' (choose copy, reverse, bigram-flip," transduce-gen --task heap
+# bigram-flip's lengths are even: a range holding none is refused, not written as length 2.
+expect_err 2 "transduce-gen: bigram-flip's lengths are even: len-min to len-max (3 to 3) holds none" transduce-gen --task bigram-flip --len-min 3 --len-max 3
+expect 0 transduce-gen --task bigram-flip --len-min 3 --len-max 4 --count 20 -o b4.tsv
+check_eq "$(awk -F'\t' '{ print split($1, s, " ") }' b4.tsv | sort -u)" 4 "3 to 4: length 4"
 expect_err 2 "transduce-gen: --len-max must be >= len-min" transduce-gen --task copy --len-min 5 --len-max 4
 
 # Training: a small reversal is learned; threads do not change the model; an exact resume.

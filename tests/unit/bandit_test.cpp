@@ -5,7 +5,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "attnkit/core/error.h"
 #include "attnkit/train/module.h"
@@ -67,4 +69,50 @@ TEST_CASE("bandit: a short meta-training run beats random play, the same for any
           << before << " before, " << after << " after 1000 steps (random 3.0, oracle 4.0)");
   CHECK(after > before + 0.3);
   CHECK(after > 3.3);
+}
+
+TEST_CASE("bandit: training keeps its best evaluation's model, in checkpoints too") {
+  rl::BanditConfig c;
+  c.arms = 2, c.pulls = 4, c.width = 8, c.filters = 4, c.key = 4, c.value = 4;
+  rl::BanditTrainOptions o;
+  o.batch = 8, o.eval_episodes = 300;
+  rl::BanditTraining m(c, o, 10, 3);
+  auto snapshot = [&] {
+    std::map<std::string, Tensor> v;
+    for (const ad::Parameter* p : m.params().params()) v[p->name] = p->value.clone();
+    return v;
+  };
+  auto same = [](const Tensor& a, const Tensor& b) {
+    if (a.shape() != b.shape()) return false;
+    for (int64_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  };
+  const auto p0 = snapshot();
+  const double e0 = m.evaluate()[0].second;
+  // Other parameters (every weight moved by up to +-1.5: another policy).
+  for (ad::Parameter* p : m.params().params())
+    for (int64_t i = 0; i < p->value.size(); ++i)
+      p->value[i] += 0.5f * static_cast<float>((i * 3 + 1) % 7 - 3);
+  const auto p1 = snapshot();
+  const double e1 = m.evaluate()[0].second;
+  REQUIRE(e0 != e1);
+  const auto& best = e0 > e1 ? p0 : p1;
+  nn::ModelFile ck;
+  m.save_state(ck);
+  CHECK(ck.number("best/eval_return") == std::max(e0, e1));
+  nn::ModelFile f;
+  for (const auto& [k, t] : p1) f.tensors[k] = t.clone();  // what the trainer writes: the last
+  m.finish(f);
+  CHECK(f.number("result/eval_return") == std::max(e0, e1));
+  CHECK(f.number("result/last_eval_return") == e1);
+  CHECK(m.score() == -std::max(e0, e1));
+  for (const auto& [k, t] : best) CHECK(same(f.tensor(k), t));
+  // A resumed module takes the best from the checkpoint: a worse evaluation keeps it.
+  rl::BanditTraining r(c, o, 10, 3);
+  r.load_state(ck);
+  nn::ModelFile g;
+  r.finish(g);  // evaluates its own (initial) parameters first: p0, e0
+  CHECK(g.number("result/eval_return") == std::max(e0, e1));
+  for (const auto& [k, t] : best) CHECK(same(g.tensor(k), t));
 }

@@ -17,6 +17,7 @@
 #include "attnkit/data/text.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/models/caption/model.h"
+#include "attnkit/models/caption/run.h"
 #include "attnkit/plot/overlay.h"
 #include "test_util.h"
 #include "train_util.h"
@@ -797,4 +798,20 @@ TEST_CASE("caption: the overlay writes each panel's label under it") {
   for (int y = plain.height - 8; y < labelled.height; ++y)
     for (int x = 0; x < labelled.width; ++x) dark += labelled.at(x, y).r == 0;
   CHECK(dark > 20);
+}
+
+TEST_CASE("caption-run: pictures that look dark on white are named, light-on-black ones not") {
+  Tensor x({3, 2, 2});
+  for (int64_t i = 0; i < 4; ++i) x[i] = 0.1f;                  // light items on black
+  for (int64_t i = 4; i < 8; ++i) x[i] = i == 4 ? 0.0f : 1.0f;  // mean 0.75: dark on white
+  for (int64_t i = 8; i < 12; ++i) x[i] = 0.5f;                 // 0.5: not above
+  CHECK(models::light_background_warning(x, "p.npz") ==
+        "p.npz: 1 of 3 pictures have a mean above 0.5 (picture 2: 0.75): it looks drawn dark on "
+        "white, and the models see light items on black; if it is, give --invert");
+  Tensor one({1, 2, 2});
+  for (int64_t i = 0; i < 4; ++i) one[i] = 0.9f;
+  CHECK(models::light_background_warning(one, "a.png")
+            .rfind("a.png: the picture's mean is 0.90:", 0) == 0);
+  for (int64_t i = 0; i < 4; ++i) one[i] = 0.2f;
+  CHECK(models::light_background_warning(one, "a.png").empty());
 }

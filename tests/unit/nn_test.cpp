@@ -689,6 +689,43 @@ TEST_CASE("attn2d: SAGAN, BigGAN and the non-local blocks equal PyTorch's (golde
   }
 }
 
+TEST_CASE("attn2d: released modules' state_dicts as saved (0-d gamma, sub_sample, bn_layer)") {
+  // testdata/make_attn2d_golden.py: BigGAN-PyTorch's Attention (gamma a 0-d tensor) and the
+  // common NONLocalBlock2D with its defaults (g.0/phi.0 max-pooled 2x2, W.0 + BatchNorm2d W.1
+  // in eval mode with running statistics), in their authors' code; the state_dict in its own
+  // dtypes (int64 num_batches_tracked).
+  for (const auto& [file, kind] : std::vector<std::pair<std::string, std::string>>{
+           {"released-biggan", "biggan"},
+           {"released-nonlocal-gaussian", "nonlocal-gaussian"},
+           {"released-nonlocal-dot", "nonlocal-dot"},
+           {"released-nonlocal-concat", "nonlocal-concat"}}) {
+    CAPTURE(file);
+    std::map<std::string, Tensor> p = io::read_npz(test::testdata("attn2d/" + file + ".npz"));
+    ad::Tape t;
+    const nn::Attn2dOutput r =
+        nn::attn2d(nn::parse_attn2d_kind(kind), p, t.constant(p.at("x").clone()));
+    REQUIRE(r.attention.value().shape() == p.at("attention").shape());  // [2, 24, 6]: pooled keys
+    test::check_close(r.y.value(), p.at("y"), 1e-5, 1e-4);
+    test::check_close(r.attention.value(), p.at("attention"), 1e-6, 1e-4);
+  }
+  // The batch norm is applied: without its statistics the output differs.
+  std::map<std::string, Tensor> p =
+      io::read_npz(test::testdata("attn2d/released-nonlocal-gaussian.npz"));
+  p.erase("W.1.running_var");
+  ad::Tape t;
+  CHECK_THROWS_WITH_AS(
+      nn::attn2d(nn::Attn2dKind::NonLocalGaussian, p, t.constant(p.at("x").clone())),
+      "missing parameter 'W.1.running_var'", DataError);
+  std::map<std::string, Tensor> b = io::read_npz(test::testdata("attn2d/released-biggan.npz"));
+  b.at("gamma") = Tensor({2}, std::vector<float>{1, 2});
+  CHECK_THROWS_WITH_AS(nn::attn2d(nn::Attn2dKind::BigGan, b, t.constant(b.at("x").clone())),
+                       "parameter 'gamma' has shape [2], expected a scalar ([] or [1])", DataError);
+  CHECK_THROWS_AS(nn::attn2d(nn::Attn2dKind::NonLocalDot,
+                             io::read_npz(test::testdata("attn2d/released-nonlocal-dot.npz")),
+                             t.constant(Tensor({1, 16, 3, 4}))),
+                  ShapeError);  // sub-sampling needs an even height
+}
+
 TEST_CASE("attn2d: gamma 0 (or a zero W) makes the block the identity; gradients; errors") {
   std::map<std::string, Tensor> p = io::read_npz(test::testdata("attn2d/sagan.npz"));
   p.at("gamma")[0] = 0.0f;

@@ -82,6 +82,15 @@ TEST_CASE("progress: quiet prints nothing; a resumed run rates from its start") 
   cli::Progress p("r", 100, false, out, false, [&] { return now; });
   p.set_start(50);
   CHECK(p.line(60, {}, 5.0) == "r: step 60/100 (60%) 2/s ETA 0:20");
+  // A line fits 80 columns: the metrics that fit, in order (bert-pretrain has eleven).
+  cli::Metrics many;
+  for (int i = 0; i < 11; ++i) many.push_back({"metric_" + std::to_string(i), 0.1234 * i});
+  const std::string wide = p.line(60, many, 5.0);
+  CHECK(wide.size() <= 80);
+  CHECK(wide.rfind("r: step 60/100 (60%) 2/s ETA 0:20 metric_0=0 metric_1=0.1234", 0) == 0);
+  CHECK(wide.find("metric_10") == std::string::npos);
+  p.set_unit("problem");  // what is counted, named (ptrtask-gen's problems are no steps)
+  CHECK(p.line(60, {}, 5.0) == "r: problem 60/100 (60%) 2/s ETA 0:20");
   CHECK(cli::format_duration(3725) == "1:02:05");
   CHECK(cli::format_metric(1234567) == "1.235e+06");
 }

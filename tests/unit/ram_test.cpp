@@ -15,6 +15,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/models/ram/model.h"
+#include "attnkit/models/ram/run.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/params.h"
 #include "attnkit/rl/reinforce.h"
@@ -550,4 +551,13 @@ TEST_CASE("ram: errors") {
   }
   for (const char* n : {"nolabels", "rank", "count", "frac", "nan"})
     std::remove((std::string("ram_test_") + n + ".npz").c_str());
+}
+
+TEST_CASE("ram-run --draw: captions name Fashion-MNIST's classes, other models' by number") {
+  models::RamConfig c;
+  c.classes = 10;
+  CHECK(models::ram_class_name(c, 3) == "3 dress");
+  CHECK(models::ram_class_name(c, 9) == "9 boot");
+  c.classes = 4;  // a toy task: its classes have no names
+  CHECK(models::ram_class_name(c, 3) == "3");
 }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <iostream>
 #include <thread>
+#include <typeinfo>
 #include <vector>
 
 #include "attnkit/cli/cli.h"
@@ -62,9 +63,36 @@ std::string po_message(const po::error& e, bool percent_given) {
   return "bad command-line or configuration usage";
 }
 
+// A single-valued option given more than once: the last occurrence wins, as in most
+// command-line tools (Boost refuses it: "cannot be specified more than once"). Repeatable
+// options (a vector's values, composing ones) keep every occurrence.
+static bool repeatable(const po::option_description& d) {
+  const auto& s = *d.semantic();
+  if (s.is_composing()) return true;
+  const auto* t = dynamic_cast<const po::typed_value_base*>(&s);
+  if (!t) return false;
+  const std::type_info& v = t->value_type();
+  return v == typeid(std::vector<std::string>) || v == typeid(std::vector<int>) ||
+         v == typeid(std::vector<int64_t>) || v == typeid(std::vector<double>);
+}
+
+void last_wins(std::vector<po::option>& opts, const po::options_description& d) {
+  std::vector<po::option> kept;
+  for (size_t i = 0; i < opts.size(); ++i) {
+    const std::string& key = opts[i].string_key;
+    const po::option_description* o = key.empty() ? nullptr : d.find_nothrow(key, false);
+    bool later = false;
+    if (o && !repeatable(*o))
+      for (size_t j = i + 1; j < opts.size() && !later; ++j) later = opts[j].string_key == key;
+    if (!later) kept.push_back(opts[i]);
+  }
+  opts.swap(kept);
+}
+
 }  // namespace detail
 
 using detail::closest_option;
+using detail::last_wins;
 
 namespace {
 uint64_t g_max_pixels = 0;  // --max-pixels (kPictures, cli/pictures.h): one App a process
@@ -134,6 +162,7 @@ void App::parse() {
     po::parsed_options parsed =
         po::command_line_parser(argc_, argv_).options(all).positional(positional_).run();
     parsed_ = parsed.options;
+    last_wins(parsed.options, all);
     po::store(parsed, vm_);
     if (vm_.count("help")) {
       std::cout << help_text(common);
@@ -150,6 +179,11 @@ void App::parse() {
     // The command line is stored first and so wins; then the files, the last one first, so
     // that a later file overrides an earlier one (Boost's store() keeps the first explicit
     // value of an option).
+    // The common options a file may set too (--seed, --threads, ...): a file holds a whole run.
+    for (const auto& o : common.options())
+      if (o->long_name() != "help" && o->long_name() != "version" && o->long_name() != "config" &&
+          o->long_name() != "dump-config")
+        file_common_.add(o);
     if (vm_.count("config")) {
       const auto files = vm_["config"].as<std::vector<std::string>>();
       for (auto it = files.rbegin(); it != files.rend(); ++it) {
@@ -161,6 +195,12 @@ void App::parse() {
         }
         store_yaml(text, *it, true);
       }
+    }
+    // --dump-config before the required options are checked and before any file is read:
+    // it prints the run's configuration whether or not its data are there.
+    if (vm_.count("dump-config") && vm_["dump-config"].as<bool>()) {
+      std::cout << dump_yaml();
+      throw EarlyExit{};
     }
     if (before_notify_) before_notify_(*this);
     po::notify(vm_);
@@ -180,10 +220,6 @@ void App::parse() {
     throw UsageError(po_message(e, percent));
   } catch (const po::error& e) {
     throw UsageError(po_message(e, percent));
-  }
-  if (common_.dump_config) {
-    std::cout << yaml(false);
-    throw EarlyExit{};
   }
   if (common_.threads < 0) throw UsageError("--threads must be 0 (automatic) or more");
   if ((flags_ & kShard) && vm_.count("shard")) common_.shard = parse_shard(shard_text_);

@@ -16,11 +16,14 @@
 // Configuration keys (hyper-parameters, training settings) are declared apart from the other
 // options, in app.config_options(): they are given on the command line as usual or, by their
 // long names, in YAML files named by --config (repeatable). Precedence: built-in default <
-// first --config file < later --config file < command line. An unknown key or a bad value in
-// a file is a UsageError naming the file, the line and the key. --dump-config prints the
-// effective configuration (every key, defaults included) as YAML and exits 0; feeding that
-// output back with --config gives the same configuration. app.config_yaml() is the same
-// YAML, to store in a model file; io::StoredConfig (io/config.h) reads such text back.
+// first --config file < later --config file < command line. A file may also set the tool's
+// own options (its paths: input, valid, output, log, ...) and the common ones (seed,
+// threads, ...) by their long names, so that one file holds a whole run. An unknown key or a
+// bad value in a file is a UsageError naming the file, the line and the key. --dump-config
+// prints the effective configuration (every key, defaults included, then the options given
+// and the seed) as YAML and exits 0, before any data file is read or a required option is
+// asked for; feeding that output back with --config gives the same run. app.config_yaml() is the
+// same YAML, to store in a model file; io::StoredConfig (io/config.h) reads such text back.
 //
 //       int hidden; double lr;
 //       app.config_options().add_options()
@@ -171,6 +174,10 @@ class App {
   std::function<void(App&)> before_notify_;
   std::set<std::string> restored_;      // keys store_fallback set
   std::string yaml(bool stored) const;  // stored: keys under their stored names
+  // --dump-config: yaml(false), then the tool's options given (paths) and the common ones a
+  // file may set (--seed): fed back with --config, the same run.
+  std::string dump_yaml() const;
+  po::options_description file_common_;  // the common options a --config file may set
   std::vector<std::pair<std::string, std::string>> stored_keys_;  // key, stored name
   po::options_description tool_{"Options"};
   po::options_description config_{"Configuration"};

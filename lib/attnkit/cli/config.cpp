@@ -99,12 +99,17 @@ void App::store_yaml(const std::string& text, const std::string& name, bool stri
       for (const auto& [name, stored] : stored_keys_)
         if (key == stored) option = name;
     }
+    const po::options_description* in = &group;
     const po::option_description* d = group.find_nothrow(option, false, false, false);
+    if (d == nullptr && strict) {  // a --config file may also hold the run's paths and seed
+      for (const po::options_description* g : {&tool_, &file_common_})
+        if (d == nullptr && (d = g->find_nothrow(key, false, false, false)) != nullptr) in = g;
+    }
     if (d == nullptr) {
       if (!strict) continue;
-      if (tool_.find_nothrow(key, false, false, false) != nullptr)
-        fail("'" + key + "' is not a configuration key (give it on the command line)", line);
-      fail("unknown configuration key '" + key + "'" + did_you_mean(key, config_), line);
+      po::options_description known;
+      known.add(config_).add(tool_).add(file_common_);
+      fail("unknown configuration key '" + key + "'" + did_you_mean(key, known), line);
     }
     const YAML::Node& v = kv.second;
     std::vector<std::string> values;
@@ -122,7 +127,7 @@ void App::store_yaml(const std::string& text, const std::string& name, bool stri
     }
     if (!strict && !(vm_.count(d->long_name()) && !vm_[d->long_name()].defaulted()))
       restored_.insert(d->long_name());  // not given: the stored value is taken
-    po::parsed_options parsed(&group);
+    po::parsed_options parsed(in);
     po::option o;
     o.string_key = d->long_name();
     o.value = values;
@@ -159,6 +164,18 @@ std::string App::yaml(bool stored) const {
   std::string out = e.c_str();
   if (out == "{}") out.clear();
   return out.empty() ? "{}\n" : out + "\n";
+}
+
+std::string App::dump_yaml() const {
+  std::string out = yaml(false) + given_options_yaml({});
+  if (flags_ & kSeed) {
+    YAML::Emitter e;
+    e << YAML::BeginMap << YAML::Key << "seed" << YAML::Value;
+    emit_value(e, vm_["seed"].value());
+    e << YAML::EndMap;
+    out += std::string(e.c_str()) + "\n";
+  }
+  return out;
 }
 
 void App::store_fallback(const std::string& yaml, const std::string& name, bool options) {

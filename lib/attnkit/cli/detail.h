@@ -3,6 +3,7 @@
 
 #include <boost/program_options.hpp>
 #include <string>
+#include <vector>
 
 namespace attnkit::cli::detail {
 
@@ -14,5 +15,9 @@ std::string closest_option(const std::string& key, const po::options_description
 
 // A Boost.Program_options error's text, safe when the given text holds a '%' (see app.cpp).
 std::string po_message(const po::error& e, bool percent_given);
+
+// Drops every occurrence of a single-valued option of `d` but its last (the last wins);
+// repeatable options (vectors, composing) keep all.
+void last_wins(std::vector<po::option>& opts, const po::options_description& d);
 
 }  // namespace attnkit::cli::detail

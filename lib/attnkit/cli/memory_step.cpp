@@ -11,6 +11,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/io/binary.h"
 #include "attnkit/io/tensor_io.h"
+#include "attnkit/io/tsv_log.h"
 #include "attnkit/memory/stackmem/ham.h"
 #include "attnkit/memory/stackmem/memory.h"
 #include "attnkit/memory/stackmem/set.h"
@@ -99,11 +100,7 @@ std::string tree_step(const MemoryStepArgs& a) {
 
 std::string line(const char* head, const double* v, size_t n) {
   std::string s = head;
-  char buf[40];
-  for (size_t i = 0; i < n; ++i) {
-    std::snprintf(buf, sizeof buf, " %.17g", v[i]);
-    s += buf;
-  }
+  for (size_t i = 0; i < n; ++i) s += " " + io::format_double(v[i]);
   return s + "\n";
 }
 

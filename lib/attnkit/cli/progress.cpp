@@ -15,6 +15,7 @@ double steady_seconds() {
 }
 constexpr double kTerminalPeriod = 0.1;  // at most 10 redraws a second
 constexpr int kBarWidth = 20;
+constexpr size_t kLineWidth = 80;  // a report fits a terminal of 80 columns
 }  // namespace
 
 std::string format_duration(double seconds) {
@@ -80,8 +81,8 @@ std::string Progress::line(int64_t step, const Metrics& metrics, double elapsed)
     std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(step));
     s += buf;
   } else {
-    std::snprintf(buf, sizeof buf, "%s: step %lld", name_.c_str(), static_cast<long long>(step));
-    s += buf;
+    std::snprintf(buf, sizeof buf, " %lld", static_cast<long long>(step));
+    s += name_ + ": " + unit_ + buf;
   }
   if (total_ > 0) {
     std::snprintf(buf, sizeof buf, "/%lld", static_cast<long long>(total_));
@@ -98,7 +99,13 @@ std::string Progress::line(int64_t step, const Metrics& metrics, double elapsed)
     else
       s += " in " + format_duration(elapsed);
   }
-  for (const auto& [k, v] : metrics) s += " " + k + "=" + format_metric(v);
+  // The metrics that fit in 80 columns, in order (the first, the loss, the one that matters);
+  // the rest are in the --log file and the summary (bert-pretrain's line was 400 wide).
+  for (const auto& [k, v] : metrics) {
+    const std::string m = " " + k + "=" + format_metric(v);
+    if (s.size() + m.size() > kLineWidth) break;
+    s += m;
+  }
   return s;
 }
 

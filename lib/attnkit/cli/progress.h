@@ -38,6 +38,8 @@ class Progress {
   // Plain-line period (non-terminal output): every `seconds` (default 10) and, when `steps`
   // is > 0, every `steps` steps.
   void set_plain_interval(double seconds, int64_t steps = 0);
+  // What is counted, named in the plain lines ("step" unless set: "problem 30/100").
+  void set_unit(std::string unit) { unit_ = std::move(unit); }
   // Progress from a step other than 0 (a resumed run): the rate and ETA count from here.
   void set_start(int64_t step);
 
@@ -51,7 +53,7 @@ class Progress {
 
  private:
   void show(bool final);
-  std::string name_;
+  std::string name_, unit_ = "step";
   int64_t total_;
   bool quiet_, terminal_;
   std::ostream* out_;

@@ -17,12 +17,15 @@ GivenOption given(const App& app) {
   return [&app](const std::string& option) { return app.given(option); };
 }
 
-ProgressFn progress(App& app) {
+ProgressFn progress(App& app, const std::string& unit) {
   auto bar = std::make_shared<std::unique_ptr<Progress>>();
   const std::string name = app.name();
   const bool quiet = app.common().quiet;
-  return [bar, name, quiet](int64_t done, int64_t total) {
-    if (!*bar) *bar = std::make_unique<Progress>(name, total, quiet);
+  return [bar, name, quiet, unit](int64_t done, int64_t total) {
+    if (!*bar) {
+      *bar = std::make_unique<Progress>(name, total, quiet);
+      (*bar)->set_unit(unit);
+    }
     if (done > 0) (*bar)->update(done);
   };
 }

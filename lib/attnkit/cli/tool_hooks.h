@@ -18,7 +18,8 @@ GivenOption given(const App& app);
 
 // A cli::Progress bar (named app.name(), silent with --quiet) made at the first report, with
 // the total that report gives; it ends when the last copy of the function is destroyed.
-ProgressFn progress(App& app);
+// `unit` names what is counted in the plain lines ("problem 30/100").
+ProgressFn progress(App& app, const std::string& unit = "step");
 
 // With --shard K/N, its slice of the items (Shard::begin, Shard::end); without, null (all).
 ItemRange shard_range(const App& app);

@@ -44,6 +44,10 @@ void TransduceOptions::validate() const {
   if (len_max > 100000) throw UsageError("len-max must be at most 100000");
   if (task == TransduceTask::BigramFlip && len_max < 2)
     throw UsageError("bigram-flip needs len-max >= 2 (its lengths are even)");
+  // Its lengths are even: a range holding none (3 to 3) is refused, not written as length 2.
+  if (task == TransduceTask::BigramFlip && len_min == len_max && len_min % 2)
+    throw UsageError("bigram-flip's lengths are even: len-min to len-max (" +
+                     std::to_string(len_min) + " to " + std::to_string(len_max) + ") holds none");
   if (symbols < 2 || symbols > 1000000) throw UsageError("symbols must be from 2 to 1000000");
   if (queries < 1 || queries > 100000) throw UsageError("queries must be from 1 to 100000");
   if (task == TransduceTask::Search && symbols < len_max)

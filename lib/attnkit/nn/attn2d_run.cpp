@@ -101,7 +101,9 @@ Tensor run_attn2d(const Attn2dRunOptions& o, const GivenOption& given) {
       Tensor one({kh, kw});
       std::copy(m.data() + static_cast<int64_t>(i) * keys,
                 m.data() + static_cast<int64_t>(i + 1) * keys, one.data());
-      oq.push_back({qs[i].row, qs[i].col, std::move(one)});
+      // Each panel named by its query pixel (row, column, zero-based as --query takes them).
+      oq.push_back({qs[i].row, qs[i].col, std::move(one),
+                    "query " + std::to_string(qs[i].row) + "," + std::to_string(qs[i].col)});
     }
     io::write_file(o.draw, plot::encode_png(plot::render_overlays(mean, oq)));
   }

@@ -27,6 +27,14 @@ int max_width(const std::vector<std::string>& v) {
   for (const auto& s : v) w = std::max(w, text_width(s));
   return w;
 }
+// A column label is written upright when it fits its cell's width (one character: the demo's
+// dates), else rotated a quarter turn; the height the labels take above the cells.
+bool upright(const std::string& label, int cell) { return text_width(label) <= cell; }
+int col_label_height(const std::vector<std::string>& cols, int cell) {
+  int h = 0;
+  for (const std::string& c : cols) h = std::max(h, upright(c, cell) ? kGlyphH : text_width(c));
+  return h;
+}
 
 // Shape of the tensor as (matrices, rows, cols) and whether it has heads.
 void dims_of(const Tensor& w, int64_t& items, int64_t& heads, int64_t& rows, int64_t& cols) {
@@ -187,14 +195,19 @@ Layout heatmap_layout(const Tensor& w, const HeatmapSpec& spec) {
   const bool labels = !spec.rows.empty() || !spec.cols.empty();
   l.cell = static_cast<int>(
       std::clamp<int64_t>(std::min(1200 / l.n_cols, 720 / l.n_rows), labels ? 12 : 2, 24));
-  l.row_labels = spec.rows.empty() ? index_ticks(l.n_rows, l.cell) : spec.rows;
+  // A thin strip (a few rows of many columns: an NTM head's weighting, one query's scores)
+  // gets taller cells, up to 3 times their width, so that the panel is about a sixth as tall
+  // as it is wide rather than a line.
+  l.cell_h = static_cast<int>(std::clamp<int64_t>(l.n_cols * l.cell / (6 * l.n_rows), l.cell,
+                                                  3 * static_cast<int64_t>(l.cell)));
+  l.row_labels = spec.rows.empty() ? index_ticks(l.n_rows, l.cell_h) : spec.rows;
   l.col_labels = spec.cols.empty() ? index_ticks(l.n_cols, l.cell) : spec.cols;
   const int left = max_width(l.row_labels) + kPad;
-  const int top = max_width(l.col_labels) + kPad;
+  const int top = col_label_height(l.col_labels, l.cell) + kPad;
   const int64_t panels = items * heads;
   const int caption = panels > 1 ? kCaption : 0;
   const int pw = left + static_cast<int>(l.n_cols) * l.cell;
-  const int ph = caption + top + static_cast<int>(l.n_rows) * l.cell;
+  const int ph = caption + top + static_cast<int>(l.n_rows) * l.cell_h;
   const int grid_cols = static_cast<int>(std::min<int64_t>(panels, heads > 1 ? heads : 4));
   const int grid_rows = static_cast<int>((panels + grid_cols - 1) / grid_cols);
   const int title_h = spec.title.empty() ? 0 : kGlyphH * kTitleScale + kMargin;
@@ -237,17 +250,23 @@ Image render_heatmap(const Tensor& w, const HeatmapSpec& spec, const Layout& l) 
     for (int64_t i = 0; i < l.n_rows; ++i)
       for (int64_t j = 0; j < l.n_cols; ++j) {
         const float v = m[i * l.n_cols + j];
-        fill(im, p.x + static_cast<int>(j) * l.cell, p.y + static_cast<int>(i) * l.cell, l.cell,
-             l.cell, std::isfinite(v) ? colour(value_t(l, v)) : kMasked);
+        fill(im, p.x + static_cast<int>(j) * l.cell, p.y + static_cast<int>(i) * l.cell_h, l.cell,
+             l.cell_h, std::isfinite(v) ? colour(value_t(l, v)) : kMasked);
       }
     for (size_t i = 0; i < l.row_labels.size(); ++i)
       text(im, p.x - kPad - text_width(l.row_labels[i]),
-           p.y + static_cast<int>(i) * l.cell + (l.cell - kGlyphH) / 2, l.row_labels[i]);
-    for (size_t j = 0; j < l.col_labels.size(); ++j)
-      text(im, p.x + static_cast<int>(j) * l.cell + (l.cell - kGlyphH) / 2, p.y - kPad - 1,
-           l.col_labels[j], 1, true);
+           p.y + static_cast<int>(i) * l.cell_h + (l.cell_h - kGlyphH) / 2, l.row_labels[i]);
+    for (size_t j = 0; j < l.col_labels.size(); ++j) {
+      if (upright(l.col_labels[j], l.cell))
+        text(im,
+             p.x + static_cast<int>(j) * l.cell + (l.cell - text_width(l.col_labels[j]) + 1) / 2,
+             p.y - kPad - kGlyphH, l.col_labels[j]);
+      else
+        text(im, p.x + static_cast<int>(j) * l.cell + (l.cell - kGlyphH) / 2, p.y - kPad - 1,
+             l.col_labels[j], 1, true);
+    }
     if (!p.caption.empty()) {
-      const int top = max_width(l.col_labels) + kPad;
+      const int top = col_label_height(l.col_labels, l.cell) + kPad;
       text(im, p.x, p.y - top - kCaption + 2, p.caption);
     }
   }
@@ -292,8 +311,8 @@ std::string heatmap_svg(const Tensor& w, const HeatmapSpec& spec, const Layout& 
     for (int64_t i = 0; i < l.n_rows; ++i)
       for (int64_t j = 0; j < l.n_cols; ++j) {
         const float v = m[i * l.n_cols + j];
-        o << "<rect x=\"" << p.x + j * l.cell << "\" y=\"" << p.y + i * l.cell << "\" width=\""
-          << l.cell << "\" height=\"" << l.cell << "\" fill=\""
+        o << "<rect x=\"" << p.x + j * l.cell << "\" y=\"" << p.y + i * l.cell_h << "\" width=\""
+          << l.cell << "\" height=\"" << l.cell_h << "\" fill=\""
           << hex(std::isfinite(v) ? colour(value_t(l, v)) : kMasked) << "\"><title>"
           << io::format_number(v) << "</title></rect>\n";
       }
@@ -301,17 +320,21 @@ std::string heatmap_svg(const Tensor& w, const HeatmapSpec& spec, const Layout& 
     for (size_t i = 0; i < l.row_labels.size(); ++i)
       if (!l.row_labels[i].empty())
         o << "<text x=\"" << p.x - kPad << "\" y=\""
-          << p.y + static_cast<int>(i) * l.cell + l.cell / 2
+          << p.y + static_cast<int>(i) * l.cell_h + l.cell_h / 2
           << "\" text-anchor=\"end\" dominant-baseline=\"middle\">" << xml_escape(l.row_labels[i])
           << "</text>\n";
     for (size_t j = 0; j < l.col_labels.size(); ++j) {
       if (l.col_labels[j].empty()) continue;
       const int x = p.x + static_cast<int>(j) * l.cell + l.cell / 2, y = p.y - kPad;
-      o << "<text x=\"" << x << "\" y=\"" << y << "\" transform=\"rotate(-90 " << x << " " << y
-        << ")\" dominant-baseline=\"middle\">" << xml_escape(l.col_labels[j]) << "</text>\n";
+      if (upright(l.col_labels[j], l.cell))
+        o << "<text x=\"" << x << "\" y=\"" << y << "\" text-anchor=\"middle\">"
+          << xml_escape(l.col_labels[j]) << "</text>\n";
+      else
+        o << "<text x=\"" << x << "\" y=\"" << y << "\" transform=\"rotate(-90 " << x << " " << y
+          << ")\" dominant-baseline=\"middle\">" << xml_escape(l.col_labels[j]) << "</text>\n";
     }
     if (!p.caption.empty()) {
-      const int top = spec.cols.empty() ? 0 : max_width(spec.cols) + kPad;
+      const int top = spec.cols.empty() ? 0 : col_label_height(spec.cols, l.cell) + kPad;
       o << "<text x=\"" << p.x << "\" y=\"" << p.y - top - 3 << "\">" << p.caption << "</text>\n";
     }
   }

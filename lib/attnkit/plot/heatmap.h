@@ -5,7 +5,8 @@
 // (labels as real UTF-8 text). Non-finite values (masked scores, -inf) are grey. Without
 // tokens, rows and columns get index ticks. Cells are square, as large as fits about
 // 1200 x 720 pixels a panel (at most 24 px; at least 12 px with tokens, else 2 px), so that a
-// short, wide matrix (an NTM trace, 11 x 128) stays readable.
+// short, wide matrix (an NTM trace, 11 x 128) stays readable; a thin strip's cells are taller
+// (up to 3 times their width), so that its panel is about a sixth as tall as it is wide.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,8 @@ struct Panel {
 
 struct Layout {
   int width = 0, height = 0;
-  int cell = 0;  // cell size in pixels
+  int cell = 0;    // cell width in pixels
+  int cell_h = 0;  // cell height: the width, or up to 3 times it for a thin strip
   int64_t n_rows = 0, n_cols = 0;
   float vmin = 0, vmax = 1;  // the colour scale
   std::vector<Panel> panels;

@@ -1,6 +1,7 @@
 #include "attnkit/plot/overlay.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "attnkit/core/error.h"
 #include "attnkit/plot/font.h"
@@ -18,8 +19,17 @@ Image render_overlays(const Tensor& image, const std::vector<OverlayQuery>& quer
   if (scale <= 0) scale = static_cast<int>(std::max<int64_t>(2, 256 / std::max(H, W)));
   const int gap = 8, pw = static_cast<int>(W) * scale, ph = static_cast<int>(H) * scale;
   const int panels = 1 + static_cast<int>(queries.size());
+  // One colour scale for every panel, 0 to the largest weight of any map, shown by a bar
+  // right of the panels with its values: a uniform map is then read as what it is (every
+  // weight the same small number), not as a panel saturated at the top colour.
+  float vmax = 0.0f;
+  for (const OverlayQuery& q : queries)
+    for (int64_t i = 0; i < q.map.size(); ++i) vmax = std::max(vmax, q.map[i]);
+  const bool bar = !queries.empty();
+  constexpr int kBarW = 12, kTickChars = 8;
   Image img;
-  img.width = panels * pw + (panels + 1) * gap;
+  img.width =
+      panels * pw + (panels + 1) * gap + (bar ? kBarW + 4 + kTickChars * kAdvance + gap : 0);
   bool labels = false;
   for (const OverlayQuery& q : queries) labels = labels || !q.label.empty();
   constexpr int kLabelScale = 2;
@@ -31,6 +41,21 @@ Image render_overlays(const Tensor& image, const std::vector<OverlayQuery>& quer
         (static_cast<size_t>(y) * static_cast<size_t>(img.width) + static_cast<size_t>(x)) * 3;
     img.rgb[i] = c.r, img.rgb[i + 1] = c.g, img.rgb[i + 2] = c.b;
   };
+  // Text in the 5x7 font at `s` times its size, black, its top-left corner at (tx, ty).
+  auto text = [&](const std::vector<uint32_t>& cps, int tx, int ty, int s) {
+    for (size_t k = 0; k < cps.size(); ++k) {
+      const uint8_t* g = glyph(cps[k]);
+      for (int r = 0; r < kGlyphH; ++r)
+        for (int b = 0; b < kGlyphW; ++b) {
+          if (!(g[r] & (0x10 >> b))) continue;
+          for (int sy = 0; sy < s; ++sy)
+            for (int sx = 0; sx < s; ++sx) {
+              const int x = tx + (static_cast<int>(k) * kAdvance + b) * s + sx, y = ty + r * s + sy;
+              if (x >= 0 && x < img.width && y >= 0 && y < img.height) put(x, y, {0, 0, 0});
+            }
+        }
+    }
+  };
   float lo = image[0], hi = image[0];
   for (int64_t i = 0; i < image.size(); ++i)
     lo = std::min(lo, image[i]), hi = std::max(hi, image[i]);
@@ -38,9 +63,7 @@ Image render_overlays(const Tensor& image, const std::vector<OverlayQuery>& quer
   for (int p = 0; p < panels; ++p) {
     const int x0 = gap + p * (pw + gap), y0 = gap;
     const OverlayQuery* q = p ? &queries[static_cast<size_t>(p - 1)] : nullptr;
-    float mmax = 0.0f;
-    if (q)
-      for (int64_t i = 0; i < q->map.size(); ++i) mmax = std::max(mmax, q->map[i]);
+    const float mmax = vmax;
     for (int64_t r = 0; r < H; ++r)
       for (int64_t c = 0; c < W; ++c) {
         const float g = (image.at(r, c) - lo) / span;
@@ -79,20 +102,24 @@ Image render_overlays(const Tensor& image, const std::vector<OverlayQuery>& quer
       const size_t fit = static_cast<size_t>(std::max(1, pw / (kAdvance * kLabelScale)));
       if (cps.size() > fit) cps.resize(fit);
       const int tw = static_cast<int>(cps.size()) * kAdvance * kLabelScale;
-      const int tx = x0 + std::max(0, (pw - tw) / 2), ty = y0 + ph + gap / 2;
-      for (size_t k = 0; k < cps.size(); ++k) {
-        const uint8_t* g = glyph(cps[k]);
-        for (int r = 0; r < kGlyphH; ++r)
-          for (int b = 0; b < kGlyphW; ++b) {
-            if (!(g[r] & (0x10 >> b))) continue;
-            for (int sy = 0; sy < kLabelScale; ++sy)
-              for (int sx = 0; sx < kLabelScale; ++sx) {
-                const int x = tx + (static_cast<int>(k) * kAdvance + b) * kLabelScale + sx,
-                          y = ty + r * kLabelScale + sy;
-                if (x >= 0 && x < img.width && y >= 0 && y < img.height) put(x, y, {0, 0, 0});
-              }
-          }
-      }
+      text(cps, x0 + std::max(0, (pw - tw) / 2), y0 + ph + gap / 2, kLabelScale);
+    }
+  }
+  if (bar) {
+    // The colour bar: the top colour at the top, 0 at the bottom, three values beside it.
+    const int bx = panels * pw + (panels + 1) * gap, by = gap;
+    for (int y = 0; y < ph; ++y) {
+      const Rgb c =
+          colour(ph > 1 ? 1.0f - static_cast<float>(y) / static_cast<float>(ph - 1) : 1.0f);
+      for (int x = 0; x < kBarW; ++x) put(bx + x, by + y, c);
+    }
+    for (int k = 0; k <= 2; ++k) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g", static_cast<double>(vmax) * (2 - k) / 2.0);
+      std::vector<uint32_t> cps = utf8_decode(buf);
+      if (cps.size() > static_cast<size_t>(kTickChars)) cps.resize(kTickChars);
+      const int ty = std::clamp(by + k * (ph - 1) / 2 - kGlyphH / 2, 0, img.height - kGlyphH);
+      text(cps, bx + kBarW + 4, ty, 1);
     }
   }
   return img;

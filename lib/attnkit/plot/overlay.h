@@ -18,11 +18,12 @@ struct OverlayQuery {
   std::string label = {};    // written under the panel (Show-Attend-Tell: the word); may be ""
 };
 
-// image [H, W] (any values: scaled from its min to its max); each map's colours run from 0 to
-// the map's largest value. Pixels are drawn `scale` × `scale` (0: as large as keeps a panel
-// within about 256 pixels, at least 2). When a query has a label, a strip under the panels
-// holds each label (5x7 font at twice its size, centred, cut to the panel's width). ShapeError for
-// a map that does not divide the image.
+// image [H, W] (any values: scaled from its min to its max); the maps share one colour scale,
+// from 0 to the largest weight of any of them, drawn as a bar with its values right of the
+// panels (so that a uniform map is not read as a peak). Pixels are drawn `scale` × `scale` (0: as
+// large as keeps a panel within about 256 pixels, at least 2). When a query has a label, a strip
+// under the panels holds each label (5x7 font at twice its size, centred, cut to the panel's
+// width). ShapeError for a map that does not divide the image.
 Image render_overlays(const Tensor& image, const std::vector<OverlayQuery>& queries, int scale = 0);
 
 }  // namespace attnkit::plot

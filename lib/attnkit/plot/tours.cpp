@@ -11,6 +11,7 @@ namespace attnkit::plot {
 
 namespace {
 constexpr int kPanelW = 220, kPanelH = 240, kPad = 12, kBox = 196, kPerRow = 4;
+constexpr int kLegend = 22;  // the legend's strip above the panels
 
 // Coordinates [0, 1) (or the problem's range) to the panel's pixels.
 struct Frame {
@@ -31,12 +32,36 @@ Frame frame_of(const data::PtrProblem& p, int index) {
   f.x0 = lo_x, f.y0 = lo_y;
   f.scale = kBox / std::max(hi_x - lo_x, hi_y - lo_y);
   f.ox = (index % kPerRow) * kPanelW;
-  f.oy = (index / kPerRow) * kPanelH;
+  f.oy = kLegend + (index / kPerRow) * kPanelH;
   return f;
 }
 
-int columns(size_t n) { return static_cast<int>(std::min<size_t>(n, kPerRow)); }
+int columns(size_t n) {
+  return static_cast<int>(std::max<size_t>(2, std::min<size_t>(n, kPerRow)));
+}
 int rows(size_t n) { return static_cast<int>((n + kPerRow - 1) / kPerRow); }
+
+// The points of a degenerate output, ringed in red so that it shows: one that visits a point
+// twice (a closing return to its first point aside) or fewer than 3 points (an untrained
+// model's "5 5" draws no line). 0-based; indices out of range are skipped. None otherwise.
+std::vector<int64_t> flagged(const data::PtrProblem& p, const std::vector<int32_t>& y) {
+  std::vector<int> seen(static_cast<size_t>(p.n()), 0);
+  bool twice = false;
+  int64_t distinct = 0;
+  for (size_t i = 0; i < y.size(); ++i) {
+    if (y[i] < 1 || y[i] > p.n()) continue;
+    if (i + 1 == y.size() && i > 0 && y[i] == y[0]) continue;  // closing the polygon
+    int& k = seen[static_cast<size_t>(y[i] - 1)];
+    twice = twice || k > 0;
+    distinct += k == 0;
+    ++k;
+  }
+  std::vector<int64_t> out;
+  if (!twice && distinct >= 3) return out;
+  for (int64_t i = 0; i < p.n(); ++i)
+    if (seen[static_cast<size_t>(i)] > 0) out.push_back(i);
+  return out;
+}
 
 std::string escape(const std::string& s) {
   std::string o;
@@ -77,6 +102,14 @@ void disc(Image& im, double cx, double cy, int r, Rgb c) {
       if (dx * dx + dy * dy <= r * r)
         put(im, static_cast<int>(std::lround(cx)) + dx, static_cast<int>(std::lround(cy)) + dy, c);
 }
+void ring(Image& im, double cx, double cy, int r, Rgb c) {
+  for (int dx = -r - 1; dx <= r + 1; ++dx)
+    for (int dy = -r - 1; dy <= r + 1; ++dy) {
+      const int d2 = dx * dx + dy * dy;
+      if (d2 <= (r + 1) * (r + 1) && d2 >= (r - 1) * (r - 1))
+        put(im, static_cast<int>(std::lround(cx)) + dx, static_cast<int>(std::lround(cy)) + dy, c);
+    }
+}
 void text(Image& im, int x, int y, const std::string& s, Rgb c) {
   for (uint32_t cp : utf8_decode(s)) {
     const uint8_t* g = glyph(cp);
@@ -111,12 +144,25 @@ std::string tour_caption(data::PtrTask task, int64_t number, const data::PtrProb
 
 std::string tours_svg(const std::vector<TourPanel>& panels) {
   if (panels.empty()) throw DataError("no problems to draw");
-  const int W = columns(panels.size()) * kPanelW, H = rows(panels.size()) * kPanelH;
+  const int W = columns(panels.size()) * kPanelW, H = kLegend + rows(panels.size()) * kPanelH;
   std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(W) +
                   "\" height=\"" + std::to_string(H) + "\" viewBox=\"0 0 " + std::to_string(W) +
                   " " + std::to_string(H) +
                   "\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   char buf[256];
+  // The legend: what the grey and the red paths and a red ring are.
+  char legend[768];
+  std::snprintf(legend, sizeof legend,
+                "<g font-family=\"sans-serif\" font-size=\"11\">"
+                "<line x1=\"%d\" y1=\"11\" x2=\"%d\" y2=\"11\" stroke=\"#bebebe\" "
+                "stroke-width=\"5\"/><text x=\"%d\" y=\"15\">answer</text>"
+                "<line x1=\"%d\" y1=\"11\" x2=\"%d\" y2=\"11\" stroke=\"#d62728\" "
+                "stroke-width=\"1.5\"/><text x=\"%d\" y=\"15\">output</text>"
+                "<circle cx=\"%d\" cy=\"11\" r=\"5\" fill=\"none\" stroke=\"#d62728\"/>"
+                "<text x=\"%d\" y=\"15\">a degenerate output's points</text></g>\n",
+                kPad, kPad + 24, kPad + 30, kPad + 90, kPad + 114, kPad + 120, kPad + 185,
+                kPad + 195);
+  s += legend;
   for (size_t k = 0; k < panels.size(); ++k) {
     const TourPanel& tp = panels[k];
     const data::PtrProblem& p = *tp.problem;
@@ -138,6 +184,13 @@ std::string tours_svg(const std::vector<TourPanel>& panels) {
     };
     path(p.answer, "stroke=\"#bebebe\" stroke-width=\"5\" stroke-linejoin=\"round\"");
     path(tp.prediction, "stroke=\"#d62728\" stroke-width=\"1.5\"");
+    for (int64_t i : flagged(p, tp.prediction)) {
+      std::snprintf(buf, sizeof buf,
+                    "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"none\" "
+                    "stroke=\"#d62728\"/>\n",
+                    f.px(p.x(i, 0)), f.py(p.x(i, 1)));
+      s += buf;
+    }
     for (int64_t i = 0; i < p.n(); ++i) {
       std::snprintf(buf, sizeof buf,
                     "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" "
@@ -158,8 +211,15 @@ Image render_tours(const std::vector<TourPanel>& panels) {
   if (panels.empty()) throw DataError("no problems to draw");
   Image im;
   im.width = columns(panels.size()) * kPanelW;
-  im.height = rows(panels.size()) * kPanelH;
+  im.height = kLegend + rows(panels.size()) * kPanelH;
   im.rgb.assign(static_cast<size_t>(im.width) * static_cast<size_t>(im.height) * 3, 255);
+  // The legend: what the grey and the red paths and a red ring are.
+  line(im, kPad, 11, kPad + 24, 11, 5, kAnswer);
+  text(im, kPad + 30, 8, "answer", kPoint);
+  line(im, kPad + 90, 11, kPad + 114, 11, 2, kPrediction);
+  text(im, kPad + 120, 8, "output", kPoint);
+  ring(im, kPad + 185, 11, 5, kPrediction);
+  text(im, kPad + 195, 8, "degenerate output", kPoint);
   for (size_t k = 0; k < panels.size(); ++k) {
     const TourPanel& tp = panels[k];
     const data::PtrProblem& p = *tp.problem;
@@ -177,6 +237,8 @@ Image render_tours(const std::vector<TourPanel>& panels) {
     };
     path(p.answer, 5, kAnswer);
     path(tp.prediction, 2, kPrediction);
+    for (int64_t i : flagged(p, tp.prediction))
+      ring(im, f.px(p.x(i, 0)), f.py(p.x(i, 1)), 5, kPrediction);
     for (int64_t i = 0; i < p.n(); ++i) disc(im, f.px(p.x(i, 0)), f.py(p.x(i, 1)), 2, kPoint);
     text(im, f.ox + kPad, f.oy + kPad + kBox + 12, tp.caption, kPoint);
   }

@@ -1,7 +1,10 @@
 // Pictures of pointer-network outputs: per problem, a panel with its points, the exact
 // answer (a thick grey path) and the prediction (a thin red path, closed as decoded), and a
 // caption (the problem's number, n, and "exact", or the two lengths for a tour and the two
-// areas for a hull). Panels of 220 x 240 pixels, up to 4 a row. SVG, or PNG through libpng.
+// areas for a hull; "invalid" for an output that is no tour or hull). The points of a
+// degenerate output (one visiting a point twice, or fewer than 3 points: no visible line) are
+// ringed in red. A legend above the panels names the grey answer, the red output and the
+// ring. Panels of 220 x 240 pixels, up to 4 a row. SVG, or PNG through libpng.
 #pragma once
 
 #include <cstdint>

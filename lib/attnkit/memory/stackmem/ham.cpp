@@ -6,6 +6,7 @@
 
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
+#include "attnkit/io/tsv_log.h"
 
 namespace attnkit::memory {
 
@@ -152,11 +153,7 @@ TreeStepOut tree_step(const TreeWeights& w, const TreeStepIn& in) {
 std::string format_tree_step(const TreeStepOut& o, bool hard) {
   auto line = [](const char* head, const std::vector<double>& v) {
     std::string s = head;
-    char buf[40];
-    for (double x : v) {
-      std::snprintf(buf, sizeof buf, " %.17g", x);
-      s += buf;
-    }
+    for (double x : v) s += " " + io::format_double(x);
     return s + "\n";
   };
   std::string s = line("summaries", o.summaries) + line("leaves", o.leaves) +

@@ -166,13 +166,14 @@ struct StackLstmConfig {
                     "strength), so that decoding can stop when it runs empty"});
     v(stack_rnn,
       {"stack-rnn", "", "Joulin & Mikolov's stack RNN instead of an LSTM with --memory"});
-    v(stacks, {"stacks", "K", "--stack-rnn: the number of stacks", nullptr, true});
-    v(stack_top,
-      {"stack-top", "N", "--stack-rnn: the top elements of each stack fed back to the hidden layer",
-       nullptr, true});
-    v(rounding, {"rounding", "",
-                 "--stack-rnn: decoding takes each stack's likeliest action whole (training keeps "
-                 "the soft ones)"});
+    v(stacks, {"stacks", "K", "with --stack-rnn: the number of stacks", nullptr, true});
+    v(stack_top, {"stack-top", "N",
+                  "with --stack-rnn: the top elements of each stack fed back to the hidden layer",
+                  nullptr, true});
+    v(rounding,
+      {"rounding", "",
+       "with --stack-rnn: decoding takes each stack's likeliest action whole (training keeps "
+       "the soft ones)"});
   }
   void validate() const;
   bool has_memory() const { return stack_rnn || memory != "none"; }

@@ -8,6 +8,7 @@
 
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
+#include "attnkit/io/tsv_log.h"
 
 namespace attnkit::memory {
 
@@ -120,11 +121,7 @@ SetStepOut set_step(const SetStepIn& in) {
 std::string format_set_step(const SetStepOut& o) {
   auto line = [](const char* head, const std::vector<double>& v) {
     std::string s = head;
-    char buf[40];
-    for (double x : v) {
-      std::snprintf(buf, sizeof buf, " %.17g", x);
-      s += buf;
-    }
+    for (double x : v) s += " " + io::format_double(x);
     return s + "\n";
   };
   return line("strengths", o.strengths) + line("erase_weights", o.erase_weights) +

@@ -47,6 +47,30 @@ std::string draw_attention(const LoadedCaption& m, const CaptionData& d, int64_t
 
 }  // namespace
 
+std::string light_background_warning(const Tensor& images, const std::string& name) {
+  const int64_t n = images.dim(0), hw = images.dim(1) * images.dim(2);
+  int64_t light = 0, first = -1;
+  double first_mean = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (int64_t k = 0; k < hw; ++k) sum += images[i * hw + k];
+    const double mean = hw > 0 ? sum / static_cast<double>(hw) : 0.0;
+    if (mean > 0.5) {
+      if (light++ == 0) first = i, first_mean = mean;
+    }
+  }
+  if (light == 0) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", first_mean);
+  const std::string which = n == 1 ? std::string("the picture's mean is ") + buf
+                                   : std::to_string(light) + " of " + std::to_string(n) +
+                                         " pictures have a mean above " + "0.5 (picture " +
+                                         std::to_string(first + 1) + ": " + buf + ")";
+  return name + ": " + which +
+         ": it looks drawn dark on white, and the models see light items on black; if it is, "
+         "give --invert";
+}
+
 std::string run_caption(const CaptionRunOptions& o) {
   if (o.beam < 1) throw UsageError("--beam must be >= 1");
   check_draw_name(o.draw);
@@ -59,6 +83,11 @@ std::string run_caption(const CaptionRunOptions& o) {
     d = read_caption_data(o.input, o.captions);
   } else {
     d.images = read_caption_input(o.input, o.invert);
+    if (!o.invert && o.warn) {
+      const std::string w = light_background_warning(
+          d.images, o.input == "-" ? "<stdin>" : io::split_member(o.input).first);
+      if (!w.empty()) o.warn(w);
+    }
   }
   if (o.draw_index < 0 || o.draw_index >= d.size())
     throw UsageError("--draw-index " + std::to_string(o.draw_index) + " is outside the " +

@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+
+#include "attnkit/core/tensor.h"
 
 namespace attnkit::models {
 
@@ -15,7 +18,14 @@ struct CaptionRunOptions {
   int beam = 1;
   int64_t draw_index = 0;
   int threads = 0;
+  // Told a warning that does not stop the run (pictures that look dark on white); null: none.
+  std::function<void(const std::string&)> warn;
 };
+
+// Without --invert: a warning when pictures look drawn dark on white (their mean above 0.5:
+// mostly light), as the models see light items on black; "" when none does. `images` is
+// [N, H, W]; `name` the file, named in the warning.
+std::string light_background_warning(const Tensor& images, const std::string& name);
 
 // Checks the options (UsageError naming them) and that the outputs can be written, then
 // returns the captions, a line each, or with o.eval the TSV of the scores (images, bleu4,

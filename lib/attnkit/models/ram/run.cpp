@@ -11,8 +11,16 @@
 #include "attnkit/models/run_outputs.h"
 #include "attnkit/plot/glimpses.h"
 #include "attnkit/rl/reinforce.h"
+#include "attnkit/vision/compose.h"
 
 namespace attnkit::models {
+
+std::string ram_class_name(const RamConfig& c, int32_t k) {
+  std::string s = std::to_string(k);
+  if (c.classes == vision::kClasses && k >= 0 && k < vision::kClasses)
+    s += " " + vision::class_names()[static_cast<size_t>(k)];
+  return s;
+}
 
 namespace {
 
@@ -35,9 +43,10 @@ std::string draw_glimpses(const RamConfig& c, const ImageSet& data, const RamTra
       p.patches.push_back(std::move(patch));
     }
     const int32_t y = data.labels[static_cast<size_t>(i)], yp = pred[static_cast<size_t>(i)];
-    std::snprintf(buf, sizeof buf, "image %lld: label %d, predicted %d (%.2f)%s",
-                  static_cast<long long>(i + 1), y, yp,
-                  static_cast<double>(probs[i * c.classes + yp]), y == yp ? "" : " wrong");
+    std::snprintf(buf, sizeof buf, "image %lld: label %s, predicted %s (%.2f)%s",
+                  static_cast<long long>(i + 1), ram_class_name(c, y).c_str(),
+                  ram_class_name(c, yp).c_str(), static_cast<double>(probs[i * c.classes + yp]),
+                  y == yp ? "" : " wrong");
     p.caption = buf;
     panels.push_back(std::move(p));
   }

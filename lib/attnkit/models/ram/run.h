@@ -23,4 +23,9 @@ struct RamRunOptions {
 // images' glimpses) when named.
 std::string run_ram(const RamRunOptions& o);
 
+struct RamConfig;
+// Class k as --draw's captions name it: "3", and for a model of 10 classes (Fashion-MNIST's,
+// as image-gen and the pipelines give them) with the class's name, "3 dress".
+std::string ram_class_name(const RamConfig& c, int32_t k);
+
 }  // namespace attnkit::models

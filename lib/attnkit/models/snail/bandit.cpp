@@ -318,7 +318,9 @@ train::Slice BanditTraining::forward(ad::Tape& t, int64_t begin, int64_t end, in
   return s;
 }
 
-train::StepEnd BanditTraining::end_step(const nn::TrainState&, double, const train::Metrics& sums) {
+train::StepEnd BanditTraining::end_step(const nn::TrainState& s, double,
+                                        const train::Metrics& sums) {
+  step_ = s.step + 1;
   train::StepEnd e;
   e.metrics = {{"return", sums[0].second / static_cast<double>(o_.batch)}};
   return e;
@@ -329,17 +331,48 @@ train::Metrics BanditTraining::evaluate() {
   const BanditBatch b = draw_bandits(o_.eval_episodes, cfg_.arms, ev);
   last_eval_ = play(*policy_, b, ev).mean_return();
   evaluated_ = true;
+  // A candidate on the fixed schedule (the last step is weighed in finish(), not kept here:
+  // a run stopped there and resumed must end as the run never stopped).
+  if (step_ % kBestEvery == 0 && (best_.empty() || last_eval_ > best_eval_)) {
+    best_eval_ = last_eval_;
+    best_.clear();
+    for (const ad::Parameter* p : ps_.params()) best_[p->name] = p->value.clone();
+  }
   return {{"eval_return", last_eval_}};
 }
 
 double BanditTraining::score() {
   if (!evaluated_) evaluate();
-  return -last_eval_;
+  return -(best_.empty() ? last_eval_ : std::max(best_eval_, last_eval_));
 }
 
 void BanditTraining::finish(nn::ModelFile& f) {
   if (!evaluated_) evaluate();
-  f.numbers["result/eval_return"] = last_eval_;
+  const bool best = !best_.empty() && best_eval_ >= last_eval_;  // else the last is the best
+  if (best)
+    for (const auto& [name, t] : best_) f.tensors[name] = t.clone();
+  f.numbers["result/eval_return"] = best ? best_eval_ : last_eval_;
+  f.numbers["result/last_eval_return"] = last_eval_;
+}
+
+void BanditTraining::save_state(nn::ModelFile& f) const {
+  if (best_.empty()) return;
+  for (const auto& [name, t] : best_) f.tensors["best/" + name] = t.clone();
+  f.numbers["best/eval_return"] = best_eval_;
+}
+
+void BanditTraining::load_state(const nn::ModelFile& f) {
+  best_.clear();
+  if (!f.numbers.count("best/eval_return")) return;  // no evaluation before the checkpoint
+  best_eval_ = f.number("best/eval_return");
+  for (const ad::Parameter* p : ps_.params()) {
+    const Tensor& t = f.tensor("best/" + p->name);
+    if (t.shape() != p->value.shape())
+      throw DataError("checkpoint: best/" + p->name + " has shape " + shape_str(t.shape()) +
+                          ", the model needs " + shape_str(p->value.shape()),
+                      f.file);
+    best_[p->name] = t.clone();
+  }
 }
 
 BanditConfig bandit_config_from_yaml(const std::string& yaml, const std::string& file) {

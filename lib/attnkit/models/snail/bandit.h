@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -132,7 +133,12 @@ struct BanditTrainOptions {
 // --threads or MPI ranks), and the loss is the REINFORCE loss over every step of every
 // episode with the value head as the baseline. Step metric: the batch's mean return.
 // Evaluation: the mean return of the sampled policy on eval_episodes bandits of a fixed
-// seed (the same at every evaluation).
+// seed (the same at every evaluation). The model kept is the best evaluation's, not the last
+// (REINFORCE's return wanders: it may peak before the end), among the evaluations at every
+// kBestEvery-th step and the last (a fixed schedule, evaluated whatever --eval-every says, so
+// that how often the log evaluates does not change the model): its parameters are copied at
+// each new best, carried in checkpoints (best/<parameter>, best/eval_return), and written as
+// the model, with result/eval_return the best and result/last_eval_return the last.
 class BanditTraining : public train::Module {
  public:
   BanditTraining(BanditConfig config, BanditTrainOptions options, int64_t steps, uint64_t seed,
@@ -154,8 +160,12 @@ class BanditTraining : public train::Module {
   std::vector<std::string> step_metrics() const override { return {"return"}; }
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override { return {"eval_return"}; }
+  static constexpr int64_t kBestEvery = 500;
+  bool eval_due(const nn::TrainState& s) const override { return s.step % kBestEvery == 0; }
   double score() override;
   void finish(nn::ModelFile& f) override;
+  void save_state(nn::ModelFile& f) const override;
+  void load_state(const nn::ModelFile& f) override;
 
  private:
   BanditConfig cfg_;
@@ -170,6 +180,9 @@ class BanditTraining : public train::Module {
   BanditBatch batch_;
   double last_eval_ = 0.0;
   bool evaluated_ = false;
+  double best_eval_ = 0.0;
+  int64_t step_ = 0;                    // the steps done (end_step), for the best's schedule
+  std::map<std::string, Tensor> best_;  // the best evaluation's parameters (empty: none yet)
 };
 
 // A model file of kind "snail-bandit" with its configuration and parameters in place.
