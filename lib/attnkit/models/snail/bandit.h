@@ -25,7 +25,7 @@
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
 #include "attnkit/rl/reinforce.h"
-#include "attnkit/train/module.h"
+#include "attnkit/train/basic_module.h"
 
 namespace attnkit::rl {
 
@@ -133,19 +133,14 @@ struct BanditTrainOptions {
 // episode with the value head as the baseline. Step metric: the batch's mean return.
 // Evaluation: the mean return of the sampled policy on eval_episodes bandits of a fixed
 // seed (the same at every evaluation).
-class BanditTraining : public train::Module {
+class BanditTraining : public train::DrawnModule {
  public:
   BanditTraining(BanditConfig config, BanditTrainOptions options, int64_t steps, uint64_t seed,
                  std::string config_yaml = "");
   const SnailBanditPolicy& policy() const { return *policy_; }
   std::string kind() const override { return "snail-bandit"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
-  int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
-  void add_rngs(nn::Trainer& t) override;
   int slices() const override { return 4; }
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
@@ -154,25 +149,14 @@ class BanditTraining : public train::Module {
   std::vector<std::string> step_metrics() const override { return {"return"}; }
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override { return {"eval_return"}; }
-  double score() override;
-  void finish(nn::ModelFile& f) override;
 
  private:
   BanditConfig cfg_;
   BanditTrainOptions o_;
-  int64_t steps_;
-  uint64_t seed_;
-  std::string config_yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<SnailBanditPolicy> policy_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  Rng problems_;
   BanditBatch batch_;
-  double last_eval_ = 0.0;
-  bool evaluated_ = false;
 };
 
-// A model file of kind "snail-bandit" with its configuration and parameters in place.
 struct LoadedBandit {
   nn::ModelFile file;
   BanditConfig config;
