@@ -32,6 +32,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
+#include "attnkit/train/loop.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::train {
@@ -72,7 +73,7 @@ class DrawnModule : public BasicModule {
  public:
   // Fresh problems every step: an epoch that never ends.
   int64_t batches_per_epoch() const override;
-  void add_rngs(nn::Trainer& t) override { t.add_rng(rng_name_, draws_); }
+  void add_rngs(Loop& t) override { t.add_rng(rng_name_, draws_); }
 
  protected:
   // A run of `steps` steps (UsageError when fewer than 1); the problems drawn from a
