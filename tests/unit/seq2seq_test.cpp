@@ -266,7 +266,7 @@ TEST_CASE("seq2seq: settings round trip, validation, parameter counts") {
   CHECK(r.attention == AttentionKind::LuongGeneral);
   CHECK(r.dropout == 0.25f);
   const std::string yaml = m.config_yaml;
-  auto edited = [&](const std::string& from, const std::string& to) {
+  auto edited = [&](const std::string& from, const std::string& to) -> const nn::ModelFile& {
     m.config_yaml = yaml;
     REQUIRE(m.config_yaml.find(from) != std::string::npos);
     m.config_yaml.replace(m.config_yaml.find(from), from.size(), to);

@@ -1,3 +1,5 @@
+#include "attnkit/train/trainer.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
