@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attnkit/cli/cli.h"
+#include "attnkit/cli/fields.h"
 #include "attnkit/cli/training.h"
 #include "attnkit/models/seq2seq/train.h"
 
@@ -12,12 +13,11 @@ using namespace attnkit;
 int main(int argc, char** argv) {
   return cli::run("seq2seq-train", argc, argv, [](cli::App& app) {
     namespace po = boost::program_options;
-    models::Seq2SeqDataOptions d;
-    models::Seq2SeqRecipe r;
-    std::string out, type = "rnn", cell = "lstm", attention = "bahdanau";
-    bool dry_run = false, bidirectional = false, no_feeding = false;
-    double dropout = 0.0;
-    models::Seq2SeqConfig c;
+    models::Seq2SeqSettings st;
+    models::Seq2SeqDataOptions& d = st.data;
+    models::Seq2SeqRecipe& r = st.recipe;
+    std::string out;
+    bool dry_run = false;
     cli::TrainingFlags tf;
     tf.batch_size = 64, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 1.0, tf.log_every = 10;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
@@ -40,45 +40,7 @@ int main(int argc, char** argv) {
         "dry-run", po::bool_switch(&dry_run),
         "print the parameters per layer and in total, then exit");
     cli::add_training_options(app, tf);
-    app.config_options().add_options()(
-        "tokens", po::value(&d.tokens)->value_name("KIND")->default_value(d.tokens),
-        "tokenisation of both sides: words (the textbook's) or chars")(
-        "min-freq", po::value(&d.min_freq)->value_name("N")->default_value(d.min_freq),
-        "tokens seen fewer times become <unk>")(
-        "len-max", po::value(&d.max_len)->value_name("N")->default_value(d.max_len),
-        "longest sequence kept, with <bos>/<eos> (0: all)")(
-        "valid-fraction",
-        po::value(&d.valid_fraction)->value_name("F")->default_value(d.valid_fraction, "0.1"),
-        "share of the corpus held out for validation, in [0, 1)")(
-        "type", po::value(&type)->value_name("KIND")->default_value(type), "rnn or transformer")(
-        "cell", po::value(&cell)->value_name("KIND")->default_value(cell), "rnn: lstm, gru or rnn")(
-        "embed", po::value(&c.embed)->value_name("N")->default_value(c.embed),
-        "rnn: embedding size")("hidden",
-                               po::value(&c.hidden)->value_name("N")->default_value(c.hidden),
-                               "rnn: hidden units per layer; transformer: model width")(
-        "layers", po::value(&c.layers)->value_name("N")->default_value(c.layers),
-        "encoder and decoder layers")("bidirectional", po::bool_switch(&bidirectional),
-                                      "rnn: bi-directional encoder")(
-        "attention", po::value(&attention)->value_name("KIND")->default_value(attention),
-        "rnn: none, bahdanau, luong-dot, luong-general or luong-concat")(
-        "no-input-feeding", po::bool_switch(&no_feeding),
-        "rnn, luong-*: do not feed the attentional state back")(
-        "teacher-forcing",
-        po::value(&r.teacher_forcing)->value_name("P")->default_value(r.teacher_forcing),
-        "rnn: probability of feeding the gold previous token")(
-        "heads", po::value(&c.heads)->value_name("N")->default_value(c.heads),
-        "transformer: attention heads")("ff",
-                                        po::value(&c.d_ff)->value_name("N")->default_value(c.d_ff),
-                                        "transformer: feed-forward width")(
-        "shared-embeddings", po::bool_switch(&d.shared_vocab),
-        "transformer: one joint vocabulary; one table for source, target and output")(
-        "dropout", po::value(&dropout)->value_name("P")->default_value(dropout), "dropout rate")(
-        "label-smoothing",
-        po::value(&r.label_smoothing)->value_name("E")->default_value(r.label_smoothing),
-        "label smoothing epsilon")(
-        "bleu-sentences",
-        po::value(&r.bleu_sentences)->value_name("N")->default_value(r.bleu_sentences),
-        "validation pairs translated (greedy) for BLEU");
+    cli::add_fields(app, st);
     app.epilog(
         "The model file holds the parameters, both vocabularies, the tokenisation and every\n"
         "setting; seq2seq-translate needs nothing else. Same data and --seed give the same\n"
@@ -92,24 +54,14 @@ int main(int argc, char** argv) {
         "with Bahdanau attention, embedding 64, 128 units; Adam at 0.001, batches of 64, 10\n"
         "epochs, clipping at 1). On fra.txt with no other flag it reached validation BLEU 26.9\n"
         "in 21 minutes at one thread.");
-    app.stored_key("len-max", "max-len");  // the model file's key
-    app.stored_key("ff", "d-ff");          // the model file's key
     app.parse();
 
     const train::TrainOptions o =
         dry_run ? train::TrainOptions() : cli::resolve_training(app, tf, "seq2seq", out);
-    c.type = models::parse_model_type(type);
-    c.d_model = c.hidden;  // --hidden: the width of either type
-    c.cell = nn::parse_cell_kind(cell);
-    c.attention = models::parse_attention(attention);
-    c.bidirectional = bidirectional;
-    c.input_feeding = !no_feeding;
-    c.shared_embeddings = d.shared_vocab;
-    c.dropout = static_cast<float>(dropout);
     r.batch_size = tf.batch_size, r.epochs = tf.epochs, r.steps = tf.steps, r.lr = tf.lr;
     r.warmup = tf.warmup, r.schedule = tf.schedule, r.seed = app.common().seed;
     r.config_yaml = app.config_yaml();
-    models::Seq2SeqTraining m(c, models::load_seq2seq_data(d, r.seed), r);
+    models::Seq2SeqTraining m(st.config(), models::load_seq2seq_data(d, r.seed), r);
     if (dry_run) {
       std::printf("layer\tparameters\n");
       for (const auto& [name, n] : m.params().layer_counts())

@@ -250,16 +250,34 @@ TEST_CASE("seq2seq: settings round trip, validation, parameter counts") {
   c.layers = 3;
   c.dropout = 0.25f;
   c.input_feeding = false;
-  const Seq2SeqConfig r = Seq2SeqConfig::from_map(c.to_map());
+  // Through a model file: stored by put_seq2seq, read back through seq2seq-train's field list.
+  data::TokenCounts counts;
+  data::count_tokens(counts, {"a", "b", "c", "d", "e"});
+  const data::Vocab v = data::Vocab::build(counts);  // 9 tokens: the tiny models' size
+  const auto model = Seq2Seq::create(c, 3);
+  nn::ModelFile m;
+  m.kind = "seq2seq";
+  m.file = "m.akm";
+  models::put_seq2seq(m, c, v, v, data::Tokenization::Words);
+  nn::put_params(m, model->params());
+  const Seq2SeqConfig r = models::get_seq2seq(m).model->config();
   CHECK(r.to_map() == c.to_map());
   CHECK(r.cell == nn::CellKind::GRU);
   CHECK(r.attention == AttentionKind::LuongGeneral);
-  auto bad = c.to_map();
-  bad["hidden"] = "12x";
-  CHECK_THROWS_WITH_AS(Seq2SeqConfig::from_map(bad), doctest::Contains("'hidden'"), UsageError);
-  bad = c.to_map();
-  bad["attention"] = "cosine";
-  CHECK_THROWS_AS(Seq2SeqConfig::from_map(bad), UsageError);
+  CHECK(r.dropout == 0.25f);
+  const std::string yaml = m.config_yaml;
+  auto edited = [&](const std::string& from, const std::string& to) -> const nn::ModelFile& {
+    m.config_yaml = yaml;
+    REQUIRE(m.config_yaml.find(from) != std::string::npos);
+    m.config_yaml.replace(m.config_yaml.find(from), from.size(), to);
+    return m;
+  };
+  CHECK_THROWS_WITH_AS(models::get_seq2seq(edited("hidden: 5", "hidden: 12x")),
+                       doctest::Contains("'hidden'"), DataError);
+  CHECK_THROWS_WITH_AS(models::get_seq2seq(edited("attention: luong-general", "attention: cosine")),
+                       doctest::Contains("cosine"), DataError);
+  CHECK_THROWS_WITH_AS(models::get_seq2seq(edited("type: rnn", "kind: rnn")),
+                       doctest::Contains("'type'"), DataError);
   Seq2SeqConfig t = tiny(ModelType::Transformer);
   t.heads = 3;
   CHECK_THROWS_WITH_AS(Seq2Seq::create(t, 1),

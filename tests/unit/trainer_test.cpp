@@ -19,6 +19,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
+#include "attnkit/train/loop.h"
 
 using namespace attnkit;
 
@@ -62,8 +63,8 @@ struct Run {
     tape.set_training(true);
   }
 
-  nn::TrainerOptions options(const std::string& model, int64_t steps, int64_t every, bool resume) {
-    nn::TrainerOptions o;
+  train::LoopOptions options(const std::string& model, int64_t steps, int64_t every, bool resume) {
+    train::LoopOptions o;
     o.kind = "regress";
     o.model_path = model;
     o.steps = steps;
@@ -73,7 +74,7 @@ struct Run {
   }
 
   // One step; kill_at > 0 throws Killed when about to do that step (a kill -9 mid-run).
-  nn::StepResult step(nn::TrainState& s, int64_t kill_at = 0, int64_t nan_at = 0) {
+  train::LoopStep step(nn::TrainState& s, int64_t kill_at = 0, int64_t nan_at = 0) {
     if (kill_at > 0 && s.step + 1 == kill_at) throw Killed{};
     const auto order = nn::epoch_order(seed, s.epoch, kBatches);
     const int64_t b = order[static_cast<size_t>(s.position)];
@@ -107,20 +108,20 @@ TEST_CASE("trainer: a run resumed after a kill ends with the same model, bit for
   const std::string a = temp_path("a.akm"), b = temp_path("b.akm");
   {
     Run r;
-    nn::Trainer t(r.options(a, 23, 0, false), r.store, *r.adam);
+    train::Loop t(r.options(a, 23, 0, false), r.store, *r.adam);
     t.add_rng("tape", r.tape.rng());
     t.base().config_yaml = "hidden: 5\n";
     CHECK_FALSE(t.resume());
     int reports = 0;
     t.run([&](nn::TrainState& s) { return r.step(s); },
-          [&](const nn::TrainState& s, const nn::StepResult&) { CHECK(s.step == ++reports); });
+          [&](const nn::TrainState& s, const train::LoopStep&) { CHECK(s.step == ++reports); });
     CHECK(reports == 23);
     CHECK(t.state().epoch == 4);
     CHECK(t.state().position == 3);
   }
   {
     Run r;  // killed before step 17: the last checkpoint is at step 14
-    nn::Trainer t(r.options(b, 23, 7, false), r.store, *r.adam);
+    train::Loop t(r.options(b, 23, 7, false), r.store, *r.adam);
     t.add_rng("tape", r.tape.rng());
     t.base().config_yaml = "hidden: 5\n";
     CHECK_THROWS_AS(t.run([&](nn::TrainState& s) { return r.step(s, 17); }), Killed);
@@ -131,7 +132,7 @@ TEST_CASE("trainer: a run resumed after a kill ends with the same model, bit for
   CHECK(ck.integer("optim/steps") == 14);
   {
     Run r;  // a new process: fresh model, resumed
-    nn::Trainer t(r.options(b, 23, 7, true), r.store, *r.adam);
+    train::Loop t(r.options(b, 23, 7, true), r.store, *r.adam);
     t.add_rng("tape", r.tape.rng());
     t.base().config_yaml = "hidden: 5\n";
     CHECK(t.resume());
@@ -152,13 +153,13 @@ TEST_CASE("trainer: a run resumed after a kill ends with the same model, bit for
   const std::string c = temp_path("c.akm");
   {
     Run r;
-    nn::Trainer t(r.options(c, 14, 7, false), r.store, *r.adam);
+    train::Loop t(r.options(c, 14, 7, false), r.store, *r.adam);
     t.add_rng("tape", r.tape.rng());
     t.run([&](nn::TrainState& s) { return r.step(s); });
   }
   {
     Run r;
-    nn::Trainer t(r.options(c, 23, 7, true), r.store, *r.adam);
+    train::Loop t(r.options(c, 23, 7, true), r.store, *r.adam);
     t.resume();  // the tape RNG not registered: starts from its seed again
     t.run([&](nn::TrainState& s) { return r.step(s); });
   }
@@ -172,7 +173,7 @@ TEST_CASE("trainer: a run resumed after a kill ends with the same model, bit for
 TEST_CASE("trainer: a NaN loss stops the run and keeps the last good checkpoint") {
   const std::string m = temp_path("nan.akm");
   Run r;
-  nn::Trainer t(r.options(m, 30, 5, false), r.store, *r.adam);
+  train::Loop t(r.options(m, 30, 5, false), r.store, *r.adam);
   t.add_rng("tape", r.tape.rng());
   try {
     t.run([&](nn::TrainState& s) { return r.step(s, 0, 13); });
@@ -186,10 +187,10 @@ TEST_CASE("trainer: a NaN loss stops the run and keeps the last good checkpoint"
 
   // a non-finite gradient norm, and non-finite parameters at checkpoint time
   Run r2;
-  nn::Trainer t2(r2.options(m, 30, 0, false), r2.store, *r2.adam);
+  train::Loop t2(r2.options(m, 30, 0, false), r2.store, *r2.adam);
   try {
     t2.run([&](nn::TrainState& s) {
-      nn::StepResult res = r2.step(s);
+      train::LoopStep res = r2.step(s);
       res.grad_norm = std::numeric_limits<double>::infinity();
       return res;
     });
@@ -199,11 +200,11 @@ TEST_CASE("trainer: a NaN loss stops the run and keeps the last good checkpoint"
           "gradient norm became +Inf at step 1; no checkpoint was written (checkpoints are off)");
   }
   Run r3;
-  nn::Trainer t3(r3.options(m, 30, 2, false), r3.store, *r3.adam);
+  train::Loop t3(r3.options(m, 30, 2, false), r3.store, *r3.adam);
   try {
     t3.run([&](nn::TrainState& s) {
       const bool poison = s.step == 3;  // the 4th step
-      nn::StepResult res = r3.step(s);
+      train::LoopStep res = r3.step(s);
       if (poison) r3.store.get("l2.b").value[0] = std::numeric_limits<float>::quiet_NaN();
       return res;
     });
@@ -221,12 +222,12 @@ TEST_CASE("trainer: resuming from a missing, damaged or foreign checkpoint fails
   const std::string m = temp_path("dmg.akm");
   {
     Run r;
-    nn::Trainer t(r.options(m, 6, 3, true), r.store, *r.adam);
+    train::Loop t(r.options(m, 6, 3, true), r.store, *r.adam);
     CHECK_THROWS_AS(t.resume(), IoError);  // no checkpoint yet
   }
   {
     Run r;
-    nn::Trainer t(r.options(m, 6, 3, false), r.store, *r.adam);
+    train::Loop t(r.options(m, 6, 3, false), r.store, *r.adam);
     t.add_rng("tape", r.tape.rng());
     t.run([&](nn::TrainState& s) { return r.step(s); });
   }
@@ -238,9 +239,9 @@ TEST_CASE("trainer: resuming from a missing, damaged or foreign checkpoint fails
       f.commit();
     }
     Run r;
-    nn::TrainerOptions o = r.options(m, 6, 3, true);
+    train::LoopOptions o = r.options(m, 6, 3, true);
     o.kind = kind;
-    nn::Trainer t(o, r.store, *r.adam);
+    train::Loop t(o, r.store, *r.adam);
     t.add_rng("tape", r.tape.rng());
     const float w0 = r.store.get("l1.W").value[0];
     try {
@@ -276,14 +277,14 @@ TEST_CASE("trainer: options are checked; epoch_order is a seeded permutation") {
   nn::ParamStore ps;
   ps.add("w", Tensor({1}));
   nn::SGD sgd(ps.params(), 0.1);
-  nn::TrainerOptions o;
+  train::LoopOptions o;
   o.kind = "k";
-  CHECK_THROWS_AS(nn::Trainer(o, ps, sgd), UsageError);  // no model path
+  CHECK_THROWS_AS(train::Loop(o, ps, sgd), UsageError);  // no model path
   o.model_path = "m";
   o.checkpoint_path = "m";
-  CHECK_THROWS_AS(nn::Trainer(o, ps, sgd), UsageError);
+  CHECK_THROWS_AS(train::Loop(o, ps, sgd), UsageError);
   o.checkpoint_path = "";
-  CHECK(nn::Trainer(o, ps, sgd).checkpoint_path() == "m.ckpt");
+  CHECK(train::Loop(o, ps, sgd).checkpoint_path() == "m.ckpt");
 
   const auto p = nn::epoch_order(3, 0, 50);
   std::vector<int64_t> sorted = p;

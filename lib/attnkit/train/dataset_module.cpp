@@ -17,7 +17,7 @@ std::vector<int64_t> EpochBatches::batch(const nn::TrainState& s) {
 }
 
 DatasetModule::DatasetModule(int64_t batch, uint64_t seed, std::string config_yaml)
-    : seed_(seed), config_yaml_(std::move(config_yaml)), batch_size_(batch) {}
+    : BasicModule(seed, std::move(config_yaml)), batch_size_(batch) {}
 
 void DatasetModule::set_run(int64_t items, int64_t steps_or_0, int64_t epochs) {
   epochs_ = EpochBatches(items, batch_size_, seed_);
@@ -34,23 +34,6 @@ int64_t DatasetModule::begin_batch(const nn::TrainState& s) {
   batch_ = epochs_.batch(s);
   on_batch(s);
   return batch_items();
-}
-
-const Metrics& DatasetModule::evaluated(Metrics m, double score) {
-  last_ = std::move(m);
-  last_score_ = score;
-  evaluated_ = true;
-  return last_;
-}
-
-double DatasetModule::score() {
-  if (!evaluated_) evaluate();
-  return last_score_;
-}
-
-void DatasetModule::finish(nn::ModelFile& f) {
-  if (!evaluated_) evaluate();
-  for (const auto& [k, v] : last_) f.numbers["result/" + k] = v;
 }
 
 }  // namespace attnkit::train

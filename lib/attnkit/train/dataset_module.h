@@ -1,8 +1,9 @@
 // What every module over a fixed training set shares (train/module.h): the set trained in
 // epochs of batches, each epoch a seeded shuffle (nn::epoch_order(seed, epoch, n)), the batch
-// at (epoch, position) its items [position · batch, (position + 1) · batch) in that order; the
-// parameters, the optimiser, the run's length, the stored configuration, and the last
-// evaluation (score() and finish() evaluate first when nothing has been yet; a module without
+// at (epoch, position) its items [position · batch, (position + 1) · batch) in that order;
+// and what every module shares (train::BasicModule, train/basic_module.h): the parameters,
+// the optimiser, the run's length, the stored configuration, and the last evaluation
+// (score() and finish() evaluate first when nothing has been yet; a module without
 // validation data returns no metrics).
 //
 // A family's module derives from DatasetModule and brings its model, its data and the rest:
@@ -35,6 +36,7 @@
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
 #include "attnkit/nn/trainer.h"
+#include "attnkit/train/basic_module.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::train {
@@ -58,21 +60,11 @@ class EpochBatches {
   int64_t order_epoch_ = -1;
 };
 
-class DatasetModule : public Module {
+class DatasetModule : public BasicModule {
  public:
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
   int64_t batches_per_epoch() const override { return epochs_.per_epoch(); }
-  // The stored configuration (a family that stores more overrides and calls this).
-  void describe(nn::ModelFile& f) const override { f.config_yaml = config_yaml_; }
   // Makes s's batch current (batch()), then on_batch(s); its item count.
   int64_t begin_batch(const nn::TrainState& s) override;
-  // The last evaluation's score (evaluating first when none ran; 0 when none recorded one).
-  double score() override;
-  // The last evaluation's metrics as the file's result/<name> numbers (evaluating first when
-  // none ran).
-  void finish(nn::ModelFile& f) override;
 
  protected:
   // Batches of `batch` items (batch >= 1 by the time set_run is called); `seed` shuffles the
@@ -99,23 +91,11 @@ class DatasetModule : public Module {
   }
   // Called by begin_batch once batch() holds s's items.
   virtual void on_batch(const nn::TrainState&) {}
-  // Records an evaluation (its metrics and its score, lower is better) and returns the metrics.
-  const Metrics& evaluated(Metrics m, double score);
-  const Metrics& last() const { return last_; }
-
-  nn::ParamStore ps_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  uint64_t seed_;
-  int64_t steps_ = 0;
-  std::string config_yaml_;
 
  private:
   int64_t batch_size_;
   EpochBatches epochs_;
   std::vector<int64_t> batch_;
-  Metrics last_;
-  double last_score_ = 0.0;
-  bool evaluated_ = false;
 };
 
 }  // namespace attnkit::train

@@ -36,6 +36,8 @@
 
 namespace attnkit::train {
 
+class Loop;  // train/loop.h
+
 using Metrics = std::vector<std::pair<std::string, double>>;
 
 struct Slice {
@@ -67,7 +69,7 @@ class Module {
   virtual void check_resume(const nn::ModelFile&) const {}  // DataError when it does not fit
   virtual void save_state(nn::ModelFile&) const {}          // more state for exact resume
   virtual void load_state(const nn::ModelFile&) {}
-  virtual void add_rngs(nn::Trainer&) {}  // generators saved in checkpoints
+  virtual void add_rngs(Loop&) {}  // generators saved in checkpoints
 
   // How many slices a batch is cut into (fewer when it has fewer items): a function of the
   // recipe (the batch size, the model), never of the machine, so that every --threads and

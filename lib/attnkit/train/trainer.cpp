@@ -17,6 +17,7 @@
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/io/tsv_log.h"
 #include "attnkit/train/dist.h"
+#include "attnkit/train/loop.h"
 
 namespace attnkit::train {
 
@@ -157,7 +158,7 @@ CheckpointLock::~CheckpointLock() {
 RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
   o.validate();
   const bool writer = dist::rank() == 0;
-  nn::TrainerOptions to;
+  LoopOptions to;
   to.kind = m.kind();
   to.model_path = o.model_path;
   to.checkpoint_path = o.checkpoint_path;
@@ -166,35 +167,35 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
   to.resume = o.resume;
   to.writer = writer;
   to.save_model = false;  // written once, below, with the run's results
-  nn::Trainer trainer(to, m.params(), m.optimizer());
+  Loop loop(to, m.params(), m.optimizer());
   // Every path is checked before any work: a typo must not cost a run.
   std::unique_ptr<CheckpointLock> lock;
   if (writer) {
     check_writable(o.model_path);
-    check_writable(trainer.checkpoint_path());
+    check_writable(loop.checkpoint_path());
     if (!o.resume) check_writable(o.log_path);
     // One run a checkpoint; then what a killed write left is no live run's and goes.
-    lock = std::make_unique<CheckpointLock>(trainer.checkpoint_path());
-    remove_stale_temporaries(trainer.checkpoint_path());
+    lock = std::make_unique<CheckpointLock>(loop.checkpoint_path());
+    remove_stale_temporaries(loop.checkpoint_path());
     remove_stale_temporaries(o.model_path);
   }
-  m.add_rngs(trainer);
-  m.describe(trainer.base());
-  trainer.base().numbers["train/seed"] = static_cast<double>(o.seed);
-  trainer.base().numbers["train/run"] = static_cast<double>(o.run);
+  m.add_rngs(loop);
+  m.describe(loop.base());
+  loop.base().numbers["train/seed"] = static_cast<double>(o.seed);
+  loop.base().numbers["train/run"] = static_cast<double>(o.run);
   const std::vector<std::string> names = m.step_metrics();
   Window window;
-  trainer.on_save([&](nn::ModelFile& f) {
+  loop.on_save([&](nn::ModelFile& f) {
     m.save_state(f);
     window.save(f, names);
     if (!o.run_options.empty()) f.texts["run/options"] = o.run_options;
   });
-  trainer.on_load([&](const nn::ModelFile& f) {
+  loop.on_load([&](const nn::ModelFile& f) {
     m.load_state(f);
     window.load(f, names);
   });
   if (o.resume) {
-    const nn::ModelFile ck = nn::load_model_file(trainer.checkpoint_path(), m.kind());
+    const nn::ModelFile ck = nn::load_model_file(loop.checkpoint_path(), m.kind());
     m.check_resume(ck);
     // The position in the epoch must lie in this run's epoch (a damaged or re-signed file
     // could hold any number; batches are cut at position x batch size).
@@ -204,13 +205,13 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
       throw DataError("train/position " + std::to_string(position) + " is outside an epoch of " +
                           std::to_string(batches) + " batches",
                       ck.file);
-    trainer.resume_from(ck);
+    loop.resume_from(ck);
     if (o.lr_override > 0) m.optimizer().set_lr(o.lr_override);
   }
   std::optional<io::TsvLog> log;
   if (writer && !o.log_path.empty()) {
-    if (o.resume && trainer.state().step > 0)
-      log.emplace(o.log_path, trainer.state().step);
+    if (o.resume && loop.state().step > 0)
+      log.emplace(o.log_path, loop.state().step);
     else
       log.emplace(o.log_path);
   }
@@ -237,19 +238,19 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
     }
   }
   const int64_t total = m.total_steps();
-  if (hooks.started) hooks.started(trainer.state().step);
+  if (hooks.started) hooks.started(loop.state().step);
 
   RunResult result;
   Tapes tapes;
   // An interrupt: rank 0 writes the checkpoint while the other ranks, which write nothing,
   // wait for it here (were they to end first, the launcher would kill rank 0 mid-write).
   try {
-    trainer.run(
+    loop.run(
         [&](nn::TrainState& s) {
           const int64_t rows = m.begin_batch(s);
           const bool stop_asked = hooks.interrupted && hooks.interrupted();
           const StepOut out = step(m, tapes, rows, o.seed, s.step, o.clip, stop_asked);
-          nn::StepResult r;
+          LoopStep r;
           r.loss = out.loss;
           r.grad_norm = out.grad_norm;
           StepEnd end = m.end_step(s, out.loss, out.sums);
@@ -259,7 +260,7 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
           s.advance(m.batches_per_epoch());
           return r;
         },
-        [&](const nn::TrainState& s, const nn::StepResult& r) {
+        [&](const nn::TrainState& s, const LoopStep& r) {
           window.add(r.loss, r.grad_norm, r.metrics);
           const bool last = s.step == total || r.stop;
           const bool eval_now =
@@ -301,9 +302,9 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
     dist::barrier();
     throw;
   }
-  result.steps = trainer.state().step;
+  result.steps = loop.state().step;
   result.score = m.score();
-  nn::ModelFile final_file = trainer.final_model();
+  nn::ModelFile final_file = loop.final_model();
   // How often a run logged, checkpointed or evaluated does not change the model: those keys
   // stay in checkpoints (a resume takes them from there) but not in the model file.
   final_file.config_yaml = without_cadence(final_file.config_yaml);

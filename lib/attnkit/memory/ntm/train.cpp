@@ -41,29 +41,24 @@ NtmConfig sized(NtmConfig c, const NtmSource& src) {
 
 NtmTraining::NtmTraining(NtmConfig config, NtmTrainOptions options, NtmSource source, int64_t steps,
                          uint64_t seed, std::string config_yaml)
-    : cfg_(sized(std::move(config), source)),
+    : DrawnModule(steps, seed, std::move(config_yaml), "episodes", seed ^ 0x5eed5eedULL),
+      cfg_(sized(std::move(config), source)),
       o_(std::move(options)),
-      src_(std::move(source)),
-      steps_(steps),
-      seed_(seed),
-      config_yaml_(std::move(config_yaml)),
-      episodes_(seed ^ 0x5eed5eedULL) {
+      src_(std::move(source)) {
   o_.validate();
-  if (steps_ < 1) throw UsageError("steps must be >= 1");
   if (!src_.fresh && src_.count() < 1) throw DataError("the data set holds no episode");
+  if (!src_.fresh) epochs_ = train::EpochBatches(src_.count(), o_.batch, seed);
   Rng init(seed);
   ntm_ = std::make_unique<Ntm>(ps_, cfg_, init);
   opt_ = make_ntm_optimizer(*ntm_, o_);
 }
 
 int64_t NtmTraining::batches_per_epoch() const {
-  // Fresh episodes have no epochs: one that never ends.
-  if (src_.fresh) return std::numeric_limits<int64_t>::max();
-  return (src_.count() + o_.batch - 1) / o_.batch;
+  return src_.fresh ? DrawnModule::batches_per_epoch() : epochs_.per_epoch();
 }
 
 void NtmTraining::describe(nn::ModelFile& f) const {
-  f.config_yaml = config_yaml_;
+  DrawnModule::describe(f);
   f.set_arch("input", cfg_.input);
   f.set_arch("output", cfg_.output);
   if (src_.symbols) f.texts["vocab"] = src_.pairs.vocab.format();
@@ -82,16 +77,10 @@ void NtmTraining::check_resume(const nn::ModelFile& ck) const {
 int64_t NtmTraining::begin_batch(const nn::TrainState& s) {
   batch_.clear();
   if (src_.fresh) {
-    for (int64_t b = 0; b < o_.batch; ++b)
-      batch_.push_back(data::make_episode(src_.task, episodes_));
+    for (int64_t b = 0; b < o_.batch; ++b) batch_.push_back(data::make_episode(src_.task, draws()));
   } else {
-    const int64_t n = src_.count();
-    if (order_epoch_ != s.epoch)
-      order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
-    for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i) {
-      const int64_t k = order_[static_cast<size_t>(i)];
+    for (int64_t k : epochs_.batch(s))
       batch_.push_back(src_.symbols ? src_.pairs.episode(k) : src_.data.episode(k));
-    }
   }
   return static_cast<int64_t>(batch_.size());
 }

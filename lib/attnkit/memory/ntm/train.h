@@ -20,7 +20,8 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/trainer.h"
-#include "attnkit/train/module.h"
+#include "attnkit/train/basic_module.h"
+#include "attnkit/train/dataset_module.h"
 
 namespace attnkit::memory {
 
@@ -67,7 +68,7 @@ NtmSource read_ntm_source(const std::string& path);
 // clip_value]. Step metrics: bits_per_seq (wrong bits per sequence, the paper's unit) or,
 // on symbol pairs, symbols_per_seq (wrong symbols per sequence), and write_change with a
 // write penalty. On symbol pairs the model file keeps the vocabulary (texts "vocab").
-class NtmTraining : public train::Module {
+class NtmTraining : public train::DrawnModule {
  public:
   NtmTraining(NtmConfig config, NtmTrainOptions options, NtmSource source, int64_t steps,
               uint64_t seed, std::string config_yaml = "");
@@ -77,13 +78,9 @@ class NtmTraining : public train::Module {
   const std::vector<data::Episode>& batch() const { return batch_; }  // after begin_batch
 
   std::string kind() const override { return "ntm"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
   int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
-  void add_rngs(nn::Trainer& t) override { t.add_rng("episodes", episodes_); }
   int slices() const override { return static_cast<int>(o_.batch); }
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
@@ -96,20 +93,11 @@ class NtmTraining : public train::Module {
   NtmConfig cfg_;
   NtmTrainOptions o_;
   NtmSource src_;
-  int64_t steps_;
-  uint64_t seed_;
-  std::string config_yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<Ntm> ntm_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  Rng episodes_;
+  train::EpochBatches epochs_;  // a data set's epochs (not fresh)
   std::vector<data::Episode> batch_;
-  std::vector<int64_t> order_;
-  int64_t order_epoch_ = -1;
 };
 
-// A model file of kind "ntm" with its configuration and parameters in place (DataError
-// naming the file).
 struct LoadedNtm {
   nn::ModelFile file;
   NtmConfig config;

@@ -40,9 +40,32 @@ std::vector<int64_t> parse_sizes(const std::string& text, const std::string& key
   return v;
 }
 
+namespace {
+
+// "key: value" lines of the data's sizes.
+struct SizeLines {
+  std::string text;
+  void operator()(int64_t& v, const fields::Key& k) {
+    text += fields::stored_name(k) + ": " + std::to_string(v) + "\n";
+  }
+};
+
+// The data's sizes of a Config as a field list of their own (for train::read_config).
+struct DataSizes {
+  ImgNetConfig& c;
+  template <class V>
+  void fields(V& v) {
+    c.data_fields(v);
+  }
+};
+
+}  // namespace
+
 std::string ImgNetConfig::data_yaml() const {
-  return "height: " + std::to_string(height) + "\nwidth: " + std::to_string(width) +
-         "\nclasses: " + std::to_string(classes) + "\n";
+  SizeLines lines;
+  ImgNetConfig c = *this;
+  c.data_fields(lines);
+  return lines.text;
 }
 
 std::string format_sizes(const std::vector<int64_t>& v) {
@@ -354,10 +377,8 @@ LoadedImgNet load_imgnet(const std::string& path) {
   m.file = nn::load_model_file(path, "imgclass");
   train::in_file(path, [&] {
     train::read_config(m.file, m.config);
-    const io::StoredConfig c(m.file.config_yaml, path);  // the data's sizes (data_yaml)
-    m.config.height = c.get<int64_t>("height");
-    m.config.width = c.get<int64_t>("width");
-    m.config.classes = c.get<int64_t>("classes");
+    DataSizes sizes{m.config};  // stored after the options (data_yaml)
+    train::read_config(m.file, sizes);
     io::check_stored([&] { m.config.validate(); }, path);
     m.model = train::build<ImgNet>(m.file, m.params, m.config);
   });

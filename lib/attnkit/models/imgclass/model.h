@@ -43,8 +43,16 @@ struct ImgNetConfig {
   // loader. (height, width and classes are the data's, stored after them by img-train.)
   template <class V>
   void fields(V& v);
+  // The data's sizes, a field list of their own (not options: img-train takes them from the
+  // data).
+  template <class V>
+  void data_fields(V& v) {
+    v(height, {"height", "H", "the pictures' height"});
+    v(width, {"width", "W", "the pictures' width"});
+    v(classes, {"classes", "N", "the number of classes"});
+  }
   // The data's sizes as YAML ("height: 28\nwidth: 28\nclasses: 10\n"): img-train stores them
-  // after the options, the loader reads them back.
+  // after the options, the loader reads them back (data_fields both).
   std::string data_yaml() const;
   void validate() const;  // UsageError naming the key
   bool conv() const { return arch != "mlp"; }

@@ -7,6 +7,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/io/config.h"
+#include "attnkit/models/seq2seq/train.h"
 #include "attnkit/nn/build_budget.h"
 
 namespace attnkit::models {
@@ -33,29 +34,26 @@ void put_seq2seq(nn::ModelFile& m, const Seq2SeqConfig& config, const data::Voca
 
 namespace {
 
-// The architecture's key → value text: from the configuration YAML, or from the
-// "seq2seq.model" lines of files written before (one "key=value" a line).
-std::map<std::string, std::string> stored_settings(const nn::ModelFile& m) {
+// The settings of a file written before the architecture moved into the YAML: its
+// "seq2seq.model" lines ("key=value", the older '_' keys renamed) and its tokenisation, as
+// YAML for the field list to read.
+std::string legacy_yaml(const nn::ModelFile& m) {
   std::map<std::string, std::string> kv;
-  if (m.strings.count("seq2seq.model")) {
-    for (const std::string& line : m.string_list("seq2seq.model")) {
-      const size_t eq = line.find('=');
-      if (eq == std::string::npos) throw DataError("malformed model setting '" + line + "'");
-      kv[line.substr(0, eq)] = line.substr(eq + 1);
-    }
-    const auto& toks = m.string_list("seq2seq.tokens");
-    if (toks.size() != 2 || toks[0] != toks[1])
-      throw DataError("seq2seq.tokens must name one tokenisation twice");
-    kv["tokens"] = toks[0];
-    return kv;
+  for (const std::string& line : m.string_list("seq2seq.model")) {
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos) throw DataError("malformed model setting '" + line + "'");
+    kv[line.substr(0, eq)] = line.substr(eq + 1);
   }
-  const io::StoredConfig c(m.config_yaml, m.file);
-  for (const char* k :
-       {"type", "dropout", "layers", "cell", "embed", "hidden", "bidirectional", "attention",
-        "no-input-feeding", "d-model", "heads", "d-ff", "shared-embeddings"})
-    if (c.has(k)) kv[k] = c.get<std::string>(k);
-  kv["tokens"] = c.get<std::string>("tokens");
-  return kv;
+  const auto& toks = m.string_list("seq2seq.tokens");
+  if (toks.size() != 2 || toks[0] != toks[1])
+    throw DataError("seq2seq.tokens must name one tokenisation twice");
+  kv["tokens"] = toks[0];
+  io::check_stored([&] { Seq2SeqConfig::upgrade_keys(kv); }, m.file);
+  YAML::Node y(YAML::NodeType::Map);
+  for (const auto& [k, v] : kv) y[k] = v;
+  YAML::Emitter e;
+  e << y;
+  return e.c_str();
 }
 
 }  // namespace
@@ -63,20 +61,23 @@ std::map<std::string, std::string> stored_settings(const nn::ModelFile& m) {
 Seq2SeqBundle get_seq2seq(const nn::ModelFile& m) {
   Seq2SeqBundle b;
   try {
-    std::map<std::string, std::string> kv = stored_settings(m);
-    io::check_stored([&] { b.source_tok = b.target_tok = data::parse_tokenization(kv["tokens"]); },
+    const io::StoredConfig stored(m.strings.count("seq2seq.model") ? legacy_yaml(m) : m.config_yaml,
+                                  m.file);
+    Seq2SeqSettings s;  // seq2seq-train's field list: its keys, as the file stores them
+    io::read_fields(stored, s);
+    Seq2SeqConfig c = s.config();
+    // A Transformer's width: put_seq2seq's "d-model" (also seq2seq-train's option before it
+    // became --hidden), else --hidden.
+    if (stored.has("d-model")) c.d_model = stored.get<int64_t>("d-model");
+    io::check_stored([&] { b.source_tok = b.target_tok = data::parse_tokenization(s.data.tokens); },
                      m.file);
     b.source_vocab = data::Vocab::parse(m.text("vocab.source"), m.file + " (source vocabulary)");
     b.target_vocab = data::Vocab::parse(m.text("vocab.target"), m.file + " (target vocabulary)");
-    const int64_t src = b.source_vocab.size(), tgt = b.target_vocab.size();
-    io::check_stored([&] { Seq2SeqConfig::upgrade_keys(kv); }, m.file);
-    if ((kv.count("src-vocab") && kv["src-vocab"] != std::to_string(src)) ||
-        (kv.count("tgt-vocab") && kv["tgt-vocab"] != std::to_string(tgt)))
+    c.src_vocab = b.source_vocab.size(), c.tgt_vocab = b.target_vocab.size();
+    if (stored.get<int64_t>("src-vocab", c.src_vocab) != c.src_vocab ||
+        stored.get<int64_t>("tgt-vocab", c.tgt_vocab) != c.tgt_vocab)
       throw DataError("the vocabularies do not match the model's sizes");
-    kv["src-vocab"] = std::to_string(src);
-    kv["tgt-vocab"] = std::to_string(tgt);
-    Seq2SeqConfig c;
-    io::check_stored([&] { c = Seq2SeqConfig::from_map(kv); }, m.file);
+    io::check_stored([&] { c.validate(); }, m.file);
     const nn::BuildBudget budget(m);  // the configuration must fit the tensors
     b.model = Seq2Seq::create(c, 0);
     nn::get_params(m, b.model->params());

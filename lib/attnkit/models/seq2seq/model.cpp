@@ -59,30 +59,6 @@ std::string fmt(double v) {
   o << v;
   return o.str();
 }
-int64_t to_int(const std::map<std::string, std::string>& m, const std::string& k, int64_t dflt) {
-  auto it = m.find(k);
-  if (it == m.end()) return dflt;
-  try {
-    size_t pos = 0;
-    const long long v = std::stoll(it->second, &pos);
-    if (pos != it->second.size()) throw std::invalid_argument("");
-    return v;
-  } catch (const std::exception&) {
-    throw UsageError("model setting '" + k + "': '" + it->second + "' is not a whole number");
-  }
-}
-double to_double(const std::map<std::string, std::string>& m, const std::string& k, double dflt) {
-  auto it = m.find(k);
-  if (it == m.end()) return dflt;
-  try {
-    size_t pos = 0;
-    const double v = std::stod(it->second, &pos);
-    if (pos != it->second.size() || !std::isfinite(v)) throw std::invalid_argument("");
-    return v;
-  } catch (const std::exception&) {
-    throw UsageError("model setting '" + k + "': '" + it->second + "' is not a number");
-  }
-}
 bool to_bool(const std::map<std::string, std::string>& m, const std::string& k, bool dflt) {
   auto it = m.find(k);
   if (it == m.end()) return dflt;
@@ -125,35 +101,6 @@ void Seq2SeqConfig::upgrade_keys(std::map<std::string, std::string>& m) {
   }
   if (auto it = m.find("input_feeding"); it != m.end() && !m.count("no-input-feeding"))
     m["no-input-feeding"] = to_bool(m, "input_feeding", true) ? "false" : "true";
-}
-
-Seq2SeqConfig Seq2SeqConfig::from_map(std::map<std::string, std::string> m) {
-  upgrade_keys(m);
-  Seq2SeqConfig c;
-  auto it = m.find("type");
-  if (it == m.end()) throw UsageError("model setting 'type' is missing");
-  c.type = parse_model_type(it->second);
-  c.src_vocab = to_int(m, "src-vocab", 0);
-  c.tgt_vocab = to_int(m, "tgt-vocab", 0);
-  c.dropout = static_cast<float>(to_double(m, "dropout", 0.0));
-  c.layers = static_cast<int>(to_int(m, "layers", 1));
-  if (c.type == ModelType::RNN) {
-    if ((it = m.find("cell")) != m.end()) c.cell = nn::parse_cell_kind(it->second);
-    c.embed = to_int(m, "embed", c.embed);
-    c.hidden = to_int(m, "hidden", c.hidden);
-    c.bidirectional = to_bool(m, "bidirectional", false);
-    if ((it = m.find("attention")) != m.end()) c.attention = parse_attention(it->second);
-    c.input_feeding = !to_bool(m, "no-input-feeding", false);
-  } else {
-    // A Transformer's width: "d-model" in files written before seq2seq-train's --d-model
-    // became --hidden, "hidden" since.
-    c.d_model = to_int(m, "d-model", to_int(m, "hidden", c.d_model));
-    c.heads = to_int(m, "heads", c.heads);
-    c.d_ff = to_int(m, "d-ff", c.d_ff);
-    c.shared_embeddings = to_bool(m, "shared-embeddings", false);
-  }
-  c.validate();
-  return c;
 }
 
 void Seq2SeqConfig::validate() const {

@@ -9,6 +9,14 @@
 
 namespace attnkit::models {
 
+Seq2SeqConfig Seq2SeqSettings::config() const {
+  Seq2SeqConfig c = model;
+  c.d_model = c.hidden;
+  c.shared_embeddings = data.shared_vocab;
+  c.dropout = static_cast<float>(dropout);
+  return c;
+}
+
 void Seq2SeqDataOptions::validate() const {
   if (pairs.empty() == (source.empty() && target.empty()))
     throw UsageError("give the corpus as -i PAIRS or as --source and --target");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/core/fields.h"
 #include "attnkit/data/batch.h"
 #include "attnkit/data/corpus.h"
 #include "attnkit/data/vocab.h"
@@ -58,6 +59,63 @@ struct Seq2SeqRecipe {
   bool dropout = true;      // false: dropout off (deterministic comparisons)
   std::string config_yaml;  // stored in every file written
   void validate() const;
+};
+
+// seq2seq-train's configuration, each key once: the data's and the recipe's settings and the
+// architecture, in the order of the tool's --help and of the YAML the model file stores (the
+// loader reads the architecture back through the same list, file.cpp). --hidden is the width
+// of either type; --shared-embeddings shares the vocabulary and the tables (config()).
+struct Seq2SeqSettings {
+  Seq2SeqDataOptions data;
+  Seq2SeqRecipe recipe;
+  Seq2SeqConfig model;
+  double dropout = 0.0;
+  template <class V>
+  void fields(V& v) {
+    auto type = fields::text(
+        model.type, [](const std::string& s, const std::string&) { return parse_model_type(s); },
+        [](ModelType t) { return std::string(model_type_name(t)); });
+    auto cell = fields::text(
+        model.cell, [](const std::string& s, const std::string&) { return nn::parse_cell_kind(s); },
+        [](nn::CellKind k) { return std::string(cell_name(k)); });
+    auto attention = fields::text(
+        model.attention,
+        [](const std::string& s, const std::string&) { return parse_attention(s); },
+        [](AttentionKind a) { return std::string(attention_name(a)); });
+    v(data.tokens,
+      {"tokens", "KIND", "tokenisation of both sides: words (the textbook's) or chars"});
+    v(data.min_freq, {"min-freq", "N", "tokens seen fewer times become <unk>", nullptr, true});
+    v(data.max_len,
+      {"len-max", "N", "longest sequence kept, with <bos>/<eos> (0: all)", "max-len", true});
+    v(data.valid_fraction,
+      {"valid-fraction", "F", "share of the corpus held out for validation, in [0, 1)", nullptr,
+       true});
+    v(type, {"type", "KIND", "rnn or transformer"});
+    v(cell, {"cell", "KIND", "rnn: lstm, gru or rnn", nullptr, true});
+    v(model.embed, {"embed", "N", "rnn: embedding size", nullptr, true});
+    v(model.hidden,
+      {"hidden", "N", "rnn: hidden units per layer; transformer: model width", nullptr, true});
+    v(model.layers, {"layers", "N", "encoder and decoder layers", nullptr, true});
+    v(model.bidirectional, {"bidirectional", "", "rnn: bi-directional encoder"});
+    v(attention, {"attention", "KIND",
+                  "rnn: none, bahdanau, luong-dot, luong-general or luong-concat", nullptr, true});
+    v(fields::negated(model.input_feeding),
+      {"no-input-feeding", "", "rnn, luong-*: do not feed the attentional state back"});
+    v(recipe.teacher_forcing,
+      {"teacher-forcing", "P", "rnn: probability of feeding the gold previous token", nullptr,
+       true});
+    v(model.heads, {"heads", "N", "transformer: attention heads", nullptr, true});
+    v(model.d_ff, {"ff", "N", "transformer: feed-forward width", "d-ff", true});
+    v(data.shared_vocab,
+      {"shared-embeddings", "",
+       "transformer: one joint vocabulary; one table for source, target and output"});
+    v(dropout, {"dropout", "P", "dropout rate", nullptr, true});
+    v(recipe.label_smoothing, {"label-smoothing", "E", "label smoothing epsilon", nullptr, true});
+    v(recipe.bleu_sentences,
+      {"bleu-sentences", "N", "validation pairs translated (greedy) for BLEU", nullptr, true});
+  }
+  // The architecture: `model` with the width --hidden, the shared tables and the dropout.
+  Seq2SeqConfig config() const;
 };
 
 class Seq2SeqTraining : public train::Module {

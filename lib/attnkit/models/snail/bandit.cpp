@@ -248,26 +248,18 @@ std::string rollout_tsv(const Rollout& r, const BanditBatch& b) {
 
 BanditTraining::BanditTraining(BanditConfig config, BanditTrainOptions options, int64_t steps,
                                uint64_t seed, std::string config_yaml)
-    : cfg_(std::move(config)),
-      o_(std::move(options)),
-      steps_(steps),
-      seed_(seed),
-      config_yaml_(std::move(config_yaml)),
-      problems_(seed ^ 0xBA4D17ULL) {
+    : DrawnModule(steps, seed, std::move(config_yaml), "bandits", seed ^ 0xBA4D17ULL),
+      cfg_(std::move(config)),
+      o_(std::move(options)) {
   cfg_.validate();
   o_.validate();
-  if (steps_ < 1) throw UsageError("steps must be >= 1");
   Rng init(seed);
   policy_ = std::make_unique<SnailBanditPolicy>(ps_, cfg_, init);
   opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr);
 }
 
-int64_t BanditTraining::batches_per_epoch() const {
-  return std::numeric_limits<int64_t>::max();  // fresh bandits every step: no epochs
-}
-
 void BanditTraining::describe(nn::ModelFile& f) const {
-  f.config_yaml = config_yaml_;
+  DrawnModule::describe(f);
   f.set_arch("arms", cfg_.arms);
   f.set_arch("pulls", cfg_.pulls);
 }
@@ -278,10 +270,8 @@ void BanditTraining::check_resume(const nn::ModelFile& ck) const {
     throw DataError("the checkpoint was trained for other arms or pulls", ck.file);
 }
 
-void BanditTraining::add_rngs(nn::Trainer& t) { t.add_rng("bandits", problems_); }
-
 int64_t BanditTraining::begin_batch(const nn::TrainState&) {
-  batch_ = draw_bandits(o_.batch, cfg_.arms, problems_);
+  batch_ = draw_bandits(o_.batch, cfg_.arms, draws());
   return o_.batch;
 }
 
@@ -330,7 +320,7 @@ train::Metrics BanditTraining::evaluate() {
   Rng ev(0xE7A1ULL);  // the same bandits and draws at every evaluation
   const BanditBatch b = draw_bandits(o_.eval_episodes, cfg_.arms, ev);
   last_eval_ = play(*policy_, b, ev).mean_return();
-  evaluated_ = true;
+  have_eval_ = true;
   // A candidate on the fixed schedule (the last step is weighed in finish(), not kept here:
   // a run stopped there and resumed must end as the run never stopped).
   if (step_ % kBestEvery == 0 && (best_.empty() || last_eval_ > best_eval_)) {
@@ -342,12 +332,12 @@ train::Metrics BanditTraining::evaluate() {
 }
 
 double BanditTraining::score() {
-  if (!evaluated_) evaluate();
+  if (!have_eval_) evaluate();
   return -(best_.empty() ? last_eval_ : std::max(best_eval_, last_eval_));
 }
 
 void BanditTraining::finish(nn::ModelFile& f) {
-  if (!evaluated_) evaluate();
+  if (!have_eval_) evaluate();
   const bool best = !best_.empty() && best_eval_ >= last_eval_;  // else the last is the best
   if (best)
     for (const auto& [name, t] : best_) f.tensors[name] = t.clone();

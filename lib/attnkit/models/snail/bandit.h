@@ -26,7 +26,7 @@
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
 #include "attnkit/rl/reinforce.h"
-#include "attnkit/train/module.h"
+#include "attnkit/train/basic_module.h"
 
 namespace attnkit::rl {
 
@@ -139,19 +139,14 @@ struct BanditTrainOptions {
 // that how often the log evaluates does not change the model): its parameters are copied at
 // each new best, carried in checkpoints (best/<parameter>, best/eval_return), and written as
 // the model, with result/eval_return the best and result/last_eval_return the last.
-class BanditTraining : public train::Module {
+class BanditTraining : public train::DrawnModule {
  public:
   BanditTraining(BanditConfig config, BanditTrainOptions options, int64_t steps, uint64_t seed,
                  std::string config_yaml = "");
   const SnailBanditPolicy& policy() const { return *policy_; }
   std::string kind() const override { return "snail-bandit"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
-  int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
-  void add_rngs(nn::Trainer& t) override;
   int slices() const override { return 4; }
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
@@ -170,22 +165,15 @@ class BanditTraining : public train::Module {
  private:
   BanditConfig cfg_;
   BanditTrainOptions o_;
-  int64_t steps_;
-  uint64_t seed_;
-  std::string config_yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<SnailBanditPolicy> policy_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  Rng problems_;
   BanditBatch batch_;
   double last_eval_ = 0.0;
-  bool evaluated_ = false;
+  bool have_eval_ = false;
   double best_eval_ = 0.0;
   int64_t step_ = 0;                    // the steps done (end_step), for the best's schedule
   std::map<std::string, Tensor> best_;  // the best evaluation's parameters (empty: none yet)
 };
 
-// A model file of kind "snail-bandit" with its configuration and parameters in place.
 struct LoadedBandit {
   nn::ModelFile file;
   BanditConfig config;

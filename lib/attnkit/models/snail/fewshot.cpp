@@ -405,28 +405,20 @@ FewShotScores score_episodes(const SnailFewShot* model, const EpisodeBatch& b, i
 FewShotTraining::FewShotTraining(FewShotConfig config, FewShotTrainOptions options,
                                  LabelledImages train, LabelledImages eval, int64_t steps,
                                  uint64_t seed, std::string config_yaml)
-    : cfg_(std::move(config)),
+    : DrawnModule(steps, seed, std::move(config_yaml), "episodes", seed ^ 0xF5E75ULL),
+      cfg_(std::move(config)),
       o_(std::move(options)),
       train_(std::move(train)),
-      eval_(std::move(eval)),
-      steps_(steps),
-      seed_(seed),
-      config_yaml_(std::move(config_yaml)),
-      episodes_(seed ^ 0xF5E75ULL) {
+      eval_(std::move(eval)) {
   cfg_.validate();
   o_.validate();
-  if (steps_ < 1) throw UsageError("steps must be >= 1");
   Rng init(seed);
   model_ = std::make_unique<SnailFewShot>(ps_, cfg_, init);
   opt_ = std::make_unique<nn::Adam>(ps_.params(), o_.lr);
 }
 
-int64_t FewShotTraining::batches_per_epoch() const {
-  return std::numeric_limits<int64_t>::max();  // fresh episodes every step: no epochs
-}
-
 void FewShotTraining::describe(nn::ModelFile& f) const {
-  f.config_yaml = config_yaml_;
+  DrawnModule::describe(f);
   std::vector<std::string> cls;
   for (int32_t c : train_.classes) cls.push_back(std::to_string(c));
   f.strings["fewshot/train_classes"] = cls;
@@ -441,10 +433,8 @@ void FewShotTraining::check_resume(const nn::ModelFile& ck) const {
     throw DataError("the checkpoint was trained on other classes", ck.file);
 }
 
-void FewShotTraining::add_rngs(nn::Trainer& t) { t.add_rng("episodes", episodes_); }
-
 int64_t FewShotTraining::begin_batch(const nn::TrainState&) {
-  batch_ = draw_episodes(train_, o_.batch, cfg_.ways, cfg_.shots, episodes_);
+  batch_ = draw_episodes(train_, o_.batch, cfg_.ways, cfg_.shots, draws());
   return o_.batch;
 }
 
@@ -475,20 +465,8 @@ train::StepEnd FewShotTraining::end_step(const nn::TrainState&, double,
 train::Metrics FewShotTraining::evaluate() {
   Rng ev(0xE7A1ULL);  // the same episodes at every evaluation
   const EpisodeBatch b = draw_episodes(eval_, o_.eval_episodes, cfg_.ways, cfg_.shots, ev);
-  last_ = score_episodes(model_.get(), b);
-  evaluated_ = true;
-  return {{"eval_accuracy", last_.snail}, {"eval_embed_nn", last_.embed_nn}};
-}
-
-double FewShotTraining::score() {
-  if (!evaluated_) evaluate();
-  return -last_.snail;
-}
-
-void FewShotTraining::finish(nn::ModelFile& f) {
-  if (!evaluated_) evaluate();
-  f.numbers["result/eval_accuracy"] = last_.snail;
-  f.numbers["result/eval_embed_nn"] = last_.embed_nn;
+  const FewShotScores s = score_episodes(model_.get(), b);
+  return evaluated({{"eval_accuracy", s.snail}, {"eval_embed_nn", s.embed_nn}}, -s.snail);
 }
 
 LoadedFewShot load_fewshot(const std::string& path) {

@@ -30,7 +30,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
-#include "attnkit/train/module.h"
+#include "attnkit/train/basic_module.h"
 
 namespace attnkit::models {
 
@@ -152,19 +152,14 @@ struct FewShotTrainOptions {
 // Meta-training on the training layer: fresh episodes every step (a generator kept in
 // checkpoints), 4 fixed slices (the same model for any --threads or ranks); evaluation on
 // eval_episodes fixed episodes of the held-out classes `eval`.
-class FewShotTraining : public train::Module {
+class FewShotTraining : public train::DrawnModule {
  public:
   FewShotTraining(FewShotConfig config, FewShotTrainOptions options, LabelledImages train,
                   LabelledImages eval, int64_t steps, uint64_t seed, std::string config_yaml = "");
   const SnailFewShot& model() const { return *model_; }
   std::string kind() const override { return "snail-fewshot"; }
-  nn::ParamStore& params() override { return ps_; }
-  nn::Optimizer& optimizer() override { return *opt_; }
-  int64_t total_steps() const override { return steps_; }
-  int64_t batches_per_epoch() const override;
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
-  void add_rngs(nn::Trainer& t) override;
   int slices() const override { return 4; }
   int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
@@ -175,23 +170,13 @@ class FewShotTraining : public train::Module {
   std::vector<std::string> eval_metrics() const override {
     return {"eval_accuracy", "eval_embed_nn"};
   }
-  double score() override;
-  void finish(nn::ModelFile& f) override;
 
  private:
   FewShotConfig cfg_;
   FewShotTrainOptions o_;
   LabelledImages train_, eval_;
-  int64_t steps_;
-  uint64_t seed_;
-  std::string config_yaml_;
-  nn::ParamStore ps_;
   std::unique_ptr<SnailFewShot> model_;
-  std::unique_ptr<nn::Optimizer> opt_;
-  Rng episodes_;
   EpisodeBatch batch_;
-  FewShotScores last_;
-  bool evaluated_ = false;
 };
 
 struct LoadedFewShot {
