@@ -141,3 +141,23 @@ shard_ok() {
   for bad in 0/3 4/3 x 3 1/0; do expect_err 2 "--shard: bad value '$bad'" "$@" --shard "$bad"; done
 }
 SHARD_ERRORS_DONE=
+
+# tiny_trainer_data: the small inputs that every trainer's cheap runs share, in the current
+# directory: x.npy (48 pictures 16 x 16) with y.txt (their labels, 8 classes), text.txt (bAbI-like
+# stories for bert-pretrain), scenes.txt with caps.tsv (24 scenes of two bars in a 2 x 2 grid,
+# 8 x 8 pixels, and their captions).
+tiny_trainer_data() {
+  expect 0 tensor-rand --shape 48,16,16 --seed 4 -o x.npy
+  awk 'BEGIN { for (i = 0; i < 48; i++) print i % 8 }' >y.txt
+  awk 'BEGIN { split("mary john sandra daniel", who); split("kitchen garden office hallway", where)
+    for (d = 1; d <= 40; d++) { if (d > 1) print ""
+      for (k = 1; k <= 4; k++) print who[(d + k) % 4 + 1] " went to the " where[(d * k) % 4 + 1] "." } }' >text.txt
+  awk 'BEGIN { for (k = 0; k < 24; k++) {
+      a = k % 4; b = (k + 1 + k % 3) % 4; if (b == a) b = (a + 1) % 4
+      for (r = 0; r < 8; r++) { line = ""
+        for (c = 0; c < 8; c++) { cell = int(r / 4) * 2 + int(c / 4)
+          v = (cell == a && r % 2) || (cell == b && c % 2); line = line (c ? " " : "") v }
+        print line > "scenes.txt" }
+      if (k < 23) print "" > "scenes.txt"
+      print "a hbar and a vbar\t-1 " a " -1 -1 " b > "caps.tsv" } }'
+}

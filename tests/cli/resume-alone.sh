@@ -16,20 +16,7 @@ expect 0 ptrtask-gen --task sort --n 4 --count 200 --seed 1 -o sort.txt
 expect 0 ptrtask-gen --task sort --n 4 --count 40 --seed 2 -o sort-v.txt
 expect 0 transduce-gen --task reverse --len-min 2 --len-max 5 --symbols 6 --count 200 --seed 1 -o rev.tsv
 expect 0 transduce-gen --task reverse --len-min 2 --len-max 5 --symbols 6 --count 40 --seed 2 -o rev-v.tsv
-expect 0 tensor-rand --shape 48,16,16 --seed 4 -o x.npy
-awk 'BEGIN { for (i = 0; i < 48; i++) print i % 8 }' >y.txt
-awk 'BEGIN { split("mary john sandra daniel", who); split("kitchen garden office hallway", where)
-  for (d = 1; d <= 40; d++) { if (d > 1) print ""
-    for (k = 1; k <= 4; k++) print who[(d + k) % 4 + 1] " went to the " where[(d * k) % 4 + 1] "." } }' >text.txt
-# Scenes of two bars in a 2 x 2 grid, 8 x 8 pixels, with their captions.
-awk 'BEGIN { for (k = 0; k < 24; k++) {
-    a = k % 4; b = (k + 1 + k % 3) % 4; if (b == a) b = (a + 1) % 4
-    for (r = 0; r < 8; r++) { line = ""
-      for (c = 0; c < 8; c++) { cell = int(r / 4) * 2 + int(c / 4)
-        v = (cell == a && r % 2) || (cell == b && c % 2); line = line (c ? " " : "") v }
-      print line > "scenes.txt" }
-    if (k < 23) print "" > "scenes.txt"
-    print "a hbar and a vbar\t-1 " a " -1 -1 " b > "caps.tsv" } }'
+tiny_trainer_data
 
 # NAME | the trainer's command with every path, without -o, --log and the run's length.
 trainers=(
