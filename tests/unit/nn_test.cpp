@@ -694,11 +694,14 @@ TEST_CASE("attn2d: released modules' state_dicts as saved (0-d gamma, sub_sample
   // common NONLocalBlock2D with its defaults (g.0/phi.0 max-pooled 2x2, W.0 + BatchNorm2d W.1
   // in eval mode with running statistics), in their authors' code; the state_dict in its own
   // dtypes (int64 num_batches_tracked).
-  for (const auto& [file, kind] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& file_kind : std::vector<std::pair<std::string, std::string>>{
            {"released-biggan", "biggan"},
            {"released-nonlocal-gaussian", "nonlocal-gaussian"},
            {"released-nonlocal-dot", "nonlocal-dot"},
            {"released-nonlocal-concat", "nonlocal-concat"}}) {
+    // Named copies, not structured bindings: CAPTURE's lambda may not capture those (clang).
+    const std::string& file = file_kind.first;
+    const std::string& kind = file_kind.second;
     CAPTURE(file);
     std::map<std::string, Tensor> p = io::read_npz(test::testdata("attn2d/" + file + ".npz"));
     ad::Tape t;
