@@ -35,7 +35,7 @@ void data_error(F f, const std::string& text, const std::string& file, long line
   CHECK_MESSAGE(thrown, "no DataError with '" << text << "'");
 }
 
-const std::string kJpeg("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\x01\x01\x00\x00\x01", 18);
+const std::string kJpeg("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00\x01\x01\x00\x00\x01", 16);
 
 }  // namespace
 
