@@ -81,7 +81,7 @@ no_file x.akm
 expect 0 tensor-convert black.npy -o black.png
 check_eq "$(($(wc -c <black.png) < 100000))" 1 "the black picture is small ($(wc -c <black.png) bytes)"
 expect_err 1 "tensor-info: black.png: PNG: 4096x4096 pixels, more than the limit of 4194304 (--max-pixels raises it)" \
-  bash -c 'export OPENBLAS_NUM_THREADS=1; ulimit -v 400000; tensor-info --threads 1 black.png'
+  bash -c "export OPENBLAS_NUM_THREADS=1; $(vlimit 400000); tensor-info --threads 1 black.png"
 # caption-run: its models are convolutional (any picture size from the grid's minimum up),
 # so the cap is the check; the picture is refused, not scaled.
 awk 'BEGIN { for (k = 0; k < 8; k++) { for (r = 0; r < 8; r++) { line = ""
@@ -92,7 +92,7 @@ awk 'BEGIN { for (k = 0; k < 8; k++) { for (r = 0; r < 8; r++) { line = ""
 expect 0 caption-train -i scenes.txt --captions caps.tsv --embed 4 --hidden 8 --attention-size 4 \
   --channels 2,2 --batch-size 4 --steps 1 -q -o cap.akm
 expect_err 1 "caption-run: black.png: PNG: 4096x4096 pixels, more than the limit of 4194304" \
-  bash -c 'export OPENBLAS_NUM_THREADS=1; ulimit -v 600000; caption-run --threads 1 --model cap.akm -i black.png'
+  bash -c "export OPENBLAS_NUM_THREADS=1; $(vlimit 600000); caption-run --threads 1 --model cap.akm -i black.png"
 expect_err 1 "caption-run: photo.jpg: a JPEG picture: convert it to PNG" caption-run --model cap.akm -i photo.jpg
 no_raw_bytes
 expect 0 tensor-info --max-pixels 16777216 black.png

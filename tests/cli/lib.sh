@@ -17,6 +17,10 @@ fail() { echo "FAIL: $*" >&2; FAILED=$((FAILED + 1)); }
 # sanitized: true in a sanitizer build (make test-sanitize; CMake sets ATTNKIT_SANITIZED),
 # where a script may run its long loops over fewer cases; the error paths always run.
 sanitized() { [ -n "${ATTNKIT_SANITIZED:-}" ]; }
+# vlimit KB: the shell command that caps a run's address space at KB (ulimit -v), for a
+# check that a run stays within its memory; under the sanitizers, whose shadow memory needs
+# terabytes of address space, none (":"): the run and its output are still checked.
+vlimit() { if sanitized; then echo ":"; else echo "ulimit -v $1"; fi; }
 
 # alive PID: the process runs (not ended, nor a zombie waiting for `wait`).
 alive() { [ -r "/proc/$1/stat" ] && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }

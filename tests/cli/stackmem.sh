@@ -87,7 +87,7 @@ awk -v s="$sym" 'BEGIN { l = s; for (i = 1; i < 3000; i++) l = l " " s; print l 
 expect 0 stackmem-train $small --memory set --epochs 1 -o set.akm
 expect 0 stackmem-train $small --memory tree --epochs 1 -o tree.akm
 for m in s1 set tree; do
-  expect 0 bash -c "export OPENBLAS_NUM_THREADS=1; ulimit -v 250000; stackmem-run --model $m.akm -i long.tsv --threads 1 -o long-$m.txt"
+  expect 0 bash -c "export OPENBLAS_NUM_THREADS=1; $(vlimit 250000); stackmem-run --model $m.akm -i long.tsv --threads 1 -o long-$m.txt"
 done
 # Errors.
 printf 'a b c\n' > bad.tsv
