@@ -20,6 +20,7 @@
 #include "attnkit/memory/memn2n/train.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/model_file.h"
+#include "memn2n_toy.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -28,18 +29,6 @@ using ad::Var;
 using memory::HopAttention;
 
 namespace {
-
-// memn2n_test.cpp's toy batch: memories of 3 and 1 sentences, V = 9.
-memory::MemBatch toy(const memory::MemN2NConfig& cfg) {
-  std::vector<memory::EncodedQA> qs(2);
-  qs[0].memory = {{4, 5, 6}, {7, 5}, {4, 8, 6}};
-  qs[0].query = {5, 4};
-  qs[0].answer = 6;
-  qs[1].memory = {{7, 8}};
-  qs[1].query = {7};
-  qs[1].answer = 8;
-  return memory::make_batch(qs, {0, 1}, cfg, nullptr);
-}
 
 memory::MemN2NConfig toy_config(HopAttention a, int hops) {
   memory::MemN2NConfig cfg;
@@ -93,7 +82,7 @@ TEST_CASE("memn2n crf: loss and hop weights against PyTorch's brute force (golde
       const memory::MemN2NConfig cfg = toy_config(a, K);
       memory::MemN2N model(cfg, 1);
       set_golden_weights(model, K);
-      const memory::MemBatch b = toy(cfg);
+      const memory::MemBatch b = test::memn2n_toy_batch(cfg);
       Tape t;
       std::vector<Var> att;
       const Var loss = nn::cross_entropy(model.forward(t, b, true, &att), b.answer);
@@ -127,7 +116,7 @@ TEST_CASE("memn2n crf: gradients through the hop chain (every kind, linear start
           cfg.pe = pe, cfg.te = pe;
           cfg.init_std = 0.5f;
           memory::MemN2N model(cfg, 3);
-          const memory::MemBatch b = toy(cfg);
+          const memory::MemBatch b = test::memn2n_toy_batch(cfg);
           ad::GradCheckOptions opt;
           opt.eps = 1e-2;
           const auto r = ad::check_gradients(
@@ -147,7 +136,7 @@ TEST_CASE("memn2n crf: hop weights are distributions over the filled slots; K = 
       memory::MemN2NConfig cfg = toy_config(a, K);
       cfg.init_std = 0.7f;
       memory::MemN2N model(cfg, 11);
-      const memory::MemBatch b = toy(cfg);
+      const memory::MemBatch b = test::memn2n_toy_batch(cfg);
       Tape t;
       std::vector<Var> att;
       model.forward(t, b, true, &att);

@@ -17,6 +17,7 @@
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
+#include "memn2n_toy.h"
 #include "test_util.h"
 
 using namespace attnkit;
@@ -115,22 +116,6 @@ TEST_CASE("memn2n: sentence encoder = weighted sum of embeddings, pads skipped")
       }
 }
 
-namespace {
-
-// A batch of 2 questions by hand: memories of 3 and 1 sentences, V = 9.
-memory::MemBatch toy_batch(const memory::MemN2NConfig& cfg) {
-  std::vector<memory::EncodedQA> qs(2);
-  qs[0].memory = {{4, 5, 6}, {7, 5}, {4, 8, 6}};
-  qs[0].query = {5, 4};
-  qs[0].answer = 6;
-  qs[1].memory = {{7, 8}};
-  qs[1].query = {7};
-  qs[1].answer = 8;
-  return memory::make_batch(qs, {0, 1}, cfg, nullptr);
-}
-
-}  // namespace
-
 TEST_CASE("memn2n: gradients through two hops, every variant") {
   struct Case {
     const char* name;
@@ -160,7 +145,7 @@ TEST_CASE("memn2n: gradients through two hops, every variant") {
     if (std::string(c.name).find("fixed J") != std::string::npos) cfg.pe_words = 5;
     cfg.init_std = 0.5f;
     memory::MemN2N model(cfg, 3);
-    const memory::MemBatch b = toy_batch(cfg);
+    const memory::MemBatch b = test::memn2n_toy_batch(cfg);
     ad::GradCheckOptions opt;
     opt.eps = 1e-2;
     const auto r = ad::check_gradients(
@@ -176,7 +161,7 @@ TEST_CASE("memn2n: batches: most recent sentence first, masks, noisy ages") {
   memory::MemN2NConfig cfg;
   cfg.vocab = 9;
   cfg.memory = 50;
-  const memory::MemBatch b = toy_batch(cfg);
+  const memory::MemBatch b = test::memn2n_toy_batch(cfg);
   CHECK(b.B == 2);
   CHECK(b.M == 3);
   CHECK(b.J == 3);
@@ -572,7 +557,7 @@ TEST_CASE(
     for (size_t k = 0; k < a.size(); ++k) s += a[k] * b[k];
     return s;
   };
-  const memory::MemBatch b = toy_batch(cfg);
+  const memory::MemBatch b = test::memn2n_toy_batch(cfg);
   Tape t;
   std::vector<Var> att;
   model.forward(t, b, true, &att);
