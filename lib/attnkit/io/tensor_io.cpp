@@ -14,6 +14,7 @@
 #include <new>
 
 #include "attnkit/core/error.h"
+#include "attnkit/core/fault.h"
 
 namespace attnkit::io {
 
@@ -218,14 +219,22 @@ void AtomicFile::write(std::string_view bytes) {
   }
   const char* p = bytes.data();
   size_t left = bytes.size();
+  // The tests' kill point (core/fault.h): half the bytes written, then the kill.
+  const bool fault = !direct_ && path_ != "-" && left > 1 && fault_armed("write");
+  size_t until_fault = fault ? left / 2 : 0;
   while (left > 0) {
-    const ssize_t put = ::write(fd, p, left);
+    const size_t chunk = until_fault > 0 ? until_fault : left;
+    const ssize_t put = ::write(fd, p, chunk);
     if (put < 0) {
       if (errno == EINTR) continue;
       throw IoError(errno_text("write error", errno), shown);
     }
     p += put;
     left -= static_cast<size_t>(put);
+    if (until_fault > 0) {
+      until_fault -= static_cast<size_t>(put);
+      if (until_fault == 0) fault_point("write");
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "attnkit/core/error.h"
+#include "attnkit/core/fault.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
 
@@ -137,6 +138,7 @@ void Loop::run(const std::function<LoopStep(nn::TrainState&)>& step,
     check_finite("loss", r.loss);
     check_finite("gradient norm", r.grad_norm);
     if (report) report(state_, r);
+    fault_point("step");  // tests' kill point: the log is a row ahead of the checkpoint
     if (r.interrupted) {
       if (last_good_ != state_.step) save_checkpoint();
       throw Interrupted("interrupted at step " + std::to_string(state_.step) + "; " +
