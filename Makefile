@@ -48,10 +48,13 @@ test: deps
 # machine. KERNELS="A B" replaces the choice; a family the CPU lacks is never forced.
 # KERNELS_SKIP_OWN=1 leaves out the family of OpenBLAS's own core (make test ran it), and
 # KERNELS_MAX=N keeps the last N families of the list; the tests labelled text or noblas (no
-# kernel arithmetic in their verdicts) are left out.
+# kernel arithmetic in their verdicts) are left out. KERNELS_LABELS=REGEX runs only the tests
+# with a label matching REGEX (.ci/run: those make test-sanitize leaves out, as it runs the
+# others on a family of its own).
 test-kernels: deps
 	$(MAKE) build
-	KERNELS="$(KERNELS)" KERNELS_SKIP_OWN="$(KERNELS_SKIP_OWN)" KERNELS_MAX="$(KERNELS_MAX)" bash tests/kernels.sh $(BUILD) $(JOBS)
+	KERNELS="$(KERNELS)" KERNELS_SKIP_OWN="$(KERNELS_SKIP_OWN)" KERNELS_MAX="$(KERNELS_MAX)" \
+	  bash tests/kernels.sh $(BUILD) $(JOBS) -LE '^(text|noblas)$$' $(if $(KERNELS_LABELS),-L '$(KERNELS_LABELS)')
 
 # One build with AddressSanitizer and UndefinedBehaviorSanitizer (clang, -O1, line tables;
 # build-sanitize) serves both targets below: make test-sanitize runs the unit and
@@ -64,13 +67,23 @@ SANITIZE_CONFIG := CC=clang CXX=clang++ cmake -S . -B $(SANITIZE_BUILD) \
 # not ours to judge), the install test (its consumer project is not instrumented), and the labels
 # pipeline and slow (the pipelines' --quick runs, the convergence tests and the long
 # numerical sweeps: over tools the other command-line tests already cover), and nosan (the
-# kill -9 property tests and the NTM's pairs path: many repeats of code other tests run there).
+# NTM's pairs path: many repeats of code other tests run there).
+# SANITIZE_KERNELS=1 runs them on one OpenBLAS kernel family other than OpenBLAS's own choice
+# (tests/kernels.sh with KERNELS_SKIP_OWN=1 KERNELS_MAX=1), so that this stage also does
+# make test-kernels' work for these tests (.ci/run).
+SANITIZE_SELECTION := -E '^cli_install$$' -LE 'pipeline|slow|text|mpi|nosan'
 test-sanitize:
 	$(MAKE) deps EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
 	$(SANITIZE_CONFIG)
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
+ifeq ($(SANITIZE_KERNELS),1)
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) -E '^cli_install$$' -LE 'pipeline|slow|text|mpi|nosan'
+	  KERNELS_SKIP_OWN=1 KERNELS_MAX=1 KERNELS_ALWAYS=1 \
+	  bash tests/kernels.sh $(SANITIZE_BUILD) $(JOBS) $(SANITIZE_SELECTION)
+else
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --test-dir $(SANITIZE_BUILD) --output-on-failure -j $(JOBS) $(SANITIZE_SELECTION)
+endif
 
 # Every libFuzzer harness (tests/fuzz) for SECONDS seconds, from its seed corpus, JOBS at a
 # time (each harness is one process).

@@ -26,7 +26,7 @@
 #     1.22% against 6.42%) and comes within 1 point of the small convnet.
 # Without img-train the translated baselines cannot be measured: the full run then fails
 # those claims, naming the missing tool; --quick reports them as not measured.
-# With --quick (a smoke run: 1,000 canvases, 1 epoch) only the plumbing is checked: every
+# With --quick (a smoke run: 300 canvases, 1 epoch) only the plumbing is checked: every
 # error is in [0, 1], the trace and pictures are written.
 # Measured results (dates, loads, earlier recipes): doc/experiments/ram.md.
 #   pipelines/ram.sh [--quick] [--seed S] [--keep DIR]
@@ -39,7 +39,7 @@ need_tools image-gen ram-train ram-run
 need_fmnist
 
 if [ "$quick" = 1 ]; then
-  ntrain=1000 nvalid=200 ntest=200 epochs=1 tepochs=1 samples=2
+  ntrain=300 nvalid=100 ntest=100 epochs=1 tepochs=1 samples=2
 else
   ntrain=20000 nvalid=1000 ntest=2000 epochs=8 tepochs=16 samples=5
 fi

@@ -12,7 +12,8 @@
 #   - SNAIL's mean return >= 6.4 (the bar; the paper 6.6);
 #   - SNAIL beats Thompson sampling and greedy by more than two standard errors;
 #   - random is 5.0 within 0.15 (the bandits are what they should be).
-# With --quick (a smoke run: 20 steps, 500 bandits) only the table's sanity is checked:
+# With --quick (a smoke run: 20 steps, one evaluation on 100 bandits, 500 bandits played)
+# only the table's sanity is checked:
 # random within 5.0 +- 0.3, oracle > Thompson > random, and that training wrote its model.
 # Pictures: learning-curve.png (training and evaluation return) in --keep DIR.
 # Measured results (dates, loads, earlier recipes): doc/experiments/snail-bandit.md.
@@ -24,10 +25,10 @@ export LC_ALL=C
 pipeline_args "$@"
 need_tools snail-train snail-run
 
-if [ "$quick" = 1 ]; then steps=20 episodes=500 every=10; else steps=6000 episodes=4000 every=500; fi
+if [ "$quick" = 1 ]; then steps=20 episodes=500 every=20 evals=100; else steps=6000 episodes=4000 every=500 evals=1000; fi
 work_dir
 
-snail-train --arms 5 --pulls 10 --steps "$steps" --eval-every "$every" --seed "$seed" \
+snail-train --arms 5 --pulls 10 --steps "$steps" --eval-every "$every" --eval-episodes "$evals" --seed "$seed" \
   --threads 2 --quiet -o "$dir/bandit.akm" --log "$dir/train.tsv"
 snail-run --model "$dir/bandit.akm" --episodes "$episodes" --seed $((seed + 1000)) \
   -o "$dir/table.tsv"

@@ -18,7 +18,12 @@
 # the last N families of the list (the ones named later in the lists above: on an AVX2 machine
 # whose own core is Zen, Sandybridge rather than Haswell), so that .ci/run's time does not grow
 # with the CPU it lands on; the families left out are named.
-#   bash tests/kernels.sh BUILD_DIR JOBS
+# CTEST_ARGS, when given, replace the default selection (-LE '^(text|noblas)$'): make
+# test-sanitize runs its own selection under a family this way (SANITIZE_KERNELS=1), and
+# make test-kernels KERNELS_LABELS=REGEX runs only the tests with a label matching REGEX.
+# KERNELS_ALWAYS=1: when no family is left to run, the tests still run once, as the CPU
+# chooses (for the sanitizer stage, which must run whatever the CPU).
+#   bash tests/kernels.sh BUILD_DIR JOBS [CTEST_ARGS...]
 #   bash tests/kernels.sh --list        the families it would run, one line (for tests;
 #                                       ATTNKIT_CPUINFO=FILE reads another CPU's description)
 set -euo pipefail
@@ -26,6 +31,12 @@ list=0
 [ "${1:-}" = --list ] && { list=1; shift; }
 build=${1:-build}
 jobs=${2:-2}
+shift 2 2>/dev/null || shift $#
+selection=("$@")
+[ ${#selection[@]} -gt 0 ] || selection=(-LE '^(text|noblas)$')
+once() {  # the selection once, on the core the CPU chooses
+  ctest --test-dir "$build" --output-on-failure -j "$jobs" "${selection[@]}"
+}
 cpuinfo=${ATTNKIT_CPUINFO:-/proc/cpuinfo}
 flags=" $(grep -m1 '^flags' "$cpuinfo" 2>/dev/null | cut -d: -f2) "
 vendor=$(grep -m1 '^vendor_id' "$cpuinfo" 2>/dev/null | awk '{ print $3 }')
@@ -53,7 +64,8 @@ simd_cap() {  # attnkit's own kernels at the family's instruction set
 if [[ $arch != x86_64 ]]; then
   echo "make test-kernels: OpenBLAS's x86 kernel families do not apply on $arch: every test once, as the CPU chooses"
   [ $list = 1 ] && exit 0
-  exec ctest --test-dir "$build" --output-on-failure -j "$jobs"
+  once
+  exit
 fi
 
 if [ -n "${KERNELS:-}" ]; then
@@ -111,6 +123,7 @@ if [ -n "${KERNELS_SKIP_OWN:-}" ] && [ "$KERNELS_SKIP_OWN" != 0 ]; then
   if [ ${#run[@]} = 0 ]; then
     echo "make test-kernels: every family is OpenBLAS's own choice here ($own), which make test ran"
     [ $list = 1 ] && echo "run:"
+    [ $list = 0 ] && [ "${KERNELS_ALWAYS:-0}" = 1 ] && { once; exit; }
     exit 0
   fi
 fi
@@ -124,6 +137,5 @@ fi
 if [ $list = 1 ]; then echo "run: ${run[*]}"; exit 0; fi
 for k in "${run[@]}"; do
   echo "== OPENBLAS_CORETYPE=$k ATTNKIT_SIMD=$(simd_cap "$k")"
-  OPENBLAS_CORETYPE=$k ATTNKIT_SIMD=$(simd_cap "$k") \
-    ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE '^(text|noblas)$'
+  OPENBLAS_CORETYPE=$k ATTNKIT_SIMD=$(simd_cap "$k") once
 done
