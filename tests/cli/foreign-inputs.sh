@@ -104,4 +104,10 @@ awk 'BEGIN { print "a b\tb a"; s = "a"; for (i = 1; i < 4000; i++) s = s " b"; p
 expect_err 1 "stackmem-train: long.tsv:2: a pair of 4000 + 1 symbols needs about" stackmem-train -i long.tsv -o x.akm
 no_file x.akm
 grep -q "more than 2048 MB" <(stackmem-train --help) || fail "stackmem-train --help does not state the bound"
+# ... with its batch: every row of a step is as long as its longest pair (a pair of 1,000
+# symbols takes about 0.6 GB alone, 16 times that in the default batch of 16).
+awk 'BEGIN { for (i = 0; i < 20; i++) print "a b\tb a"; s = "a"; for (i = 1; i < 1000; i++) s = s " b"; print s "\ta" }' >mid.tsv
+expect_err 1 "stackmem-train: mid.tsv:21: a pair of 1000 + 1 symbols needs about" stackmem-train -i mid.tsv -o x.akm
+grep -q "in a batch of 16" "$T/err" || fail "the batch is not named: $(cat "$T/err")"
+no_file x.akm
 finish
