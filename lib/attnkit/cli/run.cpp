@@ -146,10 +146,12 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
       }
     } else if (shared && r > 0) {
       // Under mpirun an error of the input met before MPI starts (before any rank has done
-      // anything another has not: they read the same options and files) is every rank's: rank
-      // 0 alone prints it. (A silent rank waits a moment before it exits: its exit would have
-      // the launcher stop the job, rank 0 perhaps before its message is out.)
+      // anything another has not: they read the same options and files) is most often every
+      // rank's: rank 0 prints it, and its exit has the launcher stop this rank (SIGTERM)
+      // while it waits here. A rank still alive after the wait met it alone (its machine's
+      // copy of a file differs): it prints its own.
       std::this_thread::sleep_for(std::chrono::seconds(2));
+      std::cerr << message << std::flush;
     } else {
       std::cerr << message << std::flush;
     }

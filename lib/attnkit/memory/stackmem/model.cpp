@@ -84,11 +84,11 @@ int64_t StackLstmConfig::train_bytes(int64_t source, int64_t target) const {
     // separator on; n: the power of 2 at or above the source's length.
     double n = 2;
     while (n < static_cast<double>(source)) n *= 2;
-    const double per_access = 2.0 * n * (3.0 * static_cast<double>(width) + 4.0);
+    const double per_access = 2.0 * n * (5.0 * static_cast<double>(width) + 14.0);
     return static_cast<int64_t>(
         8.0 * (L * per_step + (static_cast<double>(target) + 1) * per_access + n * width));
   } else if (memory == "set") {
-    growing = 2.0 * static_cast<double>(width) + 6.0;  // the keys and values, the weights
+    growing = 2.0 * static_cast<double>(width) + 12.0;  // the keys and values, the weights
   } else if (memory != "none") {
     if (memory == "deque") slots *= 2;
     growing = static_cast<double>(width) + 6.0;

@@ -186,9 +186,15 @@ struct StackLstmConfig {
 
 // Training refuses a pair when its batch (batch-size rows as long as it) would exceed this:
 // stackmem-train's bound. train_bytes against the peak RSS of stackmem-train on one pair of
-// n + n symbols, one step, batch 1 (the stack: 14 MB is the process without the pair):
-//   n = 300: estimate 60 MB, RSS 73 MB; 600: 225, 227; 900: 494, 474; 1200: 867, 816;
-//   1800: 1927, 1778. Decoding (stackmem-run) takes pairs of any length.
+// n + n symbols, one step, batch 1, the default sizes (14 MB is the process without the
+// pair; the set's and the tree's coefficients were raised to fit these):
+//   stack  n = 300: estimate 60 MB, RSS 73 MB; 600: 225, 227; 900: 494, 474; 1200: 867, 816;
+//          1800: 1927, 1778
+//   deque  n = 300: 113, 127; 600: 434, 434; 900: 964, 934; 1200: 1703, 1627
+//   set    n = 300: 104, 133; 600: 401, 454; 900: 890, 972; 1200: 1571, 1691 (then 2w + 6)
+//   tree   n = 300: 243, 439; 600: 955, 1658; 900: 1431, 2476 (then 2n(3w + 4) an access)
+// A batch of 4 rows with one pair of n = 600 (the others of 5): RSS 843 MB, 4 times one
+// pair's. Decoding (stackmem-run) takes pairs of any length.
 constexpr int64_t kMaxPairTrainBytes = int64_t{2} << 30;
 
 // A pair as ids (no specials), and its line in the file it came from (0: none).
