@@ -37,7 +37,9 @@ int main(int argc, char** argv) {
         "mean share of each target right before its first error (Grefenstette et al. 2015).\n"
         "--trace arrays: push and pop [steps, ends], strengths [steps, size] (zero-padded;\n"
         "the memory grows by one slot a step, two for a deque; bottom first), read\n"
-        "[steps, read size].");
+        "[steps, read size]. The strengths grow as the square of the length: a trace is\n"
+        "bounded at 128 MB (about 8,000 steps of a stack), and a longer first pair is\n"
+        "refused, naming its line.");
     app.parse();
     const cli::Outputs outputs({out}, {trace});  // checked now; side ones removed on failure
     memory::StackRunOptions o;

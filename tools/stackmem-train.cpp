@@ -37,13 +37,15 @@ int main(int argc, char** argv) {
         "target symbol. The pop strengths' bias starts at -1 (Grefenstette et al., Appendix B).\n"
         "stackmem-run decodes greedily and measures coarse and fine accuracy.\n"
         "Training keeps every step of a pair, and the memory's values at each, so its memory\n"
-        "grows as the square of the pair's length: a pair estimated to need more than 2048 MB\n"
-        "is refused, naming its file and line (a stack of width 32: about 3,700 symbols).\n"
+        "grows as the square of the pair's length, times the batch (each row is as long as\n"
+        "its batch's longest pair): a pair whose batch is estimated to need more than 2048 MB\n"
+        "is refused, naming its file and line (a stack of width 32: about 900 symbols in\n"
+        "batches of 16, 3,700 with --batch-size 1).\n"
         "Decoding keeps only the current step, and takes pairs of any length.");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "stack-lstm", out);
     data::Vocab vocab = memory::transduce_vocab(train_path);
-    auto train = memory::read_transduce(train_path, vocab, &c);
+    auto train = memory::read_transduce(train_path, vocab, &c, tf.batch_size);
     std::vector<memory::TransduceExample> valid;
     if (!valid_path.empty()) valid = memory::read_transduce(valid_path, vocab);
     o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;

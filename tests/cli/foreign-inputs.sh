@@ -69,6 +69,12 @@ printf '0.1 0.2 output 1 2\n\n0.3 0.4\n' >noans.txt
 expect_err 1 "ptr-train: noans.txt:3: a training problem without an answer" ptr-train --task sort -i noans.txt -o x.akm
 expect_err 1 "ptr-train: noans.txt:3: a validation problem without an answer" ptr-train --task sort -i p.txt --valid noans.txt -o x.akm
 no_file x.akm
+# ... and running out of memory names what was being read: a 150 MB (sparse) model file
+# under a 100 MB address space (the sanitizers' runs, uncapped, refuse its bytes instead).
+truncate -s 150M huge.akm
+expect 1 bash -c "export OPENBLAS_NUM_THREADS=1; $(vlimit 100000); ptr-run --threads 1 --model huge.akm -i p.txt"
+sanitized || grep -qF "ptr-run: huge.akm: out of memory while reading it (150 MB)" "$T/err" || fail "out of memory names nothing: $(head -c 300 "$T/err")"
+rm -f huge.akm
 
 # Item 10: a 16 KB black 4096 x 4096 PNG is refused from its header, at once and in little
 # memory; --max-pixels raises the cap.
@@ -104,4 +110,10 @@ awk 'BEGIN { print "a b\tb a"; s = "a"; for (i = 1; i < 4000; i++) s = s " b"; p
 expect_err 1 "stackmem-train: long.tsv:2: a pair of 4000 + 1 symbols needs about" stackmem-train -i long.tsv -o x.akm
 no_file x.akm
 grep -q "more than 2048 MB" <(stackmem-train --help) || fail "stackmem-train --help does not state the bound"
+# ... with its batch: every row of a step is as long as its longest pair (a pair of 1,000
+# symbols takes about 0.6 GB alone, 16 times that in the default batch of 16).
+awk 'BEGIN { for (i = 0; i < 20; i++) print "a b\tb a"; s = "a"; for (i = 1; i < 1000; i++) s = s " b"; print s "\ta" }' >mid.tsv
+expect_err 1 "stackmem-train: mid.tsv:21: a pair of 1000 + 1 symbols needs about" stackmem-train -i mid.tsv -o x.akm
+grep -q "in a batch of 16" "$T/err" || fail "the batch is not named: $(cat "$T/err")"
+no_file x.akm
 finish

@@ -72,7 +72,11 @@ expect 0 mpirun -np 2 $mem --threads 1 -o mem2.akm
 check_eq "$(cmp -s mem1.akm mem2.akm && echo same)" same "memn2n-train: 2 ranks = 1 process"
 
 # A failure on the ranks (a step's loss becomes NaN): exit 1, the rank named, no model.
-expect_err 1 "(rank " mpirun -np 2 $s2s --steps 30 --lr 1e30 --clip 0 --threads 1 -o nan.akm
+# Every rank meets it after MPI has started (issue 36, item 17): one message, from rank 0,
+# and no MPI_Abort (whose banner each rank added, with Open MPI's aggregated help messages).
+expect_err 1 "seq2seq-train (rank 0): gradient norm became NaN" mpirun -np 2 $s2s --steps 30 --lr 1e30 --clip 0 --threads 1 -o nan.akm
+check_eq "$(grep -c "gradient norm became NaN" "$T/err")" 1 "one message ($(head -c 600 "$T/err"))"
+check_eq "$(grep -c "MPI_ABORT\|ORTE_ERROR_LOG\|more process has sent help message" "$T/err")" 0 "no abort banner"
 no_file nan.akm
 # An error of the input under mpirun (issue 36, item 17): every rank meets it, one prints
 # it (rank 0, named), and the job ends without the other ranks' copies or Open MPI's
@@ -84,4 +88,13 @@ check_eq "$(grep -c "no tab between source and target" "$T/err")" 1 "one message
 grep -qF "stackmem-train (rank 0): bad.tsv:1: no tab between source and target" "$T/err" || fail "the rank is not named: $(head -c 600 "$T/err")"
 check_eq "$(grep -c "ORTE_ERROR_LOG\|more process has sent help message" "$T/err")" 0 "no noise"
 no_file bad.akm
+# ... and one that rank 1 alone meets (its machine's copy of the data differs) is printed
+# by rank 1, not lost.
+{ printf 'a b c\n'; head -40 d.tsv; } >d1.tsv
+head -40 d.tsv >d0.tsv
+one="seq2seq-train --tokens chars --embed 16 --hidden 32 --batch-size 8 -q --steps 3 --threads 1 -o one.akm"
+run mpirun -np 1 $one -i d0.tsv : -np 1 $one -i d1.tsv
+CHECKS=$((CHECKS + 1)); [ "$RC" != 0 ] || fail "mpirun exited 0 on rank 1's data error"
+check_eq "$(grep -c "seq2seq-train (rank 1): d1.tsv:1: no tab" "$T/err")" 1 "rank 1's message ($(head -c 600 "$T/err"))"
+no_file one.akm
 finish

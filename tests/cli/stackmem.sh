@@ -92,6 +92,8 @@ done
 # Errors.
 printf 'a b c\n' > bad.tsv
 expect_err 1 "stackmem-train: bad.tsv:1: no tab between source and target" stackmem-train -i bad.tsv -o x.akm
+expect_err 1 "stackmem-run: bad.tsv:1: no tab between source and target" stackmem-run --model s1.akm -i bad.tsv -o x.txt
+no_file x.txt
 no_file x.akm
 expect 0 stackmem-train $small --memory none --epochs 1 -o none.akm
 expect_err 2 "stackmem-run: --trace: the plain LSTM has no memory to trace" stackmem-run --model none.akm -i valid.tsv --trace t.npz

@@ -102,17 +102,24 @@ TEST_CASE("bandit: training keeps its best evaluation's model, in checkpoints to
   m.save_state(ck);
   CHECK(ck.number("best/eval_return") == std::max(e0, e1));
   nn::ModelFile f;
-  for (const auto& [k, t] : p1) f.tensors[k] = t.clone();  // what the trainer writes: the last
+  nn::put_params(f, m.params());  // what the trainer writes: the last ("param/<name>")
+  const size_t written = f.tensors.size();
   m.finish(f);
+  CHECK(f.tensors.size() == written);  // replaced, none added under other names
   CHECK(f.number("result/eval_return") == std::max(e0, e1));
   CHECK(f.number("result/last_eval_return") == e1);
   CHECK(m.score() == -std::max(e0, e1));
-  for (const auto& [k, t] : best) CHECK(same(f.tensor(k), t));
+  for (const auto& [k, t] : best) CHECK(same(f.tensor("param/" + k), t));
+  // ... and what snail-run loads (nn::get_params) is the best.
+  rl::BanditTraining loaded(c, o, 10, 3);
+  nn::get_params(f, loaded.params());
+  for (const ad::Parameter* p : loaded.params().params()) CHECK(same(p->value, best.at(p->name)));
   // A resumed module takes the best from the checkpoint: a worse evaluation keeps it.
   rl::BanditTraining r(c, o, 10, 3);
   r.load_state(ck);
   nn::ModelFile g;
+  nn::put_params(g, r.params());
   r.finish(g);  // evaluates its own (initial) parameters first: p0, e0
   CHECK(g.number("result/eval_return") == std::max(e0, e1));
-  for (const auto& [k, t] : best) CHECK(same(g.tensor(k), t));
+  for (const auto& [k, t] : best) CHECK(same(g.tensor("param/" + k), t));
 }

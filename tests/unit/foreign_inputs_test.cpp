@@ -180,6 +180,18 @@ TEST_CASE(
   data_error([&] { (void)memory::read_transduce(p, v, &c); },
              "a pair of 4000 + 1 symbols needs about", p, 3);
   CHECK(memory::read_transduce(p, v, &n).size() == 2);  // the plain LSTM: linear, far below
+  // A step keeps its batch's rows as long as its longest pair: 1,000 symbols train alone,
+  // not in batches of 16 (of 17 pairs), nor of 64 (17 rows at most).
+  std::string mid, shorts;
+  for (int i = 0; i < 1000; ++i) mid += i ? " a" : "a";
+  for (int i = 0; i < 16; ++i) shorts += "a b\tb a\n";
+  const std::string q = dir.file("mid.tsv", shorts + mid + "\tb\n");
+  CHECK(memory::read_transduce(q, v, &c, 1).size() == 17);
+  data_error([&] { (void)memory::read_transduce(q, v, &c, 16); },
+             "a pair of 1000 + 1 symbols needs about", q, 17);
+  data_error([&] { (void)memory::read_transduce(q, v, &c, 64); }, "in a batch of 17", q, 17);
+  CHECK(16 * c.train_bytes(850, 0) < memory::kMaxPairTrainBytes);  // the help: about 900
+  CHECK(16 * c.train_bytes(950, 0) > memory::kMaxPairTrainBytes);
 }
 
 TEST_CASE("few-shot pictures: a label's error names the labels file") {

@@ -561,3 +561,82 @@ TEST_CASE("ram-run --draw: captions name Fashion-MNIST's classes, other models' 
   c.classes = 4;  // a toy task: its classes have no names
   CHECK(models::ram_class_name(c, 3) == "3");
 }
+
+TEST_CASE("ram: training keeps its best epoch's model, in checkpoints too") {
+  models::RamConfig c = small_config();
+  models::RamTrainOptions o;
+  o.batch = 8, o.eval_samples = 1;
+  auto set = [](uint64_t seed) {
+    models::ImageSet d;
+    d.images = random_images(16, 12, 12, seed);
+    for (int i = 0; i < 16; ++i) d.labels.push_back(i % 3);
+    return d;
+  };
+  models::RamTraining m(c, o, set(61), set(62), 10, 0, 5, "");
+  REQUIRE(m.batches_per_epoch() == 2);
+  auto snapshot = [&] {
+    std::map<std::string, Tensor> v;
+    for (const ad::Parameter* p : m.params().params()) v[p->name] = p->value.clone();
+    return v;
+  };
+  auto same = [](const Tensor& a, const Tensor& b) {
+    if (a.shape() != b.shape()) return false;
+    for (int64_t i = 0; i < a.size(); ++i)
+      if (a[i] != b[i]) return false;
+    return true;
+  };
+  auto perturb = [&](int k) {
+    for (ad::Parameter* p : m.params().params())
+      for (int64_t i = 0; i < p->value.size(); ++i)
+        p->value[i] += 0.7f * static_cast<float>((i * (3 + k) + 1) % 7 - 3);
+  };
+  nn::TrainState end_of_epoch, mid_epoch;
+  end_of_epoch.position = 1, mid_epoch.position = 0;  // a step's state before it advances
+  const train::Metrics none = {{"correct", 0}, {"paths", 1}, {"saturated", 0}, {"means", 1}};
+  // Parameter sets until two differ in their validation error: the first at an epoch's end.
+  m.end_step(end_of_epoch, 0.0, none);
+  const auto p0 = snapshot();
+  const double e0 = m.evaluate()[0].second;
+  double e1 = e0;
+  std::map<std::string, Tensor> p1;
+  for (int k = 0; k < 8 && e1 == e0; ++k) {
+    perturb(k);
+    m.end_step(end_of_epoch, 0.0, none);
+    p1 = snapshot();
+    e1 = m.evaluate()[0].second;
+  }
+  REQUIRE(e0 != e1);
+  const auto& best = e0 < e1 ? p0 : p1;
+  const double best_error = std::min(e0, e1);
+  // A mid-epoch evaluation (--eval-every) is no candidate, even when it is the best.
+  perturb(11);
+  m.end_step(mid_epoch, 0.0, none);
+  const double e2 = m.evaluate()[0].second;
+  nn::ModelFile ck;
+  m.save_state(ck);
+  CHECK(ck.number("best/valid_error") == best_error);
+  nn::ModelFile f;
+  nn::put_params(f, m.params());  // what the trainer writes: the last
+  const size_t written = f.tensors.size();
+  m.finish(f);
+  CHECK(f.tensors.size() == written);
+  CHECK(f.number("result/last_valid_error") == e2);
+  if (e2 < best_error) {  // the last step is weighed in finish: it is kept
+    CHECK(f.number("result/valid_error") == e2);
+  } else {
+    CHECK(f.number("result/valid_error") == best_error);
+    CHECK(m.score() == best_error);
+    models::RamTraining loaded(c, o, set(61), set(62), 10, 0, 5, "");
+    nn::get_params(f, loaded.params());
+    for (const ad::Parameter* p : loaded.params().params()) CHECK(same(p->value, best.at(p->name)));
+  }
+  // A resumed module takes the best from the checkpoint.
+  models::RamTraining r(c, o, set(61), set(62), 10, 0, 5, "");
+  r.load_state(ck);
+  nn::ModelFile g;
+  nn::put_params(g, r.params());
+  r.end_step(mid_epoch, 0.0, none);
+  r.finish(g);  // evaluates its own (initial) parameters first: p0, e0, no candidate
+  CHECK(g.number("result/valid_error") == best_error);
+  for (const auto& [k, t] : best) CHECK(same(g.tensor("param/" + k), t));
+}

@@ -293,3 +293,29 @@ TEST_CASE("stack LSTM training: the learning-rate schedule and its errors") {
   CHECK_THROWS_AS(o.validate(), UsageError);
   CHECK_THROWS_AS(memory::StackTraining(c, o, vocab, train, {}, 10, 0, 1, ""), UsageError);
 }
+
+TEST_CASE("stack LSTM: a trace is bounded; the decoding is the same with and without one") {
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3;
+  nn::ParamStore ps;
+  Rng rng(3);
+  const memory::StackLstm m(ps, c, rng);
+  std::vector<int32_t> source;
+  for (int i = 0; i < 200; ++i) source.push_back(4 + i % 4);
+  const std::vector<int32_t> plain = m.decode(source, 20);
+  memory::StackTrace whole;
+  CHECK(m.decode(source, 20, &whole) == plain);
+  // The strengths grow a slot a step: their sum over the steps is quadratic.
+  const int64_t steps = static_cast<int64_t>(whole.strengths.size());
+  REQUIRE(steps > 200);
+  CHECK(whole.floats() > steps * (steps - 1) / 2);
+  memory::StackTrace bounded;
+  bounded.max_floats = whole.floats() / 4;
+  CHECK_THROWS_WITH_AS(m.decode(source, 20, &bounded),
+                       doctest::Contains("--trace: the traced pair's memory strengths reached"),
+                       DataError);
+  CHECK(bounded.floats() <= whole.floats() / 4 + 2 * steps + 64);  // stopped at the bound
+  memory::StackTrace enough;
+  enough.max_floats = whole.floats();
+  CHECK(m.decode(source, 20, &enough) == plain);
+}

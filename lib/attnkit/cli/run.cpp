@@ -2,6 +2,7 @@
 // statuses and `<tool>: <file>:<line>: <what>` messages (under MPI, with the rank).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <new>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/blas.h"
@@ -120,20 +122,42 @@ int run(const char* name, int argc, char** argv, const std::function<void(App&)>
     message = who(name) + ": " + io::printable(e.what()) + "\n";
     status = 1;
   }
+  bool abort = status != 0 && status != 130;
   if (!message.empty()) {
-    // Under mpirun an error of the input met before MPI starts (before any rank has done
-    // anything another has not: they read the same options and files) is every rank's: rank
-    // 0 alone prints it. Later errors are printed by the rank that met them.
-    // (A silent rank waits a moment before it exits: its exit would have the launcher stop
-    // the job, rank 0 perhaps before its message is out.)
     const int r = train::dist::launch_rank();
-    if (shared && r > 0 && !train::dist::active())
+    if (train::dist::active()) {
+      // After MPI has started, the failing ranks meet (train::dist::all_failed). When every
+      // rank failed (a NaN loss, an error in data every rank reads), rank 0 prints each
+      // different message once, naming the first rank that met it, and every rank exits with
+      // its status (no MPI_Abort, whose banners each rank would add). A rank that failed
+      // alone prints its message, naming itself, and ends the job.
+      const std::string mine = who(name);
+      const std::string body = message.substr(mine.size());  // after "tool (rank N)"
+      std::vector<std::string> all;
+      if (train::dist::all_failed(body, 3000, &all)) {
+        abort = false;
+        for (size_t k = 0; k < all.size(); ++k)
+          if (std::find(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all[k]) ==
+              all.begin() + static_cast<std::ptrdiff_t>(k))
+            std::cerr << name << " (rank " << k << ")" << all[k];
+        std::cerr << std::flush;
+      } else {
+        std::cerr << message << std::flush;
+      }
+    } else if (shared && r > 0) {
+      // Under mpirun an error of the input met before MPI starts (before any rank has done
+      // anything another has not: they read the same options and files) is most often every
+      // rank's: rank 0 prints it, and its exit has the launcher stop this rank (SIGTERM)
+      // while it waits here. A rank still alive after the wait met it alone (its machine's
+      // copy of a file differs): it prints its own.
       std::this_thread::sleep_for(std::chrono::seconds(2));
-    else
       std::cerr << message << std::flush;
+    } else {
+      std::cerr << message << std::flush;
+    }
   }
-  // Under MPI a rank that fails ends the whole job (the others would wait for it forever).
-  if (status != 0 && status != 130) train::dist::abort_job(status);
+  // Under MPI a rank that fails alone ends the whole job (the others would wait for it).
+  if (abort) train::dist::abort_job(status);
   std::cout.flush();
   if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
     std::cerr << name << ": write error\n";

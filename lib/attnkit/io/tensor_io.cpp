@@ -82,8 +82,15 @@ std::string read_all(const std::string& path) {
   if (fd < 0) throw IoError(errno_text("cannot open", errno), path);
   std::string out;
   struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-    out.reserve(static_cast<size_t>(st.st_size));
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    try {
+      out.reserve(static_cast<size_t>(st.st_size));
+    } catch (const std::bad_alloc&) {
+      if (!std_in) ::close(fd);
+      throw IoError("out of memory while reading it (" + std::to_string(st.st_size >> 20) + " MB)",
+                    path);
+    }
+  }
   char buf[1 << 16];
   for (;;) {
     const ssize_t got = ::read(fd, buf, sizeof buf);

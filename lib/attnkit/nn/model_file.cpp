@@ -14,6 +14,7 @@
 #include <boost/serialization/version.hpp>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <sstream>
 
 #include "attnkit/core/error.h"
@@ -356,7 +357,14 @@ void save_model_file(const std::string& path, const ModelFile& m) {
 }
 
 ModelFile load_model_file(const std::string& path, const std::string& expected_kind) {
-  return parse_model_file(io::read_all(path), path, expected_kind);
+  const std::string bytes = io::read_all(path);
+  try {
+    return parse_model_file(bytes, path, expected_kind);
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory while reading the model (" + std::to_string(bytes.size() >> 20) +
+                    " MB on disk; its tensors take about as much again)",
+                path);
+  }
 }
 
 // ---- parameters and optimiser state

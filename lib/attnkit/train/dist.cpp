@@ -1,7 +1,9 @@
 #include "attnkit/train/dist.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "attnkit/core/error.h"
 
@@ -24,6 +26,9 @@ namespace {
 struct State {
   bool started = false, active = false;
   int rank = 0, ranks = 1;
+#ifdef ATTNKIT_WITH_MPI
+  MPI_Comm failures = MPI_COMM_NULL;  // all_failed's own communicator
+#endif
 };
 
 // Launched by mpirun or srun: the launchers' documented variables.
@@ -54,6 +59,7 @@ State& state() {
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &s.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &s.ranks);
+    MPI_Comm_dup(MPI_COMM_WORLD, &s.failures);
     s.active = true;
     std::atexit([] {
       int done = 0;
@@ -152,6 +158,53 @@ void barrier() {
   if (!s.active || s.ranks == 1) return;
 #ifdef ATTNKIT_WITH_MPI
   MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+bool all_failed(const std::string& message, int wait_ms, std::vector<std::string>* messages) {
+  const State& s = g_state;
+  if (!s.active) return false;
+#ifndef ATTNKIT_WITH_MPI
+  (void)message, (void)wait_ms, (void)messages;
+  return false;
+#else
+  if (s.ranks == 1) {
+    if (messages) *messages = {message};
+    return true;
+  }
+  // A non-blocking barrier on the failures' communicator: it completes only when every rank
+  // has failed (a rank still training never enters it).
+  MPI_Request req = MPI_REQUEST_NULL;
+  if (MPI_Ibarrier(s.failures, &req) != MPI_SUCCESS) return false;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  int done = 0;
+  while (!done) {
+    if (MPI_Test(&req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
+    if (done) break;
+    if (std::chrono::steady_clock::now() >= until) return false;  // the job is aborted next
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Every rank is here: their messages to rank 0.
+  int n = static_cast<int>(message.size());
+  std::vector<int> sizes(static_cast<size_t>(s.ranks)), at(static_cast<size_t>(s.ranks));
+  if (MPI_Gather(&n, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, s.failures) != MPI_SUCCESS)
+    return false;
+  int64_t total = 0;
+  for (int r = 0; r < s.ranks; ++r) {
+    at[static_cast<size_t>(r)] = static_cast<int>(total);
+    total += sizes[static_cast<size_t>(r)];
+  }
+  std::string all(s.rank == 0 ? static_cast<size_t>(total) : 0, '\0');
+  if (MPI_Gatherv(message.data(), n, MPI_CHAR, all.data(), sizes.data(), at.data(), MPI_CHAR, 0,
+                  s.failures) != MPI_SUCCESS)
+    return false;
+  if (messages && s.rank == 0) {
+    messages->clear();
+    for (int r = 0; r < s.ranks; ++r)
+      messages->push_back(all.substr(static_cast<size_t>(at[static_cast<size_t>(r)]),
+                                     sizes[static_cast<size_t>(r)]));
+  }
+  return true;
 #endif
 }
 

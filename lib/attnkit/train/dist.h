@@ -44,6 +44,13 @@ void broadcast(std::string& bytes);
 // Every rank waits for the others.
 void barrier();
 
+// After an error on this rank, once MPI has started: whether every rank met one too. Each
+// failing rank calls it with its message; they meet on a communicator of their own (the
+// others, still in a collective of the training, never join), waiting at most `wait_ms`. When
+// every rank came, `messages` (on rank 0) holds each rank's message in rank order and the
+// answer is true; else false, at once on a rank that is alone. Without MPI: false.
+bool all_failed(const std::string& message, int wait_ms, std::vector<std::string>* messages);
+
 // Ends the whole job after a failure on this rank (MPI_Abort with `status`); without MPI it
 // returns and the caller exits as usual.
 void abort_job(int status);

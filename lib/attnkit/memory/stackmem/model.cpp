@@ -84,11 +84,11 @@ int64_t StackLstmConfig::train_bytes(int64_t source, int64_t target) const {
     // separator on; n: the power of 2 at or above the source's length.
     double n = 2;
     while (n < static_cast<double>(source)) n *= 2;
-    const double per_access = 2.0 * n * (3.0 * static_cast<double>(width) + 4.0);
+    const double per_access = 2.0 * n * (5.0 * static_cast<double>(width) + 14.0);
     return static_cast<int64_t>(
         8.0 * (L * per_step + (static_cast<double>(target) + 1) * per_access + n * width));
   } else if (memory == "set") {
-    growing = 2.0 * static_cast<double>(width) + 6.0;  // the keys and values, the weights
+    growing = 2.0 * static_cast<double>(width) + 12.0;  // the keys and values, the weights
   } else if (memory != "none") {
     if (memory == "deque") slots *= 2;
     growing = static_cast<double>(width) + 6.0;
@@ -485,6 +485,27 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
   return total.valid() ? total : t.constant(Tensor({}, 0.0f));
 }
 
+int64_t StackTrace::floats() const {
+  int64_t n = 0;
+  for (const auto* rows : {&push, &pop, &strengths, &read, &weights})
+    for (const auto& r : *rows) n += static_cast<int64_t>(r.size());
+  return n;
+}
+
+namespace {
+// Stops a trace that has grown past its bound (StackTrace::max_floats), before it takes more.
+void check_trace(const StackTrace* trace, int64_t steps) {
+  if (!trace || trace->max_floats <= 0) return;
+  const int64_t n = trace->floats();
+  if (n > trace->max_floats)
+    throw DataError("--trace: the traced pair's memory strengths reached " +
+                    std::to_string((n * 4) >> 20) + " MB after " + std::to_string(steps) +
+                    " steps, over the bound of " + std::to_string((trace->max_floats * 4) >> 20) +
+                    " MB (they grow with the square of the length): trace a shorter pair (the "
+                    "first of the file is traced)");
+}
+}  // namespace
+
 std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64_t max_len,
                                        StackTrace* trace) const {
   ad::Tape t(0);
@@ -496,11 +517,14 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
   const std::vector<uint8_t> dec{1};
   // Each step starts from a cleared tape: a pair of any length decodes in the memory of
   // its last step (stackmem-run on 10,000 symbols took 2 GB when every step's was kept).
+  int64_t steps = 0;
   for (int32_t id : source) {
     advance(t, {id}, st, trace, false);
+    check_trace(trace, ++steps);
     rebase(t, st);
   }
   Var logits = advance(t, {data::Vocab::kBos}, st, trace, true, &dec);
+  check_trace(trace, ++steps);
   while (static_cast<int64_t>(out.size()) < max_len) {
     const Tensor& l = logits.value();
     int32_t best = data::Vocab::kEos;
@@ -512,6 +536,7 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
     out.push_back(best);
     rebase(t, st);
     logits = advance(t, {best}, st, trace, true, &dec);
+    check_trace(trace, ++steps);
   }
   return out;
 }
@@ -564,8 +589,9 @@ data::Vocab transduce_vocab(const std::string& path) {
 }
 
 std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab,
-                                             const StackLstmConfig* trained) {
+                                             const StackLstmConfig* trained, int64_t batch) {
   std::vector<TransduceExample> out;
+  int64_t most = 0, most_line = 0, most_source = 0, most_target = 0;  // the costliest pair
   for_lines(path, [&](const std::vector<std::string>& s, const std::vector<std::string>& t,
                       int64_t line) {
     if (trained) {
@@ -573,14 +599,10 @@ std::vector<TransduceExample> read_transduce(const std::string& path, const data
       c.vocab = vocab.size();
       const int64_t need =
           c.train_bytes(static_cast<int64_t>(s.size()), static_cast<int64_t>(t.size()));
-      if (need > kMaxPairTrainBytes)
-        throw DataError("a pair of " + std::to_string(s.size()) + " + " + std::to_string(t.size()) +
-                            " symbols needs about " + std::to_string(need >> 20) +
-                            " MB to train, over the bound of " +
-                            std::to_string(kMaxPairTrainBytes >> 20) +
-                            " MB per pair (training keeps every step; stackmem-run decodes "
-                            "pairs of any length)",
-                        path, line);
+      if (need > most) {
+        most = need, most_line = line;
+        most_source = static_cast<int64_t>(s.size()), most_target = static_cast<int64_t>(t.size());
+      }
     }
     TransduceExample e;
     e.line = line;
@@ -589,6 +611,19 @@ std::vector<TransduceExample> read_transduce(const std::string& path, const data
     out.push_back(std::move(e));
   });
   if (out.empty()) throw DataError("no pairs", path);
+  // A step keeps every row of its batch as long as its longest pair (measured: one pair of
+  // 600 + 600 symbols took 227 MB alone, 843 MB with three short ones in a batch of 4).
+  const int64_t rows =
+      std::min<int64_t>(std::max<int64_t>(batch, 1), static_cast<int64_t>(out.size()));
+  if (trained && most > kMaxPairTrainBytes / rows)
+    throw DataError("a pair of " + std::to_string(most_source) + " + " +
+                        std::to_string(most_target) + " symbols needs about " +
+                        std::to_string((most * rows) >> 20) + " MB to train in a batch of " +
+                        std::to_string(rows) + " (each row as long as it), over the bound of " +
+                        std::to_string(kMaxPairTrainBytes >> 20) +
+                        " MB a step (training keeps every step; a smaller --batch-size takes "
+                        "longer pairs; stackmem-run decodes pairs of any length)",
+                    path, most_line);
   return out;
 }
 

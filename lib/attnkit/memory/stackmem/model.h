@@ -184,8 +184,17 @@ struct StackLstmConfig {
   int64_t train_bytes(int64_t source, int64_t target) const;
 };
 
-// Training refuses a pair whose train_bytes exceed this (stackmem-train's bound; decoding,
-// stackmem-run, takes pairs of any length).
+// Training refuses a pair when its batch (batch-size rows as long as it) would exceed this:
+// stackmem-train's bound. train_bytes against the peak RSS of stackmem-train on one pair of
+// n + n symbols, one step, batch 1, the default sizes (14 MB is the process without the
+// pair; the set's and the tree's coefficients were raised to fit these):
+//   stack  n = 300: estimate 60 MB, RSS 73 MB; 600: 225, 227; 900: 494, 474; 1200: 867, 816;
+//          1800: 1927, 1778
+//   deque  n = 300: 113, 127; 600: 434, 434; 900: 964, 934; 1200: 1703, 1627
+//   set    n = 300: 104, 133; 600: 401, 454; 900: 890, 972; 1200: 1571, 1691 (then 2w + 6)
+//   tree   n = 300: 243, 439; 600: 955, 1658; 900: 1431, 2476 (then 2n(3w + 4) an access)
+// A batch of 4 rows with one pair of n = 600 (the others of 5): RSS 843 MB, 4 times one
+// pair's. Decoding (stackmem-run) takes pairs of any length.
 constexpr int64_t kMaxPairTrainBytes = int64_t{2} << 30;
 
 // A pair as ids (no specials), and its line in the file it came from (0: none).
@@ -201,6 +210,11 @@ struct StackTrace {
   std::vector<std::vector<float>> read;       // per step: the read vector
   // a set: per step, the read weights of the slots; a tree: the leaf weights of each access
   std::vector<std::vector<float>> weights;
+  // The strengths and weights grow with the square of the length (a row a step, as long as
+  // the memory then): decoding stops with a DataError once they hold more than max_floats
+  // (0: no bound). floats() counts what they hold.
+  int64_t max_floats = 0;
+  int64_t floats() const;
 };
 
 class StackLstm {
@@ -257,10 +271,11 @@ class StackLstm {
 
 // Lines "SOURCE<TAB>TARGET" of space-separated symbols (transduce-gen's), as ids of `vocab`;
 // DataError naming the file and line for a line without a tab or an empty side, and, given
-// `trained` (the model to train on them), for a pair whose training would take more than
-// kMaxPairTrainBytes.
+// `trained` (the model to train on them in batches of `batch` pairs), for the costliest pair
+// when a batch of it (every row padded to it) would take more than kMaxPairTrainBytes.
 std::vector<TransduceExample> read_transduce(const std::string& path, const data::Vocab& vocab,
-                                             const StackLstmConfig* trained = nullptr);
+                                             const StackLstmConfig* trained = nullptr,
+                                             int64_t batch = 1);
 // The vocabulary of a file's symbols (both sides), reserved tokens first.
 data::Vocab transduce_vocab(const std::string& path);
 

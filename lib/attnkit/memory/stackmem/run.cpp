@@ -48,7 +48,13 @@ std::string run_stack_lstm(const std::string& model, const std::string& input,
   if (!o.trace.empty()) {
     if (!m.config.has_memory()) throw UsageError("--trace: the plain LSTM has no memory to trace");
     StackTrace tr;
-    m.model->decode(data[0].source, max_answer(data[0]), &tr);
+    tr.max_floats = o.trace_max_floats;
+    try {
+      m.model->decode(data[0].source, max_answer(data[0]), &tr);
+    } catch (Error& e) {
+      e.locate(input, data[0].line);
+      throw;
+    }
     Tensor push = padded_matrix(tr.push), pop = padded_matrix(tr.pop),
            st = padded_matrix(tr.strengths), rd = padded_matrix(tr.read);
     Tensor wt = padded_matrix(tr.weights);

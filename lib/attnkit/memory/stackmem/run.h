@@ -14,6 +14,9 @@ struct StackRunOptions {
   bool soft = false;      // a stack RNN: soft actions
   int threads = 0;        // --eval's threads
   std::string trace;      // the first pair's push, pop, strengths and reads (.npz; "": none)
+  // The trace's bound (StackTrace::max_floats): 128 MB of floats. Its strengths grow with
+  // the square of the length; a longer pair is refused (a DataError naming its line).
+  int64_t trace_max_floats = int64_t{32} << 20;
 };
 
 // The model file `model` on the pairs of `input`: one answer a line (its symbols joined by

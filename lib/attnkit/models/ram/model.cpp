@@ -384,7 +384,8 @@ train::Slice RamTraining::forward(Tape& t, int64_t begin, int64_t end, int) cons
   return s;
 }
 
-train::StepEnd RamTraining::end_step(const nn::TrainState&, double, const train::Metrics& sums) {
+train::StepEnd RamTraining::end_step(const nn::TrainState& s, double, const train::Metrics& sums) {
+  epoch_end_ = s.position + 1 >= batches_per_epoch();  // s is the step's, before it advances
   train::StepEnd e;
   const Tensor& w = ps_.get("ram.locator.W").value;
   double ss = 0.0;
@@ -404,7 +405,52 @@ train::Metrics RamTraining::evaluate() {
   if (valid_.size() == 0) return {};
   const double error =
       ram_error(ram_predict(*model_, valid_.images, o_.eval_samples, 0xE7A1ULL, 0), valid_.labels);
+  last_error_ = error;
+  have_eval_ = true;
+  // A candidate at an epoch's end (the last step is weighed in finish(), not kept here: a
+  // run stopped there and resumed must end as the run never stopped).
+  if (epoch_end_ && (best_.empty() || error < best_error_)) {
+    best_error_ = error;
+    best_.clear();
+    for (const ad::Parameter* p : ps_.params()) best_[p->name] = p->value.clone();
+  }
   return evaluated({{"valid_error", error}}, error);
+}
+
+double RamTraining::score() {
+  if (valid_.size() == 0) return 0.0;
+  if (!have_eval_) evaluate();
+  return best_.empty() ? last_error_ : std::min(best_error_, last_error_);
+}
+
+void RamTraining::finish(nn::ModelFile& f) {
+  if (valid_.size() == 0) return;
+  if (!have_eval_) evaluate();
+  const bool best = !best_.empty() && best_error_ <= last_error_;  // else the last is the best
+  if (best)  // the parameters as the trainer wrote them (nn::put_params), replaced
+    for (const auto& [name, t] : best_) f.tensors["param/" + name] = t.clone();
+  f.numbers["result/valid_error"] = best ? best_error_ : last_error_;
+  f.numbers["result/last_valid_error"] = last_error_;
+}
+
+void RamTraining::save_state(nn::ModelFile& f) const {
+  if (best_.empty()) return;
+  for (const auto& [name, t] : best_) f.tensors["best/" + name] = t.clone();
+  f.numbers["best/valid_error"] = best_error_;
+}
+
+void RamTraining::load_state(const nn::ModelFile& f) {
+  best_.clear();
+  if (!f.numbers.count("best/valid_error")) return;  // no epoch ended before the checkpoint
+  best_error_ = f.number("best/valid_error");
+  for (const ad::Parameter* p : ps_.params()) {
+    const Tensor& t = f.tensor("best/" + p->name);
+    if (t.shape() != p->value.shape())
+      throw DataError("checkpoint: best/" + p->name + " has shape " + shape_str(t.shape()) +
+                          ", the model needs " + shape_str(p->value.shape()),
+                      f.file);
+    best_[p->name] = t.clone();
+  }
 }
 
 LoadedRam load_ram(const std::string& path) {

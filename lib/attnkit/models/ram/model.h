@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -189,7 +190,11 @@ struct RamTrainOptions {
 // Frobenius norm of the location network's weight matrix, after the step). With loc_lr > 0
 // the location network's parameters step at loc_lr (the optimiser's per-parameter scale
 // loc_lr / lr, under the same schedule), the rest at lr. Evaluation after
-// every epoch: valid_error with eval_samples samples; the best epoch is kept.
+// every epoch: valid_error with eval_samples samples; the best epoch is kept. The candidates
+// are the epochs' ends and the last step (the earliest of equal errors), so --eval-every does
+// not change the model; checkpoints carry the best (best/<name>), so a resumed run keeps the
+// same. The model file's result/valid_error is the kept model's, result/last_valid_error the
+// last step's.
 class RamTraining : public train::DatasetModule {
  public:
   RamTraining(RamConfig config, RamTrainOptions o, ImageSet train, ImageSet valid,
@@ -210,12 +215,22 @@ class RamTraining : public train::DatasetModule {
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
+  double score() override;
+  void finish(nn::ModelFile& f) override;
+  void save_state(nn::ModelFile& f) const override;
+  void load_state(const nn::ModelFile& f) override;
 
  private:
   RamConfig cfg_;
   RamTrainOptions o_;
   ImageSet train_, valid_;
   std::unique_ptr<Ram> model_;
+  bool epoch_end_ = false;  // the last step ended an epoch (its evaluation is a candidate)
+  bool have_eval_ = false;
+  double last_error_ = 0.0;
+  // The best epoch's parameters (empty: none yet) and validation error.
+  std::map<std::string, Tensor> best_;
+  double best_error_ = 0.0;
 };
 
 struct LoadedRam {

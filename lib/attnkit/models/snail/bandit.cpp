@@ -339,8 +339,9 @@ double BanditTraining::score() {
 void BanditTraining::finish(nn::ModelFile& f) {
   if (!have_eval_) evaluate();
   const bool best = !best_.empty() && best_eval_ >= last_eval_;  // else the last is the best
+  // The parameters as the trainer wrote them (nn::put_params: "param/<name>"), replaced.
   if (best)
-    for (const auto& [name, t] : best_) f.tensors[name] = t.clone();
+    for (const auto& [name, t] : best_) f.tensors["param/" + name] = t.clone();
   f.numbers["result/eval_return"] = best ? best_eval_ : last_eval_;
   f.numbers["result/last_eval_return"] = last_eval_;
 }
