@@ -5,7 +5,7 @@
 # fixed slices); a resumed run equals an uninterrupted one; the table's rows and the trace;
 # the documented errors; the pipeline's --quick form.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
-small="--arms 3 --pulls 5 --width 8 --filters 4 --key-size 4 --value-size 4 --batch-size 8 --eval-episodes 50 --seed 3 -q"
+small="--arms 3 --pulls 5 --embed 8 --filters 4 --key-size 4 --value-size 4 --batch-size 8 --eval-episodes 50 --seed 3 -q"
 expect 0 snail-train $small --steps 12 --threads 1 -o t1.akm --log t1.tsv --log-every 4 --eval-every 6
 expect 0 snail-train $small --steps 12 --threads 2 -o t2.akm
 CHECKS=$((CHECKS + 1))
