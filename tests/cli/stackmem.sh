@@ -67,6 +67,7 @@ small="-i train.tsv --valid valid.tsv --embed 8 --hidden 24 --value-size 8 --lr 
 expect 0 stackmem-train $small --epochs 20 --threads 1 -o s1.akm --log s1.tsv
 expect 0 stackmem-train $small --epochs 20 --threads 2 -o s2.akm
 CHECKS=$((CHECKS + 1)); cmp -s s1.akm s2.akm || fail "the model depends on --threads"
+check_eq "$(grep -ac '^width: 8$' s1.akm) $(grep -ac '^value-size:' s1.akm)" "1 0" "the stored key of --value-size"
 expect 0 stackmem-train $small --epochs 10 --threads 1 -o r.akm --log r.tsv --checkpoint-every 20
 expect 0 stackmem-train -i train.tsv --valid valid.tsv --epochs 20 --threads 1 -q -o r.akm --log r.tsv --resume
 CHECKS=$((CHECKS + 1)); cmp -s s1.akm r.akm || fail "resumed model differs"
