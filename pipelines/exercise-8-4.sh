@@ -115,7 +115,7 @@ train() {
     deque) recipe+=(--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5 --warmup 500) n=$((3 * steps)) lr=0.003 ;;
   esac
   stackmem-train -i "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $n \
-    --batch-size 32 --lr $lr --hidden $hidden --width 32 "${recipe[@]}" --seed "$s" --threads 1 -q -o "$m"
+    --batch-size 32 --lr $lr --hidden $hidden --value-size 32 "${recipe[@]}" --seed "$s" --threads 1 -q -o "$m"
   stackmem-run --model "$m" -i "$dir/$task-test.tsv" --eval |
     awk -F'\t' -v t="$task" -v m="$mem" -v s="$s" '$1 == "all" { printf "%s\t%s\t%s\t%s\t%s\n", t, m, s, $3, $4 }'
 }

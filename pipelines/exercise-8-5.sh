@@ -64,7 +64,7 @@ transpose() { awk '{ for (j = 1; j <= NF; j++) c[j] = c[j] (NR > 1 ? " " : "") $
 memn2n-train -q -i "$babi" --task 1 --pe --te --mask-empty --hops 2 --epochs "$epochs" --seed "$seed" \
   -o "$dir/m.akm"
 memn2n-answer -q --model "$dir/m.akm" -i "$babi/qa1_tiny_test.txt" --alignments "$dir/att.npz" \
-  --labels "$dir/lab" -o "$dir/answers.tsv"
+  --sentences "$dir/lab" -o "$dir/answers.tsv"
 # The question shown: the first with at least 4 sentences in memory.
 q=$(awk -F'\t' 'NR > 1 { print $1 }' "$dir/answers.tsv" | while read -r l; do
   if [ "$(wc -l <"$dir/lab/q$l.txt")" -ge 4 ]; then echo "$l"; break; fi; done)

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
         "Apply a 2-D self-attention block (SAGAN, BigGAN, non-local) to feature maps with "
         "PyTorch's parameters.",
         "[OPTIONS] -i MAPS --params P.npz [--block KIND] [--emit output|attention] "
-        "[--query ROW,COL ...] [-o OUT] [--draw PICTURE.png]");
+        "[--pixel ROW,COL ...] [-o OUT] [--draw PICTURE.png]");
     app.options().add_options()("input,i", po::value(&in)->value_name("MAPS")->required(),
                                 "feature maps C x H x W, or a batch N x C x H x W (.npy, "
                                 ".npz:NAME, IDX or text)")(
@@ -31,13 +31,13 @@ int main(int argc, char** argv) {
         ("the block: " + nn::attn2d_kinds()).c_str())(
         "emit", po::value(&emit)->value_name("WHAT")->default_value(emit),
         "output (the block's result, the input's shape) or attention")(
-        "query", po::value(&queries)->value_name("ROW,COL")->composing(),
+        "pixel", po::value(&queries)->value_name("ROW,COL")->composing(),
         "a query pixel (zero-based; repeatable): --emit attention gives its map over the "
         "keys")("output,o", po::value(&out)->value_name("OUT")->default_value(out),
                 "where to write (.npy, .npz or text by the name; - is standard output)")(
         "draw", po::value(&draw)->value_name("PICTURE.png"),
         "draw the first item's channel mean with each query's attention over it (needs "
-        "--query)");
+        "--pixel)");
     app.enable(cli::kOutput);
     app.epilog(
         "Blocks and their parameters (PyTorch state_dict names, 1x1 convolutions):\n"
@@ -55,10 +55,10 @@ int main(int argc, char** argv) {
         "                     et al.). NONLocalBlock2D's defaults as saved: g.0 and phi.0\n"
         "                     (sub_sample: max-pooled 2x2, K = HW/4, H and W even), W.0\n"
         "                     and W.1 (bn_layer: a BatchNorm2d in eval mode, eps 1e-5)\n"
-        "Attention: without --query, N x HW x K (or HW x K for one map): row i is pixel i's\n"
+        "Attention: without --pixel, N x HW x K (or HW x K for one map): row i is pixel i's\n"
         "weights over the K keys (K = HW; HW/4 for biggan and a sub-sampled non-local\n"
         "block), pixels in row-major order.\n"
-        "With --query, one map per query, Q x H' x W' (N x Q x H' x W' for a batch: .npy).\n"
+        "With --pixel, one map per query, Q x H' x W' (N x Q x H' x W' for a batch: .npy).\n"
         "Inputs with NaN or infinite values are refused.");
     app.parse();
     const cli::Outputs outputs({out}, {draw});  // checked now; side ones removed on failure

@@ -15,7 +15,6 @@ namespace po = boost::program_options;
 int main(int argc, char** argv) {
   return cli::run("bert-pretrain", argc, argv, [](cli::App& app) {
     std::string train_path, valid_path, out;
-    int64_t min_freq = 5;
     cli::TrainingFlags tf;
     tf.batch_size = 512, tf.epochs = 10, tf.lr = 1e-3, tf.clip = 0.0, tf.log_every = 10;
     tf.offered = cli::kAllTraining & ~cli::kRuns;
@@ -35,9 +34,7 @@ int main(int argc, char** argv) {
         "output,o", po::value(&out)->value_name("MODEL"), "the trained model (required)");
     cli::add_training_options(app, tf);
     cli::add_fields(app, c);
-    app.config_options().add_options()(
-        "min-freq", po::value(&min_freq)->value_name("N")->default_value(min_freq),
-        "words seen fewer times in the training text are <unk>");
+    cli::add_fields(app, o);
     app.epilog(
         "Text: d2l's word tokenisation (lower case, a space before , . ! ?). Each sentence that\n"
         "has a next one in its document gives one pair per epoch: with probability 1/2 that next\n"
@@ -56,15 +53,15 @@ int main(int argc, char** argv) {
         "bert-fill fills [MASK]s; bert-embed writes contextual embeddings.");
     app.parse();
     const train::TrainOptions topt = cli::resolve_training(app, tf, "bert", out);
-    if (min_freq < 1) throw UsageError("--min-freq must be >= 1");
+    o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
+    o.validate();
     const auto train_docs = models::read_bert_text(train_path);
-    const data::Vocab vocab = models::bert_vocab(train_docs, min_freq);
+    const data::Vocab vocab = models::bert_vocab(train_docs, o.min_freq);
     models::BertCorpus train = models::encode_bert_text(train_docs, vocab), valid;
     if (!valid_path.empty())
       valid = models::encode_bert_text(models::read_bert_text(valid_path), vocab);
-    o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
     if (vocab.size() <= data::Vocab::kReserved)
-      throw DataError("no word is seen --min-freq (" + std::to_string(min_freq) +
+      throw DataError("no word is seen --min-freq (" + std::to_string(o.min_freq) +
                           ") times: the vocabulary would be empty",
                       train_path);
     // Which file a pairing error is about.

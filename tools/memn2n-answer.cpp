@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
   return attnkit::cli::run("memn2n-answer", argc, argv, [](attnkit::cli::App& app) {
     namespace po = boost::program_options;
     namespace mem = attnkit::memory;
-    std::string model_path, in = "-", out = "-", att_path, labels;
+    std::string model_path, in = "-", out = "-", att_path, sentences;
     app.describe("Answer the questions of a bAbI-format file with a trained memory network.",
                  "[OPTIONS] --model MODEL [-i STORIES] [--alignments ATT.npz]");
     app.options().add_options()("model,m", po::value(&model_path)->value_name("MODEL")->required(),
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
         "the answers (- is standard output)")(
         "alignments", po::value(&att_path)->value_name("ATT.npz"),
         "each question's hop weights: array qLINE, memory sentences (oldest first) x hops")(
-        "labels", po::value(&labels)->value_name("DIR"),
+        "sentences", po::value(&sentences)->value_name("DIR"),
         "write DIR/qLINE.txt, the memory sentences of each question one a line (row labels "
         "for attn-plot)");
     app.enable(attnkit::cli::kQuiet);
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     const attnkit::cli::Outputs outputs({out},
                                         {att_path});  // checked now; side ones removed on failure
     mem::MemN2NRunOptions o;
-    o.model = model_path, o.input = in, o.attention = att_path, o.labels = labels;
+    o.model = model_path, o.input = in, o.attention = att_path, o.sentences = sentences;
     const mem::MemN2NAnswers a =
         mem::answer_memn2n(o, attnkit::cli::given(app), attnkit::cli::shard_range(app));
     attnkit::cli::write_text(out, a.table);

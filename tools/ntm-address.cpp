@@ -17,10 +17,10 @@ int main(int argc, char** argv) {
     double beta = 1.0, gate = 1.0, gamma = 1.0;
     app.describe(
         "One Neural Turing Machine addressing step: content, interpolation, shift, sharpening.",
-        "--memory M --key K [--beta B] [--gate G] [--shift S] [--gamma Y] [--prev W] [-o OUT]");
+        "-i MEMORY --key K [--beta B] [--gate G] [--shift S] [--gamma Y] [--prev W] [-o OUT]");
     app.options().add_options()(
-        "memory", po::value(&memory)->value_name("M")->required(),
-        "memory, an N x M matrix (text, .npy, FILE.npz:NAME; - is standard input)")(
+        "input,i", po::value(&memory)->value_name("FILE")->required(),
+        "the memory, an N x M matrix (text, .npy, FILE.npz:NAME; - is standard input)")(
         "key", po::value(&key)->value_name("K")->required(),
         "key, M values: inline (0.5,-1,0.3) or a file")(
         "beta", po::value(&beta)->value_name("B")->default_value(beta), "key strength (>= 0)")(

@@ -42,22 +42,7 @@ int main(int argc, char** argv) {
     cli::add_training_options(app, tf);
     cli::add_fields(app, t);
     cli::add_fields(app, m);
-    app.config_options().add_options()(
-        "optimizer", po::value(&o.optimizer)->value_name("KIND")->default_value(o.optimizer),
-        "rmsprop (Graves' centred form) or adam")(
-        "momentum", po::value(&o.momentum)->value_name("M")->default_value(o.momentum, "0.9"),
-        "rmsprop: momentum")("decay",
-                             po::value(&o.decay)->value_name("D")->default_value(o.decay, "0.95"),
-                             "rmsprop: decay of the averages")(
-        "eps", po::value(&o.eps)->value_name("E")->default_value(o.eps, "1e-4"),
-        "rmsprop: epsilon inside the square root; adam: outside")(
-        "clip-value", po::value(&o.clip_value)->value_name("V")->default_value(o.clip_value),
-        "clamp gradients to [-V, V] (0: off)")(
-        "write-penalty",
-        po::value(&o.write_penalty)->value_name("L")->default_value(o.write_penalty),
-        "add this times the writes' change of stored values (sum over cells of |M| |dM|, "
-        "smoothed) to the cost: filling empty memory is free, wearing down what is stored "
-        "costs (0: off)");
+    cli::add_fields(app, o);
     app.epilog(
         "Defaults: the recipe of pipelines/ntm-copy.sh, which learns the copy task in about\n"
         "30,000 sequences (Graves' centred RMSProp at 3e-4, one sequence a step, an LSTM\n"

@@ -16,7 +16,7 @@ namespace po = boost::program_options;
 
 int main(int argc, char** argv) {
   return cli::run("snail-train", argc, argv, [](cli::App& app) {
-    std::string out, task = "bandit";
+    std::string out;
     cli::TrainingFlags tf;
     // The recipe of pipelines/snail-bandit.sh.
     tf.batch_size = 64, tf.steps = 3000, tf.lr = 1e-3, tf.clip = 1.0, tf.log_every = 50;
@@ -25,10 +25,7 @@ int main(int argc, char** argv) {
     tf.batch_help =
         "episodes (fresh bandits) per step, played in 4 slices: the same model for any --threads";
     tf.clip_help = "scale the gradients to a global L2 norm of at most C (0: off)";
-    rl::BanditConfig c;
-    rl::BanditTrainOptions o;
-    models::FewShotConfig fc;
-    std::string images, labels, classes = "0,2,4,6,8";
+    models::SnailTrainSettings s;
     app.describe(
         "Meta-train SNAIL (temporal convolutions and causal attention): a policy on "
         "Bernoulli multi-armed bandits by REINFORCE with a learned baseline, or a few-shot "
@@ -38,32 +35,7 @@ int main(int argc, char** argv) {
     app.options().add_options()("output,o", po::value(&out)->value_name("MODEL"),
                                 "the trained model (required)");
     cli::add_training_options(app, tf);
-    app.config_options().add_options()("task",
-                                       po::value(&task)->value_name("TASK")->default_value(task),
-                                       "bandit, or fewshot (N-way K-shot image classification)");
-    cli::add_fields(app, c);
-    app.config_options().add_options()(
-        "entropy", po::value(&o.entropy)->value_name("B")->default_value(o.entropy, "0.01"),
-        "weight of the entropy bonus")(
-        "value-weight",
-        po::value(&o.value_weight)->value_name("W")->default_value(o.value_weight, "0.5"),
-        "weight of the baseline's squared error")(
-        "discount", po::value(&o.discount)->value_name("G")->default_value(o.discount, "1"),
-        "discount of the returns-to-go")("normalize-advantage",
-                                         po::bool_switch(&o.normalize_advantage),
-                                         "normalise the advantages of each slice")(
-        "eval-episodes",
-        po::value(&o.eval_episodes)->value_name("N")->default_value(o.eval_episodes),
-        "bandits (or few-shot episodes) of each evaluation (a fixed set)")(
-        "input,i", po::value(&images)->value_name("FILE"),
-        "fewshot: pictures [n, H, W] (IDX, .npy, ...; IDX bytes are scaled to [0, 1]); default: "
-        "Fashion-MNIST's 60,000 training pictures")(
-        "labels", po::value(&labels)->value_name("FILE"),
-        "fewshot: their class ids [n] (default: Fashion-MNIST's)")(
-        "classes", po::value(&classes)->value_name("LIST")->default_value(classes),
-        "fewshot: the classes episodes are drawn from in training; evaluation draws from the "
-        "others");
-    cli::add_fields(app, fc);
+    cli::add_fields(app, s);
     app.epilog(
         "Each episode is a new bandit whose arms pay 1 with probabilities drawn from U[0, 1];\n"
         "the return is the number of successes in N pulls. The loss is REINFORCE's over every\n"
@@ -77,11 +49,10 @@ int main(int argc, char** argv) {
         "log's eval_accuracy is on a fixed set of episodes of the other classes, beside\n"
         "eval_embed_nn, the nearest class mean on the model's own embeddings. Defaults:\n"
         "Fashion-MNIST (Debian's dataset-fashion-mnist), 5-way 1-shot, classes 0,2,4,6,8.");
-    app.stored_key("input", "images");  // the model file's key
     app.enable(cli::kPictures);
     app.parse();
 
-    if (task == "fewshot")
+    if (s.task == "fewshot")
       for (const char* opt :
            {"arms", "pulls", "entropy", "value-weight", "discount", "normalize-advantage"})
         if (app.given(opt))
@@ -89,23 +60,25 @@ int main(int argc, char** argv) {
     // Any kind here: with --resume the task comes from the checkpoint, and the training layer
     // checks the checkpoint's kind against the module's.
     const train::TrainOptions topt = cli::resolve_training(app, tf, "", out);
-    if (task == "fewshot") {
-      fc.filters = c.filters, fc.key = c.key, fc.value = c.value;
+    if (s.task == "fewshot") {
+      models::FewShotConfig& fc = s.fewshot;
+      fc.filters = s.bandit.filters, fc.key = s.bandit.key, fc.value = s.bandit.value;
       fc.validate();
       models::ClassSplit d =
-          models::split_classes(models::read_pictures(images, labels, "train"),
-                                models::parse_class_list(classes, "--classes"), fc);
+          models::split_classes(models::read_pictures(s.images, s.labels, "train"),
+                                models::parse_class_list(s.classes, "--classes"), fc);
       fc.height = d.train.height(), fc.width = d.train.width();
       models::FewShotTrainOptions fo;
-      fo.batch = tf.batch_size, fo.lr = tf.lr, fo.eval_episodes = o.eval_episodes;
+      fo.batch = tf.batch_size, fo.lr = tf.lr, fo.eval_episodes = s.train.eval_episodes;
       models::FewShotTraining module(fc, fo, std::move(d.train), std::move(d.held_out), tf.steps,
                                      app.common().seed, app.config_yaml());
       cli::train(app, module, topt);
       return;
     }
-    if (task != "bandit") throw UsageError("--task must be bandit or fewshot, not '" + task + "'");
-    o.batch = tf.batch_size, o.lr = tf.lr;
-    rl::BanditTraining module(c, o, tf.steps, app.common().seed, app.config_yaml());
+    if (s.task != "bandit")
+      throw UsageError("--task must be bandit or fewshot, not '" + s.task + "'");
+    s.train.batch = tf.batch_size, s.train.lr = tf.lr;
+    rl::BanditTraining module(s.bandit, s.train, tf.steps, app.common().seed, app.config_yaml());
     cli::train(app, module, topt);
   });
 }

@@ -27,7 +27,7 @@ for f in released-biggan:biggan released-nonlocal-gaussian:nonlocal-gaussian \
   expect 0 attn-2d -i x-$r.npy --params "$A/$r.npz" --block $b -o out-$r.npy
   tensor-convert out-$r.npy --reshape 32,6,4 -o out-$r.txt
   close_enough out-$r.txt y-$r.txt 1e-4
-  expect 0 attn-2d -i x-$r.npy --params "$A/$r.npz" --block $b --emit attention --query 5,3 -o q-$r.npy
+  expect 0 attn-2d -i x-$r.npy --params "$A/$r.npz" --block $b --emit attention --pixel 5,3 -o q-$r.npy
   check_eq "$(tensor-info --no-header q-$r.npy | cut -f 4)" 2x1x3x2 "$r: pooled query maps"
 done
 # One map (C x H x W): the output is C x H x W; the attention HW x K. The first item as its
@@ -44,22 +44,22 @@ close_enough o1.txt y1.txt 1e-4
 expect 0 attn-2d -i x1.txt --params "$A/sagan.npz" --emit attention -o a1.npy
 check_eq "$(shape_of a1.npy)" 24x24 "one map: HW x HW attention"
 # Query maps: row r*W + c of the full attention, as an H' x W' map (biggan: keys pooled 2x2).
-expect 0 attn-2d -i x1.txt --params "$A/sagan.npz" --emit attention --query 2,3 --query 0,0 -o q.txt
+expect 0 attn-2d -i x1.txt --params "$A/sagan.npz" --emit attention --pixel 2,3 --pixel 0,0 -o q.txt
 check_eq "$(shape_of q.txt)" 2x6x4 "two query maps"
 tensor-convert a1.npy -o a1.txt
 check_eq "$(awk 'NR == 12' a1.txt)" "$(awk 'BEGIN { RS = "" } NR == 1' q.txt | tr '\n' ' ' | sed 's/ $//')" "query 2,3 = row 11"
-expect 0 attn-2d -i x.npy --params "$A/biggan.npz" --block biggan --emit attention --query 5,3 -o qb.npy
+expect 0 attn-2d -i x.npy --params "$A/biggan.npz" --block biggan --emit attention --pixel 5,3 -o qb.npy
 check_eq "$(shape_of qb.npy)" 2x1x3x2 "a batch of pooled query maps"
 # The picture: the channel mean and one panel per query.
-expect 0 attn-2d -i x.npy --params "$A/sagan.npz" --query 1,1 --query 4,2 --draw pic.png -o pic-out.npy
+expect 0 attn-2d -i x.npy --params "$A/sagan.npz" --pixel 1,1 --pixel 4,2 --draw pic.png -o pic-out.npy
 check_eq "$(head -c 8 pic.png | od -An -c | tr -d ' ')" '211PNG\r\n032\n' "a PNG"
 # Errors: usage (2) and data (1), no output left behind.
 expect_err 2 "--block: unknown attention block 'sagn' (choose sagan, biggan, nonlocal-gaussian, nonlocal-dot or nonlocal-concat)" \
   attn-2d -i x.npy --params "$A/sagan.npz" --block sagn
 expect_err 2 "--emit: unknown output 'weights' (choose output or attention)" attn-2d -i x.npy --params "$A/sagan.npz" --emit weights
-expect_err 2 "--query takes ROW,COL (zero-based), got '1'" attn-2d -i x.npy --params "$A/sagan.npz" --query 1
-expect_err 2 "--query 6,0 lies outside the 6 x 4 maps" attn-2d -i x.npy --params "$A/sagan.npz" --query 6,0
-expect_err 2 "--draw needs at least one --query" attn-2d -i x.npy --params "$A/sagan.npz" --draw p.png
+expect_err 2 "--pixel takes ROW,COL (zero-based), got '1'" attn-2d -i x.npy --params "$A/sagan.npz" --pixel 1
+expect_err 2 "--pixel 6,0 lies outside the 6 x 4 maps" attn-2d -i x.npy --params "$A/sagan.npz" --pixel 6,0
+expect_err 2 "--draw needs at least one --pixel" attn-2d -i x.npy --params "$A/sagan.npz" --draw p.png
 no_file p.png
 expect_err 1 "attn-2d: $A/biggan.npz: missing parameter 'query_conv.weight'" attn-2d -i x.npy --params "$A/biggan.npz" -o o.npy
 no_file o.npy

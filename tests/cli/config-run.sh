@@ -10,7 +10,7 @@
 expect 0 transduce-gen --task reverse --len-min 2 --len-max 4 --symbols 5 --count 60 --seed 1 -o train.tsv
 expect 0 transduce-gen --task reverse --len-min 2 --len-max 4 --symbols 5 --count 10 --seed 2 -o valid.tsv
 expect 0 stackmem-train -i train.tsv --valid valid.tsv -o line.akm --log line.tsv --seed 7 \
-  --hidden 12 --embed 6 --width 6 --read-out --epochs 2 -q
+  --hidden 12 --embed 6 --value-size 6 --read-out --epochs 2 -q
 cat > run.yaml <<'YAML'
 input: train.tsv
 valid: valid.tsv
@@ -19,7 +19,7 @@ log: file.tsv
 seed: 7
 hidden: 12
 embed: 6
-width: 6
+value-size: 6
 read-out: true
 epochs: 2
 YAML

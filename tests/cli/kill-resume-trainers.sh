@@ -19,14 +19,14 @@ tiny_trainer_data
 # NAME | the trainer's command and its length (memn2n has epochs, no --steps).
 trainers=(
   "ptr|ptr-train --task sort -i sort.txt --embed 8 --hidden 16 --batch-size 20 --seed 3 --steps 12"
-  "stackmem|stackmem-train -i rev.tsv --embed 8 --hidden 16 --width 8 --batch-size 20 --seed 3 --steps 12"
+  "stackmem|stackmem-train -i rev.tsv --embed 8 --hidden 16 --value-size 8 --batch-size 20 --seed 3 --steps 12"
   "ntm|ntm-train --task copy --width 4 --len-max 4 --controller-size 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --seed 2 --steps 12"
   "memn2n|memn2n-train -i $D/babi --task 1 --ls-max-epochs 1 --seed 2 --epochs 3"
   "bert|bert-pretrain -i text.txt --layers 1 --hidden 16 --heads 2 --ff 32 --len-max 24 --batch-size 16 --min-freq 1 --seed 3 --steps 12"
   "caption|caption-train -i scenes.txt --captions caps.tsv --embed 8 --hidden 16 --attention-size 8 --channels 4,4 --batch-size 8 --seed 3 --steps 12"
   "img|img-train -i $D/imgclass/train.npz --arch cnn-sagan --channels 4,8 --hidden 16 --batch-size 30 --seed 3 --steps 12"
   "ram|ram-train -i $D/ram/corner-train.npz --glimpse-size 3 --glimpse-scales 2 --glimpses 3 --glimpse-hidden 8 --hidden 16 --batch-size 16 --seed 3 --steps 12"
-  "snail|snail-train --arms 3 --pulls 5 --width 8 --filters 4 --key-size 4 --value-size 4 --batch-size 8 --eval-episodes 10 --seed 3 --steps 12"
+  "snail|snail-train --arms 3 --pulls 5 --embed 8 --filters 4 --key-size 4 --value-size 4 --batch-size 8 --eval-episodes 10 --seed 3 --steps 12"
   "fewshot|snail-train --task fewshot -i x.npy --labels y.txt --ways 3 --classes 0,1,2,3 --shots 1 --channels 2 --filters 2 --key-size 2 --value-size 2 --batch-size 8 --eval-episodes 10 --seed 3 --steps 12"
 )
 if ls "$D"/babi/qa1_* >/dev/null 2>&1; then :; else

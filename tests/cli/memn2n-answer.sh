@@ -7,7 +7,7 @@ help_ok memn2n-answer
 memn2n-train -q -i "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
 
 expect_err 0 "100 questions, 0 answered wrong (0.0%)" memn2n-answer --model m.akm \
-  -i "$D/qa1_tiny_test.txt" --alignments att.npz --labels lab
+  -i "$D/qa1_tiny_test.txt" --alignments att.npz --sentences lab
 check_eq "$(head -1 "$T/out")" "$(printf 'line\tquestion\tpredicted\tanswer')" "header"
 check_eq "$(sed -n 2p "$T/out")" "$(printf '3\twhere is john\tbathroom\tbathroom')" "first answer"
 check_eq "$(awk -F'\t' 'NR > 1 && $3 != $4' "$T/out" | wc -l)" 0 "all right"

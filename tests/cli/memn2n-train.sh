@@ -20,6 +20,9 @@ expect 0 memn2n-train -q -i "$D" --task 1 --no-ls --no-rn --hops 2 --epochs 15 -
 cmp -s m.akm m2.akm || fail "same seed gave different models"
 expect 0 memn2n-train -q -i "$D" --task 1 --no-ls --no-rn --hops 2 --epochs 15 --seed 4 -o m3.akm
 cmp -s m.akm m3.akm && fail "another seed gave the same model"
+# --memory-size and --valid-fraction: the model file keeps their earlier keys
+check_eq "$(grep -ac '^memory: 50$' m.akm) $(grep -ac '^memory-size:' m.akm)" "1 0" "the stored key of --memory-size"
+check_eq "$(grep -ac '^val-fraction: 0.1$' m.akm)" 1 "the stored key of --valid-fraction"
 
 # YAML configuration: the command line wins; --dump-config round-trips; unknown keys fail
 printf 'hops: 1\nepochs: 2\npe: true\n' >c.yaml

@@ -22,14 +22,14 @@ tiny_trainer_data
 trainers=(
   "seq2seq|seq2seq-train -i dates.tsv --valid dates-v.tsv --tokens chars --embed 8 --hidden 16 --batch-size 20 --seed 4"
   "ptr|ptr-train --task sort -i sort.txt --valid sort-v.txt --embed 8 --hidden 16 --batch-size 20 --seed 3"
-  "stackmem|stackmem-train -i rev.tsv --valid rev-v.tsv --embed 8 --hidden 16 --width 8 --batch-size 20 --seed 3"
+  "stackmem|stackmem-train -i rev.tsv --valid rev-v.tsv --embed 8 --hidden 16 --value-size 8 --batch-size 20 --seed 3"
   "ntm|ntm-train --task copy --width 4 --len-max 4 --controller-size 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --seed 2"
   "memn2n|memn2n-train -i $D/babi --task 1 --ls-max-epochs 1 --seed 2"
   "bert|bert-pretrain -i text.txt --valid text.txt --layers 1 --hidden 16 --heads 2 --ff 32 --len-max 24 --batch-size 16 --min-freq 1 --seed 3"
   "caption|caption-train -i scenes.txt --captions caps.tsv --valid scenes.txt --valid-captions caps.tsv --embed 8 --hidden 16 --attention-size 8 --channels 4,4 --batch-size 8 --seed 3"
   "img|img-train -i $D/imgclass/train.npz --valid $D/imgclass/valid.npz --arch cnn-sagan --channels 4,8 --hidden 16 --batch-size 30 --seed 3"
   "ram|ram-train -i $D/ram/corner-train.npz --valid $D/ram/corner-test.npz --glimpse-size 3 --glimpse-scales 2 --glimpses 3 --glimpse-hidden 8 --hidden 16 --batch-size 16 --seed 3"
-  "snail|snail-train --arms 3 --pulls 5 --width 8 --filters 4 --key-size 4 --value-size 4 --batch-size 8 --eval-episodes 10 --seed 3"
+  "snail|snail-train --arms 3 --pulls 5 --embed 8 --filters 4 --key-size 4 --value-size 4 --batch-size 8 --eval-episodes 10 --seed 3"
   "fewshot|snail-train --task fewshot -i x.npy --labels y.txt --ways 3 --classes 0,1,2,3 --shots 1 --channels 2 --filters 2 --key-size 2 --value-size 2 --batch-size 8 --eval-episodes 10 --seed 3"
 )
 

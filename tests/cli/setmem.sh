@@ -93,7 +93,7 @@ expect_err 2 "transduce-gen: search needs symbols >= len-max" transduce-gen --ta
 
 # Training with a set and with a tree: the same model for any --threads; runs and traces.
 expect 0 transduce-gen --task membership --len-min 2 --len-max 5 --symbols 8 --count 200 --seed 6 -o tr.tsv
-small="-i tr.tsv --embed 8 --hidden 16 --width 8 --steps 6 --batch-size 8 --seed 3 -q"
+small="-i tr.tsv --embed 8 --hidden 16 --value-size 8 --steps 6 --batch-size 8 --seed 3 -q"
 expect 0 stackmem-train $small --memory set --threads 1 -o set1.akm
 expect 0 stackmem-train $small --memory set --threads 2 -o set2.akm
 CHECKS=$((CHECKS + 1)); cmp -s set1.akm set2.akm || fail "the set model depends on --threads"

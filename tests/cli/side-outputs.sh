@@ -7,7 +7,7 @@
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 A=$ATTNKIT_TESTDATA/attn2d
 tensor-convert "$A/sagan.npz:x" -o x.npy
-att=(attn-2d -i x.npy --params "$A/sagan.npz" --query 1,1)
+att=(attn-2d -i x.npy --params "$A/sagan.npz" --pixel 1,1)
 
 # A bad -o: refused before the work, the picture not drawn.
 expect_err 1 "no-such-dir/out.npy" "${att[@]}" --draw pic.png -o no-such-dir/out.npy
@@ -26,7 +26,7 @@ no_file pic.png
 # on its input before drawing).
 printf 'old' >old.png
 printf '1 2\n3\n' >ragged.txt
-expect 1 attn-2d -i ragged.txt --params "$A/sagan.npz" --query 1,1 --draw old.png -o out.npy
+expect 1 attn-2d -i ragged.txt --params "$A/sagan.npz" --pixel 1,1 --draw old.png -o out.npy
 check_eq "$(cat old.png)" old "an earlier file not written again stays"
 # ... and a run that succeeds keeps both.
 expect 0 "${att[@]}" --draw pic.png -o out.npy

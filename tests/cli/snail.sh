@@ -5,11 +5,12 @@
 # fixed slices); a resumed run equals an uninterrupted one; the table's rows and the trace;
 # the documented errors; the pipeline's --quick form.
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
-small="--arms 3 --pulls 5 --width 8 --filters 4 --key-size 4 --value-size 4 --batch-size 8 --eval-episodes 50 --seed 3 -q"
+small="--arms 3 --pulls 5 --embed 8 --filters 4 --key-size 4 --value-size 4 --batch-size 8 --eval-episodes 50 --seed 3 -q"
 expect 0 snail-train $small --steps 12 --threads 1 -o t1.akm --log t1.tsv --log-every 4 --eval-every 6
 expect 0 snail-train $small --steps 12 --threads 2 -o t2.akm
 CHECKS=$((CHECKS + 1))
 cmp -s t1.akm t2.akm || fail "the model depends on --threads"
+check_eq "$(grep -ac '^width: 8$' t1.akm) $(grep -ac '^embed:' t1.akm)" "1 0" "the stored key of --embed"
 check_eq "$(head -1 t1.tsv)" "$(printf 'step\tepoch\tloss\tgrad_norm\tlr\treturn\teval_return')" "log header"
 check_eq "$(cut -f1 t1.tsv | tr "\n" " ")" "step 4 6 8 12 " "log rows (every 4 steps, and the evaluation at 6)"
 # Resume: 6 steps, checkpointed, continued to 12 = 12 straight.

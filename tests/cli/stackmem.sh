@@ -63,10 +63,11 @@ expect_err 2 "transduce-gen: --len-max must be >= len-min" transduce-gen --task 
 # 20 epochs: test coarse 0.90-1.00 over seeds 1-8 (12 epochs: 0.80-1.00, too close to the bar).
 expect 0 transduce-gen --task reverse --len-min 2 --len-max 5 --symbols 6 --count 600 --seed 1 -o train.tsv
 expect 0 transduce-gen --task reverse --len-min 2 --len-max 5 --symbols 6 --count 60 --seed 2 -o valid.tsv
-small="-i train.tsv --valid valid.tsv --embed 8 --hidden 24 --width 8 --lr 0.01 --seed 3 -q"
+small="-i train.tsv --valid valid.tsv --embed 8 --hidden 24 --value-size 8 --lr 0.01 --seed 3 -q"
 expect 0 stackmem-train $small --epochs 20 --threads 1 -o s1.akm --log s1.tsv
 expect 0 stackmem-train $small --epochs 20 --threads 2 -o s2.akm
 CHECKS=$((CHECKS + 1)); cmp -s s1.akm s2.akm || fail "the model depends on --threads"
+check_eq "$(grep -ac '^width: 8$' s1.akm) $(grep -ac '^value-size:' s1.akm)" "1 0" "the stored key of --value-size"
 expect 0 stackmem-train $small --epochs 10 --threads 1 -o r.akm --log r.tsv --checkpoint-every 20
 expect 0 stackmem-train -i train.tsv --valid valid.tsv --epochs 20 --threads 1 -q -o r.akm --log r.tsv --resume
 CHECKS=$((CHECKS + 1)); cmp -s s1.akm r.akm || fail "resumed model differs"

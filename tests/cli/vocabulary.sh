@@ -44,6 +44,21 @@ awk -F'\t' '$4 != "" {
   print $3 "\t" (file ? "file" : "value") "\t" $1 }' all.tsv | sort -u >kinds.tsv
 check_eq "$(cut -f1,2 kinds.tsv | sort -u | cut -f1 | uniq -d | tr '\n' ' ')" "" "options that are a file in one tool and a value in another (see kinds.tsv)"
 for o in $(cut -f1,2 kinds.tsv | sort -u | cut -f1 | uniq -d); do fail "--$o: $(awk -F'\t' -v o="$o" '$1 == o { print $3 ": " $2 }' kinds.tsv | tr '\n' ',')"; done
+# Long options that once had two meanings (doc/conventions.md) have one: each is offered only
+# by the tools of that meaning, with its value name there.
+for spec in "memory KIND stackmem-step stackmem-train" "labels FILE snail-run snail-train" \
+  "width W|N seqtask-gen ntm-train" "query Q|X attn-score attn-mha" "pixel ROW,COL attn-2d" \
+  "sentences DIR memn2n-answer" "memory-size N memn2n-train"; do
+  set -- $spec
+  opt=$1 names=$2
+  shift 2
+  CHECKS=$((CHECKS + 1))
+  got=$(awk -F'\t' -v o="$opt" '$3 == o { print $1 "\t" $4 }' all.tsv | sort)
+  [ "$(echo "$got" | cut -f1 | tr '\n' ' ')" = "$(printf '%s\n' "$@" | sort | tr '\n' ' ')" ] ||
+    fail "--$opt is offered by $(echo "$got" | cut -f1 | tr '\n' ' '), not just by $*"
+  bad=$(echo "$got" | awk -F'\t' -v n="^($names)\$" '$2 !~ n')
+  [ -z "$bad" ] || fail "--$opt with another value than $names: $bad"
+done
 # The training data of every trainer is -i/--input.
 for t in bert-pretrain caption-train img-train memn2n-train ntm-train ptr-train ram-train seq2seq-train stackmem-train; do
   CHECKS=$((CHECKS + 1))

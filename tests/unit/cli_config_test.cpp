@@ -438,6 +438,36 @@ TEST_CASE("fields: a stored configuration missing a required field or of a wrong
       doctest::Contains("wrong type"), DataError);
 }
 
+TEST_CASE("fields: the keys a stored configuration has, and writing fields into a YAML map") {
+  // Reading only what is there: no key is required, the others keep their values.
+  FieldCfg c;
+  io::read_present_fields(io::StoredConfig("kind: lstm\nold-rate: 0.5\n", "m.akm"), c);
+  CHECK(c.kind == "lstm");
+  CHECK(c.hidden == 16);
+  CHECK(c.rate == 0.5);
+  CHECK(c.added == 7);
+  // Writing: a key already holding the field's value keeps its place and its text ("0.50"),
+  // one holding another value is rewritten in place, a missing one goes last in the list's
+  // order, under its stored name; other keys stay.
+  YAML::Node y = YAML::Load("lr: 0.001\nold-rate: 0.50\nkind: gru\nhidden: 16\n");
+  io::write_fields(y, c);
+  YAML::Emitter e;
+  e << y;
+  CHECK(std::string(e.c_str()) ==
+        "lr: 0.001\nold-rate: 0.50\nkind: lstm\nhidden: 16\nno-mask: false\nwide: false\n"
+        "added: 7");
+  // A floating value that differs is written with 9 significant digits (a float's).
+  c.rate = static_cast<float>(0.1);
+  c.mask = false;
+  io::write_fields(y, c);
+  FieldCfg back;
+  io::read_fields(io::StoredConfig(YAML::Dump(y), "m.akm"), back);
+  CHECK(YAML::Dump(y).find("old-rate: 0.100000001\n") != std::string::npos);
+  CHECK(static_cast<float>(back.rate) == static_cast<float>(0.1));
+  CHECK(back.mask == false);
+  CHECK(back.kind == "lstm");
+}
+
 // The other kinds of field: a switch that sets a member whose default is on, a value given and
 // stored as text but held parsed (img-train's lists of sizes), a value with no default.
 namespace {

@@ -264,6 +264,6 @@ TEST_CASE("ntm_train: output probabilities, trace arrays, data-set detection, mo
   CHECK(m.config.memory_rows == 12);
   ad::Tape t2;
   t2.set_recording(false);
-  test::check_close(output_probabilities(m.ntm->forward(t2, e.input).value()), out);
+  test::check_close(output_probabilities(m.model->forward(t2, e.input).value()), out);
   CHECK_THROWS_AS(load_ntm(d.path + "/x.npy"), Error);
 }

@@ -65,6 +65,11 @@ Seq2SeqConfig tiny(ModelType type) {
   return c;
 }
 
+// A net's architecture as put_seq2seq stores it (in an empty configuration).
+std::string net_yaml(const Seq2SeqConfig& c) {
+  return models::seq2seq_config_yaml("", c, data::Tokenization::Words);
+}
+
 void grads_ok(const std::string& what, Seq2Seq& m, const data::Batch& b, float tf = 1.0f) {
   ad::GradCheckOptions o;
   o.max_per_tensor = 12;
@@ -203,7 +208,8 @@ TEST_CASE("seq2seq model file: the architecture under seq2seq-train's option nam
     if (type == ModelType::RNN) CHECK(y.get<bool>("no-input-feeding"));
     if (type == ModelType::Transformer) CHECK(y.get<int>("d-model") == 8);
     const models::Seq2SeqBundle b = models::get_seq2seq(m);
-    CHECK(b.model->config().to_map() == c.to_map());
+    CHECK(net_yaml(b.model->config()) == net_yaml(c));
+    CHECK(b.model->config().src_vocab == c.src_vocab);
     CHECK(b.source_tok == data::Tokenization::Chars);
     CHECK(b.target_tok == data::Tokenization::Chars);
     // A stored value that is not valid is the file's fault.
@@ -235,11 +241,34 @@ TEST_CASE("seq2seq model file: the architecture under seq2seq-train's option nam
   old.texts["vocab.source"] = old.texts["vocab.target"] = v.format();
   nn::put_params(old, model->params());
   const models::Seq2SeqBundle b = models::get_seq2seq(old);
-  CHECK(b.model->config().to_map() == c.to_map());
+  Seq2SeqConfig want = c;  // an RNN's old file holds no Transformer sizes: the defaults
+  want.heads = Seq2SeqConfig().heads, want.d_ff = Seq2SeqConfig().d_ff;
+  CHECK(net_yaml(b.model->config()) == net_yaml(want));
+  CHECK(b.model->config().src_vocab == 9);
   CHECK_FALSE(b.model->config().input_feeding);
   old.strings["seq2seq.model"][1] = "src_vocab=10";
   CHECK_THROWS_WITH_AS(models::get_seq2seq(old), doctest::Contains("vocabularies do not match"),
                        DataError);
+}
+
+TEST_CASE("seq2seq: the stored configuration keeps the run's keys and text, the net's values") {
+  // What seq2seq-train's options put there (a Transformer's width under --hidden, the dropout
+  // as given): the keys keep their places and texts, the dropout becomes the net's float
+  // (9 digits, as files have always held it), the keys the run lacks follow, then d-model.
+  Seq2SeqConfig c = tiny(ModelType::Transformer);
+  c.dropout = 0.1f;
+  const std::string run =
+      "batch-size: 80\ntokens: chars\nvalid-fraction: 0.1234567891\ntype: transformer\n"
+      "hidden: 8\nheads: 2\nd-ff: 6\ndropout: 0.1\n";
+  const std::string y = models::seq2seq_config_yaml(run, c, data::Tokenization::Chars);
+  CHECK(y.rfind("batch-size: 80\ntokens: chars\nvalid-fraction: 0.1234567891\ntype: transformer\n"
+                "hidden: 8\nheads: 2\nd-ff: 6\ndropout: 0.100000001\n",
+                0) == 0);
+  CHECK(y.size() > 11);
+  CHECK(y.substr(y.size() - 11) == "d-model: 8\n");
+  CHECK(y.find("layers: 1\n") != std::string::npos);
+  // Written twice, the same text.
+  CHECK(models::seq2seq_config_yaml(y, c, data::Tokenization::Chars) == y);
 }
 
 TEST_CASE("seq2seq: settings round trip, validation, parameter counts") {
@@ -261,7 +290,7 @@ TEST_CASE("seq2seq: settings round trip, validation, parameter counts") {
   models::put_seq2seq(m, c, v, v, data::Tokenization::Words);
   nn::put_params(m, model->params());
   const Seq2SeqConfig r = models::get_seq2seq(m).model->config();
-  CHECK(r.to_map() == c.to_map());
+  CHECK(net_yaml(r) == net_yaml(c));
   CHECK(r.cell == nn::CellKind::GRU);
   CHECK(r.attention == AttentionKind::LuongGeneral);
   CHECK(r.dropout == 0.25f);

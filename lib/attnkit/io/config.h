@@ -4,7 +4,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "attnkit/core/error.h"
@@ -61,7 +63,9 @@ namespace detail {
 
 class FieldReader {
  public:
-  explicit FieldReader(const StoredConfig& s) : s_(s) {}
+  // `present_only`: every field is optional (a key the file lacks leaves its member alone).
+  explicit FieldReader(const StoredConfig& s, bool present_only = false)
+      : s_(s), present_only_(present_only) {}
   // A switch absent from the file keeps the member's value (the Config's default, false, or
   // what the loader set for files written before the switch).
   void operator()(bool& member, const fields::Key& k) {
@@ -73,7 +77,7 @@ class FieldReader {
   template <class T>
   void operator()(fields::Text<T> t, const fields::Key& k) {
     const std::string key = fields::stored_name(k);
-    if (k.optional && !s_.has(key)) return;
+    if ((k.optional || present_only_) && !s_.has(key)) return;
     const std::string text = s_.get<std::string>(key);
     try {
       t.member = t.parse(text, key);
@@ -89,11 +93,57 @@ class FieldReader {
   template <class T>
   void operator()(T& member, const fields::Key& k) {
     const std::string key = fields::stored_name(k);
-    member = k.optional ? s_.get<T>(key, member) : s_.get<T>(key);
+    member = k.optional || present_only_ ? s_.get<T>(key, member) : s_.get<T>(key);
   }
 
  private:
   const StoredConfig& s_;
+  bool present_only_;
+};
+
+class FieldWriter {
+ public:
+  explicit FieldWriter(YAML::Node& y) : y_(y) {}
+  void operator()(bool& member, const fields::Key& k) { put(k, member, member ? "true" : "false"); }
+  void operator()(fields::Switch s, const fields::Key& k) {
+    const bool given = s.member == s.value;
+    put(k, given, given ? "true" : "false");
+  }
+  template <class T>
+  void operator()(fields::Text<T> t, const fields::Key& k) {
+    const std::string text = t.format(t.member);
+    put(k, text, text);
+  }
+  template <class T>
+  void operator()(fields::Unset<T> u, const fields::Key& k) {
+    (*this)(u.member, k);
+  }
+  template <class T>
+  void operator()(T& member, const fields::Key& k) {
+    if constexpr (std::is_floating_point_v<T>) {
+      std::ostringstream o;
+      o.precision(9);
+      o << member;
+      put(k, member, o.str());
+    } else if constexpr (std::is_integral_v<T>) {
+      put(k, member, std::to_string(member));
+    } else {
+      put(k, member, member);
+    }
+  }
+
+ private:
+  template <class T>
+  void put(const fields::Key& k, const T& value, const std::string& text) {
+    const std::string key = fields::stored_name(k);
+    const YAML::Node& y = y_;  // (reading a const node adds no key)
+    if (const YAML::Node n = y[key]; n.IsDefined() && n.IsScalar()) try {
+        if (n.as<T>() == value) return;
+      } catch (const YAML::Exception&) {
+      }
+    y_[key] = text;
+  }
+  YAML::Node& y_;
 };
 
 }  // namespace detail
@@ -105,6 +155,24 @@ class FieldReader {
 template <class Config>
 void read_fields(const StoredConfig& s, Config& c) {
   detail::FieldReader v(s);
+  c.fields(v);
+}
+
+// The same, every field optional: the keys `s` holds, the rest left as they are.
+template <class Config>
+void read_present_fields(const StoredConfig& s, Config& c) {
+  detail::FieldReader v(s, true);
+  c.fields(v);
+}
+
+// Writes a Config's fields into the YAML map `y`, each under its stored name, where `y` lacks
+// the key or holds another value (a key already there keeps its place and, when its value is
+// the field's, its text; a new one goes last, in the list's order). Values as text: switches
+// true or false, numbers as std::to_string, floating ones with 9 significant digits (a
+// float's round trip: the nets hold floats), text fields by their format.
+template <class Config>
+void write_fields(YAML::Node& y, Config& c) {
+  detail::FieldWriter v(y);
   c.fields(v);
 }
 

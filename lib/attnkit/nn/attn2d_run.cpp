@@ -23,7 +23,7 @@ Query parse_query(const std::string& s) {
   int64_t r = 0, c = 0;
   char extra = 0;
   if (std::sscanf(s.c_str(), "%ld,%ld%c", &r, &c, &extra) != 2)
-    throw UsageError("--query takes ROW,COL (zero-based), got '" + s + "'");
+    throw UsageError("--pixel takes ROW,COL (zero-based), got '" + s + "'");
   return {r, c};
 }
 
@@ -35,7 +35,7 @@ Tensor run_attn2d(const Attn2dRunOptions& o, const GivenOption& given) {
     throw UsageError("--emit: unknown output '" + o.emit + "' (choose output or attention)");
   std::vector<Query> qs;
   for (const std::string& q : o.queries) qs.push_back(parse_query(q));
-  if (given("draw") && qs.empty()) throw UsageError("--draw needs at least one --query");
+  if (given("draw") && qs.empty()) throw UsageError("--draw needs at least one --pixel");
   Tensor x = io::read_tensor(o.input);
   io::require_finite(x, o.input);
   const bool single = x.rank() == 3;
@@ -46,7 +46,7 @@ Tensor run_attn2d(const Attn2dRunOptions& o, const GivenOption& given) {
   const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3);
   for (const Query& q : qs)
     if (q.row < 0 || q.row >= h || q.col < 0 || q.col >= w)
-      throw UsageError("--query " + std::to_string(q.row) + "," + std::to_string(q.col) +
+      throw UsageError("--pixel " + std::to_string(q.row) + "," + std::to_string(q.col) +
                        " lies outside the " + std::to_string(h) + " x " + std::to_string(w) +
                        " maps");
   std::map<std::string, Tensor> p = io::read_npz(o.params);
@@ -101,7 +101,7 @@ Tensor run_attn2d(const Attn2dRunOptions& o, const GivenOption& given) {
       Tensor one({kh, kw});
       std::copy(m.data() + static_cast<int64_t>(i) * keys,
                 m.data() + static_cast<int64_t>(i + 1) * keys, one.data());
-      // Each panel named by its query pixel (row, column, zero-based as --query takes them).
+      // Each panel named by its query pixel (row, column, zero-based as --pixel takes them).
       oq.push_back({qs[i].row, qs[i].col, std::move(one),
                     "query " + std::to_string(qs[i].row) + "," + std::to_string(qs[i].col)});
     }

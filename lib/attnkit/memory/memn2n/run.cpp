@@ -66,7 +66,7 @@ MemN2NAnswers answer_memn2n(const MemN2NRunOptions& o, const GivenOption& given,
     ex = std::vector<data::BabiExample>(std::make_move_iterator(ex.begin() + lo),
                                         std::make_move_iterator(ex.begin() + hi));
   auto enc = encode_babi(ex, m.vocab, m.model->config().memory);
-  const bool want_att = given("alignments") || given("labels");
+  const bool want_att = given("alignments") || given("sentences");
   EvalResult r = evaluate(*m.model, enc, false, want_att, kBatch);
   if (range) {
     const auto keep = [&, first = first, last = last](auto& v) {
@@ -96,13 +96,13 @@ MemN2NAnswers answer_memn2n(const MemN2NRunOptions& o, const GivenOption& given,
     for (size_t i = 0; i < ex.size(); ++i) arrays.push_back({names[i], &r.attention[i]});
     io::write_npz(o.attention, arrays);
   }
-  if (given("labels")) {
-    std::filesystem::create_directories(o.labels);
+  if (given("sentences")) {
+    std::filesystem::create_directories(o.sentences);
     for (size_t i = 0; i < ex.size(); ++i) {
       std::string text;
       for (size_t s = static_cast<size_t>(enc[i].story_offset); s < ex[i].story.size(); ++s)
         text += join(ex[i].story[s]) + "\n";
-      io::write_file(o.labels + "/q" + std::to_string(ex[i].line) + ".txt", text);
+      io::write_file(o.sentences + "/q" + std::to_string(ex[i].line) + ".txt", text);
     }
   }
   MemN2NAnswers a;

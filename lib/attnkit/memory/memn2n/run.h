@@ -11,12 +11,12 @@ namespace attnkit::memory {
 
 // What memn2n-answer was asked (its options, by their long names).
 struct MemN2NRunOptions {
-  std::string model, input = "-", attention, labels;
+  std::string model, input = "-", attention, sentences;
 };
 
 // The answers of the questions in the items `range` gives (null: all), answered in the whole
 // run's batches of 32: TSV line, question, predicted, answer (the header with the first
-// question); --alignments and --labels (when given) written; and the summary (the questions,
+// question); --alignments and --sentences (when given) written; and the summary (the questions,
 // how many were answered wrong), a line, none without questions.
 struct MemN2NAnswers {
   std::string table;

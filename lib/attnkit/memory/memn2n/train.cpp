@@ -398,7 +398,7 @@ FactSelection fact_selection(const std::vector<EncodedQA>& data,
 }
 
 MemN2NData load_memn2n_data(const MemN2NDataOptions& o, uint64_t seed) {
-  if (o.memory < 1) throw UsageError("memory must be at least 1");
+  if (o.memory < 1) throw UsageError("memory-size must be at least 1");
   if (!(o.val_fraction >= 0 && o.val_fraction < 1))
     throw UsageError("valid-fraction must be in [0, 1)");
   MemN2NData d;

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "attnkit/core/fields.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/data/babi.h"
 #include "attnkit/data/vocab.h"
@@ -227,6 +228,79 @@ void memn2n_recipe(const MemN2NData& d, TrainOptions& opt, MemN2NConfig& cfg, bo
 // "spectral" (true: each weight's largest singular value, the authors' code) or "l2";
 // UsageError naming clip-kind otherwise.
 bool parse_clip_kind(const std::string& text);
+
+// memn2n-train's configuration keys, each once (core/fields.h), in the order of its --help and
+// of the YAML its model files store: the data's, the architecture's and the training's. The
+// defaults are the paper's best configuration (PE, TE, LS, RN), with 0 (-1 for anneal-every)
+// for "the recipe's" (memn2n_recipe). The model file's architecture is its own list
+// (file.cpp); the stored YAML is the run's record.
+struct MemN2NSettings {
+  MemN2NDataOptions data;
+  MemN2NConfig model;
+  TrainOptions train;
+  std::string task = "1";              // N, all, or a list such as 1,2,4-20
+  bool joint = false;                  // one model for all the listed tasks
+  std::string pe_length = "sentence";  // or longest (memn2n_recipe's pe_longest)
+  MemN2NSettings() {
+    model.dim = 0, model.pe = model.te = true;
+    train.anneal_every = -1, train.ls_max_epochs = 0, train.ls = train.rn = true;
+  }
+  template <class V>
+  void fields(V& v) {
+    auto pe_form = fields::text(
+        model.pe_form, [](const std::string& s, const std::string&) { return parse_pe_form(s); },
+        [](PeForm f) { return std::string(pe_form_name(f)); });
+    auto tying = fields::text(
+        model.tying, [](const std::string& s, const std::string&) { return parse_tying(s); },
+        [](Tying t) { return std::string(tying_name(t)); });
+    auto clip_kind = fields::text(
+        train.clip_spectral,
+        [](const std::string& s, const std::string&) { return parse_clip_kind(s); },
+        [](bool spectral) { return std::string(spectral ? "spectral" : "l2"); });
+    v(task, {"task", "LIST", "tasks: N, all, or a list such as 1,2,4-20"});
+    v(joint, {"joint", "", "one model for all the listed tasks"});
+    v(model.hops, {"hops", "K", "memory hops (1-10)"});
+    v(model.dim, {"dim", "D", "embedding size (0: 20 for one task, 50 joint)"});
+    v(data.memory,
+      {"memory-size", "N", "the last N sentences of a story form the memory", "memory"});
+    v(fields::negated(model.pe), {"no-pe", "", "bag of words instead of position encoding"});
+    v(pe_form, {"pe-form", "F",
+                "the position encoding's weights: code (the authors' Matlab code, around 1) or "
+                "paper (the formula as printed, around 1/2)"});
+    v(pe_length, {"pe-length", "L",
+                  "the position encoding's J: sentence (each sentence's word count, the paper) or "
+                  "longest (the training data's longest sentence or question, + 1 for the time "
+                  "word with temporal encoding: the authors' code)"});
+    v(fields::negated(model.te), {"no-te", "", "no temporal encoding"});
+    v(fields::negated(train.ls), {"no-ls", "", "no linear start"});
+    v(fields::negated(train.rn),
+      {"no-rn", "", "no random noise (up to 10% empty time slots in training)"});
+    v(tying, {"tying", "T", "adjacent or layerwise weight tying"});
+    v(model.kv, {"kv", "", "the Key-Value Memory Network instead"});
+    v(model.mask_empty, {"mask-empty", "",
+                         "empty memory slots get no attention (default: as the authors' code, "
+                         "they take part in the softmax with score 0)"});
+    v(train.anneal_every, {"anneal-every", "E",
+                           "halve the learning rate every E epochs (0: never; -1: 25; joint 15, "
+                           "or 5 with 10k questions a task)"});
+    v(train.ls_lr, {"ls-lr", "R", "learning rate during linear start"});
+    v(train.ls_patience, {"ls-patience", "E",
+                          "end linear start after E epochs without a new best validation loss "
+                          "(0: never, only --ls-max-epochs)"});
+    v(train.ls_max_epochs,
+      {"ls-max-epochs", "E",
+       "longest linear start (0: 20, or 30 joint on 1k: the authors' code's fixed lengths)"});
+    v(clip_kind, {"clip-kind", "KIND",
+                  "each weight's gradient norm that --clip bounds: spectral (its largest singular "
+                  "value, a word table stacked with its temporal rows: the authors' code) or l2"});
+    v(train.clip_global,
+      {"clip-global", "",
+       "clip the norm of all the gradients together (default: each weight's on its own)"});
+    v(data.val_fraction,
+      {"valid-fraction", "F", "fraction of each task's training questions held out for validation",
+       "val-fraction"});
+  }
+};
 
 // memn2n-train's module: a run that owns its model (drawn from `seed`) and reads the shared
 // data; its files carry the configuration, the vocabulary and the tasks.

@@ -48,19 +48,19 @@ std::string run_ntm_pairs(const LoadedNtm& m, const NtmRunOptions& o, const Give
   std::string text;
   tick(progress, 0, n);
   if (o.eval) {
-    text = data::accuracy_tsv(
-        evaluate_ntm_pairs(*m.ntm, tape, pairs, o.bucket, [&](int64_t i) { tick(progress, i, n); }),
-        o.bucket);
+    text = data::accuracy_tsv(evaluate_ntm_pairs(*m.model, tape, pairs, o.bucket,
+                                                 [&](int64_t i) { tick(progress, i, n); }),
+                              o.bucket);
   } else {
     for (int64_t i = 0; i < n; ++i) {
-      text += data::answer_line(m.vocab, ntm_answer(*m.ntm, tape, pairs.episode(i)));
+      text += data::answer_line(m.vocab, ntm_answer(*m.model, tape, pairs.episode(i)));
       tick(progress, i + 1, n);
     }
   }
   if (!o.trace.empty()) {
     NtmTrace trace;
     data::Episode e = pairs.episode(0);
-    Tensor p = symbol_probabilities(m.ntm->forward(tape, e.input, &trace).value());
+    Tensor p = symbol_probabilities(m.model->forward(tape, e.input, &trace).value());
     io::write_npz(o.trace, trace_arrays(trace, m.config, e.input.clone(), std::move(p)));
   }
   return text;
@@ -88,7 +88,7 @@ std::string ntm_length_report(const LoadedNtm& m, const NtmEpisodes& e, const Nt
   if (e.dataset) {
     tick(progress, 0, e.data.count());
     for (int64_t i = 0; i < e.data.count(); ++i) {
-      report.add(*m.ntm, tape, e.data.episode(i));
+      report.add(*m.model, tape, e.data.episode(i));
       tick(progress, i + 1, e.data.count());
     }
     return report.tsv();
@@ -114,7 +114,7 @@ std::string ntm_length_report(const LoadedNtm& m, const NtmEpisodes& e, const Nt
   tick(progress, 0, total);
   for (int64_t l : lengths)
     for (int64_t k = 0; k < o.count; ++k) {
-      report.add(*m.ntm, tape, data::make_episode(topt, rng, l));
+      report.add(*m.model, tape, data::make_episode(topt, rng, l));
       tick(progress, ++done, total);
     }
   return report.tsv();
@@ -134,7 +134,7 @@ Tensor ntm_outputs(const LoadedNtm& m, const NtmEpisodes& e, int64_t first, int6
       data::Episode ep = e.data.episode(i);
       const bool tr = i == 0 && !o.trace.empty();
       Tensor p =
-          output_probabilities(m.ntm->forward(tape, ep.input, tr ? &trace : nullptr).value());
+          output_probabilities(m.model->forward(tape, ep.input, tr ? &trace : nullptr).value());
       if (tr) first_in = ep.input.clone(), first_out = p.clone();
       std::copy(p.values().begin(), p.values().end(), result.data() + (i - first) * tm * no);
       tape.clear();
@@ -147,7 +147,7 @@ Tensor ntm_outputs(const LoadedNtm& m, const NtmEpisodes& e, int64_t first, int6
                           std::to_string(m.input),
                       io::split_member(o.input).first);
     result =
-        output_probabilities(m.ntm->forward(tape, x, o.trace.empty() ? nullptr : &trace).value());
+        output_probabilities(m.model->forward(tape, x, o.trace.empty() ? nullptr : &trace).value());
     first_in = x.clone();
     first_out = result.clone();
   }

@@ -139,7 +139,7 @@ LoadedNtm load_ntm(const std::string& path) {
                           std::to_string(m.output) + " outputs",
                       path);
   }
-  train::in_file(path, [&] { m.ntm = train::build<Ntm>(m.file, m.params, m.config); });
+  train::in_file(path, [&] { m.model = train::build<Ntm>(m.file, m.params, m.config); });
   return m;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnkit/autodiff/tape.h"
+#include "attnkit/core/fields.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/data/seqtask.h"
 #include "attnkit/memory/ntm/model.h"
@@ -22,6 +23,7 @@
 #include "attnkit/nn/trainer.h"
 #include "attnkit/train/basic_module.h"
 #include "attnkit/train/dataset_module.h"
+#include "attnkit/train/loaded.h"
 
 namespace attnkit::memory {
 
@@ -34,6 +36,20 @@ struct NtmTrainOptions {
   double clip_value = 10, clip_norm = 0;  // 0: off
   double write_penalty = 0;               // λ on the writes' change of stored values (0: off)
   void validate() const;                  // UsageError naming the field
+  // ntm-train's optimiser keys (batch, lr and clip_norm come from its training options).
+  template <class V>
+  void fields(V& v) {
+    v(optimizer, {"optimizer", "KIND", "rmsprop (Graves' centred form) or adam"});
+    v(momentum, {"momentum", "M", "rmsprop: momentum"});
+    v(decay, {"decay", "D", "rmsprop: decay of the averages"});
+    v(eps, {"eps", "E", "rmsprop: epsilon inside the square root; adam: outside"});
+    v(clip_value, {"clip-value", "V", "clamp gradients to [-V, V] (0: off)"});
+    v(write_penalty,
+      {"write-penalty", "L",
+       "add this times the writes' change of stored values (sum over cells of |M| |dM|, "
+       "smoothed) to the cost: filling empty memory is free, wearing down what is stored "
+       "costs (0: off)"});
+  }
 };
 
 // The optimiser of the model's trainable parameters.
@@ -98,11 +114,7 @@ class NtmTraining : public train::DrawnModule {
   std::vector<data::Episode> batch_;
 };
 
-struct LoadedNtm {
-  nn::ModelFile file;
-  NtmConfig config;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<Ntm> ntm;
+struct LoadedNtm : train::Loaded<NtmConfig, Ntm> {
   int64_t input = 0, output = 0;
   bool symbols = false;  // trained on symbol pairs: vocab holds their symbols
   data::Vocab vocab;

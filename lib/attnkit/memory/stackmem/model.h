@@ -28,6 +28,7 @@
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
 #include "attnkit/train/dataset_module.h"
+#include "attnkit/train/loaded.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::memory {
@@ -113,7 +114,7 @@ struct StackLstmConfig {
        "summaries searched from the root) or none (the plain LSTM)"});
     v(embed, {"embed", "N", "symbol embedding size"});
     v(hidden, {"hidden", "N", "controller LSTM units"});
-    v(width, {"width", "N", "the memory's value size"});
+    v(width, {"value-size", "N", "the memory's value size", "width"});
     v(read_out, {"read-out", "",
                  "the prediction also sees this step's read (without: the paper's form, from the "
                  "controller alone; the read enters the next step's input)"});
@@ -322,12 +323,8 @@ class StackTraining : public train::DatasetModule {
   std::unique_ptr<StackLstm> model_;
 };
 
-struct LoadedStackLstm {
-  nn::ModelFile file;
-  StackLstmConfig config;
+struct LoadedStackLstm : train::Loaded<StackLstmConfig, StackLstm> {
   data::Vocab vocab;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<StackLstm> model;
 };
 LoadedStackLstm load_stack_lstm(const std::string& path);
 

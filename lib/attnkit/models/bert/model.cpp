@@ -324,6 +324,7 @@ void BertTrainOptions::validate() const {
   if (!(lr > 0)) throw UsageError("lr must be > 0");
   nn::check_schedule_name(schedule);
   if (warmup < 0) throw UsageError("warmup must be >= 0");
+  if (min_freq < 1) throw UsageError("--min-freq must be >= 1");
 }
 
 namespace {

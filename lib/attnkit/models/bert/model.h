@@ -38,6 +38,7 @@
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/transformer.h"
 #include "attnkit/train/dataset_module.h"
+#include "attnkit/train/loaded.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::models {
@@ -154,7 +155,13 @@ struct BertTrainOptions {
   double lr = 1e-3;
   std::string schedule = "constant";  // or inverse-sqrt
   int64_t warmup = 0;
+  int64_t min_freq = 5;  // the vocabulary's: rarer words of the training text are <unk>
   void validate() const;
+  // bert-pretrain's own key (batch, lr, schedule and warmup come from its training options).
+  template <class V>
+  void fields(V& v) {
+    v(min_freq, {"min-freq", "N", "words seen fewer times in the training text are <unk>"});
+  }
 };
 
 // Pretraining as a module of the training layer: shuffled epochs of pairs, batches in 4
@@ -210,12 +217,8 @@ struct BertScore {
 BertScore evaluate_bert(const Bert& m, const std::vector<BertExample>& xs);
 
 // ---- using a trained model
-struct LoadedBert {
-  nn::ModelFile file;
-  BertConfig config;
+struct LoadedBert : train::Loaded<BertConfig, Bert> {
   data::Vocab vocab;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<Bert> model;
 };
 LoadedBert load_bert(const std::string& path);
 

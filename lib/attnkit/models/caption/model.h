@@ -63,6 +63,7 @@
 #include "attnkit/nn/rnn.h"
 #include "attnkit/rl/reinforce.h"
 #include "attnkit/train/dataset_module.h"
+#include "attnkit/train/loaded.h"
 #include "attnkit/train/module.h"
 #include "attnkit/vision/cnn.h"
 
@@ -332,12 +333,7 @@ class CaptionTraining : public train::DatasetModule {
   rl::MovingAverageBaseline baseline_;  // hard attention: the moving average of the cost
 };
 
-struct LoadedCaption {
-  nn::ModelFile file;
-  CaptionConfig config;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<CaptionModel> model;
-};
+using LoadedCaption = train::Loaded<CaptionConfig, CaptionModel>;
 LoadedCaption load_caption(const std::string& path);
 
 }  // namespace attnkit::models

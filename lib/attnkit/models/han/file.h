@@ -11,16 +11,13 @@
 #include "attnkit/models/han/model.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/params.h"
+#include "attnkit/train/loaded.h"
 
 namespace attnkit::models::han {
 
-struct LoadedHan {
-  nn::ModelFile file;
-  HanConfig config;
+struct LoadedHan : train::Loaded<HanConfig, HanNet> {
   data::Vocab vocab;
   std::vector<std::string> labels;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<HanNet> model;
 };
 // DataError naming the file for anything that does not fit.
 LoadedHan load_han(const std::string& path);

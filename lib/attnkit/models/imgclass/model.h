@@ -28,6 +28,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/train/dataset_module.h"
+#include "attnkit/train/loaded.h"
 #include "attnkit/train/module.h"
 #include "attnkit/vision/image_set.h"
 
@@ -141,12 +142,7 @@ struct ImgScore {
 ImgScore score_predictions(const std::vector<int32_t>& pred, const std::vector<int32_t>& labels,
                            int64_t classes);
 
-struct LoadedImgNet {
-  nn::ModelFile file;
-  ImgNetConfig config;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<ImgNet> model;
-};
+using LoadedImgNet = train::Loaded<ImgNetConfig, ImgNet>;
 LoadedImgNet load_imgnet(const std::string& path);
 
 }  // namespace attnkit::models

@@ -27,6 +27,7 @@
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
 #include "attnkit/train/dataset_module.h"
+#include "attnkit/train/loaded.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::models {
@@ -149,12 +150,7 @@ class PtrTraining : public train::DatasetModule {
   std::unique_ptr<PtrNet> model_;
 };
 
-struct LoadedPtrNet {
-  nn::ModelFile file;
-  PtrNetConfig config;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<PtrNet> model;
-};
+using LoadedPtrNet = train::Loaded<PtrNetConfig, PtrNet>;
 LoadedPtrNet load_ptrnet(const std::string& path);
 
 }  // namespace attnkit::models

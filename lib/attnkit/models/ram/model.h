@@ -42,6 +42,7 @@
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
 #include "attnkit/train/dataset_module.h"
+#include "attnkit/train/loaded.h"
 #include "attnkit/train/module.h"
 #include "attnkit/vision/cnn.h"
 #include "attnkit/vision/glimpse.h"
@@ -233,12 +234,7 @@ class RamTraining : public train::DatasetModule {
   double best_error_ = 0.0;
 };
 
-struct LoadedRam {
-  nn::ModelFile file;
-  RamConfig config;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<Ram> model;
-};
+using LoadedRam = train::Loaded<RamConfig, Ram>;
 LoadedRam load_ram(const std::string& path);
 
 // The trace as TSV: image, glimpse, x, y, then top, left, side of each patch (1-based image

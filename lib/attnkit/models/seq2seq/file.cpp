@@ -12,22 +12,36 @@
 
 namespace attnkit::models {
 
-void put_seq2seq(nn::ModelFile& m, const Seq2SeqConfig& config, const data::Vocab& source,
-                 const data::Vocab& target, data::Tokenization tok) {
-  // The architecture goes into the configuration YAML under seq2seq-train's option names,
-  // where the options the run was given already are (the same values when seq2seq-train
-  // wrote it; a model built in code gets its keys here). The vocabulary sizes are the
-  // vocabularies' own.
-  YAML::Node y =
-      m.config_yaml.empty() ? YAML::Node(YAML::NodeType::Map) : YAML::Load(m.config_yaml);
+namespace {
+
+// A Transformer's width in the stored configuration: not an option of seq2seq-train (whose
+// --hidden is either type's width), stored after its keys; the loader prefers it to hidden.
+constexpr const char* kWidthKey = "d-model";
+
+}  // namespace
+
+std::string seq2seq_config_yaml(const std::string& yaml, const Seq2SeqConfig& config,
+                                data::Tokenization tok) {
+  // The settings the run's YAML holds (none for a model built in code), the net's own
+  // architecture over them, written back through seq2seq-train's field list: a key the run
+  // gave keeps its place and text unless the net's value differs (a float's dropout).
+  YAML::Node y = yaml.empty() ? YAML::Node(YAML::NodeType::Map) : YAML::Load(yaml);
   if (!y.IsMap()) throw Error("the configuration to store is not a YAML map");
-  for (const auto& [k, v] : config.to_map())
-    if (k != "src-vocab" && k != "tgt-vocab") y[k] = v;
-  y["tokens"] = data::tokenization_name(tok);
+  Seq2SeqSettings s;
+  io::read_present_fields(io::StoredConfig(yaml, "the configuration to store"), s);
+  s.set_net(config);
+  s.data.tokens = data::tokenization_name(tok);
+  io::write_fields(y, s);
+  if (config.type == ModelType::Transformer) y[kWidthKey] = std::to_string(config.d_model);
   y.SetStyle(YAML::EmitterStyle::Block);
   YAML::Emitter e;
   e << y;
-  m.config_yaml = std::string(e.c_str()) + "\n";
+  return std::string(e.c_str()) + "\n";
+}
+
+void put_seq2seq(nn::ModelFile& m, const Seq2SeqConfig& config, const data::Vocab& source,
+                 const data::Vocab& target, data::Tokenization tok) {
+  m.config_yaml = seq2seq_config_yaml(m.config_yaml, config, tok);
   m.texts["vocab.source"] = source.format();
   m.texts["vocab.target"] = target.format();
 }
@@ -68,7 +82,7 @@ Seq2SeqBundle get_seq2seq(const nn::ModelFile& m) {
     Seq2SeqConfig c = s.config();
     // A Transformer's width: put_seq2seq's "d-model" (also seq2seq-train's option before it
     // became --hidden), else --hidden.
-    if (stored.has("d-model")) c.d_model = stored.get<int64_t>("d-model");
+    if (stored.has(kWidthKey)) c.d_model = stored.get<int64_t>(kWidthKey);
     io::check_stored([&] { b.source_tok = b.target_tok = data::parse_tokenization(s.data.tokens); },
                      m.file);
     b.source_vocab = data::Vocab::parse(m.text("vocab.source"), m.file + " (source vocabulary)");

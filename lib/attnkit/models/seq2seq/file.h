@@ -2,10 +2,11 @@
 // translating with it.
 //
 // Besides the parameters ("param/<name>"), the file holds:
-//   config_yaml  seq2seq-train's options, among them the architecture (type, cell, embed,
-//                hidden, layers, ..., Seq2SeqConfig::to_map's keys) and the tokenisation of
-//                both sides ("tokens": words or chars), as every model file keeps its
-//                hyper-parameters (nn/model_file.h)
+//   config_yaml  seq2seq-train's options (its field list, Seq2SeqSettings in train.h), among
+//                them the architecture (type, cell, embed, hidden, layers, ...) and the
+//                tokenisation of both sides ("tokens": words or chars), as every model file
+//                keeps its hyper-parameters (nn/model_file.h); a Transformer's width also as
+//                "d-model"
 //   texts["vocab.source"], texts["vocab.target"]  the vocabularies in data::Vocab's format,
 //                whose sizes are the model's
 // Files written before the architecture moved into the YAML held it as "key=value" lines in
@@ -30,6 +31,10 @@ struct Seq2SeqBundle {
   data::Tokenization target_tok = data::Tokenization::Words;
 };
 
+// The configuration YAML `yaml` (a run's options, or empty) with the net's architecture and
+// the tokenisation written in, through seq2seq-train's field list: what put_seq2seq stores.
+std::string seq2seq_config_yaml(const std::string& yaml, const Seq2SeqConfig& config,
+                                data::Tokenization tok);
 // Everything but the parameters: the architecture and the tokenisation into config_yaml
 // (added to the options already there), and the vocabularies.
 void put_seq2seq(nn::ModelFile& m, const Seq2SeqConfig& config, const data::Vocab& source,

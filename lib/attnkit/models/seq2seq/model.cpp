@@ -53,12 +53,6 @@ const char* cell_name(nn::CellKind k) {
 }
 
 namespace {
-std::string fmt(double v) {
-  std::ostringstream o;
-  o.precision(9);
-  o << v;
-  return o.str();
-}
 bool to_bool(const std::map<std::string, std::string>& m, const std::string& k, bool dflt) {
   auto it = m.find(k);
   if (it == m.end()) return dflt;
@@ -67,29 +61,6 @@ bool to_bool(const std::map<std::string, std::string>& m, const std::string& k, 
   throw UsageError("model setting '" + k + "': '" + it->second + "' is not true or false");
 }
 }  // namespace
-
-std::map<std::string, std::string> Seq2SeqConfig::to_map() const {
-  std::map<std::string, std::string> m;
-  m["type"] = model_type_name(type);
-  m["src-vocab"] = std::to_string(src_vocab);
-  m["tgt-vocab"] = std::to_string(tgt_vocab);
-  m["dropout"] = fmt(dropout);
-  m["layers"] = std::to_string(layers);
-  if (type == ModelType::RNN) {
-    m["cell"] = cell_name(cell);
-    m["embed"] = std::to_string(embed);
-    m["hidden"] = std::to_string(hidden);
-    m["bidirectional"] = bidirectional ? "true" : "false";
-    m["attention"] = attention_name(attention);
-    m["no-input-feeding"] = input_feeding ? "false" : "true";
-  } else {
-    m["d-model"] = std::to_string(d_model);
-    m["heads"] = std::to_string(heads);
-    m["d-ff"] = std::to_string(d_ff);
-    m["shared-embeddings"] = shared_embeddings ? "true" : "false";
-  }
-  return m;
-}
 
 void Seq2SeqConfig::upgrade_keys(std::map<std::string, std::string>& m) {
   for (const char* k : {"src_vocab", "tgt_vocab", "d_model", "d_ff", "shared_embeddings"}) {

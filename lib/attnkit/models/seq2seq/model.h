@@ -81,11 +81,6 @@ struct Seq2SeqConfig {
   int64_t d_model = 128, heads = 4, d_ff = 512;
   bool shared_embeddings = false;
 
-  // As key → value text: the architecture of this type under seq2seq-train's option names
-  // (its field list, Seq2SeqSettings in train.h; "d-model" for the Transformer's width) plus
-  // "src-vocab"/"tgt-vocab", the values as the options spell them. put_seq2seq stores them;
-  // the loader reads them back through the field list.
-  std::map<std::string, std::string> to_map() const;
   // Renames the keys of files written before the keys were seq2seq-train's option names
   // ('_' for '-', input_feeding for its negation); the loader calls it on such files.
   static void upgrade_keys(std::map<std::string, std::string>& m);

@@ -17,6 +17,13 @@ Seq2SeqConfig Seq2SeqSettings::config() const {
   return c;
 }
 
+void Seq2SeqSettings::set_net(const Seq2SeqConfig& c) {
+  model = c;
+  if (c.type == ModelType::Transformer) model.hidden = c.d_model;
+  data.shared_vocab = c.shared_embeddings;
+  dropout = c.dropout;
+}
+
 void Seq2SeqDataOptions::validate() const {
   if (pairs.empty() == (source.empty() && target.empty()))
     throw UsageError("give the corpus as -i PAIRS or as --source and --target");
@@ -101,19 +108,21 @@ Seq2SeqTraining::Seq2SeqTraining(Seq2SeqConfig config, Seq2SeqData data, Seq2Seq
 
 Seq2SeqTraining::Seq2SeqTraining(std::unique_ptr<Seq2Seq> model, Seq2SeqData&& data,
                                  Seq2SeqRecipe recipe)
-    : data_(std::move(data)),
+    : BasicModule(recipe.seed, recipe.config_yaml),
+      data_(std::move(data)),
       recipe_((recipe.validate(), std::move(recipe))),
-      model_(std::move(model)),
-      adam_(model_->params().params(), recipe_.lr, 0.9, 0.98, 1e-9, 0.0,
-            schedule_of(recipe_, data_.train.size())) {
+      model_(std::move(model)) {
+  opt_ = std::make_unique<nn::Adam>(model_->params().params(), recipe_.lr, 0.9, 0.98, 1e-9, 0.0,
+                                    schedule_of(recipe_, data_.train.size()));
   if (data_.train.empty()) throw DataError("no training pairs");
   batches_ =
       (static_cast<int64_t>(data_.train.size()) + recipe_.batch_size - 1) / recipe_.batch_size;
-  if (total_steps() < 1) throw UsageError("epochs or steps must be at least 1");
+  steps_ = recipe_.steps > 0 ? recipe_.steps : recipe_.epochs * batches_;
+  if (steps_ < 1) throw UsageError("epochs or steps must be at least 1");
 }
 
 void Seq2SeqTraining::describe(nn::ModelFile& f) const {
-  f.config_yaml = recipe_.config_yaml;
+  BasicModule::describe(f);
   put_seq2seq(f, model_->config(), data_.source_vocab, data_.target_vocab, data_.tok);
 }
 
@@ -169,10 +178,10 @@ std::vector<std::string> Seq2SeqTraining::eval_metrics() const {
 
 train::Metrics Seq2SeqTraining::evaluate() {
   if (data_.valid.empty()) return {};
-  last_valid_loss_ = validation_loss(*model_, data_.valid, recipe_.batch_size);
+  const double loss = validation_loss(*model_, data_.valid, recipe_.batch_size);
   const double bleu = validation_bleu(*model_, data_.valid, data_.target_vocab,
                                       recipe_.bleu_sentences, data_.max_len);
-  return {{"valid_loss", last_valid_loss_}, {"valid_bleu", bleu}};
+  return evaluated({{"valid_loss", loss}, {"valid_bleu", bleu}}, loss);
 }
 
 double validation_loss(const Seq2Seq& model, const std::vector<data::EncodedPair>& pairs,

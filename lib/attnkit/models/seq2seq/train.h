@@ -18,6 +18,7 @@
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/seq2seq/model.h"
 #include "attnkit/nn/optim.h"
+#include "attnkit/train/basic_module.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::models {
@@ -116,9 +117,16 @@ struct Seq2SeqSettings {
   }
   // The architecture: `model` with the width --hidden, the shared tables and the dropout.
   Seq2SeqConfig config() const;
+  // The reverse: the settings of a net's architecture (put_seq2seq stores them).
+  void set_net(const Seq2SeqConfig& c);
 };
 
-class Seq2SeqTraining : public train::Module {
+// The module on the shared base (train::BasicModule: the optimiser, the run's length, the
+// stored configuration, the last evaluation). Its batches are length-grouped
+// (data::make_batches), not an epoch's shuffle of items, so it is no DatasetModule; the model
+// keeps its own parameter store. Its files hold no result/ numbers (finish()): a model file
+// is what it was before the module moved onto the base.
+class Seq2SeqTraining : public train::BasicModule {
  public:
   Seq2SeqTraining(Seq2SeqConfig config, Seq2SeqData data, Seq2SeqRecipe recipe);
   // Training a model that exists already (e.g. loaded from a file).
@@ -130,10 +138,6 @@ class Seq2SeqTraining : public train::Module {
 
   std::string kind() const override { return "seq2seq"; }
   nn::ParamStore& params() override { return model_->params(); }
-  nn::Optimizer& optimizer() override { return adam_; }
-  int64_t total_steps() const override {
-    return recipe_.steps > 0 ? recipe_.steps : recipe_.epochs * batches_;
-  }
   int64_t batches_per_epoch() const override { return batches_; }
   void describe(nn::ModelFile& f) const override;
   void check_resume(const nn::ModelFile& ck) const override;
@@ -148,7 +152,7 @@ class Seq2SeqTraining : public train::Module {
   std::vector<std::string> step_metrics() const override { return {"tokens"}; }
   std::vector<std::string> eval_metrics() const override;
   train::Metrics evaluate() override;
-  double score() override { return last_valid_loss_; }
+  void finish(nn::ModelFile&) override {}
 
   // The current batch (after begin_batch).
   const data::Batch& batch() const { return *batch_; }
@@ -159,13 +163,11 @@ class Seq2SeqTraining : public train::Module {
   Seq2SeqData data_;
   Seq2SeqRecipe recipe_;
   std::unique_ptr<Seq2Seq> model_;
-  nn::Adam adam_;
   int64_t batches_ = 0;
   std::vector<data::Batch> epoch_batches_;
   int64_t cached_epoch_ = -1;
   data::Batch own_;
   const data::Batch* batch_ = nullptr;
-  double last_valid_loss_ = 0.0;
 };
 
 // Teacher-forced mean loss per target token over `pairs` (no dropout), and greedy corpus

@@ -19,7 +19,7 @@ void BanditConfig::validate() const {
   need(arms >= 2 && arms <= 1000, "arms must be from 2 to 1000");
   need(pulls >= 1 && pulls <= 10000, "pulls must be from 1 to 10000");
   need(width >= 1 && filters >= 1 && key >= 1 && value >= 1,
-       "width, filters, key-size and value-size must be >= 1");
+       "embed, filters, key-size and value-size must be >= 1");
 }
 
 void BanditTrainOptions::validate() const {
@@ -382,7 +382,7 @@ LoadedBandit load_bandit(const std::string& path) {
       m.file.arch("pulls", 1, 10000, "bandit/pulls") != m.config.pulls)
     throw DataError("the model's sizes disagree with its stored configuration", path);
   train::in_file(path,
-                 [&] { m.policy = train::build<SnailBanditPolicy>(m.file, m.params, m.config); });
+                 [&] { m.model = train::build<SnailBanditPolicy>(m.file, m.params, m.config); });
   return m;
 }
 

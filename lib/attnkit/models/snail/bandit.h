@@ -27,6 +27,7 @@
 #include "attnkit/nn/params.h"
 #include "attnkit/rl/reinforce.h"
 #include "attnkit/train/basic_module.h"
+#include "attnkit/train/loaded.h"
 
 namespace attnkit::rl {
 
@@ -43,7 +44,7 @@ struct BanditConfig {
   void fields(V& v) {
     v(arms, {"arms", "K", "arms of each bandit"});
     v(pulls, {"pulls", "N", "pulls per episode"});
-    v(width, {"width", "N", "input projection size"});
+    v(width, {"embed", "N", "the observations' embedding size (a linear projection)", "width"});
     v(filters, {"filters", "N", "filters of each dense block"});
     v(key, {"key-size", "N", "attention key and query size"});
     v(value, {"value-size", "N", "attention value size"});
@@ -126,6 +127,16 @@ struct BanditTrainOptions {
   bool normalize_advantage = false;
   int64_t eval_episodes = 1000;
   void validate() const;
+  // snail-train's keys (batch and lr come from its training options).
+  template <class V>
+  void fields(V& v) {
+    v(entropy, {"entropy", "B", "weight of the entropy bonus"});
+    v(value_weight, {"value-weight", "W", "weight of the baseline's squared error"});
+    v(discount, {"discount", "G", "discount of the returns-to-go"});
+    v(normalize_advantage, {"normalize-advantage", "", "normalise the advantages of each slice"});
+    v(eval_episodes,
+      {"eval-episodes", "N", "bandits (or few-shot episodes) of each evaluation (a fixed set)"});
+  }
 };
 
 // Meta-training as a module of the training layer: each step plays o.batch fresh bandits
@@ -174,12 +185,7 @@ class BanditTraining : public train::DrawnModule {
   std::map<std::string, Tensor> best_;  // the best evaluation's parameters (empty: none yet)
 };
 
-struct LoadedBandit {
-  nn::ModelFile file;
-  BanditConfig config;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<SnailBanditPolicy> policy;
-};
+using LoadedBandit = train::Loaded<BanditConfig, SnailBanditPolicy>;
 LoadedBandit load_bandit(const std::string& path);
 
 // The configuration a model file stores (the keys of snail-train).

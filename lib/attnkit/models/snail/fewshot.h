@@ -25,12 +25,14 @@
 #include "attnkit/autodiff/tape.h"
 #include "attnkit/core/fields.h"
 #include "attnkit/core/rng.h"
+#include "attnkit/models/snail/bandit.h"
 #include "attnkit/models/snail/blocks.h"
 #include "attnkit/nn/layers.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
 #include "attnkit/train/basic_module.h"
+#include "attnkit/train/loaded.h"
 
 namespace attnkit::models {
 
@@ -55,6 +57,34 @@ struct FewShotConfig {
       {"channels", "N", "fewshot: filters of each of the 4 convolution blocks of the embedding"});
   }
   void validate() const;  // UsageError naming the field
+};
+
+// snail-train's configuration keys, each once, in its --help and stored YAML's order: the
+// task, the SNAIL blocks' sizes and the bandit (rl::BanditConfig), the training options, the
+// few-shot data and the few-shot model.
+struct SnailTrainSettings {
+  std::string task = "bandit";
+  rl::BanditConfig bandit;
+  rl::BanditTrainOptions train;
+  std::string images, labels, classes = "0,2,4,6,8";
+  FewShotConfig fewshot;
+  template <class V>
+  void fields(V& v) {
+    v(task, {"task", "TASK", "bandit, or fewshot (N-way K-shot image classification)"});
+    bandit.fields(v);
+    train.fields(v);
+    v(fields::unset(images),
+      {"input,i", "FILE",
+       "fewshot: pictures [n, H, W] (IDX, .npy, ...; IDX bytes are scaled to [0, 1]); default: "
+       "Fashion-MNIST's 60,000 training pictures",
+       "images"});
+    v(fields::unset(labels),
+      {"labels", "FILE", "fewshot: their class ids [n] (default: Fashion-MNIST's)"});
+    v(classes, {"classes", "LIST",
+                "fewshot: the classes episodes are drawn from in training; evaluation draws from "
+                "the others"});
+    fewshot.fields(v);
+  }
 };
 
 // Images [n, H, W] with values in [0, 1] and their class ids, indexed by class.
@@ -179,12 +209,8 @@ class FewShotTraining : public train::DrawnModule {
   EpisodeBatch batch_;
 };
 
-struct LoadedFewShot {
-  nn::ModelFile file;
-  FewShotConfig config;
+struct LoadedFewShot : train::Loaded<FewShotConfig, SnailFewShot> {
   std::vector<int32_t> train_classes;
-  std::unique_ptr<nn::ParamStore> params;
-  std::unique_ptr<SnailFewShot> model;
 };
 LoadedFewShot load_fewshot(const std::string& path);
 

@@ -77,10 +77,10 @@ std::string run_bandit(const SnailRunOptions& o, const GivenOption& given) {
     c.validate();
   }
   rl::BanditBatch bandits;
-  const auto scores = rl::compare_agents(m.policy.get(), arms, pulls, o.episodes, o.seed, &bandits);
+  const auto scores = rl::compare_agents(m.model.get(), arms, pulls, o.episodes, o.seed, &bandits);
   const std::string table = rl::agents_tsv(scores);
   if (!o.trace.empty()) {
-    const std::string who = m.policy ? "snail" : "thompson";
+    const std::string who = m.model ? "snail" : "thompson";
     for (const auto& s : scores)
       if (s.agent == who) io::write_file(o.trace, rl::rollout_tsv(s.rollout, bandits));
   }
