@@ -441,7 +441,9 @@ struct LinearHop {
   // H (g, gp): the tangents t_k = d α_k and τ_k = d β_k of the log forward and backward values
   // in direction (g, gp) are averages over the predecessors (successors) weighted by their
   // share; d p(z_k = s) = p (t_k + τ_k - d log Z), and the links likewise.
-  void hessian_vector(const double* g, const double* gp, double* out_u, double* out_p) const {
+  // mu, xi: the marginals (as marginals() writes them) when the caller has them, else null.
+  void hessian_vector(const double* g, const double* gp, double* out_u, double* out_p,
+                      const double* mu = nullptr, const double* xi = nullptr) const {
     const size_t ks = static_cast<size_t>(K * S);
     std::vector<double> t(ks, 0.0), tau(ks, 0.0), w(static_cast<size_t>(S));
     std::copy(g, g + S, t.begin());
@@ -489,8 +491,13 @@ struct LinearHop {
         tk[i] = acc / btk[i];
       }
     }
-    std::vector<double> mu(ks), xi(static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S));
-    marginals(mu.data(), xi.data());
+    std::vector<double> own_mu, own_xi;
+    if (!mu || !xi) {
+      own_mu.resize(ks);
+      own_xi.resize(static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S));
+      marginals(own_mu.data(), own_xi.data());
+      mu = own_mu.data(), xi = own_xi.data();
+    }
     double dz = 0.0;  // d log Z = E[t_{K-1}]
     for (int64_t s = 0; s < S; ++s)
       dz += mu[static_cast<size_t>((K - 1) * S + s)] * t[static_cast<size_t>((K - 1) * S + s)];
@@ -500,7 +507,7 @@ struct LinearHop {
       const double* gn = g + (k + 1) * S;
       const double* taun = tau.data() + (k + 1) * S;
       const double* h = gp ? gp + k * S * S : nullptr;
-      const double* x = xi.data() + k * S * S;
+      const double* x = xi + k * S * S;
       double* o = out_p + k * S * S;
       for (int64_t i = 0; i < S; ++i)
         for (int64_t s = 0; s < S; ++s) {
@@ -657,7 +664,8 @@ void HopChainSolution::backward(const double* g, const double* g_pair, double* g
                                 double* grad_pairwise) const {
   const State& st = *s_;
   if (st.linear) {
-    st.linear->hessian_vector(g, g_pair, grad_unary, grad_pairwise);
+    st.linear->hessian_vector(g, g_pair, grad_unary, grad_pairwise, st.m.unary.data(),
+                              st.m.pairwise.data());
     return;
   }
   const size_t nu = static_cast<size_t>(st.K * st.S), np = st.theta.size() - nu;
