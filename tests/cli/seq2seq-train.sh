@@ -68,6 +68,19 @@ check_eq "$(wc -l < "$T/out")" 1800 "transformer translates every line"
 expect 0 seq2seq-train --source en.txt --target fr.txt --type transformer --shared-embeddings --dry-run
 grep -q '^embedding	' "$T/out" || fail "shared embeddings: one table"
 
+# Structured attention (a chain CRF's marginals) and its sigmoid baseline (Kim et al. 2017):
+# each trains to the same model at 1 and 2 threads, and its alignments (the marginals, or the
+# sigmoids) lie in [0, 1] with no row forced to sum to 1.
+for a in structured sigmoid; do
+  small=(-i dates.tsv --tokens chars --embed 12 --hidden 16 --lr 0.01 --batch-size 32 --seed 7 -q
+    --steps 8 --eval-every 8 --attention "$a")
+  expect 0 seq2seq-train "${small[@]}" --threads 1 -o "$a-1.akm"
+  expect 0 seq2seq-train "${small[@]}" --threads 2 -o "$a-2.akm"
+  check_eq "$(same_weights "$a-1.akm" "$a-2.akm")" same "$a: the same model at 1 and 2 threads"
+  check_eq "$(tensor-info --no-header "$a-1.akm.npz" |
+    awk -F'\t' '!($5 >= 0 && $6 <= 1 && $9 == 0 && $10 == 0) { print "bad " $0 }')" "" "$a: alignments in [0, 1]"
+done
+
 # Errors: usage (2) and data (1), no model file left behind.
 expect_err 2 "give the corpus as -i PAIRS or as --source and --target" seq2seq-train -o x.akm
 expect_err 2 "-o MODEL is required" seq2seq-train -i dates.tsv

@@ -469,3 +469,49 @@ TEST_CASE("seq2seq: batch_rows keeps rows and trims the padding") {
   CHECK(s.target.cols == std::max(b.target_len[1], b.target_len[2]));
   CHECK_THROWS_AS(models::batch_rows(b, 2, 5), ShapeError);
 }
+
+TEST_CASE("seq2seq: structured (a chain CRF's marginals) and sigmoid attention, Kim et al. 2017") {
+  const auto pairs = random_pairs(3, 9, 11, false);
+  const data::Batch b = data::make_batch(pairs, {0, 1, 2});  // padded sources
+  REQUIRE(*std::min_element(b.source_len.begin(), b.source_len.end()) < b.source.cols);
+  CHECK(models::parse_attention("structured") == AttentionKind::Structured);
+  CHECK(models::parse_attention("sigmoid") == AttentionKind::Sigmoid);
+  CHECK(std::string(models::attention_name(AttentionKind::Structured)) == "structured");
+  CHECK(std::string(models::attention_name(AttentionKind::Sigmoid)) == "sigmoid");
+  for (AttentionKind a : {AttentionKind::Structured, AttentionKind::Sigmoid}) {
+    INFO(models::attention_name(a));
+    Seq2SeqConfig c = tiny(ModelType::RNN);
+    c.attention = a;
+    c.bidirectional = true;
+    auto m = Seq2Seq::create(c, 12);
+    CHECK(m->params().contains("attention.pairwise") == (a == AttentionKind::Structured));
+    if (a == AttentionKind::Structured) {  // a pairwise potential away from zero, so it matters
+      Tensor& w = m->params().get("attention.pairwise").value;
+      w[0] = 0.7f, w[1] = -0.4f, w[2] = 0.2f, w[3] = 1.1f;
+    }
+    // Gradients by finite differences, the CRF's pairwise potentials included.
+    grads_ok(models::attention_name(a), *m, b);
+    // Padding never reaches an item: the padded batch's loss is the items' losses alone.
+    ad::Tape t(0);
+    t.set_training(false);
+    int64_t tokens = 0;
+    const double batch_nll = static_cast<double>(m->loss(t, b, 0.0f, 1.0f, &tokens).value()[0]) *
+                             static_cast<double>(tokens);
+    double alone = 0.0;
+    for (const auto& p : pairs)
+      alone += forced_nll(*m, p.source, std::vector<int32_t>(p.target.begin() + 1, p.target.end()));
+    CHECK(batch_nll == doctest::Approx(alone).epsilon(1e-5));
+    // Decoding agrees with the teacher-forced loss; the alignment rows are the marginals
+    // p(z_j = 1) (structured) or σ(s_j) (sigmoid): each in [0, 1], not a distribution.
+    for (const auto& p : pairs) {
+      models::DecodeOptions o;
+      o.max_length = 6;
+      const models::Translation g = m->translate(p.source, o);
+      CHECK(-g.log_prob == doctest::Approx(forced_nll(*m, p.source, g.tokens)).epsilon(1e-4));
+      REQUIRE(g.attention.shape() ==
+              Shape{static_cast<int64_t>(g.tokens.size()), static_cast<int64_t>(p.source.size())});
+      for (int64_t i = 0; i < g.attention.size(); ++i)
+        CHECK((g.attention[i] >= 0.0f && g.attention[i] <= 1.0f));
+    }
+  }
+}

@@ -610,3 +610,101 @@ TEST_CASE("structured: the hop chain with S = 2, U[k][0] = 0 is the binary chain
                                gp.data());
   for (double x : gu) CHECK(std::isfinite(x));
 }
+
+TEST_CASE("structured: the hop chain's Linear engine = the log-space engine; when it applies") {
+  const double inf = std::numeric_limits<double>::infinity();
+  // The largest difference |a - b| / (1 + |b|) (scale: / scale instead), one CHECK a vector
+  // (a million CHECKs would be slow under the sanitizers).
+  auto worst = [](const std::vector<double>& a, const std::vector<double>& b, double scale) {
+    REQUIRE(a.size() == b.size());
+    double w = 0.0;
+    for (size_t i = 0; i < a.size(); ++i)
+      w = std::max(w, std::fabs(a[i] - b[i]) / (scale > 0 ? scale : 1.0 + std::fabs(b[i])));
+    return w;
+  };
+  int seed = 900;
+  for (int K : {1, 2, 3, 6, 40})
+    for (int S : {1, 2, 5, 50})
+      for (double scale : {1.0, 10.0, 30.0}) {
+        if (K > 6 && S > 5) continue;  // long chains with few states, many states on short ones
+        INFO("K = " << K << ", S = " << S << ", scale " << scale);
+        std::vector<double> U = randn(static_cast<size_t>(K * S), ++seed, scale);
+        const std::vector<double> W =
+            randn(static_cast<size_t>(std::max(K - 1, 0) * S * S), ++seed, scale);
+        const std::vector<double> g = randn(U.size(), ++seed), gp = randn(W.size(), ++seed);
+        if (S > 2)  // padded states, as the memory network's empty slots
+          for (int k = 0; k < K; ++k) U[static_cast<size_t>(k * S + S - 1)] = -inf;
+        REQUIRE(hop_chain_linear_ok(U.data(), W.data(), K, S));
+        const HopChainMarginals a =
+            hop_chain_marginals(U.data(), W.data(), K, S, HopEngine::Linear);
+        const HopChainMarginals b =
+            hop_chain_marginals(U.data(), W.data(), K, S, HopEngine::LogSpace);
+        CHECK(std::fabs(a.log_z - b.log_z) <= 1e-12 * (1 + std::fabs(b.log_z)));
+        CHECK(worst(a.unary, b.unary, 0) <= 1e-11);
+        CHECK(worst(a.pairwise, b.pairwise, 0) <= 1e-11);
+        for (const double* dir_p : {static_cast<const double*>(nullptr), gp.data()}) {
+          std::vector<double> ua(U.size()), pa(W.size()), ub(U.size()), pb(W.size());
+          hop_chain_marginals_backward(U.data(), W.data(), K, S, g.data(), dir_p, ua.data(),
+                                       pa.data(), HopEngine::Linear);
+          hop_chain_marginals_backward(U.data(), W.data(), K, S, g.data(), dir_p, ub.data(),
+                                       pb.data(), HopEngine::LogSpace);
+          // H g is a difference of averages: compare against the scale of the direction
+          double mx = 1.0;
+          for (double x : ub) mx = std::max(mx, std::fabs(x));
+          for (double x : pb) mx = std::max(mx, std::fabs(x));
+          CHECK(worst(ua, ub, mx) <= 1e-10);
+          CHECK(worst(pa, pb, mx) <= 1e-10);
+        }
+      }
+  // The binary chain goes through the Linear engine too: against the log-space hop chain of
+  // 2 states on a long chain.
+  const int n = 200;
+  const std::vector<double> u = randn(n, 990, 10.0), p = randn(4 * (n - 1), 991, 10.0);
+  const std::vector<double> g = randn(n, 992);
+  std::vector<double> U2(2 * n, 0.0), G2(2 * n, 0.0);
+  for (int i = 0; i < n; ++i)
+    U2[static_cast<size_t>(2 * i + 1)] = u[static_cast<size_t>(i)],
+                                   G2[static_cast<size_t>(2 * i + 1)] = g[static_cast<size_t>(i)];
+  const ChainMarginals c = chain_marginals(u.data(), p.data(), n);
+  const HopChainMarginals h = hop_chain_marginals(U2.data(), p.data(), n, 2, HopEngine::LogSpace);
+  CHECK(std::fabs(c.log_z - h.log_z) <= 1e-12 * std::fabs(h.log_z));
+  double wu = 0.0;
+  for (int i = 0; i < n; ++i)
+    wu = std::max(
+        wu, std::fabs(c.unary[static_cast<size_t>(i)] - h.unary[static_cast<size_t>(2 * i + 1)]));
+  CHECK(wu <= 1e-11);
+  std::vector<double> gu(n), gw(4 * (n - 1)), hu(2 * n), hw(4 * (n - 1));
+  chain_marginals_backward(u.data(), p.data(), n, g.data(), nullptr, gu.data(), gw.data());
+  hop_chain_marginals_backward(U2.data(), p.data(), n, 2, G2.data(), nullptr, hu.data(), hw.data(),
+                               HopEngine::LogSpace);
+  double wg = 0.0;
+  for (int i = 0; i < n; ++i)
+    wg = std::max(wg, std::fabs(gu[static_cast<size_t>(i)] - hu[static_cast<size_t>(2 * i + 1)]));
+  CHECK(wg <= 1e-10);
+  CHECK(worst(gw, hw, 0) <= 1e-10);
+  // Where it does not apply: ranges over kHopLinearRange, -inf or NaN links, a step with no
+  // finite state, no step.
+  std::vector<double> U = randn(6, 993), W = randn(9, 994);  // K = 2, S = 3
+  CHECK(hop_chain_linear_ok(U.data(), W.data(), 2, 3));
+  CHECK_FALSE(hop_chain_linear_ok(U.data(), W.data(), 0, 3));
+  std::vector<double> Ub(U);
+  Ub[1] = Ub[0] + kHopLinearRange + 1.0;
+  CHECK_FALSE(hop_chain_linear_ok(Ub.data(), W.data(), 2, 3));
+  const HopChainMarginals wide = hop_chain_marginals(Ub.data(), W.data(), 2, 3);
+  const HopChainMarginals wide_log =
+      hop_chain_marginals(Ub.data(), W.data(), 2, 3, HopEngine::LogSpace);
+  CHECK(wide.log_z == wide_log.log_z);
+  CHECK(wide.unary == wide_log.unary);
+  std::vector<double> Wb(W);
+  Wb[4] = Wb[0] - kHopLinearRange - 1.0;
+  CHECK_FALSE(hop_chain_linear_ok(U.data(), Wb.data(), 2, 3));
+  Wb[4] = -inf;
+  CHECK_FALSE(hop_chain_linear_ok(U.data(), Wb.data(), 2, 3));
+  Wb[4] = std::nan("");
+  CHECK_FALSE(hop_chain_linear_ok(U.data(), Wb.data(), 2, 3));
+  std::vector<double> Un(U);
+  Un[3] = Un[4] = Un[5] = -inf;
+  CHECK_FALSE(hop_chain_linear_ok(Un.data(), W.data(), 2, 3));
+  const HopChainMarginals none = hop_chain_marginals(Un.data(), W.data(), 2, 3);
+  CHECK(none.log_z == -inf);
+}

@@ -13,6 +13,7 @@
 
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/core/parallel.h"
 
 namespace attnkit::attention {
@@ -336,12 +337,215 @@ std::vector<double> chain_theta(const double* unary, const double* pairwise, int
   return th;
 }
 
+// ---- the hop chain in linear space (structured.h: HopEngine::Linear). Step k's scaled
+// forward a_k and backward b_k vectors (maximum 1) with logs kept aside:
+//   a_k(s) ∝ e_k(s) Σ_a a_{k-1}(a) E_{k-1}(a, s),   b_k(a) ∝ Σ_s E_k(a, s) e_{k+1}(s) b_{k+1}(s),
+// e_k = exp(U_k - max U_k), E_k = exp(W_k - max W_k). The marginals are a_k ⊙ b_k, normalised
+// per step.
+struct LinearHop {
+  int64_t K = 0, S = 0;
+  std::vector<double> e, E;  // [K, S], [K-1, S, S]
+  std::vector<double> a, b;  // [K, S]
+  std::vector<double> q;     // [K, S]: Σ_a a_{k-1}(a) E_{k-1}(a, s) (k >= 1)
+  std::vector<double> bt;    // [K, S]: b_k before its rescaling (k < K-1)
+  double log_z = 0.0;
+
+  LinearHop(const double* U, const double* W, int64_t K_, int64_t S_) : K(K_), S(S_) {
+    const size_t ks = static_cast<size_t>(K * S),
+                 l = static_cast<size_t>(std::max<int64_t>(K - 1, 0));
+    e.resize(ks), a.resize(ks), b.resize(ks), q.assign(ks, 0.0), bt.assign(ks, 0.0);
+    E.resize(l * static_cast<size_t>(S * S));
+    double shift = 0.0;  // Σ of the maxima taken out of U and W
+    for (int64_t k = 0; k < K; ++k) {
+      const double* u = U + k * S;
+      const double m = *std::max_element(u, u + S);
+      shift += m;
+      for (int64_t s = 0; s < S; ++s)
+        e[static_cast<size_t>(k * S + s)] = fastmath::fast_exp_double(u[s] - m);
+    }
+    for (size_t i = 0; i < l; ++i) {
+      const double* w = W + i * static_cast<size_t>(S * S);
+      const double m = *std::max_element(w, w + S * S);
+      shift += m;
+      double* x = E.data() + i * static_cast<size_t>(S * S);
+      for (int64_t j = 0; j < S * S; ++j) x[j] = fastmath::fast_exp_double(w[j] - m);
+    }
+    // forward
+    std::copy(e.begin(), e.begin() + S, a.begin());
+    double logs = 0.0;
+    for (int64_t k = 1; k < K; ++k) {
+      const double* prev = a.data() + (k - 1) * S;
+      const double* x = link(k - 1);
+      double* qk = q.data() + k * S;
+      for (int64_t i = 0; i < S; ++i) {  // q_k = E_{k-1}ᵀ a_{k-1}, row by row
+        const double ai = prev[i];
+        const double* row = x + i * S;
+        for (int64_t s = 0; s < S; ++s) qk[s] += ai * row[s];
+      }
+      double* ak = a.data() + k * S;
+      const double* ek = e.data() + k * S;
+      double c = 0.0;
+      for (int64_t s = 0; s < S; ++s) c = std::max(c, ak[s] = ek[s] * qk[s]);
+      for (int64_t s = 0; s < S; ++s) ak[s] /= c;
+      logs += std::log(c);
+    }
+    double last = 0.0;
+    for (int64_t s = 0; s < S; ++s) last += a[static_cast<size_t>((K - 1) * S + s)];
+    log_z = shift + logs + std::log(last);
+    // backward
+    std::fill(b.begin() + (K - 1) * S, b.end(), 1.0);
+    std::vector<double> v(static_cast<size_t>(S));
+    for (int64_t k = K - 2; k >= 0; --k) {
+      const double* next = b.data() + (k + 1) * S;
+      const double* en = e.data() + (k + 1) * S;
+      for (int64_t s = 0; s < S; ++s) v[static_cast<size_t>(s)] = en[s] * next[s];
+      const double* x = link(k);
+      double* btk = bt.data() + k * S;
+      double c = 0.0;
+      for (int64_t i = 0; i < S; ++i) {  // E_k v
+        const double* row = x + i * S;
+        double acc = 0.0;
+        for (int64_t s = 0; s < S; ++s) acc += row[s] * v[static_cast<size_t>(s)];
+        btk[i] = acc;
+        c = std::max(c, acc);
+      }
+      double* bk = b.data() + k * S;
+      for (int64_t i = 0; i < S; ++i) bk[i] = btk[i] / c;
+    }
+  }
+  const double* link(int64_t k) const { return E.data() + k * S * S; }
+
+  // p(z_k = s) [K, S] and p(z_k = a, z_{k+1} = s) [K-1, S, S].
+  void marginals(double* mu, double* xi) const {
+    for (int64_t k = 0; k < K; ++k) {
+      const double* ak = a.data() + k * S;
+      const double* bk = b.data() + k * S;
+      double* m = mu + k * S;
+      double z = 0.0;
+      for (int64_t s = 0; s < S; ++s) z += m[s] = ak[s] * bk[s];
+      for (int64_t s = 0; s < S; ++s) m[s] /= z;
+    }
+    for (int64_t k = 0; k + 1 < K; ++k) {
+      const double* ak = a.data() + k * S;
+      const double* en = e.data() + (k + 1) * S;
+      const double* bn = b.data() + (k + 1) * S;
+      const double* x = link(k);
+      double* o = xi + k * S * S;
+      double z = 0.0;
+      for (int64_t i = 0; i < S; ++i)
+        for (int64_t s = 0; s < S; ++s) z += o[i * S + s] = ak[i] * x[i * S + s] * en[s] * bn[s];
+      for (int64_t j = 0; j < S * S; ++j) o[j] /= z;
+    }
+  }
+
+  // H (g, gp): the tangents t_k = d α_k and τ_k = d β_k of the log forward and backward values
+  // in direction (g, gp) are averages over the predecessors (successors) weighted by their
+  // share; d p(z_k = s) = p (t_k + τ_k - d log Z), and the links likewise.
+  // mu, xi: the marginals (as marginals() writes them) when the caller has them, else null.
+  void hessian_vector(const double* g, const double* gp, double* out_u, double* out_p,
+                      const double* mu = nullptr, const double* xi = nullptr) const {
+    const size_t ks = static_cast<size_t>(K * S);
+    std::vector<double> t(ks, 0.0), tau(ks, 0.0), w(static_cast<size_t>(S));
+    std::copy(g, g + S, t.begin());
+    for (int64_t k = 1; k < K; ++k) {
+      const double* prev = a.data() + (k - 1) * S;
+      const double* tp = t.data() + (k - 1) * S;
+      const double* x = link(k - 1);
+      const double* h = gp ? gp + (k - 1) * S * S : nullptr;
+      double* tk = t.data() + k * S;
+      for (int64_t i = 0; i < S; ++i) {  // Σ_a a(a) E(a, s) (t(a) + h(a, s))
+        const double ai = prev[i], ati = prev[i] * tp[i];
+        const double* row = x + i * S;
+        for (int64_t s = 0; s < S; ++s) tk[s] += ati * row[s];
+        if (h)
+          for (int64_t s = 0; s < S; ++s) tk[s] += ai * row[s] * h[i * S + s];
+      }
+      const double* qk = q.data() + k * S;
+      const double* gk = g + k * S;
+      const double* ek = e.data() + k * S;
+      for (int64_t s = 0; s < S; ++s) tk[s] = ek[s] > 0.0 ? gk[s] + tk[s] / qk[s] : 0.0;
+    }
+    for (int64_t k = K - 2; k >= 0; --k) {
+      const double* en = e.data() + (k + 1) * S;
+      const double* bn = b.data() + (k + 1) * S;
+      const double* gn = g + (k + 1) * S;
+      const double* taun = tau.data() + (k + 1) * S;
+      std::vector<double> v(static_cast<size_t>(S));
+      for (int64_t s = 0; s < S; ++s) {
+        v[static_cast<size_t>(s)] = en[s] * bn[s];
+        w[static_cast<size_t>(s)] =
+            en[s] > 0.0 ? v[static_cast<size_t>(s)] * (gn[s] + taun[s]) : 0.0;
+      }
+      const double* x = link(k);
+      const double* h = gp ? gp + k * S * S : nullptr;
+      const double* btk = bt.data() + k * S;
+      double* tk = tau.data() + k * S;
+      for (int64_t i = 0; i < S; ++i) {
+        const double* row = x + i * S;
+        double acc = 0.0;
+        for (int64_t s = 0; s < S; ++s) acc += row[s] * w[static_cast<size_t>(s)];
+        if (h) {
+          const double* hi = h + i * S;
+          for (int64_t s = 0; s < S; ++s) acc += row[s] * v[static_cast<size_t>(s)] * hi[s];
+        }
+        tk[i] = acc / btk[i];
+      }
+    }
+    std::vector<double> own_mu, own_xi;
+    if (!mu || !xi) {
+      own_mu.resize(ks);
+      own_xi.resize(static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S));
+      marginals(own_mu.data(), own_xi.data());
+      mu = own_mu.data(), xi = own_xi.data();
+    }
+    double dz = 0.0;  // d log Z = E[t_{K-1}]
+    for (int64_t s = 0; s < S; ++s)
+      dz += mu[static_cast<size_t>((K - 1) * S + s)] * t[static_cast<size_t>((K - 1) * S + s)];
+    for (size_t i = 0; i < ks; ++i) out_u[i] = mu[i] > 0.0 ? mu[i] * (t[i] + tau[i] - dz) : 0.0;
+    for (int64_t k = 0; k + 1 < K; ++k) {
+      const double* tk = t.data() + k * S;
+      const double* gn = g + (k + 1) * S;
+      const double* taun = tau.data() + (k + 1) * S;
+      const double* h = gp ? gp + k * S * S : nullptr;
+      const double* x = xi + k * S * S;
+      double* o = out_p + k * S * S;
+      for (int64_t i = 0; i < S; ++i)
+        for (int64_t s = 0; s < S; ++s) {
+          const double p = x[i * S + s];
+          o[i * S + s] =
+              p > 0.0 ? p * (tk[i] + (h ? h[i * S + s] : 0.0) + gn[s] + taun[s] - dz) : 0.0;
+        }
+    }
+  }
+};
+
+// The binary chain as the hop chain of 2 states, U[k] = (0, u_k) (for the Linear engine).
+std::vector<double> binary_as_hop(const double* unary, int64_t n) {
+  std::vector<double> U(static_cast<size_t>(2 * n), 0.0);
+  for (int64_t i = 0; i < n; ++i) U[static_cast<size_t>(2 * i + 1)] = unary[i];
+  return U;
+}
+
 }  // namespace
 
 ChainMarginals chain_marginals(const double* unary, const double* pairwise, int64_t n) {
+  ChainMarginals r;
+  if (n > 0) {
+    const std::vector<double> U = binary_as_hop(unary, n);
+    if (hop_chain_linear_ok(U.data(), pairwise, n, 2)) {
+      const LinearHop h(U.data(), pairwise, n, 2);
+      std::vector<double> mu(U.size());
+      r.log_z = h.log_z;
+      r.unary.resize(static_cast<size_t>(n));
+      r.pairwise.resize(static_cast<size_t>(4 * (n - 1)));
+      h.marginals(mu.data(), r.pairwise.data());
+      for (int64_t i = 0; i < n; ++i)
+        r.unary[static_cast<size_t>(i)] = mu[static_cast<size_t>(2 * i + 1)];
+      return r;
+    }
+  }
   const std::vector<double> th = chain_theta(unary, pairwise, n);
   std::vector<double> marg(th.size());
-  ChainMarginals r;
   r.log_z = marginals(graph(StructKind::Chain, n), th.data(), th.size(), marg.data());
   r.unary.assign(marg.begin(), marg.begin() + n);
   r.pairwise.assign(marg.begin() + n, marg.end());
@@ -351,6 +555,17 @@ ChainMarginals chain_marginals(const double* unary, const double* pairwise, int6
 void chain_marginals_backward(const double* unary, const double* pairwise, int64_t n,
                               const double* g, const double* g_pair, double* grad_unary,
                               double* grad_pairwise) {
+  if (n > 0) {
+    const std::vector<double> U = binary_as_hop(unary, n);
+    if (hop_chain_linear_ok(U.data(), pairwise, n, 2)) {
+      const std::vector<double> G = binary_as_hop(g, n);
+      std::vector<double> out(U.size()), outp(static_cast<size_t>(4 * (n - 1)));
+      LinearHop(U.data(), pairwise, n, 2).hessian_vector(G.data(), g_pair, out.data(), outp.data());
+      for (int64_t i = 0; i < n; ++i) grad_unary[i] = out[static_cast<size_t>(2 * i + 1)];
+      std::copy(outp.begin(), outp.end(), grad_pairwise);
+      return;
+    }
+  }
   const std::vector<double> th = chain_theta(unary, pairwise, n);
   std::vector<double> dir(th.size(), 0.0), out(th.size());
   std::copy(g, g + n, dir.begin());
@@ -388,34 +603,91 @@ std::vector<int64_t> tree_argmax(const double* arcs, int64_t n) {
   return heads;
 }
 
-HopChainMarginals hop_chain_marginals(const double* unary, const double* pairwise, int64_t K,
-                                      int64_t S) {
-  const size_t nu = static_cast<size_t>(K * S),
-               np = static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S);
-  std::vector<double> th(unary, unary + nu);
-  th.insert(th.end(), pairwise, pairwise + np);
-  std::vector<double> marg(th.size());
-  HopChainMarginals r;
-  r.log_z = marginals(hop_graph(K, S), th.data(), th.size(), marg.data());
-  r.unary.assign(marg.begin(), marg.begin() + static_cast<std::ptrdiff_t>(nu));
-  r.pairwise.assign(marg.begin() + static_cast<std::ptrdiff_t>(nu), marg.end());
-  return r;
+bool hop_chain_linear_ok(const double* unary, const double* pairwise, int64_t K, int64_t S) {
+  if (K < 1 || S < 1) return false;
+  for (int64_t k = 0; k < K; ++k) {
+    double lo = std::numeric_limits<double>::infinity(), hi = kNegInf;
+    for (int64_t s = 0; s < S; ++s) {
+      const double x = unary[k * S + s];
+      if (x == kNegInf) continue;
+      if (!std::isfinite(x)) return false;
+      lo = std::min(lo, x), hi = std::max(hi, x);
+    }
+    if (hi == kNegInf || hi - lo > kHopLinearRange) return false;
+  }
+  for (int64_t k = 0; k + 1 < K; ++k) {
+    const double* w = pairwise + k * S * S;
+    double lo = w[0], hi = w[0];
+    for (int64_t i = 0; i < S * S; ++i) {
+      if (!std::isfinite(w[i])) return false;
+      lo = std::min(lo, w[i]), hi = std::max(hi, w[i]);
+    }
+    if (hi - lo > kHopLinearRange) return false;
+  }
+  return true;
 }
 
-void hop_chain_marginals_backward(const double* unary, const double* pairwise, int64_t K, int64_t S,
-                                  const double* g, const double* g_pair, double* grad_unary,
-                                  double* grad_pairwise) {
+struct HopChainSolution::State {
+  int64_t K = 0, S = 0;
+  std::unique_ptr<LinearHop> linear;  // the Linear engine's passes, or
+  std::vector<double> theta;          // the potentials for the log-space engine
+  HopChainMarginals m;
+};
+
+HopChainSolution::HopChainSolution(const double* unary, const double* pairwise, int64_t K,
+                                   int64_t S, HopEngine engine) {
+  auto st = std::make_shared<State>();
+  st->K = K, st->S = S;
   const size_t nu = static_cast<size_t>(K * S),
                np = static_cast<size_t>(std::max<int64_t>(K - 1, 0) * S * S);
-  std::vector<double> th(unary, unary + nu), dir(g, g + nu), out(nu + np);
-  th.insert(th.end(), pairwise, pairwise + np);
+  if (engine != HopEngine::LogSpace && hop_chain_linear_ok(unary, pairwise, K, S)) {
+    st->linear = std::make_unique<LinearHop>(unary, pairwise, K, S);
+    st->m.log_z = st->linear->log_z;
+    st->m.unary.resize(nu);
+    st->m.pairwise.resize(np);
+    st->linear->marginals(st->m.unary.data(), st->m.pairwise.data());
+  } else {
+    st->theta.assign(unary, unary + nu);
+    st->theta.insert(st->theta.end(), pairwise, pairwise + np);
+    std::vector<double> marg(st->theta.size());
+    st->m.log_z =
+        attention::marginals(hop_graph(K, S), st->theta.data(), st->theta.size(), marg.data());
+    st->m.unary.assign(marg.begin(), marg.begin() + static_cast<std::ptrdiff_t>(nu));
+    st->m.pairwise.assign(marg.begin() + static_cast<std::ptrdiff_t>(nu), marg.end());
+  }
+  s_ = std::move(st);
+}
+
+const HopChainMarginals& HopChainSolution::marginals() const { return s_->m; }
+
+void HopChainSolution::backward(const double* g, const double* g_pair, double* grad_unary,
+                                double* grad_pairwise) const {
+  const State& st = *s_;
+  if (st.linear) {
+    st.linear->hessian_vector(g, g_pair, grad_unary, grad_pairwise, st.m.unary.data(),
+                              st.m.pairwise.data());
+    return;
+  }
+  const size_t nu = static_cast<size_t>(st.K * st.S), np = st.theta.size() - nu;
+  std::vector<double> dir(g, g + nu), out(nu + np);
   if (g_pair)
     dir.insert(dir.end(), g_pair, g_pair + np);
   else
     dir.resize(nu + np, 0.0);
-  hessian_vector(hop_graph(K, S), th.data(), dir.data(), th.size(), out.data());
+  hessian_vector(hop_graph(st.K, st.S), st.theta.data(), dir.data(), st.theta.size(), out.data());
   std::copy(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(nu), grad_unary);
   std::copy(out.begin() + static_cast<std::ptrdiff_t>(nu), out.end(), grad_pairwise);
+}
+
+HopChainMarginals hop_chain_marginals(const double* unary, const double* pairwise, int64_t K,
+                                      int64_t S, HopEngine engine) {
+  return HopChainSolution(unary, pairwise, K, S, engine).marginals();
+}
+
+void hop_chain_marginals_backward(const double* unary, const double* pairwise, int64_t K, int64_t S,
+                                  const double* g, const double* g_pair, double* grad_unary,
+                                  double* grad_pairwise, HopEngine engine) {
+  HopChainSolution(unary, pairwise, K, S, engine).backward(g, g_pair, grad_unary, grad_pairwise);
 }
 
 std::vector<int64_t> hop_chain_argmax(const double* unary, const double* pairwise, int64_t K,

@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,13 +86,45 @@ struct HopChainMarginals {
   std::vector<double> unary;     // [K * S]
   std::vector<double> pairwise;  // [(K-1) * S * S]
 };
+// Two engines give the same results (to rounding; tests/unit/structured_test.cpp compares them):
+//   Linear    forward-backward in linear space, each step's vector rescaled to a maximum of 1
+//             and its log kept aside; a link is a matrix-vector product with exp(W_k - max W_k)
+//             computed once, and H g comes from the forward and backward passes' tangents
+//             (convex combinations, as in the log-space engine). Allowed when every link's
+//             pairwise potentials are finite and span at most kHopLinearRange, and every
+//             step's finite unary potentials span at most kHopLinearRange with at least one
+//             finite (the rest -inf: padded states). Then every scaled value lies in
+//             [e^-2R, 1] (R the range) and nothing underflows that matters.
+//   LogSpace  the hypergraph engine of the chain and the tree (any potentials).
+// Auto takes Linear where it is allowed, else LogSpace; Linear where it is not allowed also
+// falls back to LogSpace.
+enum class HopEngine { Auto, Linear, LogSpace };
+constexpr double kHopLinearRange = 300.0;
+// Whether the Linear engine is allowed for these potentials.
+bool hop_chain_linear_ok(const double* unary, const double* pairwise, int64_t K, int64_t S);
 HopChainMarginals hop_chain_marginals(const double* unary, const double* pairwise, int64_t K,
-                                      int64_t S);
+                                      int64_t S, HopEngine engine = HopEngine::Auto);
 // H g for g = d L / d unary marginals ([K * S]) and g_pair (nullptr: zeros); writes
 // grad_unary [K * S] and grad_pairwise [(K-1) * S * S].
 void hop_chain_marginals_backward(const double* unary, const double* pairwise, int64_t K, int64_t S,
                                   const double* g, const double* g_pair, double* grad_unary,
-                                  double* grad_pairwise);
+                                  double* grad_pairwise, HopEngine engine = HopEngine::Auto);
+// One item solved once, for its marginals now and H g later (the autodiff op keeps one per
+// item between its forward and backward passes, so the Linear engine's exponentials and
+// passes are not redone). Copyable (shares its state); the potentials are copied in.
+class HopChainSolution {
+ public:
+  HopChainSolution(const double* unary, const double* pairwise, int64_t K, int64_t S,
+                   HopEngine engine = HopEngine::Auto);
+  const HopChainMarginals& marginals() const;
+  // As hop_chain_marginals_backward.
+  void backward(const double* g, const double* g_pair, double* grad_unary,
+                double* grad_pairwise) const;
+
+ private:
+  struct State;
+  std::shared_ptr<const State> s_;
+};
 // The most likely sequence of states (Viterbi), K values in [0, S).
 std::vector<int64_t> hop_chain_argmax(const double* unary, const double* pairwise, int64_t K,
                                       int64_t S);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "attnkit/attention/structured.h"
@@ -224,14 +225,16 @@ void hop_scatter(const HopShape& h, int64_t b, const std::vector<double>& du,
           static_cast<float>(scale * dw[static_cast<size_t>(k * S * S + i)]);
 }
 
-std::vector<at::HopChainMarginals> hop_solve(const HopShape& h, Var u, Var p,
-                                             const std::vector<int64_t>& states) {
-  std::vector<at::HopChainMarginals> out(static_cast<size_t>(h.B));
+// Every item solved (structured.h's HopChainSolution), in parallel; kept for the backward pass.
+using HopSolutions = std::vector<std::optional<at::HopChainSolution>>;
+std::shared_ptr<const HopSolutions> hop_solve(const HopShape& h, Var u, Var p,
+                                              const std::vector<int64_t>& states) {
+  auto out = std::make_shared<HopSolutions>(static_cast<size_t>(h.B));
   parallel_for(h.B, [&](int64_t b0, int64_t b1) {
     std::vector<double> U, W;
     for (int64_t b = b0; b < b1; ++b) {
       hop_item(h, u, p, states, b, U, W);
-      out[static_cast<size_t>(b)] = at::hop_chain_marginals(U.data(), W.data(), h.K, h.S);
+      (*out)[static_cast<size_t>(b)].emplace(U.data(), W.data(), h.K, h.S);
     }
   });
   return out;
@@ -242,26 +245,27 @@ std::vector<at::HopChainMarginals> hop_solve(const HopShape& h, Var u, Var p,
 Var hop_chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& states) {
   Tape& t = detail::tape_of(unary, pairwise);
   const HopShape h = hop_shape(unary, pairwise, states);
-  const std::vector<at::HopChainMarginals> m = hop_solve(h, unary, pairwise, states);
+  const std::shared_ptr<const HopSolutions> m = hop_solve(h, unary, pairwise, states);
   Tensor y = t.alloc(unary.value().shape());
-  for (int64_t b = 0; b < h.B; ++b)
+  for (int64_t b = 0; b < h.B; ++b) {
+    const std::vector<double>& mu = (*m)[static_cast<size_t>(b)]->marginals().unary;
     for (int64_t i = 0; i < h.K * h.S; ++i)
-      y[b * h.K * h.S + i] =
-          static_cast<float>(m[static_cast<size_t>(b)].unary[static_cast<size_t>(i)]);
-  return t.push(std::move(y), {unary, pairwise}, [h, unary, pairwise, states](Tape& t, Var out) {
+      y[b * h.K * h.S + i] = static_cast<float>(mu[static_cast<size_t>(i)]);
+  }
+  return t.push(std::move(y), {unary, pairwise}, [h, unary, pairwise, m](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
+    const size_t nu = static_cast<size_t>(h.K * h.S),
+                 np = static_cast<size_t>(std::max<int64_t>(h.K - 1, 0) * h.S * h.S);
     std::vector<std::vector<double>> du(static_cast<size_t>(h.B)), dw(du.size());
     parallel_for(h.B, [&](int64_t b0, int64_t b1) {
-      std::vector<double> U, W;
       for (int64_t b = b0; b < b1; ++b) {
-        hop_item(h, unary, pairwise, states, b, U, W);
         const float* gb = g.data() + b * h.K * h.S;
         const std::vector<double> dir(gb, gb + h.K * h.S);
-        du[static_cast<size_t>(b)].resize(U.size());
-        dw[static_cast<size_t>(b)].resize(W.size());
-        at::hop_chain_marginals_backward(U.data(), W.data(), h.K, h.S, dir.data(), nullptr,
-                                         du[static_cast<size_t>(b)].data(),
-                                         dw[static_cast<size_t>(b)].data());
+        du[static_cast<size_t>(b)].resize(nu);
+        dw[static_cast<size_t>(b)].resize(np);
+        (*m)[static_cast<size_t>(b)]->backward(dir.data(), nullptr,
+                                               du[static_cast<size_t>(b)].data(),
+                                               dw[static_cast<size_t>(b)].data());
       }
     });
     Tensor* gu = t.requires_grad(unary) ? &t.grad(unary) : nullptr;
@@ -274,17 +278,17 @@ Var hop_chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& sta
 Var hop_chain_log_partition(Var unary, Var pairwise, const std::vector<int64_t>& states) {
   Tape& t = detail::tape_of(unary, pairwise);
   const HopShape h = hop_shape(unary, pairwise, states);
-  auto m =
-      std::make_shared<std::vector<at::HopChainMarginals>>(hop_solve(h, unary, pairwise, states));
+  const std::shared_ptr<const HopSolutions> m = hop_solve(h, unary, pairwise, states);
   Tensor y = t.alloc(h.batched ? Shape{h.B} : Shape{});
-  for (int64_t b = 0; b < h.B; ++b) y[b] = static_cast<float>((*m)[static_cast<size_t>(b)].log_z);
+  for (int64_t b = 0; b < h.B; ++b)
+    y[b] = static_cast<float>((*m)[static_cast<size_t>(b)]->marginals().log_z);
   return t.push(std::move(y), {unary, pairwise}, [h, unary, pairwise, m](Tape& t, Var out) {
     const Tensor& g = t.grad(out);
     Tensor* gu = t.requires_grad(unary) ? &t.grad(unary) : nullptr;
     Tensor* gp = pairwise.valid() && t.requires_grad(pairwise) ? &t.grad(pairwise) : nullptr;
     for (int64_t b = 0; b < h.B; ++b)
-      hop_scatter(h, b, (*m)[static_cast<size_t>(b)].unary, (*m)[static_cast<size_t>(b)].pairwise,
-                  g[b], gu, gp);
+      hop_scatter(h, b, (*m)[static_cast<size_t>(b)]->marginals().unary,
+                  (*m)[static_cast<size_t>(b)]->marginals().pairwise, g[b], gu, gp);
   });
 }
 

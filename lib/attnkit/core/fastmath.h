@@ -59,6 +59,48 @@ inline float fast_exp(float x) {
   return select(under, 0.0f, y);
 }
 
+// The same for double: e^x to about 1 ulp (Cephes exp: x = n ln 2 + r with ln 2 split in two,
+// the Padé form 1 + 2 r P(r²) / (Q(r²) - r P(r²)), scale by 2^n through the exponent bits).
+// x below -708 (-inf included) gives exactly 0, x above 709 gives e^709. No libm call, so a
+// loop over it vectorises (the structured attention's linear-space passes).
+inline uint64_t double_bits(double x) {
+  uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+inline double select_double(bool c, double a, double b) {
+  const uint64_t m = 0u - static_cast<uint64_t>(c);
+  const uint64_t r = (double_bits(a) & m) | (double_bits(b) & ~m);
+  double f;
+  std::memcpy(&f, &r, sizeof f);
+  return f;
+}
+inline double fast_exp_double(double x) {
+  const double lo = -708.0, hi = 709.0, magic = 6755399441055744.0;  // 1.5 · 2^52
+  const bool under = double_bits(x) > double_bits(lo);               // x < lo (negative lo)
+  const bool over = static_cast<int64_t>(double_bits(x)) > static_cast<int64_t>(double_bits(hi));
+  double xc = select_double(under, lo, x);
+  xc = select_double(over, hi, xc);
+  double fx = xc * 1.4426950408889634073599 + magic;  // n = round(x / ln 2) in the low bits
+  const int64_t n = static_cast<int64_t>(double_bits(fx) - double_bits(magic));
+  fx -= magic;
+  double r = xc - fx * 6.93145751953125E-1;
+  r = r - fx * 1.42860682030941723212E-6;
+  const double z = r * r;
+  const double p = r * ((1.26177193074810590878E-4 * z + 3.02994407707441961300E-2) * z +
+                        9.99999999999999999910E-1);
+  const double q = ((3.00198505138664455042E-6 * z + 2.52448340349684104192E-3) * z +
+                    2.27265548208155028766E-1) *
+                       z +
+                   2.00000000000000000009E0;
+  double y = 1.0 + 2.0 * (p / (q - p));
+  const uint64_t bits = static_cast<uint64_t>(n + 1023) << 52;
+  double scale;
+  std::memcpy(&scale, &bits, sizeof scale);
+  y *= scale;
+  return select_double(under, 0.0, y);
+}
+
 // tanh x = (e^2x - 1) / (e^2x + 1) with |x| clamped to 9 (tanh 9 rounds to 1 in float);
 // absolute error below 1e-7.
 inline float fast_tanh(float x) {

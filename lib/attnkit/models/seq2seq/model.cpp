@@ -31,6 +31,8 @@ AttentionKind parse_attention(const std::string& s) {
                                          {"luong-dot", AttentionKind::LuongDot},
                                          {"luong-general", AttentionKind::LuongGeneral},
                                          {"luong-concat", AttentionKind::LuongConcat},
+                                         {"structured", AttentionKind::Structured},
+                                         {"sigmoid", AttentionKind::Sigmoid},
                                      });
 }
 const char* attention_name(AttentionKind a) {
@@ -45,6 +47,10 @@ const char* attention_name(AttentionKind a) {
       return "luong-general";
     case AttentionKind::LuongConcat:
       return "luong-concat";
+    case AttentionKind::Structured:
+      return "structured";
+    case AttentionKind::Sigmoid:
+      return "sigmoid";
   }
   return "?";
 }

@@ -19,6 +19,16 @@
 //   luong-general    dot: h_tᵀ m_s, general: h_tᵀ W_a m_s, concat: vᵀ tanh(W [h_t; m_s]);
 //   luong-concat     h̃_t = tanh(W_c [c_t; h_t]) is the attentional state the output layer
 //                  reads. With input feeding (default) h̃_{t-1} joins the next step's input.
+//   structured     segmentation attention (Kim, Denton, Hoang & Rush 2017, section 4.2; their
+//                  code's --attn crf): luong-general's scores s_j = h_tᵀ W_a m_j are the unary
+//                  potentials of a linear-chain CRF over binary selections z_1..z_S of the
+//                  source (attention/structured.h), with one learned 2 x 2 pairwise potential
+//                  shared by every link ("attention.pairwise", zeros at the start). The
+//                  weights are the marginals p(z_j = 1) normalised to sum to λ = 2 (their
+//                  code's -lambda; rows that sum below 1e-10 are scaled as if they summed to
+//                  1e-10); the rest is luong-general's. The alignment a translation returns
+//                  is the marginals p(z_j = 1) themselves (the segments).
+//   sigmoid        the paper's baseline: weights σ(s_j), independent and not normalised.
 // Padded source positions get weight exactly 0. Dropout (training only) is applied to the
 // embeddings, between recurrent layers and before the output layer.
 // Teacher forcing: with ratio r < 1 each target row feeds, at each step after the first, the
@@ -58,7 +68,15 @@
 namespace attnkit::models {
 
 enum class ModelType { RNN, Transformer };
-enum class AttentionKind { None, Bahdanau, LuongDot, LuongGeneral, LuongConcat };
+enum class AttentionKind {
+  None,
+  Bahdanau,
+  LuongDot,
+  LuongGeneral,
+  LuongConcat,
+  Structured,
+  Sigmoid
+};
 
 ModelType parse_model_type(const std::string& s);  // "rnn", "transformer"; ChoiceError
 const char* model_type_name(ModelType t);

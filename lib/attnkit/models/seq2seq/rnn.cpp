@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "attnkit/autodiff/ops_fused.h"
+#include "attnkit/autodiff/ops_structured.h"
 #include "attnkit/core/error.h"
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/seq2seq/detail.h"
@@ -14,6 +15,9 @@ namespace {
 
 using ad::Tape;
 using ad::Var;
+
+// structured attention: the marginals are normalised to sum to λ (Kim et al.'s -lambda 2)
+constexpr float kStructuredLambda = 2.0f;
 
 class RnnSeq2Seq final : public Seq2Seq {
  public:
@@ -40,7 +44,10 @@ class RnnSeq2Seq final : public Seq2Seq {
   bool luong() const {
     return cfg_.attention == AttentionKind::LuongDot ||
            cfg_.attention == AttentionKind::LuongGeneral ||
-           cfg_.attention == AttentionKind::LuongConcat;
+           cfg_.attention == AttentionKind::LuongConcat || structured_kind();
+  }
+  bool structured_kind() const {
+    return cfg_.attention == AttentionKind::Structured || cfg_.attention == AttentionKind::Sigmoid;
   }
   bool feeds() const { return luong() && cfg_.input_feeding; }
   bool lstm() const { return cfg_.cell == nn::CellKind::LSTM; }
@@ -53,6 +60,7 @@ class RnnSeq2Seq final : public Seq2Seq {
   std::vector<std::unique_ptr<nn::RecurrentCell>> dec;
   std::unique_ptr<nn::Linear> att_k, att_q, att_c;  // keys, query, Luong's combination
   ad::Parameter* att_v = nullptr;
+  ad::Parameter* att_pair = nullptr;  // structured: the CRF's pairwise potentials [2, 2]
   std::unique_ptr<nn::Linear> out;
 };
 
@@ -94,7 +102,12 @@ RnnSeq2Seq::RnnSeq2Seq(const Seq2SeqConfig& c, uint64_t seed)
       break;
     }
     case AttentionKind::LuongGeneral:
+    case AttentionKind::Sigmoid:
       att_k = std::make_unique<nn::Linear>(ps_, "attention.key", H, H, rng, false);
+      break;
+    case AttentionKind::Structured:
+      att_k = std::make_unique<nn::Linear>(ps_, "attention.key", H, H, rng, false);
+      att_pair = &ps_.add("attention.pairwise", Tensor({2, 2}));
       break;
     default:
       break;
@@ -140,8 +153,26 @@ Var RnnSeq2Seq::attend(Tape& t, Var q, Var M, Var K, const Tensor* mask, Tensor*
   } else {
     scores = ad::reshape(ad::matmul(K, ad::reshape(q, {B, H, 1})), {B, S});
   }
-  Var a = mask ? ad::masked_softmax(scores, *mask) : ad::softmax(scores);
-  if (alpha) *alpha = a.value().clone();
+  Var a;
+  if (cfg_.attention == AttentionKind::Structured) {
+    std::vector<int64_t> lengths;  // the source lengths, from the padding mask
+    if (mask)
+      for (int64_t b = 0; b < B; ++b) {
+        int64_t n = 0;
+        while (n < S && mask->at(b, n) != 0.0f) ++n;
+        lengths.push_back(n);
+      }
+    const Var marg = ad::chain_marginals(scores, t.param(*att_pair), lengths);
+    if (alpha) *alpha = marg.value().clone();
+    a = ad::mul(ad::normalize_rows(marg, 1e-10f), kStructuredLambda);
+  } else if (cfg_.attention == AttentionKind::Sigmoid) {
+    a = ad::sigmoid(scores);
+    if (mask) a = ad::mul(a, t.constant(mask->clone()));
+    if (alpha) *alpha = a.value().clone();
+  } else {
+    a = mask ? ad::masked_softmax(scores, *mask) : ad::softmax(scores);
+    if (alpha) *alpha = a.value().clone();
+  }
   return ad::reshape(ad::matmul(ad::reshape(a, {B, 1, S}), M), {B, H});
 }
 

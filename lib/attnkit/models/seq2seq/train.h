@@ -99,7 +99,9 @@ struct Seq2SeqSettings {
     v(model.layers, {"layers", "N", "encoder and decoder layers", nullptr, true});
     v(model.bidirectional, {"bidirectional", "", "rnn: bi-directional encoder"});
     v(attention, {"attention", "KIND",
-                  "rnn: none, bahdanau, luong-dot, luong-general or luong-concat", nullptr, true});
+                  "rnn: none, bahdanau, luong-dot, luong-general, luong-concat, structured (a "
+                  "CRF's marginals) or sigmoid",
+                  nullptr, true});
     v(fields::negated(model.input_feeding),
       {"no-input-feeding", "", "rnn, luong-*: do not feed the attentional state back"});
     v(recipe.teacher_forcing,
