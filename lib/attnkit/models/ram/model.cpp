@@ -409,49 +409,25 @@ train::Metrics RamTraining::evaluate() {
   have_eval_ = true;
   // A candidate at an epoch's end (the last step is weighed in finish(), not kept here: a
   // run stopped there and resumed must end as the run never stopped).
-  if (epoch_end_ && (best_.empty() || error < best_error_)) {
-    best_error_ = error;
-    best_.clear();
-    for (const ad::Parameter* p : ps_.params()) best_[p->name] = p->value.clone();
-  }
+  if (epoch_end_) best_.offer(error, ps_);
   return evaluated({{"valid_error", error}}, error);
 }
 
 double RamTraining::score() {
   if (valid_.size() == 0) return 0.0;
   if (!have_eval_) evaluate();
-  return best_.empty() ? last_error_ : std::min(best_error_, last_error_);
+  return best_.better(last_error_);
 }
 
 void RamTraining::finish(nn::ModelFile& f) {
   if (valid_.size() == 0) return;
   if (!have_eval_) evaluate();
-  const bool best = !best_.empty() && best_error_ <= last_error_;  // else the last is the best
-  if (best)  // the parameters as the trainer wrote them (nn::put_params), replaced
-    for (const auto& [name, t] : best_) f.tensors["param/" + name] = t.clone();
-  f.numbers["result/valid_error"] = best ? best_error_ : last_error_;
-  f.numbers["result/last_valid_error"] = last_error_;
+  best_.finish(f, last_error_);
 }
 
-void RamTraining::save_state(nn::ModelFile& f) const {
-  if (best_.empty()) return;
-  for (const auto& [name, t] : best_) f.tensors["best/" + name] = t.clone();
-  f.numbers["best/valid_error"] = best_error_;
-}
+void RamTraining::save_state(nn::ModelFile& f) const { best_.save_state(f); }
 
-void RamTraining::load_state(const nn::ModelFile& f) {
-  best_.clear();
-  if (!f.numbers.count("best/valid_error")) return;  // no epoch ended before the checkpoint
-  best_error_ = f.number("best/valid_error");
-  for (const ad::Parameter* p : ps_.params()) {
-    const Tensor& t = f.tensor("best/" + p->name);
-    if (t.shape() != p->value.shape())
-      throw DataError("checkpoint: best/" + p->name + " has shape " + shape_str(t.shape()) +
-                          ", the model needs " + shape_str(p->value.shape()),
-                      f.file);
-    best_[p->name] = t.clone();
-  }
-}
+void RamTraining::load_state(const nn::ModelFile& f) { best_.load_state(f, ps_); }
 
 LoadedRam load_ram(const std::string& path) {
   LoadedRam m;

@@ -41,6 +41,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/rnn.h"
+#include "attnkit/train/best.h"
 #include "attnkit/train/dataset_module.h"
 #include "attnkit/train/loaded.h"
 #include "attnkit/train/module.h"
@@ -229,9 +230,7 @@ class RamTraining : public train::DatasetModule {
   bool epoch_end_ = false;  // the last step ended an epoch (its evaluation is a candidate)
   bool have_eval_ = false;
   double last_error_ = 0.0;
-  // The best epoch's parameters (empty: none yet) and validation error.
-  std::map<std::string, Tensor> best_;
-  double best_error_ = 0.0;
+  train::BestParams best_{"valid_error", false};  // the best epoch's parameters
 };
 
 using LoadedRam = train::Loaded<RamConfig, Ram>;

@@ -323,48 +323,23 @@ train::Metrics BanditTraining::evaluate() {
   have_eval_ = true;
   // A candidate on the fixed schedule (the last step is weighed in finish(), not kept here:
   // a run stopped there and resumed must end as the run never stopped).
-  if (step_ % kBestEvery == 0 && (best_.empty() || last_eval_ > best_eval_)) {
-    best_eval_ = last_eval_;
-    best_.clear();
-    for (const ad::Parameter* p : ps_.params()) best_[p->name] = p->value.clone();
-  }
+  if (step_ % kBestEvery == 0) best_.offer(last_eval_, ps_);
   return {{"eval_return", last_eval_}};
 }
 
 double BanditTraining::score() {
   if (!have_eval_) evaluate();
-  return -(best_.empty() ? last_eval_ : std::max(best_eval_, last_eval_));
+  return -best_.better(last_eval_);
 }
 
 void BanditTraining::finish(nn::ModelFile& f) {
   if (!have_eval_) evaluate();
-  const bool best = !best_.empty() && best_eval_ >= last_eval_;  // else the last is the best
-  // The parameters as the trainer wrote them (nn::put_params: "param/<name>"), replaced.
-  if (best)
-    for (const auto& [name, t] : best_) f.tensors["param/" + name] = t.clone();
-  f.numbers["result/eval_return"] = best ? best_eval_ : last_eval_;
-  f.numbers["result/last_eval_return"] = last_eval_;
+  best_.finish(f, last_eval_);
 }
 
-void BanditTraining::save_state(nn::ModelFile& f) const {
-  if (best_.empty()) return;
-  for (const auto& [name, t] : best_) f.tensors["best/" + name] = t.clone();
-  f.numbers["best/eval_return"] = best_eval_;
-}
+void BanditTraining::save_state(nn::ModelFile& f) const { best_.save_state(f); }
 
-void BanditTraining::load_state(const nn::ModelFile& f) {
-  best_.clear();
-  if (!f.numbers.count("best/eval_return")) return;  // no evaluation before the checkpoint
-  best_eval_ = f.number("best/eval_return");
-  for (const ad::Parameter* p : ps_.params()) {
-    const Tensor& t = f.tensor("best/" + p->name);
-    if (t.shape() != p->value.shape())
-      throw DataError("checkpoint: best/" + p->name + " has shape " + shape_str(t.shape()) +
-                          ", the model needs " + shape_str(p->value.shape()),
-                      f.file);
-    best_[p->name] = t.clone();
-  }
-}
+void BanditTraining::load_state(const nn::ModelFile& f) { best_.load_state(f, ps_); }
 
 BanditConfig bandit_config_from_yaml(const std::string& yaml, const std::string& file) {
   io::StoredConfig c(yaml, file);

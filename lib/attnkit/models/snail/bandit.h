@@ -27,6 +27,7 @@
 #include "attnkit/nn/params.h"
 #include "attnkit/rl/reinforce.h"
 #include "attnkit/train/basic_module.h"
+#include "attnkit/train/best.h"
 #include "attnkit/train/loaded.h"
 
 namespace attnkit::rl {
@@ -180,9 +181,8 @@ class BanditTraining : public train::DrawnModule {
   BanditBatch batch_;
   double last_eval_ = 0.0;
   bool have_eval_ = false;
-  double best_eval_ = 0.0;
-  int64_t step_ = 0;                    // the steps done (end_step), for the best's schedule
-  std::map<std::string, Tensor> best_;  // the best evaluation's parameters (empty: none yet)
+  int64_t step_ = 0;  // the steps done (end_step), for the best's schedule
+  train::BestParams best_{"eval_return", true};  // the best evaluation's parameters
 };
 
 using LoadedBandit = train::Loaded<BanditConfig, SnailBanditPolicy>;

@@ -1,0 +1,47 @@
+#include "attnkit/train/best.h"
+
+#include "attnkit/core/error.h"
+
+namespace attnkit::train {
+
+void BestParams::offer(double score, const nn::ParamStore& ps) {
+  if (!params_.empty() && !beats(score, score_)) return;
+  score_ = score;
+  params_.clear();
+  for (const ad::Parameter* p : ps.params()) params_[p->name] = p->value.clone();
+}
+
+double BestParams::better(double last) const {
+  return params_.empty() || beats(last, score_) ? last : score_;
+}
+
+void BestParams::finish(nn::ModelFile& f, double last) const {
+  const bool best = !params_.empty() && !beats(last, score_);  // else the last is the best
+  // The parameters as the trainer wrote them (nn::put_params: "param/<name>"), replaced.
+  if (best)
+    for (const auto& [name, t] : params_) f.tensors["param/" + name] = t.clone();
+  f.numbers["result/" + key_] = best ? score_ : last;
+  f.numbers["result/last_" + key_] = last;
+}
+
+void BestParams::save_state(nn::ModelFile& f) const {
+  if (params_.empty()) return;
+  for (const auto& [name, t] : params_) f.tensors["best/" + name] = t.clone();
+  f.numbers["best/" + key_] = score_;
+}
+
+void BestParams::load_state(const nn::ModelFile& f, const nn::ParamStore& ps) {
+  params_.clear();
+  if (!f.numbers.count("best/" + key_)) return;  // no candidate before the checkpoint
+  score_ = f.number("best/" + key_);
+  for (const ad::Parameter* p : ps.params()) {
+    const Tensor& t = f.tensor("best/" + p->name);
+    if (t.shape() != p->value.shape())
+      throw DataError("checkpoint: best/" + p->name + " has shape " + shape_str(t.shape()) +
+                          ", the model needs " + shape_str(p->value.shape()),
+                      f.file);
+    params_[p->name] = t.clone();
+  }
+}
+
+}  // namespace attnkit::train
