@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
     bool eval = false, rounding = false, soft = false;
     int64_t bucket = 8;
     app.describe(
-        "Decode SOURCE<TAB>TARGET pairs greedily with a Stack-, Queue- or DeQue-LSTM; "
+        "Decode SOURCE<TAB>TARGET pairs greedily with a Stack-, Queue- or DeQue-LSTM (or a set "
+        "or tree memory); "
         "with --eval, coarse and fine accuracy by target length.",
         "--model MODEL -i PAIRS.tsv [--eval [--bucket N]] [--trace TRACE.npz] [-o OUT]");
     app.options().add_options()("model,m", po::value(&model)->value_name("MODEL")->required(),
@@ -37,9 +38,12 @@ int main(int argc, char** argv) {
         "mean share of each target right before its first error (Grefenstette et al. 2015).\n"
         "--trace arrays: push and pop [steps, ends], strengths [steps, size] (zero-padded;\n"
         "the memory grows by one slot a step, two for a deque; bottom first), read\n"
-        "[steps, read size]. The strengths grow as the square of the length: a trace is\n"
-        "bounded at 128 MB (about 8,000 steps of a stack), and a longer first pair is\n"
-        "refused, naming its line.");
+        "[steps, read size]. A set adds weights [steps, slots]: each step's read weights\n"
+        "over its slots before that step's write (oldest slot first; strengths are after\n"
+        "it). A tree's rows are its accesses, from the separator on: weights and strengths\n"
+        "the leaf weights (leftmost leaf first), push the largest of them, pop 0.\n"
+        "The strengths grow as the square of the length: a trace is bounded at 128 MB\n"
+        "(about 8,000 steps of a stack), and a longer first pair is refused, naming its line.");
     app.parse();
     const cli::Outputs outputs({out}, {trace});  // checked now; side ones removed on failure
     memory::StackRunOptions o;
