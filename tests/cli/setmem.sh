@@ -108,6 +108,20 @@ CHECKS=$((CHECKS + 1)); cmp -s tree1.akm tree2.akm || fail "the tree model depen
 expect 0 stackmem-run --model tree1.akm -i so.tsv --eval
 expect 0 stackmem-run --model tree1.akm -i so.tsv -o out.txt --trace tt.npz
 expect 0 tensor-info tt.npz:weights
+# The traces' weights (stackmem-run --help): the set's, a step's read weights over the slots
+# before its write (one column fewer than the strengths after it); the tree's, its leaf
+# weights at each access (the strengths' very shape).
+for m in set tree; do
+  expect 0 tensor-info $([ $m = set ] && echo st.npz || echo tt.npz)
+  shapes=$(awk -F'\t' '$2 == "npz:strengths" || $2 == "npz:weights" { split($4, d, "x"); printf "%s %s ", d[1], d[2] }' "$T/out")
+  read -r sr sc wr wc <<< "$shapes"
+  [ $m = set ] && want="$sr $((sc - 1))" || want="$sr $sc"
+  check_eq "$wr $wc" "$want" "$m trace: the weights' shape against the strengths' ($shapes)"
+done
+# --tied-keys: the set reads with the key it writes (another model); a set's option only.
+expect 0 stackmem-train $small --memory set --tied-keys --threads 1 -o tied.akm
+CHECKS=$((CHECKS + 1)); cmp -s tied.akm set1.akm && fail "--tied-keys made the same model"
+expect_err 2 "stackmem-train: --tied-keys is for a set (--memory set)" stackmem-train $small --tied-keys -o x.akm
 expect_err 2 "not for a tree" stackmem-train ${small/tr.tsv/so.tsv} --memory tree --depth-input -o x.akm
 no_file x.akm
 finish

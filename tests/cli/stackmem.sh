@@ -90,17 +90,6 @@ expect 0 stackmem-train $small --memory tree --epochs 1 -o tree.akm
 for m in s1 set tree; do
   expect 0 bash -c "export OPENBLAS_NUM_THREADS=1; $(vlimit 250000); stackmem-run --model $m.akm -i long.tsv --threads 1 -o long-$m.txt"
 done
-# The set's and the tree's traces carry weights (stackmem-run --help): the set's a step's read
-# weights over the slots before its write (one column fewer than the strengths after it), the
-# tree's its leaf weights at each access (the strengths' very shape).
-for m in set tree; do
-  expect 0 stackmem-run --model $m.akm -i valid.tsv --trace tr-$m.npz -o /dev/null
-  expect 0 tensor-info tr-$m.npz
-  shapes=$(awk -F'\t' '$2 == "npz:strengths" || $2 == "npz:weights" { split($4, d, "x"); printf "%s %s ", d[1], d[2] }' "$T/out")
-  read -r sr sc wr wc <<< "$shapes"
-  [ $m = set ] && want="$sr $((sc - 1))" || want="$sr $sc"
-  check_eq "$wr $wc" "$want" "$m trace: weights' shape against the strengths' ($shapes)"
-done
 # Errors.
 printf 'a b c\n' > bad.tsv
 expect_err 1 "stackmem-train: bad.tsv:1: no tab between source and target" stackmem-train -i bad.tsv -o x.akm

@@ -11,12 +11,14 @@
 #include <numeric>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
+#include "attnkit/memory/stackmem/model.h"
 #include "attnkit/memory/stackmem/set.h"
 #include "test_util.h"
 
@@ -296,6 +298,47 @@ TEST_CASE("setmem: gradients through three steps (finite differences)") {
       in, opt);
   CHECK_MESSAGE(r.ok, r.where);
   CHECK(r.checked == B * steps * (3 + 4 * m));
+}
+
+TEST_CASE("setmem: a set with tied keys reads with the key it writes (the read-key columns idle)") {
+  // Every row of the memory control layer [w, e, k, v, q, e_k, tau] that reaches the loss gets a
+  // gradient; with tied_keys the read key q is the written key k, so q's rows get none at all
+  // (exactly 0), and the loss's gradients still agree with finite differences.
+  std::vector<memory::TransduceExample> data = {{{5, 6, 5, 7}, {6}}, {{6, 7, 6}, {5, 7}}};
+  std::vector<const memory::TransduceExample*> items = {&data[0], &data[1]};
+  const int64_t m = 3;
+  auto idle_rows = [&](bool tied, bool check) {
+    memory::StackLstmConfig c;
+    c.memory = "set", c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = m;
+    c.two_controllers = c.input_control = c.read_out = true;
+    c.tied_keys = tied;
+    nn::ParamStore ps;
+    Rng rng(4);
+    memory::StackLstm model(ps, c, rng);
+    if (check) {
+      ad::GradCheckOptions opt;
+      opt.eps = 1e-3;
+      opt.max_per_tensor = 12;
+      const auto r = ad::check_gradients([&](ad::Tape& t) { return model.loss(t, items, nullptr); },
+                                         ps.params(), opt);
+      CHECK_MESSAGE(r.ok, r.where);
+    }
+    for (ad::Parameter* p : ps.params()) p->grad = Tensor(p->value.shape(), 0.0f);
+    ad::Tape t(0);
+    t.backward(model.loss(t, items, nullptr));
+    int64_t zero = 0, rows = 0;
+    for (const char* layer : {"memory_control.b", "decoder_memory_control.b"}) {
+      const Tensor& g = ps.get(layer).grad;
+      for (int64_t j = 2 + 2 * m; j < 2 + 3 * m; ++j, ++rows) zero += g[j] == 0.0f;
+    }
+    return std::make_pair(zero, rows);
+  };
+  const auto tied = idle_rows(true, true), untied = idle_rows(false, false);
+  CHECK(tied.first == tied.second);
+  CHECK(untied.first == 0);
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.memory = "stack", c.tied_keys = true;  // a set's only
+  CHECK_THROWS_AS(c.validate(), UsageError);
 }
 
 TEST_CASE("setmem: errors") {

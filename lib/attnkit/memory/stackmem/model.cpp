@@ -45,6 +45,8 @@ void StackLstmConfig::validate() const {
   if (input_control && (!two_controllers || !lstm_memory))
     throw UsageError(
         "input-control needs --two-controllers and a stack, queue or deque (--memory)");
+  if (tied_keys && (stack_rnn || memory != "set"))
+    throw UsageError("tied-keys is for a set (--memory set)");
   if (bottom_push_bias != 0.0 && !deque)
     throw UsageError("bottom-push-bias is for a deque (--memory deque)");
   if (decoder_push_bias != 0.0 && (!two_controllers || !lstm_memory))
@@ -378,7 +380,8 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
     if (c_.read_out) feat = ad::concat({st.s.h, st.read}, 1);
   } else if (set_) {
     // [w, ε, k, v, q, e, τ]: the write and erase strengths, the new slot's key and value, the
-    // read key, the erase key and the read's threshold (memory/stackmem/set.h).
+    // read key (tied_keys: the written key; its columns unused), the erase key and the read's
+    // threshold (memory/stackmem/set.h).
     const int64_t m = c_.width;
     Var w = ad::sigmoid(ad::slice(c, 1, 0, 1)), er = ad::sigmoid(ad::slice(c, 1, 1, 2));
     auto part = [&](int64_t k) { return ad::tanh(ad::slice(c, 1, 2 + k * m, 2 + (k + 1) * m)); };
@@ -390,7 +393,9 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
       Var ops = ad::sum(ad::mask_rows(ad::add(w, er), real));
       st.ops = st.ops.valid() ? ad::add(st.ops, ops) : ops;
     }
-    SetUpdate up = set_update(t, st.set, w, part(0), part(1), part(2), er, part(3), tau);
+    Var key = part(0);
+    SetUpdate up =
+        set_update(t, st.set, w, key, part(1), c_.tied_keys ? key : part(2), er, part(3), tau);
     st.set = up.state;
     st.read = up.read;
     if (c_.read_out) feat = ad::concat({st.s.h, st.read}, 1);

@@ -60,6 +60,12 @@ struct StackLstmConfig {
   // and threshold come from the symbol's embedding alone (a symbol's key is then the same
   // wherever it occurs; from the state as well, membership stayed at chance in 1,000 steps).
   bool input_control = false;
+  // A set: each step reads with the key it writes (q = k_w), so that a symbol's read scores
+  // its own earlier slots by |k|², the most a key of tanh units reaches against any slot of
+  // like norm, and "was this seen before?" is the read's total weight at every step, not
+  // something a separate read key must learn to line up with the written one (untied, a
+  // trained set's query read fell on the slot written just before it instead: the "?"'s).
+  bool tied_keys = false;
   // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
   // other, about σ = 0.5, as the top's): a negative bias starts the deque pushing at the top
   // only, so that its bottom end reads the oldest value (a queue) rather than its own latest
@@ -132,6 +138,9 @@ struct StackLstmConfig {
                       "it reads and the memory's read (one linear layer), not from its LSTM state, "
                       "so that they cannot follow a count of the symbols written (a set: the "
                       "encoder's keys and strengths from the symbol alone)"});
+    v(tied_keys, {"tied-keys", "",
+                  "a set: each step reads with the key it writes, so that a symbol finds its own "
+                  "earlier slots and the read's total weight says whether it was seen before"});
     v(push_bias,
       {"push-bias", "B",
        "the initial bias of the push strengths (--two-controllers: the encoder's; a deque: at both "
