@@ -40,19 +40,18 @@
 # checked.
 # The set and the tree (issue 35): a set memory (stackmem-train --memory set: unordered slots
 # read and erased by content) and HAM's tree (--memory tree: the source in the leaves, soft
-# SEARCH descents from the separator on) run, one seed each, with --read-out (the set also
-# with --input-control: its keys from the symbol alone; lr 0.005, the set for three times
-# the steps), on the order
-# tasks, on the content tasks (membership over 128 symbols; count-distinct and dedup over 16)
-# with the stack, the queue and the LSTM, and on HAM's tasks (sort and merge over 16 symbols,
-# search over 64) with the stack and the LSTM; the set's read weights on a membership and
-# the tree's leaf weights on a sort are drawn (set-membership.png, tree-sort.png). These rows
-# carry no claim: issue 35's (the set >= 0.95 on membership and dedup, the tree sorting at
-# twice the length) were not met in the trainings measured so far (single trainings with
-# this recipe: the set's membership 0.92 and 0.955 (seeds 1, 2) at 6,000 steps where the
-# stack and the LSTM stay at chance, its dedup near 0, the tree's sort
-# 0.445 against the LSTM's 0.60; doc/exercise-8-4.md). The full run with these rows was not
-# made (33 trainings more, the set's three times as long).
+# SEARCH descents from the separator on) run with --read-out (the set also with
+# --input-control, its keys from the symbol alone, and --tied-keys, each step reading with the
+# key it writes; lr 0.005, the set for three times the steps), on the order tasks, on the
+# content tasks (membership over 128 symbols; count-distinct and dedup over 16) with the
+# stack, the queue and the LSTM, and on HAM's tasks (sort and merge over 16 symbols, search
+# over 64) with the stack and the LSTM; the set's read weights on a membership and the tree's
+# leaf weights on a sort are drawn (set-membership.png, tree-sort.png). The set on membership
+# runs with 3 seeds (EX84_SET_SEEDS), every other new row with one. Claim: the set's
+# membership test coarse >= 0.95 in 3 of 3 seeds, the stack's and the queue's <= 0.75 (chance
+# is 0.5). Dedup carries no claim: its answer is in first-seen order, which a set does not
+# keep (the set finds which symbols, the LSTM has to carry their order; doc/exercise-8-4.md),
+# nor do the tree's rows (its sort stayed below the LSTM's in what was measured).
 #   pipelines/exercise-8-4.sh [--quick] [--seed S] [--keep DIR]
 # Measured results (dates, loads, earlier recipes): doc/experiments/exercise-8-4.md; how each
 # recipe was found: doc/exercise-8-4.md.
@@ -65,10 +64,11 @@ need_tools transduce-gen stackmem-train stackmem-run ntm-train ntm-run attn-plot
 
 symbols=${EX84_SYMBOLS:-128} bigram_symbols=${EX84_BIGRAM_SYMBOLS:-10}
 if [ "$quick" = 1 ]; then
-  lo=2 hi=5 tlo=6 thi=10 count=400 steps=25 seeds=1 rnn_epochs=2 rnn_count=200
+  lo=2 hi=5 tlo=6 thi=10 count=400 steps=25 seeds=1 rnn_epochs=2 rnn_count=200 set_seeds=1
   ntm_steps=20 ntm_size="--controller-size 16 --memory-rows 16 --memory-cols 8" ntm_seeds=1
 else
   lo=8 hi=16 tlo=17 thi=32 count=40000 steps=${EX84_STEPS:-2000} seeds=${EX84_SEEDS:-5}
+  set_seeds=${EX84_SET_SEEDS:-3}
   rnn_epochs=20 rnn_count=4000
   ntm_steps=${EX84_NTM_STEPS:-30000} ntm_size="--memory-rows 64" ntm_seeds=${EX84_NTM_SEEDS:-3}
 fi
@@ -109,7 +109,7 @@ train() {
     # tree's leaf); the set's encoder sets its keys from the symbol alone (--input-control),
     # at lr 0.005 for three times the steps (membership: 0.88 at 2,500 steps and rising); the
     # tree at lr 0.005 (doc/exercise-8-4.md).
-    set) recipe=(--read-out --input-control) n=$((3 * steps)) lr=0.005 ;;
+    set) recipe=(--read-out --input-control --tied-keys) n=$((3 * steps)) lr=0.005 ;;
     tree) recipe=(--read-out) lr=0.005 ;;
     queue) hidden=128 ;;
     deque) recipe+=(--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5 --warmup 500) n=$((3 * steps)) lr=0.003 ;;
@@ -137,7 +137,11 @@ for task in copy reverse bigram-flip membership count-distinct dedup sort merge 
   transduce-gen --task $task --len-min $tlo --len-max $thi --symbols $k --count 200 --seed $((seed + 1)) -o "$dir/$task-test.tsv"
   for mem in $mems; do
     n=1
-    case $task:$mem in reverse:stack|copy:queue|copy:deque|reverse:deque) n=$seeds ;; *:ntm) n=$ntm_seeds ;; esac
+    case $task:$mem in
+      reverse:stack | copy:queue | copy:deque | reverse:deque) n=$seeds ;;
+      membership:set) n=$set_seeds ;;
+      *:ntm) n=$ntm_seeds ;;
+    esac
     for ((k = 0; k < n; k++)); do
       # The NTM's trainings are the longest: first, so that the two lanes end together.
       if [ $mem = ntm ]; then jobs=("$task $mem $((seed + k))" "${jobs[@]}"); else jobs+=("$task $mem $((seed + k))"); fi
@@ -179,7 +183,7 @@ awk -F'\t' 'NR > 1 { c[$1 ":" $2] = $4; f[$1 ":" $2] = $5 }
     print "  NTM (ntm-train -i PAIRS.tsv): copy " row("copy:ntm") "; reversal " row("reverse:ntm") "; bigram flip " row("bigram-flip:ntm") "."
     print "The set (memory/stackmem/set.h: unordered slots, erase and read by content, a read threshold) keeps no order; a step costs O(n m) for n slots (stackmem-step --memory set prints the count). Content tasks:"
     print "  membership: set " row("membership:set") "; stack " row("membership:stack") "; queue " row("membership:queue") "; LSTM " row("membership:none") "; tree " row("membership:tree") "."
-    print "  dedup:      set " row("dedup:set") "; stack " row("dedup:stack") "; queue " row("dedup:queue") "; LSTM " row("dedup:none") "."
+    print "  dedup:      set " row("dedup:set") "; stack " row("dedup:stack") "; queue " row("dedup:queue") "; LSTM " row("dedup:none") ". Its answer is in first-seen order: the set can tell which symbols were new, but keeps no order, so the order has to come from the state of the controller (or from a queue, which in turn cannot tell which symbols were new); neither memory alone has both."
     print "  count-distinct: set " row("count-distinct:set") "; queue " row("count-distinct:queue") "; LSTM " row("count-distinct:none") "."
     print "  order tasks: set copy " row("copy:set") ", reversal " row("reverse:set") "."
     print "The tree (memory/stackmem/ham.h: HAM, Andrychowicz & Kurach 2016, the soft DHAM trained): the source in the leaves, JOINed summaries, a SEARCH descent per output step; O(log n) nodes a step in the hard form, O(n) in the soft one trained here."
@@ -216,6 +220,9 @@ awk -F'\t' -v quick="$quick" '
     most("copy:none", 0.10); most("reverse:none", 0.10); most("reverse:queue", 0.10)
     if (fine["bigram-flip:queue"] < 0.95) { printf "claim failed: queue on bigram flip test fine %.3f < 0.95\n", fine["bigram-flip:queue"]; bad++ }
     if (hi["anbn:stack-rnn"] < 0.95) { printf "claim failed: the stack RNN on a^n b^n (n <= 60) %.3f < 0.95\n", hi["anbn:stack-rnn"]; bad++ }
+    k = "membership:set"; want = seeds[k] < 3 ? seeds[k] : 3
+    if (good[k] < want) { printf "claim failed: %s test coarse >= 0.95 in %d of %d seeds, not %d\n", k, good[k], seeds[k], want; bad++ }
+    most("membership:stack", 0.75); most("membership:queue", 0.75)
     if (bad) exit 1
-    printf "checked: stack/reverse %d, queue/copy %d, deque/copy %d, deque/reverse %d seeds >= 0.95; LSTM %.2f and %.2f, queue/reverse %.2f <= 0.10; queue/bigram fine %.2f; stack RNN %.2f\n", good["reverse:stack"], good["copy:queue"], good["copy:deque"], good["reverse:deque"], hi["copy:none"], hi["reverse:none"], hi["reverse:queue"], fine["bigram-flip:queue"], hi["anbn:stack-rnn"]
+    printf "checked: stack/reverse %d, queue/copy %d, deque/copy %d, deque/reverse %d seeds >= 0.95; LSTM %.2f and %.2f, queue/reverse %.2f <= 0.10; queue/bigram fine %.2f; stack RNN %.2f; set/membership %d of %d seeds >= 0.95, stack %.2f and queue %.2f <= 0.75\n", good["reverse:stack"], good["copy:queue"], good["copy:deque"], good["reverse:deque"], hi["copy:none"], hi["reverse:none"], hi["reverse:queue"], fine["bigram-flip:queue"], hi["anbn:stack-rnn"], good["membership:set"], seeds["membership:set"], hi["membership:stack"], hi["membership:queue"]
   }' "$dir/table.tsv" >&2

@@ -62,8 +62,8 @@ struct StackLstmConfig {
   bool input_control = false;
   // A set: each step reads with the key it writes (q = k_w), so that a symbol's read scores
   // its own earlier slots by |k|², the most a key of tanh units reaches against any slot of
-  // like norm, and "was this seen before?" is the read's total weight at every step, not
-  // something a separate read key must learn to line up with the written one (untied, a
+  // like norm: the read lands on them when the symbol was seen, and spreads over the others
+  // when not (untied, a separate read key had to learn to line up with the written one, and a
   // trained set's query read fell on the slot written just before it instead: the "?"'s).
   bool tied_keys = false;
   // A deque's bottom push strengths start at σ(this bias) (0: the bias is drawn as every
@@ -139,8 +139,8 @@ struct StackLstmConfig {
                       "so that they cannot follow a count of the symbols written (a set: the "
                       "encoder's keys and strengths from the symbol alone)"});
     v(tied_keys, {"tied-keys", "",
-                  "a set: each step reads with the key it writes, so that a symbol finds its own "
-                  "earlier slots and the read's total weight says whether it was seen before"});
+                  "a set: each step reads with the key it writes, so that a symbol's read finds "
+                  "its own earlier slots"});
     v(push_bias,
       {"push-bias", "B",
        "the initial bias of the push strengths (--two-controllers: the encoder's; a deque: at both "
