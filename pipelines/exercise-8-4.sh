@@ -50,7 +50,8 @@
 # runs with 3 seeds (EX84_SET_SEEDS), every other new row with one. Claim: the set's
 # membership test coarse >= 0.95 in 3 of 3 seeds, the stack's and the queue's <= 0.75 (chance
 # is 0.5). Dedup carries no claim: its answer is in first-seen order, which a set does not
-# keep (the set finds which symbols, the LSTM has to carry their order; doc/exercise-8-4.md),
+# keep (with keys from the symbol the set finds which symbols and the LSTM has to carry their
+# order; with keys from the state too, the best measured was 0.705; doc/exercise-8-4.md),
 # nor do the tree's rows (its sort stayed below the LSTM's in what was measured).
 #   pipelines/exercise-8-4.sh [--quick] [--seed S] [--keep DIR]
 # Measured results (dates, loads, earlier recipes): doc/experiments/exercise-8-4.md; how each
