@@ -21,7 +21,6 @@ namespace {
 constexpr std::initializer_list<Choice<Arch>> kArchs = {
     {"han", Arch::Han}, {"flat", Arch::Flat}, {"mean", Arch::Mean}, {"ngram-lr", Arch::NgramLr}};
 constexpr int64_t kGroup = 64;      // sentences a word-encoder group
-constexpr float kEmbedInit = 0.1f;  // the word embeddings' initial standard deviation
 
 // FNV-1a over the ids of an n-gram.
 uint64_t hash_ids(const int32_t* ids, int64_t n) {
@@ -53,6 +52,8 @@ void HanConfig::validate() const {
   if (ngrams > 5) throw UsageError("--ngrams must be <= 5");
   if (buckets > (int64_t{1} << 24)) throw UsageError("--buckets must be <= 16777216");
   if (!(dropout >= 0.0f && dropout < 1.0f)) throw UsageError("--dropout must be in [0, 1)");
+  if (!(embed_init > 0.0f && embed_init <= 10.0f))
+    throw UsageError("--embed-init must be in (0, 10]");
 }
 
 int64_t Doc::words() const {
@@ -100,8 +101,8 @@ HanNet::HanNet(nn::ParamStore& ps, const HanConfig& c, int64_t vocab, int64_t cl
   }
   embed_ = std::make_unique<nn::Embedding>(ps, "embed", vocab, c_.embed, rng);
   {
-    Tensor& e = embed_->table->value;  // N(0, 1) → N(0, kEmbedInit²)
-    for (int64_t i = 0; i < e.size(); ++i) e[i] *= kEmbedInit;
+    Tensor& e = embed_->table->value;  // N(0, 1) → N(0, embed_init²)
+    for (int64_t i = 0; i < e.size(); ++i) e[i] *= c_.embed_init;
   }
   if (arch_ == Arch::Mean) {
     out_ = std::make_unique<nn::Linear>(ps, "out", c_.embed, classes, rng);

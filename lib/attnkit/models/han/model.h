@@ -47,7 +47,8 @@ struct HanConfig {
   int64_t embed = 200, hidden = 50, context = 100;  // the paper's sizes
   int64_t min_freq = 2;                             // words seen fewer times are <unk>
   int64_t ngrams = 2, buckets = 1 << 18;            // ngram-lr only
-  float dropout = 0.5f;  // on the GRUs' inputs and the document vector while training
+  float dropout = 0.5f;     // on the GRUs' inputs and the document vector while training
+  float embed_init = 0.1f;  // the initial word embeddings' standard deviation
   template <class V>
   void fields(V& v) {
     v(arch, {"arch", "ARCH",
@@ -59,7 +60,12 @@ struct HanConfig {
     v(min_freq, {"min-freq", "N", "words seen fewer times in the training data are <unk>"});
     v(dropout, {"dropout", "P",
                 "dropout while training on the word embeddings, the sentence vectors and the "
-                "document vector (mean: the document vector; ngram-lr: none)"});
+                "document vector (mean: the document vector; ngram-lr: none)",
+                nullptr, true});
+    v(embed_init, {"embed-init", "SD",
+                   "the word embeddings start from N(0, SD^2) (words --embeddings has keep its "
+                   "vectors)",
+                   nullptr, true});
     v(ngrams, {"ngrams", "N", "ngram-lr: the longest n-gram (1: words only)"});
     v(buckets, {"buckets", "N", "ngram-lr: hash buckets of the n-grams of 2 words or more"});
   }
