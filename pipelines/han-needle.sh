@@ -4,9 +4,9 @@
 # 4 templates ("overall the verdict is KEY .", "KEY , said the critic of the NOUN .", "the
 # NOUN was KEY in every way .", "i would call this NOUN KEY and the NOUN too ."), whose key
 # word (excellent, terrible, mediocre or surprising; filler sentences with any of them are
-# left out) is the document's label. A HAN
-# (embed 50, GRU 25, context 50) is trained on 1,000 documents (3 epochs) and its attention read on 300
-# test documents (han-run --alignments).
+# left out) is the document's label. A HAN (embed 50, GRU 25, context 50, no dropout) is
+# trained on 1,000 documents (6 epochs) and its attention read on 300 test documents (han-run
+# --alignments).
 # Claims checked (exit 1 when one fails): the sentence attention's largest weight is on the
 # planted sentence in >= 90% of the test documents; in that sentence, the key word has the
 # largest word weight in >= 80%. Also the test accuracy (table.tsv) and five documents drawn
@@ -25,7 +25,7 @@ need_tools han-train han-run tensor-convert
 need_brown
 work_dir
 
-if [ "$quick" = 1 ]; then ntrain=200 ntest=40 epochs=1; else ntrain=1000 ntest=300 epochs=3; fi
+if [ "$quick" = 1 ]; then ntrain=200 ntest=40 epochs=1; else ntrain=1000 ntest=300 epochs=6; fi
 grep -viwE 'excellent|terrible|mediocre|surprising' "$brown/sentences.txt" |
   awk 'NF >= 3 && NF <= 60' > "$dir/filler.txt"
 # gen N SEED: documents LABEL<TAB>S1<TAB>S2..., and beside them (FILE.pos) the planted
@@ -49,7 +49,11 @@ gen() {
 }
 gen "$ntrain" "$seed" "$dir/train.pos" > "$dir/train.tsv"
 gen "$ntest" $((seed + 1000)) "$dir/test.pos" > "$dir/test.tsv"
-han-train -i "$dir/train.tsv" --valid-fraction 0.1 --embed 50 --hidden 25 --context 50 \
+# No dropout and N(0, 1) embeddings (han-train's defaults are for real, noisy data: on this
+# noiseless task they slow learning down, 0.92 validation accuracy after 8 epochs), and no
+# validation split: the best-validation model would be the first epoch at 100%, before the
+# sentence attention has sharpened.
+han-train -i "$dir/train.tsv" --embed 50 --hidden 25 --context 50 --dropout 0 --embed-init 1 \
   --lr 0.003 --epochs $epochs --seed "$seed" -q --log "$dir/train-log.tsv" -o "$dir/needle.akm"
 han-run -m "$dir/needle.akm" -i "$dir/test.tsv" --eval > "$dir/eval.tsv"
 han-run -m "$dir/needle.akm" -i "$dir/test.tsv" --alignments "$dir/att.npz" -o /dev/null
