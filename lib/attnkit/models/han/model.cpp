@@ -20,7 +20,7 @@ namespace {
 
 constexpr std::initializer_list<Choice<Arch>> kArchs = {
     {"han", Arch::Han}, {"flat", Arch::Flat}, {"mean", Arch::Mean}, {"ngram-lr", Arch::NgramLr}};
-constexpr int64_t kGroup = 64;      // sentences a word-encoder group
+constexpr int64_t kGroup = 64;  // sentences a word-encoder group
 
 // FNV-1a over the ids of an n-gram.
 uint64_t hash_ids(const int32_t* ids, int64_t n) {
