@@ -4,7 +4,9 @@
 # mean of word embeddings and n-gram logistic regression, trained on the 4,000 training
 # reviews of small_fine_foods (make data; 10% held out for validation) and scored on the 1,000
 # test reviews (great or other), 3 seeds each, the best validation epoch kept: test accuracy
-# mean +- sd (table.tsv).
+# mean +- sd (table.tsv). HAN and flat attention run on han-train's defaults (dropout 0.5,
+# embeddings from N(0, 0.1^2), Adam 1e-3, batches of similar length, clipping at 5) for 5
+# epochs (the validation accuracy peaks after 2-3).
 # Draws five test reviews with the HAN's attention (fig5.png, fig5.html).
 #
 # Claims checked (exit 1 when one fails), on the seeds' mean test accuracy:
@@ -30,7 +32,7 @@ if [ "$quick" = 1 ]; then
   seeds=$seed epochs=1 rnn_epochs=1 size="--embed 32 --hidden 16 --context 16"
 else
   cp "$reviews/train.tsv" "$reviews/test.tsv" "$dir"/
-  seeds="$seed $((seed + 1)) $((seed + 2))" epochs=10 rnn_epochs=4 size=""
+  seeds="$seed $((seed + 1)) $((seed + 2))" epochs=10 rnn_epochs=5 size=""
 fi
 common="-i $dir/train.tsv --valid-fraction 0.1 --min-freq 2 -q"
 printf 'model\tseed\ttest_accuracy\n' > "$dir/runs.tsv"
@@ -39,7 +41,7 @@ for s in $seeds; do
     case $arch in
       ngram-lr) opts="--lr 0.02 --epochs $epochs --batch-size 32" ;;
       mean) opts="--lr 0.003 --epochs $epochs $size" ;;
-      *) opts="--lr 0.002 --epochs $rnn_epochs $size" ;;
+      *) opts="--epochs $rnn_epochs $size" ;;  # han-train's defaults otherwise
     esac
     # shellcheck disable=SC2086
     han-train $common --arch $arch $opts --seed "$s" --log "$dir/$arch-$s.tsv" -o "$dir/$arch-$s.akm"

@@ -208,6 +208,41 @@ TEST_CASE("han: n-gram features are the words and the hashed n-grams inside sent
   CHECK(ngram_features(d, 12, 3, 97).size() == 7);
 }
 
+TEST_CASE("han: batches of documents of similar length, each document once, from the seed") {
+  std::vector<Doc> docs(203);
+  Rng r(5);
+  for (auto& d : docs) {
+    const int n = 1 + static_cast<int>(r.below(9));
+    for (int k = 0; k < n; ++k) d.sentences.push_back(std::vector<int32_t>(1 + r.below(7), 4));
+  }
+  for (bool by_sentences : {true, false}) {
+    CAPTURE(by_sentences);
+    auto key = [&](int64_t i) {
+      const Doc& d = docs[static_cast<size_t>(i)];
+      return by_sentences ? static_cast<int64_t>(d.sentences.size()) : d.words();
+    };
+    const auto b = length_batches(docs, by_sentences, 8, 11, 2);
+    CHECK(b == length_batches(docs, by_sentences, 8, 11, 2));
+    CHECK(b != length_batches(docs, by_sentences, 8, 11, 3));
+    CHECK(b.size() == 26);  // ceil(203 / 8)
+    std::vector<int> seen(docs.size(), 0);
+    int64_t spread = 0, partial = 0;
+    for (const auto& batch : b) {
+      CHECK((batch.size() >= 1 && batch.size() <= 8));
+      partial += batch.size() < 8;
+      for (size_t k = 0; k < batch.size(); ++k) {
+        ++seen[static_cast<size_t>(batch[k])];
+        if (k) CHECK(key(batch[k - 1]) <= key(batch[k]));  // sorted inside a batch
+      }
+      spread += key(batch.back()) - key(batch.front());
+    }
+    CHECK(partial == 1);
+    for (int c : seen) CHECK(c == 1);
+    // Sorted pools: a batch's lengths are close (random batches of 8 spread far more).
+    CHECK(static_cast<double>(spread) / static_cast<double>(b.size()) < (by_sentences ? 2.0 : 8.0));
+  }
+}
+
 TEST_CASE("han: every architecture learns which key word decides the class") {
   // Label a if a sentence has "alpha", b if "beta"; filler sentences around it.
   const char* fill[] = {"the cat sat on the mat .", "it rained all day long .",

@@ -51,6 +51,9 @@ void HanConfig::validate() const {
   positive("min-freq", min_freq), positive("ngrams", ngrams), positive("buckets", buckets);
   if (ngrams > 5) throw UsageError("--ngrams must be <= 5");
   if (buckets > (int64_t{1} << 24)) throw UsageError("--buckets must be <= 16777216");
+  if (!(dropout >= 0.0f && dropout < 1.0f)) throw UsageError("--dropout must be in [0, 1)");
+  if (!(embed_init > 0.0f && embed_init <= 10.0f))
+    throw UsageError("--embed-init must be in (0, 10]");
 }
 
 int64_t Doc::words() const {
@@ -97,6 +100,10 @@ HanNet::HanNet(nn::ParamStore& ps, const HanConfig& c, int64_t vocab, int64_t cl
     return;
   }
   embed_ = std::make_unique<nn::Embedding>(ps, "embed", vocab, c_.embed, rng);
+  {
+    Tensor& e = embed_->table->value;  // N(0, 1) → N(0, embed_init²)
+    for (int64_t i = 0; i < e.size(); ++i) e[i] *= c_.embed_init;
+  }
   if (arch_ == Arch::Mean) {
     out_ = std::make_unique<nn::Linear>(ps, "out", c_.embed, classes, rng);
     return;
@@ -208,7 +215,7 @@ HanOutput HanNet::forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, 
       for (int64_t w = 0; w < r.len; ++w) mask.at(g, w) = 1.0f;
       row_of[order[static_cast<size_t>(g0 + g)]] = g0 + g;
     }
-    Var x = (*embed_)(t, ids, {G, W});
+    Var x = ad::dropout((*embed_)(t, ids, {G, W}), c_.dropout);
     Var h = (*word_rnn_)(t, x, lengths).outputs;  // [G, W, D]
     Var a;
     parts.push_back(attend(t, h, mask, *word_proj_, word_ctx_, att ? &a : nullptr));
@@ -232,11 +239,11 @@ HanOutput HanNet::forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, 
   for (int64_t b = 0; b < B; ++b)
     counts[static_cast<size_t>(b)] =
         static_cast<int64_t>(docs[static_cast<size_t>(b)]->sentences.size());
-  Var sv = ad::embedding(table, gather, {B, S});  // [B, S, D]
-  Var hs = (*sent_rnn_)(t, sv, counts).outputs;   // [B, S, D]
+  Var sv = ad::dropout(ad::embedding(table, gather, {B, S}), c_.dropout);  // [B, S, D]
+  Var hs = (*sent_rnn_)(t, sv, counts).outputs;                            // [B, S, D]
   Var sa;
   Var v = attend(t, hs, smask, *sent_proj_, sent_ctx_, att ? &sa : nullptr);
-  out.logits = (*out_)(t, v);
+  out.logits = (*out_)(t, ad::dropout(v, c_.dropout));
   if (att)
     for (int64_t b = 0; b < B; ++b) {
       const int64_t n = counts[static_cast<size_t>(b)];
@@ -260,10 +267,12 @@ HanOutput HanNet::forward_flat(ad::Tape& t, const std::vector<const Doc*>& docs,
       for (int32_t id : s) ids[static_cast<size_t>(b * T + at)] = id, mask.at(b, at) = 1.0f, ++at;
     lengths[static_cast<size_t>(b)] = at;
   }
-  Var h = (*word_rnn_)(t, (*embed_)(t, ids, {B, T}), lengths).outputs;
+  Var x = ad::dropout((*embed_)(t, ids, {B, T}), c_.dropout);
+  Var h = (*word_rnn_)(t, x, lengths).outputs;
   Var a;
   HanOutput out;
-  out.logits = (*out_)(t, attend(t, h, mask, *word_proj_, word_ctx_, att ? &a : nullptr));
+  Var v = attend(t, h, mask, *word_proj_, word_ctx_, att ? &a : nullptr);
+  out.logits = (*out_)(t, ad::dropout(v, c_.dropout));
   if (att)
     for (int64_t b = 0; b < B; ++b) {
       const int64_t n = lengths[static_cast<size_t>(b)];
@@ -283,7 +292,7 @@ HanOutput HanNet::forward_mean(ad::Tape& t, const std::vector<const Doc*>& docs)
     counts.push_back(d->words());
   }
   HanOutput out;
-  out.logits = (*out_)(t, doc_means(t, (*embed_)(t, ids), counts));
+  out.logits = (*out_)(t, ad::dropout(doc_means(t, (*embed_)(t, ids), counts), c_.dropout));
   return out;
 }
 

@@ -12,6 +12,11 @@
 //             (hashed into `buckets` rows), each row a weight vector over the classes
 //             (initialised to 0).
 //
+// Regularisation for small data sets (a few thousand documents): dropout (--dropout) on the
+// word embeddings, on the sentence vectors and on the document vector while training, and
+// word embeddings drawn from N(0, 0.1²) rather than N(0, 1), so that words seen in training
+// move away from the unseen ones quickly and Adam's early steps are not lost in the noise.
+//
 // Padding is masked at both levels: padded words and sentences get attention weight exactly 0,
 // and the recurrent encoders read each sentence (document) from its own last real step
 // (nn/rnn.h), so a document's output does not depend on the batch it is in (up to rounding).
@@ -42,6 +47,8 @@ struct HanConfig {
   int64_t embed = 200, hidden = 50, context = 100;  // the paper's sizes
   int64_t min_freq = 2;                             // words seen fewer times are <unk>
   int64_t ngrams = 2, buckets = 1 << 18;            // ngram-lr only
+  float dropout = 0.5f;     // on the GRUs' inputs and the document vector while training
+  float embed_init = 0.1f;  // the initial word embeddings' standard deviation
   template <class V>
   void fields(V& v) {
     v(arch, {"arch", "ARCH",
@@ -51,6 +58,14 @@ struct HanConfig {
     v(hidden, {"hidden", "N", "GRU units per direction (both encoders)"});
     v(context, {"context", "N", "size of the attention's hidden layer and context vectors"});
     v(min_freq, {"min-freq", "N", "words seen fewer times in the training data are <unk>"});
+    v(dropout, {"dropout", "P",
+                "dropout while training on the word embeddings, the sentence vectors and the "
+                "document vector (mean: the document vector; ngram-lr: none)",
+                nullptr, true});
+    v(embed_init, {"embed-init", "SD",
+                   "the word embeddings start from N(0, SD^2) (words --embeddings has keep its "
+                   "vectors)",
+                   nullptr, true});
     v(ngrams, {"ngrams", "N", "ngram-lr: the longest n-gram (1: words only)"});
     v(buckets, {"buckets", "N", "ngram-lr: hash buckets of the n-grams of 2 words or more"});
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <set>
 #include <utility>
 
@@ -16,7 +17,8 @@ namespace attnkit::models::han {
 
 namespace {
 constexpr int64_t kEvalBatch = 64;
-}
+constexpr int64_t kPoolBatches = 16;  // batches of documents sorted by length together
+}  // namespace
 
 void HanTrainOptions::validate() const {
   if (batch < 1) throw UsageError("batch-size must be >= 1");
@@ -130,12 +132,38 @@ void HanTraining::check_resume(const nn::ModelFile& f) const {
                     f.file);
 }
 
+std::vector<std::vector<int64_t>> length_batches(const std::vector<Doc>& docs, bool by_sentences,
+                                                 int64_t batch, uint64_t seed, int64_t epoch) {
+  const int64_t n = static_cast<int64_t>(docs.size()), pool = kPoolBatches * batch;
+  const auto order = nn::epoch_order(seed, epoch, n);
+  auto key = [&](int64_t i) {
+    const Doc& d = docs[static_cast<size_t>(i)];
+    return by_sentences ? static_cast<int64_t>(d.sentences.size()) : d.words();
+  };
+  std::vector<std::vector<int64_t>> out;
+  for (int64_t p0 = 0; p0 < n; p0 += pool) {
+    std::vector<int64_t> p(order.begin() + p0, order.begin() + std::min(n, p0 + pool));
+    std::stable_sort(p.begin(), p.end(), [&](int64_t a, int64_t b) { return key(a) < key(b); });
+    for (size_t b0 = 0; b0 < p.size(); b0 += static_cast<size_t>(batch))
+      out.emplace_back(p.begin() + static_cast<std::ptrdiff_t>(b0),
+                       p.begin() + static_cast<std::ptrdiff_t>(
+                                       std::min(p.size(), b0 + static_cast<size_t>(batch))));
+  }
+  // The batches in an order of their own (mixed seed: not the documents' permutation).
+  const auto shuffle = nn::epoch_order(seed ^ 0x6a7b1e5u, epoch, static_cast<int64_t>(out.size()));
+  std::vector<std::vector<int64_t>> mixed;
+  mixed.reserve(out.size());
+  for (int64_t k : shuffle) mixed.push_back(std::move(out[static_cast<size_t>(k)]));
+  return mixed;
+}
+
 int64_t HanTraining::begin_batch(const nn::TrainState& s) {
-  const int64_t n = static_cast<int64_t>(train_.size());
-  if (order_epoch_ != s.epoch) order_ = nn::epoch_order(seed_, s.epoch, n), order_epoch_ = s.epoch;
+  if (order_epoch_ != s.epoch)
+    batches_ = length_batches(train_, model_->arch() == Arch::Han, o_.batch, seed_, s.epoch),
+    order_epoch_ = s.epoch;
   batch_.clear();
-  for (int64_t i = s.position * o_.batch; i < std::min(n, (s.position + 1) * o_.batch); ++i)
-    batch_.push_back(&train_[static_cast<size_t>(order_[static_cast<size_t>(i)])]);
+  for (int64_t i : batches_.at(static_cast<size_t>(s.position)))
+    batch_.push_back(&train_[static_cast<size_t>(i)]);
   return static_cast<int64_t>(batch_.size());
 }
 

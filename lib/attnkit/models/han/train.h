@@ -1,9 +1,10 @@
 // Training a document classifier (models/han/model.h) on the training layer (train/module.h):
-// the vocabulary and the classes from the training documents, shuffled epochs of batches cut
-// into 4 fixed slices (so the same model for any --threads and rank count), the loss the mean
-// cross-entropy per document, and validation accuracy after every epoch: with validation
-// documents the model kept is the one of the best validation accuracy (the earliest of equals),
-// its parameters kept in checkpoints too (best/<name>), so that a resumed run keeps the same.
+// the vocabulary and the classes from the training documents, shuffled epochs of batches of
+// documents of similar length (length_batches below) cut into 4 fixed slices (so the same model for
+// any --threads and rank count), the loss the mean cross-entropy per document, and validation
+// accuracy after every epoch: with validation documents the model kept is the one of the best
+// validation accuracy (the earliest of equals), its parameters kept in checkpoints too
+// (best/<name>), so that a resumed run keeps the same.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,14 @@ std::vector<std::string> collect_labels(const std::vector<data::TextDoc>& docs,
 std::vector<Doc> encode_docs(const std::vector<data::TextDoc>& docs, const data::Vocab& v,
                              const std::vector<std::string>& labels, const std::string& name,
                              bool need_label);
+
+// An epoch's batches, as the paper makes them (documents of similar length together, so
+// that little is padded): the documents in the order nn::epoch_order(seed, epoch), cut into
+// pools of 16 batches, each pool sorted by length (sentences for the HAN, words otherwise;
+// stable), cut into batches of `batch`, and the batches put in an order drawn from the seed
+// and the epoch. Every document is in exactly one batch; a function of the arguments only.
+std::vector<std::vector<int64_t>> length_batches(const std::vector<Doc>& docs, bool by_sentences,
+                                                 int64_t batch, uint64_t seed, int64_t epoch);
 
 class HanTraining : public train::Module {
  public:
@@ -85,7 +94,7 @@ class HanTraining : public train::Module {
   std::unique_ptr<HanNet> model_;
   std::unique_ptr<nn::Optimizer> opt_;
   std::vector<const Doc*> batch_;
-  std::vector<int64_t> order_;
+  std::vector<std::vector<int64_t>> batches_;  // the epoch's batches (documents' indices)
   int64_t order_epoch_ = -1;
   // The best validation so far (the model kept): its parameters' values and metrics.
   std::vector<Tensor> best_;
