@@ -23,11 +23,6 @@ int64_t block_rows(int64_t n_q, int64_t n_k) {
   return std::max<int64_t>(1, std::min<int64_t>(n_q, std::max<int64_t>(16, target)));
 }
 
-ConstMat rows_of(ConstMat m, int64_t r0, int64_t r1) {
-  return {m.data + r0 * m.ld, r1 - r0, m.cols, m.ld};
-}
-Mat rows_of(Mat m, int64_t r0, int64_t r1) { return {m.data + r0 * m.ld, r1 - r0, m.cols, m.ld}; }
-
 const char* name_of(Operand op) {
   switch (op) {
     case Operand::Query:

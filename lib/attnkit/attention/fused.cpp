@@ -14,8 +14,6 @@ namespace attnkit::attention {
 
 namespace {
 
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
 std::string dims(ConstMat m) {
   return "[" + std::to_string(m.rows) + ", " + std::to_string(m.cols) + "]";
 }
@@ -61,11 +59,6 @@ std::vector<Task> make_tasks(const std::vector<Problem>& ps, int64_t rows) {
     }
   return tasks;
 }
-
-ConstMat rows_of(ConstMat m, int64_t r0, int64_t r1) {
-  return {m.data + r0 * m.ld, r1 - r0, m.cols, m.ld};
-}
-Mat rows_of(Mat m, int64_t r0, int64_t r1) { return {m.data + r0 * m.ld, r1 - r0, m.cols, m.ld}; }
 
 // One block of query rows of one problem, streaming over blocks of keys. out's rows hold the
 // running (unnormalised) context; m and l the running maximum and sum of each row.

@@ -9,10 +9,6 @@
 
 namespace attnkit::attention {
 
-namespace {
-constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-}
-
 void mask_causal(Mat s, int64_t row0) {
   for (int64_t i = 0; i < s.rows; ++i) {
     float* row = s.data + i * s.ld;

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/core/tensor.h"
 
 namespace attnkit::attention {
+
+// The score of a masked key (softmax gives it weight 0), and the start of a running maximum.
+inline constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // Causal mask: query i sees keys j <= i and scores of keys j > i become -inf. The rows and
 // columns are aligned at the start (numpy.tril, PyTorch is_causal): with n_q > n_k the queries

@@ -20,7 +20,7 @@ namespace attnkit::attention {
 
 namespace {
 
-constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+constexpr double kNegInfD = -std::numeric_limits<double>::infinity();
 
 // ---- the hypergraph: nodes (chart items) in topological order; node v's incoming
 // hyperedges are edges[begin[v] .. begin[v+1]). An edge's score is the sum of its potentials
@@ -53,30 +53,30 @@ inline Dual operator*(Dual a, Dual b) { return {a.v * b.v, a.v * b.d + a.d * b.v
 inline Dual& operator+=(Dual& a, Dual b) { return a = a + b; }
 inline Dual exp_of(Dual a) {
   const double e = std::exp(a.v);
-  return {e, a.v == kNegInf ? 0.0 : e * a.d};
+  return {e, a.v == kNegInfD ? 0.0 : e * a.d};
 }
 inline double exp_of(double a) { return std::exp(a); }
 inline double val(double x) { return x; }
 inline double val(Dual x) { return x.v; }
-inline double neg_inf(double) { return kNegInf; }
-inline Dual neg_inf(Dual) { return {kNegInf, 0.0}; }
+inline double neg_inf(double) { return kNegInfD; }
+inline Dual neg_inf(Dual) { return {kNegInfD, 0.0}; }
 
 // log Σ exp(s_k), its tangent Σ softmax_k · ṡ_k; -inf when every term is.
 double lse(const double* s, size_t k) {
-  double m = kNegInf;
+  double m = kNegInfD;
   for (size_t i = 0; i < k; ++i) m = std::max(m, s[i]);
-  if (m == kNegInf) return kNegInf;
+  if (m == kNegInfD) return kNegInfD;
   double sum = 0.0;
   for (size_t i = 0; i < k; ++i) sum += std::exp(s[i] - m);
   return m + std::log(sum);
 }
 Dual lse(const Dual* s, size_t k) {
-  double m = kNegInf;
+  double m = kNegInfD;
   for (size_t i = 0; i < k; ++i) m = std::max(m, s[i].v);
-  if (m == kNegInf) return {kNegInf, 0.0};
+  if (m == kNegInfD) return {kNegInfD, 0.0};
   double sum = 0.0, dsum = 0.0;
   for (size_t i = 0; i < k; ++i) {
-    if (s[i].v == kNegInf) continue;
+    if (s[i].v == kNegInfD) continue;
     const double e = std::exp(s[i].v - m);
     sum += e;
     dsum += e * s[i].d;
@@ -116,12 +116,12 @@ void outside(const Hypergraph& g, const T* theta, const std::vector<T>& alpha, T
   adj[static_cast<size_t>(g.root)] = T{1.0};
   for (int32_t v = g.root; v >= 0; --v) {
     const T av = alpha[static_cast<size_t>(v)];
-    if (val(av) == kNegInf) continue;
+    if (val(av) == kNegInfD) continue;
     const T a = adj[static_cast<size_t>(v)];
     for (int32_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
       const Edge& ed = g.edges[static_cast<size_t>(e)];
       const T s = edge_score(ed, theta, alpha);
-      if (val(s) == kNegInf) continue;
+      if (val(s) == kNegInfD) continue;
       const T w = exp_of(s - av) * a;
       for (int32_t t : ed.tail)
         if (t >= 0) adj[static_cast<size_t>(t)] += w;
@@ -154,7 +154,7 @@ void hessian_vector(const Hypergraph& g, const double* theta, const double* dir,
 // The potentials of the best structure (max-plus inside, first maximal edge kept).
 std::vector<int32_t> viterbi(const Hypergraph& g, const double* theta) {
   const size_t nn = static_cast<size_t>(g.nodes());
-  std::vector<double> best(nn, kNegInf);
+  std::vector<double> best(nn, kNegInfD);
   std::vector<int32_t> arg(nn, -1);
   for (int32_t v = 0; v < g.nodes(); ++v)
     for (int32_t e = g.begin[v]; e < g.begin[v + 1]; ++e) {
@@ -606,14 +606,14 @@ std::vector<int64_t> tree_argmax(const double* arcs, int64_t n) {
 bool hop_chain_linear_ok(const double* unary, const double* pairwise, int64_t K, int64_t S) {
   if (K < 1 || S < 1) return false;
   for (int64_t k = 0; k < K; ++k) {
-    double lo = std::numeric_limits<double>::infinity(), hi = kNegInf;
+    double lo = std::numeric_limits<double>::infinity(), hi = kNegInfD;
     for (int64_t s = 0; s < S; ++s) {
       const double x = unary[k * S + s];
-      if (x == kNegInf) continue;
+      if (x == kNegInfD) continue;
       if (!std::isfinite(x)) return false;
       lo = std::min(lo, x), hi = std::max(hi, x);
     }
-    if (hi == kNegInf || hi - lo > kHopLinearRange) return false;
+    if (hi == kNegInfD || hi - lo > kHopLinearRange) return false;
   }
   for (int64_t k = 0; k + 1 < K; ++k) {
     const double* w = pairwise + k * S * S;

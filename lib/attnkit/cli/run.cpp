@@ -16,6 +16,7 @@
 #include "attnkit/cli/cli.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/cpus.h"
+#include "attnkit/core/heap.h"
 #include "attnkit/core/helpers.h"
 #include "attnkit/io/binary.h"
 #include "attnkit/train/dist.h"
@@ -82,6 +83,7 @@ bool stderr_is_tty() { return isatty(STDERR_FILENO) == 1; }
 
 int run(const char* name, int argc, char** argv, const std::function<void(App&)>& body) {
   ensure_fast_blas(argv);
+  keep_freed_memory();
   int status = 0;
   std::unique_ptr<App> app;
   // The message, printed after the catch; `shared`: an error of the input (options, data

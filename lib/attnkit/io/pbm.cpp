@@ -9,7 +9,7 @@ namespace attnkit::io {
 
 namespace {
 
-bool is_space(char c) {
+bool is_pnm_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
@@ -25,7 +25,7 @@ struct Reader {
   }
   void skip_space() {
     while (pos < b.size()) {
-      if (is_space(b[pos])) {
+      if (is_pnm_space(b[pos])) {
         ++pos;
       } else if (b[pos] == '#') {
         while (pos < b.size() && b[pos] != '\n') ++pos;
@@ -51,7 +51,7 @@ struct Reader {
 
 bool is_pbm(std::string_view head) {
   return head.size() >= 3 && head[0] == 'P' && (head[1] == '1' || head[1] == '4') &&
-         (is_space(head[2]) || head[2] == '#');
+         (is_pnm_space(head[2]) || head[2] == '#');
 }
 
 std::vector<Bitmap> parse_pbm(std::string_view bytes, const std::string& name) {
@@ -81,7 +81,7 @@ std::vector<Bitmap> parse_pbm(std::string_view bytes, const std::string& name) {
              " pixels promised, " + std::to_string(std::max<int64_t>(left, 0)) + " bytes left)");
     im.bits.resize(static_cast<size_t>(im.width * im.height));
     if (raw) {
-      if (r.pos >= bytes.size() || !is_space(bytes[r.pos]))
+      if (r.pos >= bytes.size() || !is_pnm_space(bytes[r.pos]))
         r.fail("no whitespace after the header");
       ++r.pos;
       for (int64_t y = 0; y < im.height; ++y)

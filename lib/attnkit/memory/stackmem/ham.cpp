@@ -16,13 +16,13 @@ namespace {
 
 bool power_of_two(int64_t n) { return n >= 2 && (n & (n - 1)) == 0; }
 
-void check_size(const std::vector<double>& v, size_t want, const std::string& what) {
+void check_length(const std::vector<double>& v, size_t want, const std::string& what) {
   if (v.size() != want)
     throw ShapeError(what + " has " + std::to_string(v.size()) + " numbers, not " +
                      std::to_string(want));
 }
 
-void check_finite(const std::vector<double>& v, const char* what) {
+void check_all_finite(const std::vector<double>& v, const char* what) {
   for (double x : v)
     if (!std::isfinite(x)) throw DataError(std::string(what) + " must be finite");
 }
@@ -78,12 +78,12 @@ void write(const TreeWeights& w, const double* x, const std::vector<double>& h, 
 TreeStepOut tree_step(const TreeWeights& w, const TreeStepIn& in) {
   const int64_t m = w.m, c = w.c;
   if (m < 1 || c < 0) throw ShapeError("the node width must be >= 1 and the state's >= 0");
-  check_size(w.join_w, static_cast<size_t>(2 * m * m), "the JOIN weights");
-  check_size(w.join_b, static_cast<size_t>(m), "the JOIN bias");
-  check_size(w.search_w, static_cast<size_t>(m + c), "the SEARCH weights");
-  check_size(w.write_w, static_cast<size_t>(m * (m + c)), "the WRITE weights");
-  check_size(w.write_b, static_cast<size_t>(m), "the WRITE bias");
-  check_size(in.h, static_cast<size_t>(c), "the controller's state");
+  check_length(w.join_w, static_cast<size_t>(2 * m * m), "the JOIN weights");
+  check_length(w.join_b, static_cast<size_t>(m), "the JOIN bias");
+  check_length(w.search_w, static_cast<size_t>(m + c), "the SEARCH weights");
+  check_length(w.write_w, static_cast<size_t>(m * (m + c)), "the WRITE weights");
+  check_length(w.write_b, static_cast<size_t>(m), "the WRITE bias");
+  check_length(in.h, static_cast<size_t>(c), "the controller's state");
   if (in.leaves.size() % static_cast<size_t>(m))
     throw ShapeError("the leaves have " + std::to_string(in.leaves.size()) +
                      " numbers, not a multiple of the width " + std::to_string(m));
@@ -91,10 +91,10 @@ TreeStepOut tree_step(const TreeWeights& w, const TreeStepIn& in) {
   if (!power_of_two(n))
     throw ShapeError("a tree needs a power of 2 (at least 2) leaves, not " + std::to_string(n));
   if (!in.summaries.empty())
-    check_size(in.summaries, static_cast<size_t>((n - 1) * m), "the summaries");
+    check_length(in.summaries, static_cast<size_t>((n - 1) * m), "the summaries");
   for (const auto* v : {&w.join_w, &w.join_b, &w.search_w, &w.write_w, &w.write_b, &in.leaves,
                         &in.summaries, &in.h})
-    check_finite(*v, "the tree's inputs");
+    check_all_finite(*v, "the tree's inputs");
   if (!std::isfinite(w.search_b)) throw DataError("the tree's inputs must be finite");
   TreeStepOut out;
   Nodes t;
