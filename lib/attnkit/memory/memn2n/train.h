@@ -229,12 +229,24 @@ void memn2n_recipe(const MemN2NData& d, TrainOptions& opt, MemN2NConfig& cfg, bo
 // UsageError naming clip-kind otherwise.
 bool parse_clip_kind(const std::string& text);
 
+// memn2n-train's switches --pe, --te, --ls and --rn (the paper's techniques), which had no
+// effect once the techniques became the defaults (--no-pe, --no-te, --no-ls and --no-rn turn
+// them off): no longer offered, but the YAML its model files store still begins with them,
+// as false (fields::retired), so that the files stay what they were.
+struct MemN2NRetired {
+  template <class V>
+  void fields(V& v) {
+    for (const char* key : {"pe", "te", "ls", "rn"}) v(fields::retired(), {key, "", ""});
+  }
+};
+
 // memn2n-train's configuration keys, each once (core/fields.h), in the order of its --help and
 // of the YAML its model files store: the data's, the architecture's and the training's. The
 // defaults are the paper's best configuration (PE, TE, LS, RN), with 0 (-1 for anneal-every)
 // for "the recipe's" (memn2n_recipe). The model file's architecture is its own list
 // (file.cpp); the stored YAML is the run's record.
 struct MemN2NSettings {
+  MemN2NRetired retired;  // stored before the training options (memn2n-train)
   MemN2NDataOptions data;
   MemN2NConfig model;
   TrainOptions train;
