@@ -105,7 +105,7 @@ for t in 1 6; do
     printf "1 %s went to the %s.\n2 where is %s?\t%s\t1\n3 %s went to the hall.\n4 where is %s?\thall\t3\n", p, r, p, r, p, p } }' \
     >"big/qa${t}_big_train.txt"
 done
-expect 0 memn2n-train -q -i big --task 1,6 --joint --epochs 6 --dim 4 --hops 1 --log big.tsv -o big.akm
+expect 0 memn2n-train -q -i big --task 1,6 --joint --epochs 6 --embed 4 --hops 1 --log big.tsv -o big.akm
 check_eq "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' big.tsv)" 26 "10k joint: 20 epochs of linear start"
 check_eq "$(awk -F'\t' 'NR == 22 { print $6 }' big.tsv)" 0 "10k joint: the softmax from epoch 21"
 check_eq "$(awk -F'\t' 'NR == 27 { print $5 }' big.tsv)" 0.0025 "10k joint: halved at epoch 6 of the softmax phase"

@@ -120,16 +120,11 @@ void read_memn2n(const nn::ModelFile& f, LoadedMemN2N& m) {
 }  // namespace
 
 LoadedMemN2N load_memn2n(const nn::ModelFile& f) {
-  LoadedMemN2N m;
-  read_memn2n(f, m);
-  return m;
+  return train::load_read<LoadedMemN2N>(f, read_memn2n);
 }
 
 LoadedMemN2N load_memn2n(const std::string& path) {
-  LoadedMemN2N m;
-  m.file = nn::load_model_file(path, kMemN2NKind);
-  read_memn2n(m.file, m);
-  return m;
+  return train::load_path<LoadedMemN2N>(path, kMemN2NKind, read_memn2n);
 }
 
 }  // namespace attnkit::memory

@@ -271,7 +271,7 @@ struct MemN2NSettings {
     v(task, {"task", "LIST", "tasks: N, all, or a list such as 1,2,4-20"});
     v(joint, {"joint", "", "one model for all the listed tasks"});
     v(model.hops, {"hops", "K", "memory hops (1-10)"});
-    v(model.dim, {"dim", "D", "embedding size (0: 20 for one task, 50 joint)"});
+    v(model.dim, {"embed", "N", "embedding size (0: 20 for one task, 50 joint)", "dim"});
     v(data.memory,
       {"memory-size", "N", "the last N sentences of a story form the memory", "memory"});
     v(fields::negated(model.pe), {"no-pe", "", "bag of words instead of position encoding"});

@@ -105,16 +105,11 @@ void read_seq2seq(const nn::ModelFile& m, LoadedSeq2Seq& b) {
 }  // namespace
 
 LoadedSeq2Seq get_seq2seq(const nn::ModelFile& m) {
-  LoadedSeq2Seq b;
-  read_seq2seq(m, b);
-  return b;
+  return train::load_read<LoadedSeq2Seq>(m, read_seq2seq);
 }
 
 LoadedSeq2Seq load_seq2seq(const std::string& path) {
-  LoadedSeq2Seq b;
-  b.file = nn::load_model_file(path, "seq2seq");
-  read_seq2seq(b.file, b);
-  return b;
+  return train::load_path<LoadedSeq2Seq>(path, "seq2seq", read_seq2seq);
 }
 
 std::string detokenize(const std::vector<std::string>& tokens, data::Tokenization t) {
