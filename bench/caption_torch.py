@@ -20,7 +20,7 @@ steps, threads = int(sys.argv[1]), int(sys.argv[2])
 torch.set_num_threads(threads)
 torch.manual_seed(1)
 B, E, H, A, V, C = 64, 64, 128, 64, 20, 64
-D = C + 2  # the regions carry their (y, x) centre on the grid (caption-train --coords)
+D = C + 2  # the regions carry their (y, x) centre on the grid (caption-train's default)
 
 
 class Cap(nn.Module):

@@ -91,7 +91,7 @@ int main(int argc_all, char** argv_all) {
   }
   try {
     const std::string model_path = argv[1], out = argv[2];
-    models::Seq2SeqBundle b = models::load_seq2seq(model_path);
+    models::LoadedSeq2Seq b = models::load_seq2seq(model_path);
     nn::ParamStore& ps = b.model->params();
     write_params(out, ps, false);
     const std::string stem = out.size() > 4 && out.compare(out.size() - 4, 4, ".npz") == 0

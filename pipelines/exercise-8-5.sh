@@ -61,7 +61,7 @@ transpose() { awk '{ for (j = 1; j <= NF; j++) c[j] = c[j] (NR > 1 ? " " : "") $
   END { for (j = 1; j <= n; j++) print c[j] }' "$@"; }
 
 # --- memn2n: content-based reads of a fixed memory ---
-memn2n-train -q -i "$babi" --task 1 --pe --te --mask-empty --hops 2 --epochs "$epochs" --seed "$seed" \
+memn2n-train -q -i "$babi" --task 1 --mask-empty --hops 2 --epochs "$epochs" --seed "$seed" \
   -o "$dir/m.akm"
 memn2n-answer -q --model "$dir/m.akm" -i "$babi/qa1_tiny_test.txt" --alignments "$dir/att.npz" \
   --sentences "$dir/lab" -o "$dir/answers.tsv"

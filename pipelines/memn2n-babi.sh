@@ -27,7 +27,7 @@ export LC_ALL=C
 pipeline_args "$@"
 need_tools memn2n-train memn2n-eval
 work_dir
-args="--pe --te --ls --rn --seed $seed ${MEMN2N_ARGS:-}"
+args="--seed $seed ${MEMN2N_ARGS:-}"
 status=0
 claim() {  # claim WHAT OK
   if [ "$2" = 1 ]; then echo "$PIPELINE: ok: $1" >&2; else echo "$PIPELINE: FAILED: $1" >&2; status=1; fi

@@ -23,13 +23,13 @@ need_tools ntm-train ntm-run seqtask-gen attn-plot
 work_dir
 out=${keep:-.}
 if [ "$quick" = 1 ]; then
-  task="--task repeat-copy --width 4 --len-max 3 --max-repeats 3"
+  task="--task repeat-copy --width 4 --len-max 3 --repeats-max 3"
   train="$task --controller-size 32 --memory-rows 16 --memory-cols 8 --optimizer adam --lr 3e-3 --eps 1e-8 --steps 3000"
-  gen="--width 4 --len-min 3 --len-max 3 --min-repeats 3 --max-repeats 3"
+  gen="--width 4 --len-min 3 --len-max 3 --repeats-min 3 --repeats-max 3"
 else
   task="--task repeat-copy"
   train="$task --steps 100000"
-  gen="--len-min 10 --len-max 10 --min-repeats 5 --max-repeats 5"
+  gen="--len-min 10 --len-max 10 --repeats-min 5 --repeats-max 5"
 fi
 ntm-train $train --seed "$seed" -o "$dir/rc.akm" --log "$dir/curve.tsv" --log-every 500 -q
 cp "$dir/curve.tsv" "$out/curve.tsv" 2>/dev/null || true

@@ -20,8 +20,8 @@ int main(int argc, char** argv) {
                                 "references, one sentence per line (required)")(
         "hyp", po::value(&hyp)->value_name("HYP")->default_value("-"),
         "hypotheses, one per line, aligned with REF (also the positional argument; "
-        "- is standard input)")("max-n", po::value(&max_n)->value_name("N")->default_value(4),
-                                "largest n-gram order (1 to 100)")(
+        "- is standard input)")("ngrams", po::value(&max_n)->value_name("N")->default_value(4),
+                                "the longest n-gram: the largest order (1 to 100)")(
         "sentence,s", po::bool_switch(&sentence),
         "one score per sentence instead of the corpus score")(
         "textbook", po::bool_switch(&textbook),

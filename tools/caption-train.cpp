@@ -70,8 +70,6 @@ int main(int argc, char** argv) {
     const train::TrainOptions topt = cli::resolve_training(app, tf, "caption", out);
     cli::parse_option("--attention", [&] { return c.kind(); });
     cli::parse_option("--reward", [&] { return c.reward_kind(); });
-    if (app.vm()["coords"].as<bool>() && app.vm()["no-coords"].as<bool>())
-      throw UsageError("--coords and --no-coords contradict each other");
     if (valid_images.empty() != valid_captions.empty())
       throw UsageError("--valid and --valid-captions go together");
     auto train = models::read_caption_data(images, captions);

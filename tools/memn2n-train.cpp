@@ -35,9 +35,7 @@ int main(int argc, char** argv) {
         "attention", po::value(&attention)->value_name("KIND")->default_value(attention),
         "how the hops attend: softmax (MemN2N's), unary (independent hops) or crf (a chain CRF "
         "over the memory each hop reads, Kim et al. 2017); stored in the model");
-    for (const char* f : {"pe", "te", "ls", "rn"})  // old configuration keys: the default now
-      app.config_options().add_options()(f, po::bool_switch(),
-                                         "no effect: on by default (kept for one release)");
+    ak::cli::add_fields(app, st.retired);
     ak::cli::add_training_options(app, tf);
     ak::cli::add_fields(app, st);
     app.epilog(

@@ -29,10 +29,10 @@ int main(int argc, char** argv) {
         "longest sequence (recall: most items); default copy 20, repeat-copy 10, recall 6")(
         "width", po::value(&width)->value_name("W"),
         "bits per vector; default 8 (associative recall: 6)")(
-        "min-repeats", po::value(&min_rep)->value_name("K")->default_value(min_rep),
+        "repeats-min", po::value(&min_rep)->value_name("K")->default_value(min_rep),
         "repeat-copy: fewest repeats")(
-        "max-repeats", po::value(&max_rep)->value_name("K")->default_value(max_rep),
-        "repeat-copy: most repeats (the count is given to the network as K / max-repeats)")(
+        "repeats-max", po::value(&max_rep)->value_name("K")->default_value(max_rep),
+        "repeat-copy: most repeats (the count is given to the network as K / repeats-max)")(
         "item-len", po::value(&item_len)->value_name("V")->default_value(item_len),
         "associative recall: vectors per item")(
         "output,o", po::value(&out)->value_name("DATA.npz")->required(), "the data set (.npz)");

@@ -9,9 +9,9 @@ help_ok bleu
 printf 'il est riche .\n' >h1.txt
 printf 'il est calme .\n' >r1.txt
 # The textbook's example: sqrt(3/4) (1/3)^(1/4) = 0.658037.
-expect_out "0.6580" bleu --ref r1.txt h1.txt --textbook --max-n 2 --fraction
-expect_out "65.80" bleu --ref r1.txt h1.txt --textbook --max-n 2
-expect_out "65.803701" bleu --ref r1.txt h1.txt --textbook --max-n 2 --decimals 6
+expect_out "0.6580" bleu --ref r1.txt h1.txt --textbook --ngrams 2 --fraction
+expect_out "65.80" bleu --ref r1.txt h1.txt --textbook --ngrams 2
+expect_out "65.803701" bleu --ref r1.txt h1.txt --textbook --ngrams 2 --decimals 6
 # sacreBLEU's sentence score of the same pair: p = 3/4, 1/3, then 0/2 and 0/1 smoothed to
 # 1/(2·2) and 1/(4·1): (3/4 · 1/3 · 1/4 · 1/4)^(1/4) = 0.353553.
 expect_out "35.36" bleu --ref r1.txt h1.txt --sentence
@@ -22,7 +22,7 @@ printf 'the cat sat on the mat\na dog\n' >h2.txt
 printf 'the cat is on the mat\na dog runs\n' >r2.txt
 expect_out "34.84" bleu --ref r2.txt h2.txt                     # 0/3 smoothed to 1/6
 expect_out "0.00" bleu --ref r2.txt h2.txt --smooth none
-expect_out "67.40" bleu --ref r2.txt h2.txt --max-n 2 --smooth none
+expect_out "67.40" bleu --ref r2.txt h2.txt --ngrams 2 --smooth none
 expect_out "0.3484" bleu -r r2.txt h2.txt --fraction
 expect_out "$(printf 'bleu\tp1\tp2\tp3\tp4\tbp\tratio\thyp_len\tref_len\n34.84\t87.50\t66.67\t25.00\t16.67\t0.8825\t0.8889\t8\t9')" \
   bleu -r r2.txt h2.txt --details
@@ -44,7 +44,7 @@ sed 's/ !$/ ?/' fr.txt >fr2.txt
 expect 0 bleu -r fr.txt fr2.txt
 CHECKS=$((CHECKS + 1))
 awk '{ exit !($1 > 50 && $1 < 100) }' "$T/out" || fail "corrupted copy: $(cat "$T/out")"
-expect 0 bleu -r fr.txt fr2.txt --sentence --textbook --max-n 2
+expect 0 bleu -r fr.txt fr2.txt --sentence --textbook --ngrams 2
 check_eq "$(wc -l <"$T/out")" 2000 "per-sentence lines of fra-small"
 
 # Goldens from an independent implementation (testdata/translation/make_bleu_golden.py):
@@ -58,14 +58,14 @@ while IFS=$'\t' read -r lines maxn smooth want; do
   n=$((n + 1))
   head -n "$lines" ref.txt >r.txt
   head -n "$lines" "$G/bleu-hyp.txt" >h.txt
-  expect_out "$want" bleu -r r.txt h.txt --max-n "$maxn" --smooth "$smooth" --decimals 6
+  expect_out "$want" bleu -r r.txt h.txt --ngrams "$maxn" --smooth "$smooth" --decimals 6
 done <golden.tsv
 check_eq "$n" 42 "golden corpus cases"
 expect 0 bleu -r ref.txt "$G/bleu-hyp.txt" --sentence --decimals 6
 cp "$T/out" s_exp.txt
 expect 0 bleu -r ref.txt "$G/bleu-hyp.txt" --sentence --smooth none --decimals 6
 cp "$T/out" s_none.txt
-expect 0 bleu -r ref.txt "$G/bleu-hyp.txt" --sentence --textbook --max-n 2 --decimals 6
+expect 0 bleu -r ref.txt "$G/bleu-hyp.txt" --sentence --textbook --ngrams 2 --decimals 6
 cp "$T/out" s_book.txt
 paste s_exp.txt s_none.txt s_book.txt >sentence.tsv
 close_enough sentence.tsv "$G/bleu-sentence.tsv" 2e-6
@@ -83,7 +83,7 @@ expect_err 1 "bleu: bad.txt:2: invalid UTF-8 at byte 1 of the line" bleu -r r2.t
 no_file out.txt
 expect_err 1 "bleu: missing.txt: cannot open" bleu -r missing.txt h2.txt
 expect_err 2 "bleu: the option '--ref' is required" bleu h2.txt
-expect_err 2 "bleu: --max-n must be between 1 and 100" bleu -r r2.txt h2.txt --max-n 0 -o out.txt
+expect_err 2 "bleu: --ngrams must be between 1 and 100" bleu -r r2.txt h2.txt --ngrams 0 -o out.txt
 no_file out.txt
 expect_err 2 "bleu: --smooth: unknown smoothing 'add-k' (choose exp or none)" bleu -r r2.txt h2.txt --smooth add-k
 expect_err 2 "bleu: --smooth does not apply to --textbook" bleu -r r2.txt h2.txt --textbook --smooth none

@@ -50,10 +50,15 @@ expect 0 caption-train -i train.txt --captions train.tsv --valid valid.txt --val
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm r.akm || fail "resumed model differs"
 check_eq "$(cat r.tsv)" "$(cat m1.tsv)" "resumed log"
 expect 0 caption-train $small --epochs 1 --attention none -o none.akm
-# --coords and --word-query are stored with the model: caption-run rebuilds its shapes.
-expect 0 caption-train $small --epochs 1 --coords --word-query -o cw.akm
+# --word-query and the coordinate channels (the default) are stored with the model:
+# caption-run rebuilds its shapes. The switch --coords is gone; its key stays, false.
+expect 0 caption-train $small --epochs 1 --word-query -o cw.akm
 expect 0 caption-run --model cw.akm -i valid.txt --captions valid.tsv --eval
-check_eq "$(awk -F'\t' 'NR == 2 { print $1, $3 }' "$T/out")" "24 48" "--coords --word-query: eval row"
+check_eq "$(awk -F'\t' 'NR == 2 { print $1, $3 }' "$T/out")" "24 48" "--word-query: eval row"
+expect 0 caption-train $small --dump-config
+check_eq "$(grep -c '^coords' "$T/out")" 0 "--dump-config has no coords key"
+expect 0 grep -a -c '^coords: false$' cw.akm
+check_eq "$(cat "$T/out")" 1 "the model file stores coords: false"
 
 # caption-run: one caption a line, of the training vocabulary; beam 1 = greedy.
 expect 0 caption-run --model m1.akm -i valid.txt -o caps.txt
@@ -144,7 +149,7 @@ printf '0 2\n1 0\n' > two.txt
 expect_err 1 "caption-run: two.txt: --invert needs values in [0, 1], found 2" caption-run --model m1.akm -i two.txt --invert
 expect 0 tensor-rand --shape 3 -o row.npy
 expect_err 1 "caption-run: row.npy: expected images [N, H, W] or one picture [H, W], got [3]" caption-run --model m1.akm -i row.npy
-expect_err 2 "caption-train: --coords and --no-coords contradict each other" caption-train $small --coords --no-coords -o x.akm
+expect_err 2 "caption-train: unrecognised option '--coords'" caption-train $small --coords -o x.akm
 expect_err 2 "caption-train: --pad: expected a whole number or auto, got 'even'" caption-train $small --pad even -o x.akm
 expect_err 2 "caption-train: --sample-prob must be in [0, 1]" caption-train $small --attention hard --sample-prob 1.5 -o x.akm
 expect_err 2 "caption-train: --sample-warmup must be >= 0" caption-train $small --attention hard --sample-warmup -1 -o x.akm

@@ -4,7 +4,7 @@
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 D="$ATTNKIT_TESTDATA/babi"
 help_ok memn2n-answer
-memn2n-train -q -i "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
+memn2n-train -q -i "$D" --task 1 --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
 
 expect_err 0 "100 questions, 0 answered wrong (0.0%)" memn2n-answer --model m.akm \
   -i "$D/qa1_tiny_test.txt" --alignments att.npz --sentences lab
@@ -18,7 +18,7 @@ tensor-convert -i att.npz:q7 q7.txt
 # each hop's weights sum to at most 1: the rest went to the memory's 47 empty slots
 check_eq "$(awk '{ a += $1; b += $2 } END { print (a > 0.5 && a <= 1.0001 && b > 0.5 && b <= 1.0001) }' q7.txt)" 1 "hop sums"
 # with --mask-empty, exactly 1
-memn2n-train -q -i "$D" --task 1 --pe --te --hops 2 --epochs 3 --seed 3 --mask-empty -o mm.akm || fail "training"
+memn2n-train -q -i "$D" --task 1 --hops 2 --epochs 3 --seed 3 --mask-empty -o mm.akm || fail "training"
 expect 0 memn2n-answer --model mm.akm -i "$D/qa1_tiny_test.txt" --alignments attm.npz
 tensor-convert -i attm.npz:q7 q7m.txt
 check_eq "$(awk '{ a += $1; b += $2 } END { printf "%.3f %.3f", a, b }' q7m.txt)" "1.000 1.000" "hop sums, masked"

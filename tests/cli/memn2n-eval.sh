@@ -3,7 +3,7 @@
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 D="$ATTNKIT_TESTDATA/babi"
 help_ok memn2n-eval
-memn2n-train -q -i "$D" --task 1 --pe --te --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
+memn2n-train -q -i "$D" --task 1 --hops 2 --epochs 15 --seed 3 -o m.akm || fail "training"
 
 expect 0 memn2n-eval --model m.akm -i "$D"
 check_eq "$(cut -f1-3 "$T/out" | tr '\t\n' ' |')" "task error pass|1 0.0 yes|mean 0.0 yes|failed 0 -|" "the table"

@@ -23,12 +23,17 @@ cmp -s m.akm m3.akm && fail "another seed gave the same model"
 # --memory-size and --valid-fraction: the model file keeps their earlier keys
 check_eq "$(grep -ac '^memory: 50$' m.akm) $(grep -ac '^memory-size:' m.akm)" "1 0" "the stored key of --memory-size"
 check_eq "$(grep -ac '^val-fraction: 0.1$' m.akm)" 1 "the stored key of --valid-fraction"
+# the retired switches --pe --te --ls --rn: gone, their keys stored first, false
+check_eq "$(head -c 400 m.akm | tr '\n' ' ' | grep -ac ' pe: false te: false ls: false rn: false batch-size: ')" \
+  1 "the retired switches' stored keys"
+expect_err 2 "memn2n-train: --rn: did you mean --runs?" memn2n-train -i "$D" --rn -o x.akm
 
 # YAML configuration: the command line wins; --dump-config round-trips; unknown keys fail
-printf 'hops: 1\nepochs: 2\npe: true\n' >c.yaml
+printf 'hops: 1\nepochs: 2\nno-pe: true\n' >c.yaml
 expect 0 memn2n-train --config c.yaml --hops 2 -i "$D" -o x.akm --dump-config
 grep -qx 'hops: 2' "$T/out" || fail "command line did not override the config"
-grep -qx 'pe: true' "$T/out" || fail "config key not applied"
+grep -qx 'no-pe: true' "$T/out" || fail "config key not applied"
+grep -q '^pe:' "$T/out" && fail "--dump-config has the retired key pe"
 no_file x.akm
 printf 'hopz: 1\n' >bad.yaml
 expect_err 2 "unknown configuration key 'hopz'" memn2n-train --config bad.yaml -i "$D" -o x.akm
@@ -100,7 +105,7 @@ for t in 1 6; do
     printf "1 %s went to the %s.\n2 where is %s?\t%s\t1\n3 %s went to the hall.\n4 where is %s?\thall\t3\n", p, r, p, r, p, p } }' \
     >"big/qa${t}_big_train.txt"
 done
-expect 0 memn2n-train -q -i big --task 1,6 --joint --epochs 6 --dim 4 --hops 1 --log big.tsv -o big.akm
+expect 0 memn2n-train -q -i big --task 1,6 --joint --epochs 6 --embed 4 --hops 1 --log big.tsv -o big.akm
 check_eq "$(awk -F'\t' 'NR > 1 { n++ } END { print n }' big.tsv)" 26 "10k joint: 20 epochs of linear start"
 check_eq "$(awk -F'\t' 'NR == 22 { print $6 }' big.tsv)" 0 "10k joint: the softmax from epoch 21"
 check_eq "$(awk -F'\t' 'NR == 27 { print $5 }' big.tsv)" 0.0025 "10k joint: halved at epoch 6 of the softmax phase"

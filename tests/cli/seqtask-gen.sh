@@ -22,8 +22,8 @@ check_eq "$(sed -n 1,4p tg.txt | tr -d '0 \n')" "" "no targets before the output
 expect 0 tensor-convert -i one.npz:mask
 check_eq "$(tr '\n' ' ' <"$T/out")" "0 0 0 0 1 1 1 " "mask"
 
-# repeat-copy: 10 inputs, 9 outputs; the count as K / max-repeats; the end marker.
-expect 0 seqtask-gen --task repeat-copy --count 1 --len-min 2 --len-max 2 --min-repeats 3 --max-repeats 3 -o r.npz
+# repeat-copy: 10 inputs, 9 outputs; the count as K / repeats-max; the end marker.
+expect 0 seqtask-gen --task repeat-copy --count 1 --len-min 2 --len-max 2 --repeats-min 3 --repeats-max 3 -o r.npz
 expect 0 tensor-convert -i r.npz:inputs
 check_eq "$(wc -l <"$T/out")" 11 "repeat copy: 2 + 2 + 6 + 1 steps"
 check_eq "$(sed -n 4p "$T/out" | awk '{ print $10 }')" 1 "repeat count 3 of max 3 on the last channel"
@@ -55,7 +55,7 @@ expect_err 2 "seqtask-gen: --count must be >= 1" seqtask-gen --task copy --count
 expect_err 2 "seqtask-gen: --len-max must be >= len-min" seqtask-gen --task copy --count 3 --len-min 5 --len-max 4 -o o.npz
 expect_err 2 "seqtask-gen: --len-min must be >= 2" seqtask-gen --task associative-recall --count 3 --len-min 1 -o o.npz
 expect_err 2 "seqtask-gen: --width must be >= 1" seqtask-gen --task copy --count 3 --width 0 -o o.npz
-expect_err 2 "seqtask-gen: --min-repeats must be >= 1" seqtask-gen --task repeat-copy --count 3 --min-repeats 0 -o o.npz
+expect_err 2 "seqtask-gen: --repeats-min must be >= 1" seqtask-gen --task repeat-copy --count 3 --repeats-min 0 -o o.npz
 expect_err 2 "seqtask-gen: the option '--output' is required" seqtask-gen --task copy --count 3
 no_file o.npz
 expect_err 1 "seqtask-gen: /dev/full: write error" seqtask-gen --task copy --count 3 -o /dev/full

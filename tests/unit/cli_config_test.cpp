@@ -531,3 +531,33 @@ TEST_CASE("fields: set switches, text values held parsed, values with no default
   CHECK(old.sizes == std::vector<int64_t>{16, 32});
   CHECK(old.task == "copy");
 }
+
+// A retired switch: no option, stored as false where it stood; a file's true sets the member.
+namespace {
+struct RetiredCfg {
+  bool coords = false;
+  int64_t hidden = 8;
+  template <class V>
+  void fields(V& v) {
+    v(fields::retired(), {"pe", "", ""});
+    v(hidden, {"hidden", "N", "units"});
+    v(fields::retired(coords, true), {"coords", "", ""});
+  }
+};
+}  // namespace
+
+TEST_CASE("fields: a retired switch is stored as false, not offered, and read from old files") {
+  std::string yaml;
+  RetiredCfg c = fields_from<RetiredCfg>({"--hidden", "4"}, &yaml);
+  CHECK(yaml == "pe: false\nhidden: 4\ncoords: false\n");
+  CHECK_THROWS_AS(fields_from<RetiredCfg>({"--coords"}, &yaml), UsageError);
+  RetiredCfg now, old;
+  io::read_fields(io::StoredConfig(yaml, "m.akm"), now);
+  CHECK(now.coords == false);
+  io::read_fields(io::StoredConfig("pe: true\nhidden: 4\ncoords: true\n", "m.akm"), old);
+  CHECK(old.coords == true);
+  CHECK(old.hidden == 4);
+  YAML::Node y = YAML::Load("hidden: 4\n");
+  io::write_fields(y, c);
+  CHECK(YAML::Dump(y) == "hidden: 4\npe: false\ncoords: false");
+}

@@ -207,7 +207,7 @@ TEST_CASE("seq2seq model file: the architecture under seq2seq-train's option nam
     CHECK(y.get<std::string>("type") == (type == ModelType::RNN ? "rnn" : "transformer"));
     if (type == ModelType::RNN) CHECK(y.get<bool>("no-input-feeding"));
     if (type == ModelType::Transformer) CHECK(y.get<int>("d-model") == 8);
-    const models::Seq2SeqBundle b = models::get_seq2seq(m);
+    const models::LoadedSeq2Seq b = models::get_seq2seq(m);
     CHECK(net_yaml(b.model->config()) == net_yaml(c));
     CHECK(b.model->config().src_vocab == c.src_vocab);
     CHECK(b.source_tok == data::Tokenization::Chars);
@@ -240,7 +240,7 @@ TEST_CASE("seq2seq model file: the architecture under seq2seq-train's option nam
   old.strings["seq2seq.tokens"] = {"words", "words"};
   old.texts["vocab.source"] = old.texts["vocab.target"] = v.format();
   nn::put_params(old, model->params());
-  const models::Seq2SeqBundle b = models::get_seq2seq(old);
+  const models::LoadedSeq2Seq b = models::get_seq2seq(old);
   Seq2SeqConfig want = c;  // an RNN's old file holds no Transformer sizes: the defaults
   want.heads = Seq2SeqConfig().heads, want.d_ff = Seq2SeqConfig().d_ff;
   CHECK(net_yaml(b.model->config()) == net_yaml(want));

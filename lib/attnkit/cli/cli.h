@@ -134,6 +134,13 @@ class App {
   void stored_key(std::string key, std::string stored) {
     stored_keys_.emplace_back(std::move(key), std::move(stored));
   }
+  // A switch that this tool no longer offers (fields::retired), stored in model files and
+  // checkpoints as `stored: false` at this place among config_options() (declared so far),
+  // so that the files stay byte for byte what they were. The command line, --config files and
+  // --dump-config do not know it. Before parse().
+  void retired_switch(std::string stored) {
+    retired_.emplace_back(config_.options().size(), std::move(stored));
+  }
   // The effective configuration as YAML, to store in a model file: one line per key of
   // config_options(), in declaration order ("key: value"; a key without a value is "key: ~"),
   // each key under its stored name (stored_key()). --dump-config prints the same with the
@@ -179,6 +186,7 @@ class App {
   std::string dump_yaml() const;
   po::options_description file_common_;  // the common options a --config file may set
   std::vector<std::pair<std::string, std::string>> stored_keys_;  // key, stored name
+  std::vector<std::pair<size_t, std::string>> retired_;           // before option i, a stored name
   po::options_description tool_{"Options"};
   po::options_description config_{"Configuration"};
   po::options_description hidden_{"Hidden"};

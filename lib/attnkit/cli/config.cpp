@@ -146,7 +146,14 @@ void App::store_yaml(const std::string& text, const std::string& name, bool stri
 std::string App::yaml(bool stored) const {
   YAML::Emitter e;
   e << YAML::BeginMap;
+  size_t i = 0;
+  const auto retired_before = [&](size_t option) {  // the retired switches stored before it
+    if (stored)
+      for (const auto& [at, name] : retired_)
+        if (at == option) e << YAML::Key << name << YAML::Value << "false";
+  };
   for (const auto& d : config_.options()) {
+    retired_before(i++);
     const std::string& key = d->long_name();
     std::string name = key;
     if (stored)
@@ -159,6 +166,7 @@ std::string App::yaml(bool stored) const {
       throw Error("configuration key '" + key + "' has a type --dump-config cannot write");
     }
   }
+  retired_before(i);
   e << YAML::EndMap;
   if (!e.good()) throw Error(std::string("cannot write the configuration: ") + e.GetLastError());
   std::string out = e.c_str();

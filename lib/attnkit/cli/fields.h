@@ -43,6 +43,9 @@ class FieldOptions {
                                         k.help);
     stored(k);
   }
+  void operator()(fields::Retired, const fields::Key& k) {
+    app_.retired_switch(fields::stored_name(k));
+  }
   template <class T>
   void operator()(fields::Text<T> t, const fields::Key& k) {
     T* m = &t.member;

@@ -19,9 +19,9 @@
 //   - io::read_fields(stored, config) (io/config.h): the loader reads the stored YAML back.
 // No key is spelled anywhere else. A bool member is a switch (given or not, default false);
 // fields::negated(m) is a switch that clears m, fields::sets(m) one that sets it (both stored
-// as the switch's own value). fields::text(m, parse, format) is a value given and stored as
-// text ("16,32") and held parsed (a list of sizes); fields::unset(m) a value with no default
-// (stored as null when not given).
+// as the switch's own value); fields::retired() a switch no longer offered, still stored (false).
+// fields::text(m, parse, format) is a value given and stored as text ("16,32") and held parsed (a
+// list of sizes); fields::unset(m) a value with no default (stored as null when not given).
 #pragma once
 
 #include <cstdint>
@@ -68,6 +68,17 @@ template <class T, class Parse, class Format>
 Text<T> text(T& member, Parse parse, Format format) {
   return Text<T>{member, parse, format};
 }
+
+// A switch that no tool offers any more (it had no effect, or became the default), kept in
+// the stored YAML as false, where it stood, so that model files stay byte for byte what they
+// were. A file written while it was offered may hold true: read back, that sets `*member` to
+// `value` (nothing when member is null: a switch that had no effect).
+struct Retired {
+  bool* member;
+  bool value;
+};
+inline Retired retired() { return Retired{nullptr, false}; }
+inline Retired retired(bool& member, bool value) { return Retired{&member, value}; }
 
 // A value with no default: not given, it is left alone and stored as null (a model file that
 // lacks it, or holds null, loads with the member as it was).

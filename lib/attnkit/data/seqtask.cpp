@@ -45,7 +45,7 @@ void SeqTaskOptions::validate() const {
                      (lo == 2 ? " (items: one to query, one to recall)" : ""));
   if (max_len < min_len) throw UsageError("len-max must be >= len-min");
   if (task == SeqTask::RepeatCopy && (min_repeats < 1 || max_repeats < min_repeats))
-    throw UsageError("min-repeats must be >= 1 and max-repeats >= min-repeats");
+    throw UsageError("repeats-min must be >= 1 and repeats-max >= repeats-min");
   if (item_len < 1) throw UsageError("item-len must be >= 1");
 }
 

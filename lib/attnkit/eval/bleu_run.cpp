@@ -46,7 +46,7 @@ std::string run_bleu(BleuRunOptions o, const GivenOption& given) {
                                   : "the references go with --ref: bleu --ref " + o.hyp + " " +
                                         o.extra.front() + " (one positional file, the hypotheses)");
   if (o.textbook) o.sentence = true;
-  if (o.max_n < 1 || o.max_n > 100) throw UsageError("--max-n must be between 1 and 100");
+  if (o.max_n < 1 || o.max_n > 100) throw UsageError("--ngrams must be between 1 and 100");
   if (given("decimals") && (o.decimals < 0 || o.decimals > 15))
     throw UsageError("--decimals must be between 0 and 15");
   if (!given("decimals")) o.decimals = o.fraction ? 4 : 2;

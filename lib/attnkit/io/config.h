@@ -74,6 +74,9 @@ class FieldReader {
   void operator()(fields::Switch s, const fields::Key& k) {
     if (s_.get<bool>(fields::stored_name(k), false)) s.member = s.value;
   }
+  void operator()(fields::Retired r, const fields::Key& k) {
+    if (s_.get<bool>(fields::stored_name(k), false) && r.member) *r.member = r.value;
+  }
   template <class T>
   void operator()(fields::Text<T> t, const fields::Key& k) {
     const std::string key = fields::stored_name(k);
@@ -109,6 +112,7 @@ class FieldWriter {
     const bool given = s.member == s.value;
     put(k, given, given ? "true" : "false");
   }
+  void operator()(fields::Retired, const fields::Key& k) { put(k, false, "false"); }
   template <class T>
   void operator()(fields::Text<T> t, const fields::Key& k) {
     const std::string text = t.format(t.member);

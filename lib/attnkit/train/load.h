@@ -67,4 +67,21 @@ std::unique_ptr<Model> build(const nn::ModelFile& f, std::unique_ptr<nn::ParamSt
   return model;
 }
 
+// The two entries of a loader whose `read(file, loaded)` fills all of a Loaded (train/loaded.h)
+// but its file: from a path (the file kept in `file`) and from a file read already, which
+// stays the caller's (`file` left empty).
+template <class L, class Read>
+L load_path(const std::string& path, const std::string& kind, Read read) {
+  L m;
+  m.file = nn::load_model_file(path, kind);
+  read(m.file, m);
+  return m;
+}
+template <class L, class Read>
+L load_read(const nn::ModelFile& f, Read read) {
+  L m;
+  read(f, m);
+  return m;
+}
+
 }  // namespace attnkit::train

@@ -17,6 +17,7 @@
 
 namespace attnkit::train {
 
+// A net that holds its own parameters (memn2n's, seq2seq's) leaves `params` empty.
 template <class Config, class Model>
 struct Loaded {
   nn::ModelFile file;

@@ -6,6 +6,7 @@
 #include "attnkit/core/error.h"
 #include "attnkit/nn/build_budget.h"
 #include "attnkit/nn/params.h"
+#include "attnkit/train/load.h"
 
 namespace attnkit::memory {
 
@@ -90,34 +91,40 @@ void put_memn2n(nn::ModelFile& m, const MemN2NConfig& cfg, const data::Vocab& vo
   m.strings["tasks"] = t;
 }
 
-LoadedMemN2N load_memn2n(const nn::ModelFile& m) {
-  try {
-    if (m.kind != kMemN2NKind) throw DataError("is a " + m.kind + " model, expected memn2n");
-    MemN2NConfig cfg;
-    for (const ArchField& f : arch_fields(cfg))
-      f.set(f.optional && !m.numbers.count(std::string("arch/") + f.key)
-                ? f.absent
-                : m.arch(f.key, f.lo, f.hi));
-    LoadedMemN2N out;
-    out.vocab = data::Vocab::parse(m.text("vocab"), m.file.empty() ? "vocab" : m.file);
-    if (out.vocab.size() != cfg.vocab)
-      throw DataError("the vocabulary has " + std::to_string(out.vocab.size()) +
-                      " words, the model " + std::to_string(cfg.vocab));
-    for (const std::string& s : m.string_list("tasks")) out.tasks.push_back(std::stoi(s));
-    const nn::BuildBudget budget(m);  // the configuration must fit the tensors
-    out.model = std::make_unique<MemN2N>(cfg, 0);
-    nn::get_params(m, out.model->params());
-    return out;
-  } catch (Error& e) {
-    e.locate(m.file);
-    throw;
-  } catch (const std::logic_error&) {
-    throw DataError("bad task list in the model", m.file);
-  }
+namespace {
+
+// Everything of `m` but its file, from `f`.
+void read_memn2n(const nn::ModelFile& f, LoadedMemN2N& m) {
+  const std::string& path = f.file;
+  train::in_file(path, [&] {
+    if (f.kind != kMemN2NKind) throw DataError("is a " + f.kind + " model, expected memn2n");
+    for (const ArchField& a : arch_fields(m.config))
+      a.set(a.optional && !f.numbers.count(std::string("arch/") + a.key)
+                ? a.absent
+                : f.arch(a.key, a.lo, a.hi));
+    m.vocab = data::Vocab::parse(f.text("vocab"), path.empty() ? "vocab" : path);
+    if (m.vocab.size() != m.config.vocab)
+      throw DataError("the vocabulary has " + std::to_string(m.vocab.size()) +
+                      " words, the model " + std::to_string(m.config.vocab));
+    try {
+      for (const std::string& s : f.string_list("tasks")) m.tasks.push_back(std::stoi(s));
+    } catch (const std::logic_error&) {
+      throw DataError("bad task list in the model");
+    }
+    const nn::BuildBudget budget(f);  // the configuration must fit the tensors
+    m.model = std::make_unique<MemN2N>(m.config, 0);
+    nn::get_params(f, m.model->params());
+  });
+}
+
+}  // namespace
+
+LoadedMemN2N load_memn2n(const nn::ModelFile& f) {
+  return train::load_read<LoadedMemN2N>(f, read_memn2n);
 }
 
 LoadedMemN2N load_memn2n(const std::string& path) {
-  return load_memn2n(nn::load_model_file(path, kMemN2NKind));
+  return train::load_path<LoadedMemN2N>(path, kMemN2NKind, read_memn2n);
 }
 
 }  // namespace attnkit::memory

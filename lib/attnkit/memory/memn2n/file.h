@@ -12,6 +12,7 @@
 #include "attnkit/data/vocab.h"
 #include "attnkit/memory/memn2n/model.h"
 #include "attnkit/nn/model_file.h"
+#include "attnkit/train/loaded.h"
 
 namespace attnkit::memory {
 
@@ -21,14 +22,16 @@ constexpr const char* kMemN2NKind = "memn2n";
 void put_memn2n(nn::ModelFile& m, const MemN2NConfig& cfg, const data::Vocab& vocab,
                 const std::vector<int>& tasks);
 
-struct LoadedMemN2N {
-  std::unique_ptr<MemN2N> model;
+// The file, its Config, the net (which holds its parameters: `params` stays empty), the
+// vocabulary and the tasks trained on.
+struct LoadedMemN2N : train::Loaded<MemN2NConfig, MemN2N> {
   data::Vocab vocab;
   std::vector<int> tasks;
 };
 
-// A model from a file (or a ModelFile already read): DataErrors name the file.
-LoadedMemN2N load_memn2n(const nn::ModelFile& m);
+// A model from a file, or from a file already read, which stays the caller's (`file` is
+// left empty): DataErrors name the file.
+LoadedMemN2N load_memn2n(const nn::ModelFile& f);
 LoadedMemN2N load_memn2n(const std::string& path);
 
 }  // namespace attnkit::memory

@@ -124,34 +124,36 @@ int32_t argmax_row(const float* p, int64_t n) {
 
 MemN2NTraining::MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
                                const std::vector<EncodedQA>& val, const TrainOptions& opt,
-                               Phase phase)
-    : model_(model),
+                               Phase phase, std::string config_yaml)
+    : DatasetModule(opt.batch, opt.seed, std::move(config_yaml)),
+      model_(model),
       train_(train),
       val_(val),
-      opt_(opt),
-      phase_(phase),
-      sgd_(model.params().params(), opt.lr) {
+      o_(opt),
+      phase_(phase) {
   if (train.empty()) throw DataError("no training questions");
   if (opt.batch < 1) throw UsageError("batch-size must be at least 1");
   if (opt.epochs < 1) throw UsageError("epochs must be at least 1");
-  batches_ = (static_cast<int64_t>(train.size()) + opt.batch - 1) / opt.batch;
+  // the longest possible run (linear start at its most); end_step stops it at its real end
+  set_run(static_cast<int64_t>(train.size()), 0, (opt.ls ? opt.ls_max_epochs : 0) + opt.epochs);
+  auto sgd = std::make_unique<nn::SGD>(model.params().params(), opt.lr);
+  sgd_ = sgd.get();
+  opt_ = std::move(sgd);
 }
 
 std::string MemN2NTraining::kind() const { return kMemN2NKind; }
 
 int MemN2NTraining::total_epochs() const {
-  return (phase_.linear ? opt_.ls_max_epochs : phase_.ls_epochs) + opt_.epochs;
+  return (phase_.linear ? o_.ls_max_epochs : phase_.ls_epochs) + o_.epochs;
 }
 
-int64_t MemN2NTraining::max_steps() const {
-  return static_cast<int64_t>((opt_.ls ? opt_.ls_max_epochs : 0) + opt_.epochs) * batches_;
-}
+int64_t MemN2NTraining::max_steps() const { return total_steps(); }
 
 double MemN2NTraining::lr(int64_t epoch) const {
-  if (phase_.linear) return opt_.ls_lr;
+  if (phase_.linear) return o_.ls_lr;
   const int64_t e = epoch - phase_.ls_epochs;
-  return opt_.lr *
-         (opt_.anneal_every > 0 ? std::pow(0.5, static_cast<double>(e / opt_.anneal_every)) : 1.0);
+  return o_.lr *
+         (o_.anneal_every > 0 ? std::pow(0.5, static_cast<double>(e / o_.anneal_every)) : 1.0);
 }
 
 void MemN2NTraining::save_state(nn::ModelFile& m) const {
@@ -178,18 +180,10 @@ void MemN2NTraining::load_state(const nn::ModelFile& m) {
   phase_ = p;
 }
 
-int64_t MemN2NTraining::begin_batch(const nn::TrainState& st) {
+void MemN2NTraining::on_batch(const nn::TrainState& st) {
   const int64_t epoch = st.epoch, position = st.position;
-  const int64_t n = static_cast<int64_t>(train_.size());
-  if (order_epoch_ != epoch) {
-    order_ = nn::epoch_order(opt_.seed, epoch, n);
-    order_epoch_ = epoch;
-  }
-  const int64_t s = position * opt_.batch;
-  std::vector<size_t> idx;
-  for (int64_t i = s; i < std::min(n, s + opt_.batch); ++i)
-    idx.push_back(static_cast<size_t>(order_[static_cast<size_t>(i)]));
-  Rng noise(opt_.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(epoch) * 1000003ULL +
+  const std::vector<size_t> idx(batch().begin(), batch().end());
+  Rng noise(o_.seed * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(epoch) * 1000003ULL +
             static_cast<uint64_t>(position));
   // The slices as the layer cuts the batch (kBatchChunks, fewer for a short batch), made in
   // order so that the noise drawn is the whole batch's, row by row.
@@ -198,11 +192,10 @@ int64_t MemN2NTraining::begin_batch(const nn::TrainState& st) {
   parts_.clear();
   for (int64_t c = 0; c < C; ++c) {
     const std::vector<size_t> sub(idx.begin() + B * c / C, idx.begin() + B * (c + 1) / C);
-    parts_.push_back(make_batch(train_, sub, model_.config(), opt_.rn ? &noise : nullptr));
+    parts_.push_back(make_batch(train_, sub, model_.config(), o_.rn ? &noise : nullptr));
   }
   linear_ = phase_.linear;
-  sgd_.set_lr(lr(epoch));
-  return B;
+  sgd_->set_lr(lr(epoch));
 }
 
 train::Slice MemN2NTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const {
@@ -223,14 +216,14 @@ train::Slice MemN2NTraining::forward(ad::Tape& t, int64_t begin, int64_t end, in
 
 double MemN2NTraining::clip_gradients(double clip) {
   const double max_norm = clip > 0 ? clip : 1e300;
-  if (opt_.clip_global) {
-    last_norm_ = nn::clip_grad_norm(sgd_.params(), max_norm);
+  if (o_.clip_global) {
+    last_norm_ = nn::clip_grad_norm(sgd_->params(), max_norm);
   } else {  // each weight on its own (the reference code's way); the norm reported is global
-    last_norm_ = nn::grad_norm(sgd_.params());
-    if (opt_.clip_spectral) {
+    last_norm_ = nn::grad_norm(sgd_->params());
+    if (o_.clip_spectral) {
       for (const auto& group : model_.weight_groups()) nn::clip_grad_spectral(group, max_norm);
     } else {
-      for (ad::Parameter* p : sgd_.params()) nn::clip_grad_norm({p}, max_norm);
+      for (ad::Parameter* p : sgd_->params()) nn::clip_grad_norm({p}, max_norm);
     }
   }
   return last_norm_;
@@ -244,7 +237,7 @@ train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
   phase_.loss_sum += loss;
   phase_.grad_norm = std::max(phase_.grad_norm, last_norm_);
   phase_.wrong += sums.empty() ? 0.0 : sums[0].second;
-  if (st.position + 1 < batches_) return end;
+  if (st.position + 1 < batches_per_epoch()) return end;
 
   // the end of an epoch: validation, the phase
   EpochStats& s = last_;
@@ -256,7 +249,7 @@ train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
   s.train_error = phase_.wrong / static_cast<double>(n);
   s.grad_norm = phase_.grad_norm;
   if (!val_.empty()) {
-    const EvalResult ev = memory::evaluate(model_, val_, linear_, false, opt_.batch);
+    const EvalResult ev = memory::evaluate(model_, val_, linear_, false, o_.batch);
     s.val_loss = ev.loss;
     s.val_error = error_rate(val_, ev.predicted);
   } else {
@@ -272,8 +265,8 @@ train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
     } else {
       ++phase_.ls_stale;
     }
-    if ((opt_.ls_patience > 0 && phase_.ls_stale >= opt_.ls_patience) ||
-        phase_.ls_epochs >= opt_.ls_max_epochs) {
+    if ((o_.ls_patience > 0 && phase_.ls_stale >= o_.ls_patience) ||
+        phase_.ls_epochs >= o_.ls_max_epochs) {
       phase_.linear = false;  // the softmax goes back in from the next epoch
       phase_.best_val_loss = 1e300;
       phase_.ls_stale = 0;
@@ -307,22 +300,22 @@ void MemN2NTraining::finish(nn::ModelFile& m) {
   m.numbers["result/train_error"] = score_;
   m.numbers["result/val_error"] =
       val_.empty() ? 0.0 : error_rate(val_, memory::evaluate(model_, val_).predicted);
-  m.numbers["result/seed"] = static_cast<double>(opt_.seed);
+  m.numbers["result/seed"] = static_cast<double>(o_.seed);
 }
 
 MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {
   nn::TrainState st;
   st.epoch = epoch;
   st.position = position;
-  st.step = steps_;
+  st.step = calls_;
   const int64_t rows = begin_batch(st);
-  const train::StepOut o = train::step(*this, tapes_, rows, opt_.seed, steps_++, opt_.clip);
+  const train::StepOut o = train::step(*this, tapes_, rows, o_.seed, calls_++, o_.clip);
   StepOut out;
   out.loss = o.loss;
   out.grad_norm = o.grad_norm;
   if (!std::isfinite(o.loss)) return out;
   const train::StepEnd e = end_step(st, o.loss, o.sums);
-  out.epoch_end = position + 1 == batches_;
+  out.epoch_end = position + 1 == batches_per_epoch();
   out.done = e.stop;
   if (out.epoch_end) out.stats = last_;
   return out;
@@ -459,18 +452,19 @@ bool parse_clip_kind(const std::string& text) {
 
 MemN2NJob::MemN2NJob(std::shared_ptr<const MemN2NData> data, std::unique_ptr<MemN2N> model,
                      const TrainOptions& opt, std::string config_yaml)
-    : MemN2NTraining(*model, data->train, data->val, opt,
-                     [&] {
-                       Phase p;
-                       p.linear = opt.ls;
-                       return p;
-                     }()),
+    : MemN2NTraining(
+          *model, data->train, data->val, opt,
+          [&] {
+            Phase p;
+            p.linear = opt.ls;
+            return p;
+          }(),
+          std::move(config_yaml)),
       data_(std::move(data)),
-      model_(std::move(model)),
-      config_yaml_(std::move(config_yaml)) {}
+      model_(std::move(model)) {}
 
 void MemN2NJob::describe(nn::ModelFile& f) const {
-  f.config_yaml = config_yaml_;
+  MemN2NTraining::describe(f);
   put_memn2n(f, model_->config(), data_->vocab, data_->tasks);
 }
 

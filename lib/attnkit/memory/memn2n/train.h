@@ -33,6 +33,7 @@
 #include "attnkit/data/vocab.h"
 #include "attnkit/memory/memn2n/model.h"
 #include "attnkit/nn/optim.h"
+#include "attnkit/train/dataset_module.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::memory {
@@ -116,24 +117,27 @@ void split_validation(const std::vector<EncodedQA>& all, double fraction, uint64
 
 // One run of the paper's procedure as a module of the training layer (train/module.h; the
 // layer's train::run drives it in memn2n-train, with checkpoints, resume, the NaN guard and
-// the log). Batch `position` of epoch `epoch` (0-based) is taken from nn::epoch_order(seed,
-// epoch, n) and its noise from an Rng seeded by (seed, epoch, position): nothing but the
+// the log), on train::DatasetModule: batch `position` of epoch `epoch` (0-based) is taken
+// from nn::epoch_order(seed, epoch, n) and its noise from an Rng seeded by (seed, epoch,
+// position): nothing but the
 // parameters, the epoch, the position and the Phase (save_state) is needed to resume. A batch
 // is kBatchChunks slices of consecutive questions (fewer for a shorter batch), each on its
 // own tape with the model's parameters, their summed losses' gradients added in slice order:
 // the same model for any thread count and under mpirun. At each epoch's end the module
 // validates and moves the phase on (end_step); evaluate() reports that epoch's statistics.
-class MemN2NTraining : public train::Module {
+class MemN2NTraining : public train::DatasetModule {
  public:
   static constexpr int64_t kBatchChunks = 4;
+  // `config_yaml`: the stored configuration (describe()).
   MemN2NTraining(MemN2N& model, const std::vector<EncodedQA>& train,
-                 const std::vector<EncodedQA>& val, const TrainOptions& opt, Phase phase = {});
+                 const std::vector<EncodedQA>& val, const TrainOptions& opt, Phase phase = {},
+                 std::string config_yaml = {});
   // The data is kept by reference: a temporary would dangle.
   MemN2NTraining(MemN2N&, const std::vector<EncodedQA>&, std::vector<EncodedQA>&&,
                  const TrainOptions&, Phase = {}) = delete;
   MemN2NTraining(MemN2N&, std::vector<EncodedQA>&&, const std::vector<EncodedQA>&,
                  const TrainOptions&, Phase = {}) = delete;
-  int64_t batches() const { return batches_; }  // per epoch
+  int64_t batches() const { return batches_per_epoch(); }
   // Epochs of the run as far as known now (linear start counted at its maximum while on).
   int total_epochs() const;
   // Steps of the longest possible run (the layer's budget; the run stops at its real end).
@@ -157,17 +161,12 @@ class MemN2NTraining : public train::Module {
 
   // ---- train::Module
   std::string kind() const override;
-  nn::ParamStore& params() override { return model_.params(); }
-  nn::Optimizer& optimizer() override { return sgd_; }
-  int64_t total_steps() const override { return max_steps(); }
-  int64_t batches_per_epoch() const override { return batches_; }
-  void describe(nn::ModelFile&) const override {}
+  nn::ParamStore& params() override { return model_.params(); }  // the net's own
   void save_state(nn::ModelFile& f) const override;
   void load_state(const nn::ModelFile& f) override;
   int slices() const override { return static_cast<int>(kBatchChunks); }
   train::Reduction reduction() const override { return train::Reduction::Sum; }
   std::vector<std::string> slice_sums() const override { return {"wrong"}; }
-  int64_t begin_batch(const nn::TrainState& s) override;
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   double clip_gradients(double clip) override;
   train::StepEnd end_step(const nn::TrainState& s, double loss,
@@ -180,21 +179,21 @@ class MemN2NTraining : public train::Module {
   double score() override;
   void finish(nn::ModelFile& f) override;
 
+ protected:
+  void on_batch(const nn::TrainState& s) override;
+
  private:
   MemN2N& model_;
   const std::vector<EncodedQA>& train_;
   const std::vector<EncodedQA>& val_;
-  TrainOptions opt_;
+  TrainOptions o_;
   Phase phase_;
-  nn::SGD sgd_;
-  int64_t batches_;
-  std::vector<int64_t> order_;
-  int64_t order_epoch_ = -1;
+  nn::SGD* sgd_;                 // opt_
   std::vector<MemBatch> parts_;  // the current batch's slices
   bool linear_ = false;          // the current batch trains without the softmax
   double last_norm_ = 0.0;
   EpochStats last_;
-  int64_t steps_ = 0;  // step() calls (its tapes' seeds)
+  int64_t calls_ = 0;  // step() calls (its tapes' seeds)
   train::Tapes tapes_;
   double score_ = -1.0;
 };
@@ -229,12 +228,24 @@ void memn2n_recipe(const MemN2NData& d, TrainOptions& opt, MemN2NConfig& cfg, bo
 // UsageError naming clip-kind otherwise.
 bool parse_clip_kind(const std::string& text);
 
+// memn2n-train's switches --pe, --te, --ls and --rn (the paper's techniques), which had no
+// effect once the techniques became the defaults (--no-pe, --no-te, --no-ls and --no-rn turn
+// them off): no longer offered, but the YAML its model files store still begins with them,
+// as false (fields::retired), so that the files stay what they were.
+struct MemN2NRetired {
+  template <class V>
+  void fields(V& v) {
+    for (const char* key : {"pe", "te", "ls", "rn"}) v(fields::retired(), {key, "", ""});
+  }
+};
+
 // memn2n-train's configuration keys, each once (core/fields.h), in the order of its --help and
 // of the YAML its model files store: the data's, the architecture's and the training's. The
 // defaults are the paper's best configuration (PE, TE, LS, RN), with 0 (-1 for anneal-every)
 // for "the recipe's" (memn2n_recipe). The model file's architecture is its own list
 // (file.cpp); the stored YAML is the run's record.
 struct MemN2NSettings {
+  MemN2NRetired retired;  // stored before the training options (memn2n-train)
   MemN2NDataOptions data;
   MemN2NConfig model;
   TrainOptions train;
@@ -260,7 +271,7 @@ struct MemN2NSettings {
     v(task, {"task", "LIST", "tasks: N, all, or a list such as 1,2,4-20"});
     v(joint, {"joint", "", "one model for all the listed tasks"});
     v(model.hops, {"hops", "K", "memory hops (1-10)"});
-    v(model.dim, {"dim", "D", "embedding size (0: 20 for one task, 50 joint)"});
+    v(model.dim, {"embed", "N", "embedding size (0: 20 for one task, 50 joint)", "dim"});
     v(data.memory,
       {"memory-size", "N", "the last N sentences of a story form the memory", "memory"});
     v(fields::negated(model.pe), {"no-pe", "", "bag of words instead of position encoding"});
@@ -313,7 +324,6 @@ class MemN2NJob : public MemN2NTraining {
  private:
   std::shared_ptr<const MemN2NData> data_;
   std::unique_ptr<MemN2N> model_;
-  std::string config_yaml_;
 };
 
 struct EvalResult {

@@ -102,8 +102,8 @@ struct NtmTaskConfig {
       {"len-min", "N", "task: shortest length or fewest items (0: the task's)", "min-len", true});
     v(max_len, {"len-max", "N", "task: longest length or most items (0: the task's, 20, 10 or 6)",
                 "max-len", true});
-    v(min_repeats, {"min-repeats", "N", "repeat-copy: fewest repeats", nullptr, true});
-    v(max_repeats, {"max-repeats", "N", "repeat-copy: most repeats", nullptr, true});
+    v(min_repeats, {"repeats-min", "N", "repeat-copy: fewest repeats", "min-repeats", true});
+    v(max_repeats, {"repeats-max", "N", "repeat-copy: most repeats", "max-repeats", true});
     v(item_len, {"item-len", "N", "associative recall: vectors per item", nullptr, true});
   }
   // The task's options: its defaults (SeqTaskOptions::defaults), the sizes given here over

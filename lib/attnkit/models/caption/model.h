@@ -121,8 +121,9 @@ struct CaptionConfig {
        "leave out the two coordinate channels that every region's annotation vector carries by "
        "default: the centre of the region on the grid, in (-1, 1), so that attention knows where a "
        "region lies"});
-    v(fields::sets(coords),
-      {"coords", "", "the coordinate channels (the default; kept for one release)"});
+    // --coords, which had no effect once the channels became the default: stored (false) where
+    // it stood; a file written before that may hold true, and has its channels.
+    v(fields::retired(coords, true), {"coords", "", ""});
     v(word_query, {"word-query", "",
                    "the attention's query also sees the word just emitted: e = v . tanh(W_a a + "
                    "W_h h + W_y E y_prev)"});

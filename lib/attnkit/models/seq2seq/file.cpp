@@ -9,6 +9,7 @@
 #include "attnkit/io/config.h"
 #include "attnkit/models/seq2seq/train.h"
 #include "attnkit/nn/build_budget.h"
+#include "attnkit/train/load.h"
 
 namespace attnkit::models {
 
@@ -72,14 +73,17 @@ std::string legacy_yaml(const nn::ModelFile& m) {
 
 }  // namespace
 
-Seq2SeqBundle get_seq2seq(const nn::ModelFile& m) {
-  Seq2SeqBundle b;
-  try {
+namespace {
+
+// Everything of `b` but its file, from `m`.
+void read_seq2seq(const nn::ModelFile& m, LoadedSeq2Seq& b) {
+  train::in_file(m.file, [&] {
     const io::StoredConfig stored(m.strings.count("seq2seq.model") ? legacy_yaml(m) : m.config_yaml,
                                   m.file);
     Seq2SeqSettings s;  // seq2seq-train's field list: its keys, as the file stores them
     io::read_fields(stored, s);
-    Seq2SeqConfig c = s.config();
+    Seq2SeqConfig& c = b.config;
+    c = s.config();
     // A Transformer's width: put_seq2seq's "d-model" (also seq2seq-train's option before it
     // became --hidden), else --hidden.
     if (stored.has(kWidthKey)) c.d_model = stored.get<int64_t>(kWidthKey);
@@ -95,15 +99,17 @@ Seq2SeqBundle get_seq2seq(const nn::ModelFile& m) {
     const nn::BuildBudget budget(m);  // the configuration must fit the tensors
     b.model = Seq2Seq::create(c, 0);
     nn::get_params(m, b.model->params());
-  } catch (Error& e) {
-    e.locate(m.file);
-    throw;
-  }
-  return b;
+  });
 }
 
-Seq2SeqBundle load_seq2seq(const std::string& path) {
-  return get_seq2seq(nn::load_model_file(path, "seq2seq"));
+}  // namespace
+
+LoadedSeq2Seq get_seq2seq(const nn::ModelFile& m) {
+  return train::load_read<LoadedSeq2Seq>(m, read_seq2seq);
+}
+
+LoadedSeq2Seq load_seq2seq(const std::string& path) {
+  return train::load_path<LoadedSeq2Seq>(path, "seq2seq", read_seq2seq);
 }
 
 std::string detokenize(const std::vector<std::string>& tokens, data::Tokenization t) {
@@ -115,7 +121,7 @@ std::string detokenize(const std::vector<std::string>& tokens, data::Tokenizatio
   return out;
 }
 
-std::string target_text(const Seq2SeqBundle& b, const std::vector<int32_t>& ids) {
+std::string target_text(const LoadedSeq2Seq& b, const std::vector<int32_t>& ids) {
   std::vector<std::string> toks;
   for (int32_t id : ids) {
     if (id == data::Vocab::kEos) break;
@@ -125,7 +131,7 @@ std::string target_text(const Seq2SeqBundle& b, const std::vector<int32_t>& ids)
   return detokenize(toks, b.target_tok);
 }
 
-std::vector<int32_t> encode_source(const Seq2SeqBundle& b, const std::string& line,
+std::vector<int32_t> encode_source(const LoadedSeq2Seq& b, const std::string& line,
                                    int64_t max_len) {
   std::vector<int32_t> ids = b.source_vocab.encode(data::tokenize(line, b.source_tok));
   if (max_len > 0 && static_cast<int64_t>(ids.size()) > max_len - 1)

@@ -21,11 +21,13 @@
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/seq2seq/model.h"
 #include "attnkit/nn/model_file.h"
+#include "attnkit/train/loaded.h"
 
 namespace attnkit::models {
 
-struct Seq2SeqBundle {
-  std::unique_ptr<Seq2Seq> model;
+// The file, its Config, the net (which holds its parameters: `params` stays empty), the
+// vocabularies and the tokenisation.
+struct LoadedSeq2Seq : train::Loaded<Seq2SeqConfig, Seq2Seq> {
   data::Vocab source_vocab, target_vocab;
   data::Tokenization source_tok = data::Tokenization::Words;
   data::Tokenization target_tok = data::Tokenization::Words;
@@ -40,16 +42,17 @@ std::string seq2seq_config_yaml(const std::string& yaml, const Seq2SeqConfig& co
 void put_seq2seq(nn::ModelFile& m, const Seq2SeqConfig& config, const data::Vocab& source,
                  const data::Vocab& target, data::Tokenization tok);
 // A model rebuilt from a file (its parameters loaded); DataError naming the file otherwise.
-Seq2SeqBundle get_seq2seq(const nn::ModelFile& m);
-Seq2SeqBundle load_seq2seq(const std::string& path);
+// get_seq2seq reads a file already read, which stays the caller's (`file` is left empty).
+LoadedSeq2Seq get_seq2seq(const nn::ModelFile& m);
+LoadedSeq2Seq load_seq2seq(const std::string& path);
 
 // Tokens back to text: words joined by single spaces, characters concatenated.
 std::string detokenize(const std::vector<std::string>& tokens, data::Tokenization t);
 // The target-side text of ids (stopping at <eos>, skipping <pad>/<bos>).
-std::string target_text(const Seq2SeqBundle& b, const std::vector<int32_t>& ids);
+std::string target_text(const LoadedSeq2Seq& b, const std::vector<int32_t>& ids);
 // A source line as ids ending with <eos> (unknown tokens → <unk>); max_len > 0 keeps the
 // first max_len - 1 tokens.
-std::vector<int32_t> encode_source(const Seq2SeqBundle& b, const std::string& line,
+std::vector<int32_t> encode_source(const LoadedSeq2Seq& b, const std::string& line,
                                    int64_t max_len = 0);
 
 // Translates every source on up to `threads` threads (0: all), one tape each; the result

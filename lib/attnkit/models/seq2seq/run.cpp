@@ -17,7 +17,7 @@ namespace attnkit::models {
 namespace {
 
 // DIR/<i>.rows (the target tokens) and DIR/<i>.cols (the source tokens) of each sentence.
-void write_alignment_tokens(const std::string& dir, const Seq2SeqBundle& b,
+void write_alignment_tokens(const std::string& dir, const LoadedSeq2Seq& b,
                             const std::vector<Translation>& tr,
                             const std::vector<std::vector<int32_t>>& sources, size_t first) {
   std::error_code ec;
@@ -45,7 +45,7 @@ void run_translate(const TranslateRunOptions& o, const ItemRange& range,
   if (!o.alignments.empty() && o.tokenize_only)
     throw UsageError("--alignments does not apply to --tokenize-only");
 
-  Seq2SeqBundle b = load_seq2seq(o.model);
+  LoadedSeq2Seq b = load_seq2seq(o.model);
   if (!o.alignments.empty() && b.model->config().type == ModelType::RNN &&
       b.model->config().attention == AttentionKind::None)
     throw UsageError("--alignments: the model has no attention (trained with --attention none)");

@@ -127,7 +127,7 @@ void Seq2SeqTraining::describe(nn::ModelFile& f) const {
 }
 
 void Seq2SeqTraining::check_resume(const nn::ModelFile& ck) const {
-  const Seq2SeqBundle b = get_seq2seq(ck);
+  const LoadedSeq2Seq b = get_seq2seq(ck);
   if (b.source_vocab.format() != data_.source_vocab.format() ||
       b.target_vocab.format() != data_.target_vocab.format())
     throw DataError("the checkpoint was trained on other data or settings (vocabularies differ)",
@@ -214,7 +214,7 @@ double validation_bleu(const Seq2Seq& model, const std::vector<data::EncodedPair
   DecodeOptions d;
   d.max_length = max_len > 0 ? max_len : 50;
   const auto tr = translate_all(model, srcs, d, 0);
-  Seq2SeqBundle view;  // tokens joined by spaces: BLEU over the model's tokens
+  LoadedSeq2Seq view;  // tokens joined by spaces: BLEU over the model's tokens
   view.target_vocab = target_vocab;
   view.target_tok = data::Tokenization::Words;
   std::vector<std::string> hyp, ref;
