@@ -1,4 +1,6 @@
 // keep_freed_memory: memory a step frees serves the next step without new page faults.
+#include "attnkit/core/heap.h"
+
 #include <sys/resource.h>
 
 #include <cstdlib>
@@ -6,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "attnkit/core/heap.h"
 #include "doctest/doctest.h"
 
 namespace {

@@ -26,7 +26,9 @@ struct Mat {
 inline ConstMat rows_of(ConstMat m, int64_t r0, int64_t r1) {
   return {m.data + r0 * m.ld, r1 - r0, m.cols, m.ld};
 }
-inline Mat rows_of(Mat m, int64_t r0, int64_t r1) { return {m.data + r0 * m.ld, r1 - r0, m.cols, m.ld}; }
+inline Mat rows_of(Mat m, int64_t r0, int64_t r1) {
+  return {m.data + r0 * m.ld, r1 - r0, m.cols, m.ld};
+}
 
 // Views of a rank-2 tensor, or of matrix b of a rank-3 tensor (rank 1: one row).
 ConstMat mat(const Tensor& t);

@@ -16,7 +16,8 @@ bool keep_freed_memory() {
   // Blocks up to 256 MB come from the heap (glibc refuses more than its heap size allows on
   // some versions: then the largest it takes, 32 MB on 64-bit), and up to 1 GB of free memory
   // at a heap's top stays mapped.
-  const bool mmap_set = mallopt(M_MMAP_THRESHOLD, 256 << 20) == 1 || mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1;
+  const bool mmap_set =
+      mallopt(M_MMAP_THRESHOLD, 256 << 20) == 1 || mallopt(M_MMAP_THRESHOLD, 32 << 20) == 1;
   const bool trim_set = mallopt(M_TRIM_THRESHOLD, 1 << 30) == 1;
   return mmap_set && trim_set;
 #else
