@@ -66,7 +66,7 @@ need_tools transduce-gen stackmem-train stackmem-run ntm-train ntm-run attn-plot
 symbols=${EX84_SYMBOLS:-128} bigram_symbols=${EX84_BIGRAM_SYMBOLS:-10}
 if [ "$quick" = 1 ]; then
   lo=2 hi=5 tlo=6 thi=10 count=400 steps=25 seeds=1 rnn_epochs=2 rnn_count=200 set_seeds=1
-  ntm_steps=20 ntm_size="--controller-size 16 --memory-rows 16 --memory-cols 8" ntm_seeds=1
+  ntm_steps=20 ntm_size="--hidden 16 --memory-rows 16 --memory-cols 8" ntm_seeds=1
 else
   lo=8 hi=16 tlo=17 thi=32 count=40000 steps=${EX84_STEPS:-2000} seeds=${EX84_SEEDS:-5}
   set_seeds=${EX84_SET_SEEDS:-3}

@@ -42,11 +42,11 @@ out=${keep:-.}
 babi=${ATTNKIT_TESTDATA:-$top/testdata}/babi
 if [ "$quick" = 1 ]; then
   epochs=15 width=4 len=4
-  ntm="--width 4 --len-max 4 --controller-size 32 --memory-rows 16 --memory-cols 8
+  ntm="--width 4 --len-max 4 --hidden 32 --memory-rows 16 --memory-cols 8
        --optimizer adam --lr 3e-3 --eps 1e-8 --steps 5000"
 else
   epochs=40 width=8 len=10
-  ntm="--width 8 --len-max 10 --controller-size 100 --memory-rows 32 --memory-cols 16
+  ntm="--width 8 --len-max 10 --hidden 100 --memory-rows 32 --memory-cols 16
        --optimizer adam --lr 1e-3 --eps 1e-8 --steps 20000"
 fi
 

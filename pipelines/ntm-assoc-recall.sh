@@ -25,7 +25,7 @@ work_dir
 out=${keep:-.}
 if [ "$quick" = 1 ]; then
   task="--task associative-recall --width 4 --len-max 3 --item-len 2"
-  train="$task --controller-size 32 --memory-rows 16 --memory-cols 8 --optimizer adam --lr 3e-3 --eps 1e-8 --steps 3000"
+  train="$task --hidden 32 --memory-rows 16 --memory-cols 8 --optimizer adam --lr 3e-3 --eps 1e-8 --steps 3000"
   gen="--width 4 --item-len 2" many=4 per=100
 else
   task="--task associative-recall"

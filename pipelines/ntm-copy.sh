@@ -38,7 +38,7 @@ out=${keep:-.}
 
 if [ "$quick" = 1 ]; then
   seeds=$seed
-  train="--task copy --width 4 --len-max 4 --controller-size 32 --memory-rows 16 --memory-cols 8
+  train="--task copy --width 4 --len-max 4 --hidden 32 --memory-rows 16 --memory-cols 8
          --optimizer adam --lr 3e-3 --eps 1e-8"
   first_steps=5000 more_steps=6000
   eval_lengths=1,2,3,4 count=100 long=8 longer=12 need_ok=1 limit=1.0

@@ -24,7 +24,7 @@ work_dir
 out=${keep:-.}
 if [ "$quick" = 1 ]; then
   task="--task repeat-copy --width 4 --len-max 3 --repeats-max 3"
-  train="$task --controller-size 32 --memory-rows 16 --memory-cols 8 --optimizer adam --lr 3e-3 --eps 1e-8 --steps 3000"
+  train="$task --hidden 32 --memory-rows 16 --memory-cols 8 --optimizer adam --lr 3e-3 --eps 1e-8 --steps 3000"
   gen="--width 4 --len-min 3 --len-max 3 --repeats-min 3 --repeats-max 3"
 else
   task="--task repeat-copy"

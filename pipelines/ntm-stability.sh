@@ -24,7 +24,7 @@ pipeline_args "$@"
 need_tools ntm-train ntm-run
 work_dir
 if [ "$quick" = 1 ]; then
-  n=2 args="--task copy --width 4 --len-max 4 --controller-size 32 --memory-rows 16 --memory-cols 8 --steps 2000"
+  n=2 args="--task copy --width 4 --len-max 4 --hidden 32 --memory-rows 16 --memory-cols 8 --steps 2000"
   lengths=1,2,3,4 long=8 longer=12
 else
   n=10 args="--task copy --lr 3e-4 --steps 100000"

@@ -20,7 +20,7 @@ tiny_trainer_data
 trainers=(
   "ptr|ptr-train --task sort -i sort.txt --embed 8 --hidden 16 --batch-size 20 --seed 3 --steps 12"
   "stackmem|stackmem-train -i rev.tsv --embed 8 --hidden 16 --value-size 8 --batch-size 20 --seed 3 --steps 12"
-  "ntm|ntm-train --task copy --width 4 --len-max 4 --controller-size 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --seed 2 --steps 12"
+  "ntm|ntm-train --task copy --width 4 --len-max 4 --hidden 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --seed 2 --steps 12"
   "memn2n|memn2n-train -i $D/babi --task 1 --ls-max-epochs 1 --seed 2 --epochs 3"
   "bert|bert-pretrain -i text.txt --layers 1 --hidden 16 --heads 2 --ff 32 --len-max 24 --batch-size 16 --min-freq 1 --seed 3 --steps 12"
   "caption|caption-train -i scenes.txt --captions caps.tsv --embed 8 --hidden 16 --attention-size 8 --channels 4,4 --batch-size 8 --seed 3 --steps 12"

@@ -62,7 +62,7 @@ check_eq "$(cmp -s killed.akm long.akm && echo same)" same "resumed after a kill
 
 # The other trainers: their slices are fixed (an NTM's batch of episodes, MemN2N's 4 slices
 # a batch), so 2 ranks give the one-process model at any thread count.
-ntm="ntm-train --task copy --width 4 --len-max 4 --controller-size 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --steps 15 --seed 2 -q"
+ntm="ntm-train --task copy --width 4 --len-max 4 --hidden 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --steps 15 --seed 2 -q"
 expect 0 $ntm --threads 1 -o ntm1.akm
 expect 0 mpirun -np 2 $ntm --threads 1 -o ntm2.akm
 check_eq "$(cmp -s ntm1.akm ntm2.akm && echo same)" same "ntm-train: 2 ranks = 1 process"

@@ -7,7 +7,7 @@
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 
 expect 0 transduce-gen --task copy --len-min 2 --len-max 4 --symbols 4 --count 300 --seed 1 -o c.tsv
-small="--controller-size 32 --memory-rows 16 --memory-cols 8 --optimizer adam --lr 3e-3 --eps 1e-8"
+small="--hidden 32 --memory-rows 16 --memory-cols 8 --optimizer adam --lr 3e-3 --eps 1e-8"
 # 1500 steps (not fewer under the sanitizers): fine 0.83-0.89 on seeds 1-4, far from the bar
 # below; at 600 steps seed 1 gave 0.31-0.34 depending on the build, too close to it.
 expect 0 ntm-train -i c.tsv $small --steps 1500 --batch-size 4 --log-every 50 --seed 1 \
@@ -86,6 +86,6 @@ expect 0 seqtask-gen --task copy --width 4 --len-max 3 --count 3 --seed 1 -o d.n
 expect_err 2 "ntm-run: the model was trained on symbol pairs, not a seqtask-gen data set" \
   ntm-run --model m.akm -i d.npz --eval
 # A bit-vector model does not take --bucket.
-expect 0 ntm-train -i d.npz --controller-size 8 --memory-rows 8 --memory-cols 4 --steps 2 -q -o b.akm
+expect 0 ntm-train -i d.npz --hidden 8 --memory-rows 8 --memory-cols 4 --steps 2 -q -o b.akm
 expect_err 2 "ntm-run: --bucket is for a model trained on symbol pairs" ntm-run --model b.akm --eval -i d.npz --bucket 4
 finish

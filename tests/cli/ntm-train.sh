@@ -8,7 +8,7 @@
 help_ok ntm-train
 help_ok ntm-run
 
-small="--task copy --width 4 --len-max 4 --controller-size 32 --memory-rows 16 --memory-cols 8"
+small="--task copy --width 4 --len-max 4 --hidden 32 --memory-rows 16 --memory-cols 8"
 # A short run (seconds): Adam, 1500 sequences; the cost in bits per sequence must fall.
 expect 0 ntm-train $small --optimizer adam --lr 3e-3 --eps 1e-8 --steps 1500 --log-every 250 \
   --seed 1 -o m.akm --log l.tsv
@@ -62,9 +62,9 @@ check_eq "$(tail -1 "$T/out" | cut -f1,2)" "$(printf 'all\t2')" "eval on a data 
 
 # Training on a data set.
 expect 0 seqtask-gen --task copy --width 4 --len-max 4 --count 20 --seed 2 -o train.npz
-expect 0 ntm-train -i train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --steps 30 -o dm.akm -q
+expect 0 ntm-train -i train.npz --hidden 16 --memory-rows 8 --memory-cols 4 --steps 30 -o dm.akm -q
 # Batches over a shuffled data set, resumed across an epoch boundary: the same model.
-dargs="-i train.npz --controller-size 16 --memory-rows 8 --memory-cols 4 --batch-size 4 --threads 1 -q"
+dargs="-i train.npz --hidden 16 --memory-rows 8 --memory-cols 4 --batch-size 4 --threads 1 -q"
 expect 0 ntm-train $dargs --steps 12 -o db.akm --checkpoint-every 4
 expect 0 ntm-train $dargs --steps 4 -o db2.akm --checkpoint-every 4
 expect 0 ntm-train -i train.npz --steps 12 -o db2.akm --checkpoint-every 4 --threads 1 -q --resume
@@ -73,7 +73,7 @@ cmp -s db.akm db2.akm || fail "data-set run resumed after an epoch boundary diff
 expect_err 2 "ntm-run: the model was trained on a data file: give --eval -i DATA.npz" ntm-run --model dm.akm --eval
 
 # Configuration: YAML keys, the command line wins, --dump-config round-trips.
-printf 'task: copy\nwidth: 4\nlen-max: 4\ncontroller-size: 16\nmemory-rows: 8\nmemory-cols: 4\nsteps: 7\n' >c.yaml
+printf 'task: copy\nwidth: 4\nlen-max: 4\nhidden: 16\nmemory-rows: 8\nmemory-cols: 4\nsteps: 7\n' >c.yaml
 expect 0 ntm-train --config c.yaml --steps 5 --dump-config
 cp "$T/out" dump.yaml
 grep -qx "steps: 5" dump.yaml || fail "command line does not override YAML: $(cat dump.yaml)"

@@ -54,7 +54,7 @@ trainers=(
   "seq2seq-train -i dates.tsv --tokens chars --type transformer --layers 1 --hidden 64 --heads 4 --ff 256 --batch-size 80 --steps 3 --seed 4"
   "ptr-train --task sort -i sort.txt --embed 16 --hidden 32 --batch-size 32 --epochs 1 --seed 3"
   "stackmem-train -i rev.tsv --embed 8 --hidden 24 --value-size 8 --batch-size 40 --epochs 1 --seed 3"
-  "ntm-train --task copy --width 4 --len-max 4 --controller-size 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --steps 6 --seed 2"
+  "ntm-train --task copy --width 4 --len-max 4 --hidden 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --steps 6 --seed 2"
   "memn2n-train -i $D/babi --task 1 --epochs 1 --ls-max-epochs 1 --seed 2"
   "bert-pretrain -i text.txt --layers 1 --hidden 16 --heads 2 --ff 32 --len-max 24 --batch-size 32 --min-freq 1 --steps 3 --seed 3"
   "caption-train -i scenes.txt --captions caps.tsv --embed 8 --hidden 16 --attention-size 8 --channels 4,4 --batch-size 16 --epochs 1 --seed 3"

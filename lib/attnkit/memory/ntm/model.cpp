@@ -17,8 +17,8 @@ void NtmConfig::validate() const {
   if (output < 1) bad("output size must be >= 1");
   if (controller != "lstm" && controller != "feedforward")
     bad("controller: unknown kind '" + controller + "' (lstm, feedforward)");
-  if (controller_size < 1) bad("controller-size must be >= 1");
-  if (controller_layers < 1) bad("controller-layers must be >= 1");
+  if (controller_size < 1) bad("hidden (the controller's units) must be >= 1");
+  if (controller_layers < 1) bad("layers (the controller's) must be >= 1");
   if (read_heads < 1) bad("read-heads must be >= 1");
   if (write_heads < 0) bad("write-heads must be >= 0");
   if (memory_rows < 1 || memory_cols < 1 || memory_rows > 4096 || memory_cols > 1024)

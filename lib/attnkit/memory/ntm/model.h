@@ -55,8 +55,8 @@ struct NtmConfig {
   template <class V>
   void fields(V& v) {
     v(controller, {"controller", "KIND", "lstm or feedforward"});
-    v(controller_size, {"controller-size", "N", "controller units"});
-    v(controller_layers, {"controller-layers", "N", "controller layers"});
+    v(controller_size, {"hidden", "N", "controller units", "controller-size"});
+    v(controller_layers, {"layers", "N", "controller layers", "controller-layers"});
     v(read_heads, {"read-heads", "N", "read heads"});
     v(write_heads, {"write-heads", "N", "write heads"});
     v(memory_rows, {"memory-rows", "N", "memory locations N"});
