@@ -14,11 +14,11 @@ expect_err 2 "ntm-run: --thraeds: did you mean --threads?" ntm-run --thraeds 2
 expect_err 2 "unrecognised option '--zzzzzzzz'" attn-score --zzzzzzzz
 grep -q "did you mean" "$T/err" && fail "a suggestion for --zzzzzzzz: $(cat "$T/err")"
 # Every tool: its own options, each mistyped by swapping two letters, get themselves suggested
-# (a tool's first eight, under the sanitizers its first four: every option takes the same code
+# (a tool's first eight, under the sanitizers its first two: every option takes the same code
 # path, and 45 tools x 25 options at ~0.12 s a process start cost CI two minutes); --help
 # names no bare 'arg' and has no float noise in the defaults.
 nopts=8
-sanitized && nopts=4
+sanitized && nopts=2
 for src in "$ATTNKIT_SRC"/tools/*.cpp; do
   t=$(basename "$src" .cpp)
   "$t" --help >help.txt 2>/dev/null || { fail "$t --help failed"; continue; }

@@ -10,10 +10,12 @@ help_ok seq2seq-train
 
 seqdata-gen --task dates -n 1500 --seed 3 -o dates.tsv
 common=(-i dates.tsv --tokens chars --embed 24 --hidden 48 --lr 0.01 --batch-size 32 --seed 5 --threads 1 -q)
-# Runs of N steps, checkpoints at H = N/2 (under the sanitizers, which are slow, 40 steps and
-# no check of how much the model learnt; every equality and error check runs).
+# Runs of N steps, checkpoints at H = N/2. Under the sanitizers, which are slow, 20 steps of a
+# smaller model, validated on 30 pairs (the validation's decoding to the length limit took most
+# of their time), and no check of how much the model learnt; every equality and error check
+# runs.
 N=120 H=60
-sanitized && N=40 H=20
+sanitized && N=20 H=10 common=(-i dates.tsv --tokens chars --embed 8 --hidden 16 --lr 0.01 --batch-size 32 --seed 5 --threads 1 -q --valid-fraction 0.02)
 expect 0 seq2seq-train "${common[@]}" --steps $N --eval-every $H --log log.tsv -o m1.akm
 check_eq "$(head -1 log.tsv)" "$(printf 'step\tepoch\tloss\tgrad_norm\tlr\ttokens\tvalid_loss\tvalid_bleu')" "--log header"
 check_eq "$(tail -1 log.tsv | cut -f1)" $N "last log row is step $N"
@@ -73,7 +75,7 @@ grep -q '^embedding	' "$T/out" || fail "shared embeddings: one table"
 # sigmoids) lie in [0, 1] with no row forced to sum to 1.
 for a in structured sigmoid; do
   small=(-i dates.tsv --tokens chars --embed 12 --hidden 16 --lr 0.01 --batch-size 32 --seed 7 -q
-    --steps 8 --eval-every 8 --attention "$a")
+    --steps 8 --eval-every 8 --valid-fraction 0.02 --attention "$a")
   expect 0 seq2seq-train "${small[@]}" --threads 1 -o "$a-1.akm"
   expect 0 seq2seq-train "${small[@]}" --threads 2 -o "$a-2.akm"
   check_eq "$(same_weights "$a-1.akm" "$a-2.akm")" same "$a: the same model at 1 and 2 threads"
@@ -102,7 +104,9 @@ no_file x.akm
 expect_err 1 "seq2seq-train: " seq2seq-train "${common[@]}" --steps 2 --resume -o nockpt.akm
 # --lr with --resume: the checkpoint's rate is replaced from the checkpoint on; without
 # --lr the checkpoint's rate goes on.
-lrargs=(-i dates.tsv --tokens chars --embed 24 --hidden 48 --batch-size 32 --seed 5 --threads 1 -q --log-every 10)
+lrsize=(--embed 24 --hidden 48)
+sanitized && lrsize=(--embed 8 --hidden 16)
+lrargs=(-i dates.tsv --tokens chars "${lrsize[@]}" --batch-size 32 --seed 5 --threads 1 -q --log-every 10)
 expect 0 seq2seq-train "${lrargs[@]}" --lr 0.01 --steps 20 --checkpoint-every 10 --log lr.tsv -o lr.akm
 cp lr.akm.ckpt lr-keep.akm.ckpt
 expect 0 seq2seq-train "${lrargs[@]}" --lr 0.002 --steps 30 --checkpoint-every 10 --log lr.tsv --resume -o lr.akm
@@ -124,10 +128,11 @@ no_file x.akm
 # resumed run ends with the model of an uninterrupted one. The signals are sent while the run
 # is stopped (SIGSTOP) once its log has rows, so that they land mid-run whatever the
 # machine's speed: each case is always exercised (issue 36, item 26).
-# (Under the sanitizers a run of 150 steps, which they slow enough for the signal to arrive.)
+# A small model: the runs' length, not their size, leaves the signals time to land. (Under the
+# sanitizers a run of 150 steps, which they slow enough for the signal to arrive.)
 steps=1500
 sanitized && steps=150
-sig=(-i dates.tsv --tokens chars --embed 32 --hidden 64 --batch-size 32 --seed 6 --threads 1 -q --steps $steps --log-every 1)
+sig=(-i dates.tsv --tokens chars --embed 8 --hidden 16 --batch-size 32 --seed 6 --threads 1 -q --steps $steps --log-every 1)
 expect 0 seq2seq-train "${sig[@]}" --log full.tsv -o full.akm
 seq2seq-train "${sig[@]}" --log int.tsv -o int.akm 2>int.err &
 pid=$!
