@@ -13,6 +13,9 @@
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_attention_test {
+
 using namespace attnkit;
 using namespace attnkit::attention;
 
@@ -407,3 +410,5 @@ TEST_CASE("fast exp and tanh against libm") {
   CHECK(detail::fast_exp_double(-800.0) == 0.0);
   CHECK(detail::fast_exp_double(0.0) == 1.0);
 }
+
+}  // namespace attnkit_unit_attention_test

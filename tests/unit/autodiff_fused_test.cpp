@@ -15,6 +15,9 @@
 #include "attnkit/nn/loss.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_autodiff_fused_test {
+
 using namespace attnkit;
 using ad::Tape;
 using ad::Var;
@@ -287,3 +290,5 @@ TEST_CASE("autodiff fused: multi_head_attention weights, masked rows, shapes") {
   Var k2 = t.input(rnd({B, n, 6}, 4));
   CHECK_THROWS_AS(ad::multi_head_attention(q, k2, v, H, 1.0f), ShapeError);  // d of q, k differ
 }
+
+}  // namespace attnkit_unit_autodiff_fused_test

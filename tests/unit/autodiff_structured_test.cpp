@@ -14,6 +14,9 @@
 #include "attnkit/core/rng.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_autodiff_structured_test {
+
 using namespace attnkit;
 using ad::Tape;
 using ad::Var;
@@ -136,3 +139,5 @@ TEST_CASE("autodiff: hop chain marginals and log partition gradients, padded sta
   CHECK_THROWS_AS(ad::hop_chain_marginals(u, t.constant(Tensor(Shape{3, 3}))), ShapeError);
   CHECK_THROWS_AS(ad::hop_chain_marginals(u, p, {4, 5, 1}), DataError);
 }
+
+}  // namespace attnkit_unit_autodiff_structured_test

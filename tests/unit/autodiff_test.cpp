@@ -13,6 +13,9 @@
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_autodiff_test {
+
 using namespace attnkit;
 using ad::Tape;
 using ad::Var;
@@ -950,3 +953,5 @@ TEST_CASE("autodiff: lstm_sequence (gradients, the per-step composition, padding
   CHECK_THROWS_AS(ad::lstm_sequence(p, t.constant(Tensor({2, 2})), s, w), ShapeError);
   CHECK_THROWS_AS(ad::lstm_sequence(p, s, s, w, {1, 0, 1}), ShapeError);
 }
+
+}  // namespace attnkit_unit_autodiff_test

@@ -13,6 +13,9 @@
 #include "attnkit/train/module.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_bandit_test {
+
 using namespace attnkit;
 
 TEST_CASE("bandit: random and oracle returns agree with theory; Thompson learns") {
@@ -123,3 +126,5 @@ TEST_CASE("bandit: training keeps its best evaluation's model, in checkpoints to
   CHECK(g.number("result/eval_return") == std::max(e0, e1));
   for (const auto& [k, t] : best) CHECK(same(g.tensor("param/" + k), t));
 }
+
+}  // namespace attnkit_unit_bandit_test

@@ -16,6 +16,9 @@
 #include "attnkit/train/module.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_bert_test {
+
 using namespace attnkit;
 using models::BertExample;
 
@@ -345,3 +348,5 @@ TEST_CASE("bert: fill probabilities and embeddings") {
   const auto e1 = models::bert_embed(net, {y});
   test::check_close(e1[0], e[1], 1e-5, 1e-5);
 }
+
+}  // namespace attnkit_unit_bert_test

@@ -8,6 +8,9 @@
 #include "attnkit/data/text.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_bleu_test {
+
 using namespace attnkit;
 using namespace attnkit::eval;
 
@@ -87,3 +90,5 @@ TEST_CASE("BLEU edge cases: no match, too short, empty, exp smoothing order") {
   CHECK(parse_smoothing("none") == Smoothing::None);
   CHECK_THROWS_AS(parse_smoothing("add-k"), ChoiceError);
 }
+
+}  // namespace attnkit_unit_bleu_test

@@ -22,6 +22,9 @@
 #include "test_util.h"
 #include "train_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_caption_test {
+
 using namespace attnkit;
 using ad::Tape;
 using ad::Var;
@@ -815,3 +818,5 @@ TEST_CASE("caption-run: pictures that look dark on white are named, light-on-bla
   for (int64_t i = 0; i < 4; ++i) one[i] = 0.2f;
   CHECK(models::light_background_warning(one, "a.png").empty());
 }
+
+}  // namespace attnkit_unit_caption_test

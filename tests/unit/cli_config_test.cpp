@@ -18,6 +18,9 @@
 #include "attnkit/io/config.h"
 #include "attnkit/models/imgclass/model.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_cli_config_test {
+
 using namespace attnkit;
 namespace po = boost::program_options;
 
@@ -561,3 +564,5 @@ TEST_CASE("fields: a retired switch is stored as false, not offered, and read fr
   io::write_fields(y, c);
   CHECK(YAML::Dump(y) == "hidden: 4\npe: false\ncoords: false");
 }
+
+}  // namespace attnkit_unit_cli_config_test

@@ -17,6 +17,9 @@
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/run_outputs.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_cli_run_test {
+
 using namespace attnkit;
 namespace po = boost::program_options;
 
@@ -123,3 +126,5 @@ TEST_CASE("models' output checks: --draw names a .png, outputs named can be writ
   const std::string missing = "/nonexistent-folder-kit-runs/a.txt";
   CHECK_THROWS(models::check_outputs_writable({&none, &missing}));
 }
+
+}  // namespace attnkit_unit_cli_run_test

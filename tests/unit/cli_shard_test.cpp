@@ -13,6 +13,9 @@
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_cli_shard_test {
+
 using namespace attnkit;
 
 TEST_CASE("parse_shard: K/N with 1 <= K <= N, anything else a UsageError") {
@@ -121,3 +124,5 @@ TEST_CASE("choices: one parser, one error type listing the valid values, aliases
       cli::parse_option("--score", [] { return attention::parse_score_kind("x"); }),
       doctest::Contains("--score: unknown score 'x'"), UsageError);
 }
+
+}  // namespace attnkit_unit_cli_shard_test

@@ -12,6 +12,9 @@
 #include "attnkit/core/rng.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_cnn_test {
+
 using namespace attnkit;
 using ad::Tape;
 using ad::Var;
@@ -177,3 +180,5 @@ TEST_CASE("cnn: errors") {
   CHECK_THROWS_AS(enc.features(t, t.constant(Tensor({2, 3, 8}))), ShapeError);     // 3 < 4
   CHECK_THROWS_AS(vision::CnnEncoder::regions(t.constant(Tensor({2, 3, 4}))), ShapeError);
 }
+
+}  // namespace attnkit_unit_cnn_test

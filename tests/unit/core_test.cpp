@@ -1,12 +1,18 @@
+#include <atomic>
 #include <cmath>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/parallel.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/core/tensor.h"
 #include "test_util.h"
+
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_core_test {
 
 using namespace attnkit;
 
@@ -203,11 +209,6 @@ TEST_CASE("BLAS core preference") {
   CHECK(blas_threads() == 1);
 }
 
-#include <atomic>
-#include <stdexcept>
-
-#include "attnkit/core/parallel.h"
-
 TEST_CASE("parallel_for covers every index once, restores BLAS threads, rethrows") {
   blas_set_threads(2);
   std::vector<std::atomic<int>> hits(1000);
@@ -250,3 +251,5 @@ TEST_CASE("gemm with k = 0 and beta = 0 writes zeros without reading C") {
   gemm(Trans::No, Trans::No, 1.0f, mat(a), mat(b), 0.5f, mat(d));
   for (int64_t i = 0; i < d.size(); ++i) CHECK(d[i] == 1.0f);
 }
+
+}  // namespace attnkit_unit_core_test

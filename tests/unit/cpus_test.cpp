@@ -15,6 +15,9 @@
 #include "attnkit/core/parallel.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_cpus_test {
+
 using namespace attnkit;
 
 namespace {
@@ -133,3 +136,5 @@ TEST_CASE("cpus: this process's affinity mask") {
   set_max_threads(0);
   CHECK(max_threads() == default_thread_count().threads);
 }
+
+}  // namespace attnkit_unit_cpus_test

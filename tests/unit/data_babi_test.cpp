@@ -7,6 +7,9 @@
 #include "attnkit/data/babi.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_data_babi_test {
+
 using namespace attnkit;
 
 namespace {
@@ -168,3 +171,5 @@ TEST_CASE("parse_babi: a line ending in '?' without a tab is a question without 
   CHECK(ex[1].answer == "left");
   CHECK(ex[1].story.size() == 2);  // the unanswered question is not a statement
 }
+
+}  // namespace attnkit_unit_data_babi_test

@@ -9,6 +9,9 @@
 #include "attnkit/data/corpus.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_data_corpus_test {
+
 using namespace attnkit;
 using namespace attnkit::data;
 
@@ -231,3 +234,5 @@ TEST_CASE(
   CHECK(fr.id("!") != Vocab::kUnk);
   CHECK(fr.contains("\xE2\x80\xAF!") == false);
 }
+
+}  // namespace attnkit_unit_data_corpus_test

@@ -7,6 +7,9 @@
 #include "attnkit/data/dates.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_data_dates_test {
+
 using namespace attnkit;
 using namespace attnkit::data;
 
@@ -141,3 +144,5 @@ TEST_CASE("dates: every generated pair is a valid ISO date matching its source")
   CHECK(generate_dates(0, 1).empty());
   CHECK_THROWS_AS(generate_dates(-1, 1), DataError);
 }
+
+}  // namespace attnkit_unit_data_dates_test

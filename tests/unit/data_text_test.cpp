@@ -4,6 +4,9 @@
 #include "attnkit/data/text.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_data_text_test {
+
 using namespace attnkit;
 using namespace attnkit::data;
 
@@ -105,3 +108,5 @@ TEST_CASE("split_whitespace: runs of blanks, tabs, CR and Unicode spaces (as Pyt
   CHECK(t[2] == "c");
   CHECK(split_whitespace("   ").empty());
 }
+
+}  // namespace attnkit_unit_data_text_test

@@ -4,6 +4,9 @@
 #include "attnkit/data/vocab.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_data_vocab_test {
+
 using namespace attnkit;
 using namespace attnkit::data;
 
@@ -115,3 +118,5 @@ TEST_CASE("vocab: every malformed file is an error naming the line") {
   }
   CHECK_THROWS_AS(Vocab::load("/nonexistent/v.tsv"), IoError);
 }
+
+}  // namespace attnkit_unit_data_vocab_test

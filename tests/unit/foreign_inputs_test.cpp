@@ -16,6 +16,9 @@
 #include "attnkit/models/snail/fewshot.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_foreign_inputs_test {
+
 using namespace attnkit;
 
 namespace {
@@ -206,3 +209,5 @@ TEST_CASE("few-shot pictures: a label's error names the labels file") {
       [&] { (void)models::select_classes(images, labels, {}, false, 4, "img.idx", "lab.txt"); },
       "class 1 has 3 pictures", "lab.txt");
 }
+
+}  // namespace attnkit_unit_foreign_inputs_test

@@ -12,6 +12,9 @@
 #include "attnkit/core/rng.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_fused_test {
+
 using namespace attnkit;
 using namespace attnkit::attention;
 
@@ -176,3 +179,5 @@ TEST_CASE(
   CHECK(o1.values() == o2.values());
   CHECK(o1.values() == o3.values());
 }
+
+}  // namespace attnkit_unit_fused_test

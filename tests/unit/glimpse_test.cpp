@@ -12,6 +12,9 @@
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_glimpse_test {
+
 using namespace attnkit;
 
 TEST_CASE("glimpse equals NumPy's crop and average-pool on random images and locations") {
@@ -82,3 +85,5 @@ TEST_CASE("glimpse: errors") {
   z = c, z.size = 256, z.scales = 8, z.factor = 8;
   CHECK_THROWS_WITH_AS(z.validate(), doctest::Contains("4096"), UsageError);
 }
+
+}  // namespace attnkit_unit_glimpse_test

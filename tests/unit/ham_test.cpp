@@ -20,6 +20,9 @@
 #include "attnkit/core/rng.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_ham_test {
+
 using namespace attnkit;
 
 namespace {
@@ -248,3 +251,5 @@ TEST_CASE("ham: errors") {
   in.summaries = {1, 2, 3};
   CHECK_THROWS_AS(memory::tree_step(w, in), ShapeError);
 }
+
+}  // namespace attnkit_unit_ham_test

@@ -22,6 +22,9 @@
 #include "test_util.h"
 #include "train_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_han_test {
+
 using namespace attnkit;
 using namespace attnkit::models::han;
 
@@ -335,3 +338,5 @@ TEST_CASE("han: word2vec vectors start the embeddings of the words they have") {
   HanNet lr(ps, tiny("ngram-lr"), v.size(), 2, rng);
   CHECK_THROWS_AS(lr.load_embeddings(path, v), UsageError);
 }
+
+}  // namespace attnkit_unit_han_test

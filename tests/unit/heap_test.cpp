@@ -10,6 +10,9 @@
 
 #include "doctest/doctest.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_heap_test {
+
 namespace {
 
 long minor_faults() {
@@ -69,3 +72,5 @@ TEST_CASE("keep_freed_memory: ATTNKIT_MALLOC=default leaves glibc's settings") {
   else
     unsetenv("ATTNKIT_MALLOC");
 }
+
+}  // namespace attnkit_unit_heap_test

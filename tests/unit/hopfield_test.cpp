@@ -15,6 +15,9 @@
 #include "attnkit/memory/hopfield/modern.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_hopfield_test {
+
 using namespace attnkit;
 using namespace attnkit::memory;
 
@@ -424,3 +427,5 @@ TEST_CASE("modern: one update retrieves a stored pattern at beta = 1; energy bou
     e0 = std::move(e1);
   }
 }
+
+}  // namespace attnkit_unit_hopfield_test

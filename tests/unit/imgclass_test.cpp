@@ -8,6 +8,9 @@
 #include "attnkit/nn/trainer.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_imgclass_test {
+
 using namespace attnkit;
 using namespace attnkit::models;
 
@@ -181,3 +184,5 @@ TEST_CASE("imgclass: trainable parameter counts (pipelines/same-different.sh's f
   CHECK(count("cnn", {16, 32, 35}, 28, 10) == 15358);
   CHECK(count("cnn-sagan", {16, 32, 32}, 28, 10) == 15779);
 }
+
+}  // namespace attnkit_unit_imgclass_test

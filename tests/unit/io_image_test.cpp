@@ -6,6 +6,9 @@
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_io_image_test {
+
 using namespace attnkit;
 using namespace attnkit::io;
 
@@ -80,3 +83,5 @@ TEST_CASE("image: damaged and hostile pictures are DataErrors before any allocat
   CHECK_THROWS_AS(format_pgm(Tensor({2, 2, 2})), ShapeError);
   CHECK_THROWS_AS(format_png(Tensor({4})), ShapeError);
 }
+
+}  // namespace attnkit_unit_io_image_test

@@ -16,6 +16,9 @@
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_io_test {
+
 using namespace attnkit;
 using namespace attnkit::io;
 
@@ -733,3 +736,5 @@ TEST_CASE("idx: Fashion-MNIST as Debian installs it (dataset-fashion-mnist)") {
   CHECK(total == 3431114169.0);
   CHECK(images.at(0, 14, 12) == 237);
 }
+
+}  // namespace attnkit_unit_io_test

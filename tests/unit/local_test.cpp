@@ -11,6 +11,9 @@
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_local_test {
+
 using namespace attnkit;
 using namespace attnkit::attention;
 
@@ -135,3 +138,5 @@ TEST_CASE("local and location errors") {
   CHECK_THROWS_AS(parse_local("x"), UsageError);
   CHECK(parse_score_kind("concat") == ScoreKind::Additive);
 }
+
+}  // namespace attnkit_unit_local_test

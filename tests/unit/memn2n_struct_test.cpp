@@ -23,6 +23,9 @@
 #include "memn2n_toy.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_memn2n_struct_test {
+
 using namespace attnkit;
 using ad::Tape;
 using ad::Var;
@@ -273,3 +276,5 @@ TEST_CASE("memn2n: supporting-fact selection on a hand-made story") {
   CHECK(r.scored == 0);
   CHECK(r.rate() == 0.0);
 }
+
+}  // namespace attnkit_unit_memn2n_struct_test

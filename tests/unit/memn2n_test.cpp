@@ -20,6 +20,9 @@
 #include "memn2n_toy.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_memn2n_test {
+
 using namespace attnkit;
 using ad::Tape;
 using ad::Var;
@@ -592,3 +595,5 @@ TEST_CASE(
   CHECK(att2[0].value().at(1, 0) == doctest::Approx(1.0));
   CHECK(att2[0].value().at(0, 0) == doctest::Approx(std::exp(dot(bow(slots[0]), bow({5, 4}))) / z));
 }
+
+}  // namespace attnkit_unit_memn2n_test

@@ -11,6 +11,9 @@
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_mha_test {
+
 using namespace attnkit;
 using namespace attnkit::attention;
 
@@ -150,3 +153,5 @@ TEST_CASE("mha: self-attention's one stacked projection = three separate ones") 
     }
   }
 }
+
+}  // namespace attnkit_unit_mha_test

@@ -19,6 +19,9 @@
 #include "attnkit/nn/params.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_model_file_test {
+
 using namespace attnkit;
 
 namespace {
@@ -306,3 +309,5 @@ TEST_CASE("optimiser state and parameters: mismatches are DataErrors, nothing ch
   nn::RMSProp rms(a.params());  // Adam's buffers do not fit RMSProp
   CHECK_THROWS_AS(nn::get_optimizer(m, rms), DataError);
 }
+
+}  // namespace attnkit_unit_model_file_test

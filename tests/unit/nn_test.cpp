@@ -25,6 +25,9 @@
 #include "attnkit/nn/transformer.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_nn_test {
+
 using namespace attnkit;
 using ad::Tape;
 using ad::Var;
@@ -767,3 +770,5 @@ TEST_CASE("attn2d: gamma 0 (or a zero W) makes the block the identity; gradients
       ShapeError);  // odd height: no 2x2 pooling
   CHECK_THROWS_AS(nn::parse_attn2d_kind("sagn"), ChoiceError);
 }
+
+}  // namespace attnkit_unit_nn_test

@@ -15,6 +15,9 @@
 #include "test_util.h"
 #include "train_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_ntm_pairs_test {
+
 using namespace attnkit;
 using namespace attnkit::memory;
 
@@ -249,3 +252,5 @@ TEST_CASE("ntm pairs: training on copy pairs lowers the loss; the vocabulary is 
   MESSAGE("copy pairs, loss per sequence: " << first / 10 << " first, " << last / 10 << " last");
   CHECK(last < 0.7 * first);
 }
+
+}  // namespace attnkit_unit_ntm_pairs_test

@@ -16,6 +16,9 @@
 #include "attnkit/nn/optim.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_ntm_test {
+
 using namespace attnkit;
 using namespace attnkit::memory;
 using ad::Tape;
@@ -449,3 +452,5 @@ TEST_CASE(
     CHECK(r.checked > 50);
   }
 }
+
+}  // namespace attnkit_unit_ntm_test

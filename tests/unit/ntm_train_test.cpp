@@ -11,6 +11,9 @@
 #include "test_util.h"
 #include "train_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_ntm_train_test {
+
 using namespace attnkit;
 using namespace attnkit::memory;
 
@@ -267,3 +270,5 @@ TEST_CASE("ntm_train: output probabilities, trace arrays, data-set detection, mo
   test::check_close(output_probabilities(m.model->forward(t2, e.input).value()), out);
   CHECK_THROWS_AS(load_ntm(d.path + "/x.npy"), Error);
 }
+
+}  // namespace attnkit_unit_ntm_train_test

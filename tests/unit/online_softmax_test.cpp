@@ -13,6 +13,9 @@
 #include "attnkit/core/rng.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_online_softmax_test {
+
 using namespace attnkit;
 using namespace attnkit::attention::detail;
 
@@ -195,3 +198,5 @@ TEST_CASE("the path names and the CPU check") {
       CHECK_THROWS_AS(exp_block(x.data(), x.data(), 4, p), Error);
     }
 }
+
+}  // namespace attnkit_unit_online_softmax_test

@@ -17,6 +17,9 @@
 #include "attnkit/core/tensor.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_parallel_test {
+
 using namespace attnkit;
 
 namespace {
@@ -134,3 +137,5 @@ TEST_CASE("blas: products in panels have the same bits for any number of helpers
     }
   }
 }
+
+}  // namespace attnkit_unit_parallel_test

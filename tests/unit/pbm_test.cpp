@@ -6,6 +6,9 @@
 #include "attnkit/core/error.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_pbm_test {
+
 using namespace attnkit;
 using namespace attnkit::io;
 
@@ -80,3 +83,5 @@ TEST_CASE("pbm: errors name the file and the image") {
   CHECK(message("P1 x") == "PBM image 1: expected the width");
   CHECK_THROWS_AS(bitmaps_to_patterns(parse_pbm("P1 1 1 1 P1 2 1 1 1", "y"), 0, 0, "y"), DataError);
 }
+
+}  // namespace attnkit_unit_pbm_test

@@ -14,6 +14,9 @@
 #include "attnkit/plot/tours.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_plot_test {
+
 using namespace attnkit;
 using namespace attnkit::plot;
 
@@ -208,3 +211,5 @@ TEST_CASE("a thin strip gets taller cells (a sensible aspect); a square matrix s
   const std::string svg = heatmap_svg(strip, HeatmapSpec{}, l);
   CHECK(svg.find("width=\"10\" height=\"30\"") != std::string::npos);
 }
+
+}  // namespace attnkit_unit_plot_test

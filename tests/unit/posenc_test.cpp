@@ -11,6 +11,9 @@
 #include "attnkit/posenc/sinusoidal.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_posenc_test {
+
 using namespace attnkit;
 using posenc::Layout;
 using posenc::SinusoidalOptions;
@@ -202,3 +205,5 @@ TEST_CASE("posenc: validation and layout names") {
   CHECK_THROWS_WITH_AS(posenc::parse_layout("zigzag"),
                        "unknown layout 'zigzag' (choose interleaved or split)", UsageError);
 }
+
+}  // namespace attnkit_unit_posenc_test

@@ -14,6 +14,9 @@
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/io/tsv_log.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_progress_log_test {
+
 using namespace attnkit;
 
 namespace {
@@ -134,3 +137,5 @@ TEST_CASE("tsv log: whole numbers in full, others as the shortest decimal that r
   CHECK(io::format_double(2.5e20) == "2.5e+20");
   CHECK(io::format_double(std::nan("")) == "nan");
 }
+
+}  // namespace attnkit_unit_progress_log_test

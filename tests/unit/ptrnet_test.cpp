@@ -16,6 +16,9 @@
 #include "attnkit/models/ptrnet/model.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_ptrnet_test {
+
 using namespace attnkit;
 using data::PtrProblem;
 using data::PtrTask;
@@ -339,3 +342,5 @@ TEST_CASE("ptrnet: the loss refuses answers the mask forbids") {
   ad::Tape t2(0);
   CHECK(std::isfinite(open.loss(t2, {&p}, nullptr).value()[0]));
 }
+
+}  // namespace attnkit_unit_ptrnet_test

@@ -23,6 +23,9 @@
 #include "attnkit/vision/glimpse.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_ram_test {
+
 using namespace attnkit;
 
 namespace {
@@ -640,3 +643,5 @@ TEST_CASE("ram: training keeps its best epoch's model, in checkpoints too") {
   CHECK(g.number("result/valid_error") == best_error);
   for (const auto& [k, t] : best) CHECK(same(g.tensor("param/" + k), t));
 }
+
+}  // namespace attnkit_unit_ram_test

@@ -12,6 +12,9 @@
 #include "attnkit/rl/reinforce.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_rl_test {
+
 using namespace attnkit;
 using ad::Var;
 
@@ -238,3 +241,5 @@ TEST_CASE("reinforce: the leave-one-out baseline, exactly, on a tiny case") {
   CHECK_THROWS_WITH_AS(rl::leave_one_out_baseline(r, 3),
                        doctest::Contains("8 returns are not whole groups of 3"), ShapeError);
 }
+
+}  // namespace attnkit_unit_rl_test

@@ -19,6 +19,9 @@
 #include "attnkit/nn/optim.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_seq2seq_test {
+
 using namespace attnkit;
 using models::AttentionKind;
 using models::ModelType;
@@ -515,3 +518,5 @@ TEST_CASE("seq2seq: structured (a chain CRF's marginals) and sigmoid attention, 
     }
   }
 }
+
+}  // namespace attnkit_unit_seq2seq_test

@@ -9,6 +9,9 @@
 #include "attnkit/core/rng.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_seq_layers_test {
+
 using namespace attnkit;
 using namespace attnkit::complexity;
 
@@ -129,3 +132,5 @@ TEST_CASE("time_layer: positive times, the layer's output shape, usage errors") 
   CHECK_THROWS_AS(time_layer(SeqLayer::Rnn, 0, 8, 3, 1, 1), UsageError);
   CHECK_THROWS_AS(time_layer(SeqLayer::Rnn, 5, 8, 3, 0, 1), UsageError);
 }
+
+}  // namespace attnkit_unit_seq_layers_test

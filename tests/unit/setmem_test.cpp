@@ -22,6 +22,9 @@
 #include "attnkit/memory/stackmem/set.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_setmem_test {
+
 using namespace attnkit;
 
 namespace {
@@ -358,3 +361,5 @@ TEST_CASE("setmem: errors") {
   in.read_key = {1, NAN};
   CHECK_THROWS_AS(memory::set_step(in), DataError);
 }
+
+}  // namespace attnkit_unit_setmem_test

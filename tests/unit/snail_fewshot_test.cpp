@@ -14,6 +14,9 @@
 #include "attnkit/train/module.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_snail_fewshot_test {
+
 using namespace attnkit;
 
 namespace {
@@ -177,3 +180,5 @@ TEST_CASE("fewshot: a short meta-training run learns to read its support set" *
                                                                   << "600 steps (chance 0.5)");
   CHECK(after[0].second > 0.7);  // seeds 13, 21, 22: 0.96, 1.00, 0.92
 }
+
+}  // namespace attnkit_unit_snail_fewshot_test

@@ -11,6 +11,9 @@
 #include "attnkit/models/snail/blocks.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_snail_test {
+
 using namespace attnkit;
 using ad::Var;
 
@@ -115,3 +118,5 @@ TEST_CASE("snail: shapes and errors") {
   CHECK(s.value()[2] == 1.0f);
   CHECK(nn::causal_shift(t.constant(Tensor({1, 3, 1}, 1.0f)), 5).value()[2] == 0.0f);
 }
+
+}  // namespace attnkit_unit_snail_test

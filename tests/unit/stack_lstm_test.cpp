@@ -13,6 +13,9 @@
 #include "attnkit/memory/stackmem/memory.h"
 #include "attnkit/memory/stackmem/model.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_stack_lstm_test {
+
 using namespace attnkit;
 
 namespace {
@@ -319,3 +322,5 @@ TEST_CASE("stack LSTM: a trace is bounded; the decoding is the same with and wit
   enough.max_floats = whole.floats();
   CHECK(m.decode(source, 20, &enough) == plain);
 }
+
+}  // namespace attnkit_unit_stack_lstm_test

@@ -17,6 +17,9 @@
 #include "attnkit/memory/stackmem/ops.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_stackmem_test {
+
 using namespace attnkit;
 using memory::StackKind;
 
@@ -333,3 +336,5 @@ TEST_CASE("stackmem: errors") {
   CHECK_THROWS_AS(memory::stack_step(StackKind::Deque, in), ShapeError);  // no bottom value
   CHECK_THROWS_AS(memory::parse_stack_kind("tree"), UsageError);
 }
+
+}  // namespace attnkit_unit_stackmem_test

@@ -17,6 +17,9 @@
 #include "attnkit/io/tensor_io.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_structured_test {
+
 using namespace attnkit;
 using namespace attnkit::attention;
 
@@ -708,3 +711,5 @@ TEST_CASE("structured: the hop chain's Linear engine = the log-space engine; whe
   const HopChainMarginals none = hop_chain_marginals(Un.data(), W.data(), 2, 3);
   CHECK(none.log_z == -inf);
 }
+
+}  // namespace attnkit_unit_structured_test

@@ -7,6 +7,9 @@
 #include "attnkit/core/tensor_stats.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_tensor_random_test {
+
 using namespace attnkit;
 
 TEST_CASE("fill_random: same seed, same values; distributions in range") {
@@ -78,3 +81,5 @@ TEST_CASE("tensor_stats: finite values only, NaN and Inf counted") {
   for (int i = 1; i <= 1000; ++i) big[i] = 1.0f;
   CHECK(tensor_stats(big).mean == doctest::Approx((1e8 + 1000) / 1001.0).epsilon(1e-12));
 }
+
+}  // namespace attnkit_unit_tensor_random_test

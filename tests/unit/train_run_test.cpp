@@ -14,6 +14,9 @@
 #include "attnkit/train/trainer.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_train_run_test {
+
 using namespace attnkit;
 
 namespace {
@@ -147,3 +150,5 @@ TEST_CASE("load_ptrnet: a re-signed configuration larger than its tensors is ref
                        "tensors hold") != std::string::npos,
                 e);
 }
+
+}  // namespace attnkit_unit_train_run_test

@@ -21,6 +21,9 @@
 #include "attnkit/nn/params.h"
 #include "attnkit/train/loop.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_trainer_test {
+
 using namespace attnkit;
 
 namespace {
@@ -295,3 +298,5 @@ TEST_CASE("trainer: options are checked; epoch_order is a seeded permutation") {
   CHECK(p != nn::epoch_order(4, 0, 50));
   CHECK(nn::epoch_order(3, 0, 0).empty());
 }
+
+}  // namespace attnkit_unit_trainer_test

@@ -14,6 +14,9 @@
 #include "attnkit/core/rng.h"
 #include "attnkit/data/transduce.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_transduce_content_test {
+
 using namespace attnkit;
 using data::TransduceTask;
 
@@ -141,3 +144,5 @@ TEST_CASE("transduce: the content tasks are seeded and refuse what cannot be mad
   CHECK(data::parse_transduce_task("count-distinct") == TransduceTask::CountDistinct);
   CHECK(data::transduce_task_name(TransduceTask::Search) == "search");
 }
+
+}  // namespace attnkit_unit_transduce_content_test

@@ -8,6 +8,9 @@
 #include "attnkit/vision/fmnist.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_vision_compose_test {
+
 using namespace attnkit;
 using namespace attnkit::vision;
 
@@ -306,3 +309,5 @@ TEST_CASE("vision: plain, seeds reproducible, options and items checked") {
   CHECK_THROWS_AS(fmnist_file("/nonexistent", "train", "images"), IoError);
   CHECK_THROWS_AS(fmnist_file("/nonexistent", "valid", "images"), UsageError);
 }
+
+}  // namespace attnkit_unit_vision_compose_test
