@@ -31,8 +31,8 @@ deps:
 	  { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q $$missing; } || exit 1; \
 	fi
 
-# UNITY=ON: the library compiled a folder at a time (CMakeLists.txt, ATTNKIT_UNITY): about
-# half the CPU time of a build from scratch. UNITY=OFF suits rebuilding after small changes.
+# UNITY=ON: the library compiled a folder at a time and the unit tests eight files at a time
+# (CMakeLists.txt, ATTNKIT_UNITY): about half the CPU time of a build from scratch. UNITY=OFF suits rebuilding after small changes.
 UNITY ?= ON
 $(BUILD)/CMakeCache.txt:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DATTNKIT_UNITY=$(UNITY)
