@@ -48,6 +48,8 @@ for d in $(seq 1 "$depth"); do
   cut -f1 "$dir/test-$d.tsv" >"$dir/test-$d.src"
   cut -f2 "$dir/test-$d.tsv" >"$dir/test-$d.tgt"
 done
+# the decoders' longest output: twice the longest prefix form tested, and <eos>
+tlen=$(cat "$dir"/test-*.tgt | awk '{ if (NF > m) m = NF } END { print 2 * m + 1 }')
 echo "== $ntrain training expressions of depths 1-$depth; held out: $(for d in $(seq 1 "$depth"); do printf '%s ' "$(wc -l <"$dir/test-$d.tsv")"; done)" >&2
 common=(--type rnn --cell lstm --embed "$hidden" --hidden "$hidden" --lr 0.005 --batch-size 32
   --clip 5 --len-max 200 --tokens words --valid-fraction 0.02 --steps "$steps"
@@ -58,7 +60,7 @@ for kind in $kinds; do
     seq2seq-train -i "$dir/train.tsv" --seed "$s" "${common[@]}" --attention "$kind" \
       --log "$dir/$kind-$s.log.tsv" -o "$dir/$kind-$s.akm"
     for d in $(seq 1 "$depth"); do
-      seq2seq-translate -m "$dir/$kind-$s.akm" -i "$dir/test-$d.src" --len-max 200 -q \
+      seq2seq-translate -m "$dir/$kind-$s.akm" -i "$dir/test-$d.src" --len-max "$tlen" -q \
         >"$dir/$kind-$s-$d.out"
       # sequence accuracy: the share of outputs equal to the whole prefix form
       paste -d '\t' "$dir/test-$d.tgt" "$dir/$kind-$s-$d.out" |
@@ -106,7 +108,7 @@ cat "$dir/table.tsv"
 first=$(echo "$seeds" | head -1)
 td=$((depth < 3 ? depth : 3))
 head -3 "$dir/test-$td.src" >"$dir/trees.src"
-seq2seq-translate -m "$dir/syntactic-$first.akm" -i "$dir/trees.src" --len-max 200 -q \
+seq2seq-translate -m "$dir/syntactic-$first.akm" -i "$dir/trees.src" --len-max "$tlen" -q \
   --trace "$dir/trees.npz" --alignments "$dir/trees-align.npz" --alignment-tokens "$dir/tok" \
   >"$dir/trees.out"
 for k in 0 1 2; do
