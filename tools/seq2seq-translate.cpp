@@ -11,7 +11,7 @@ using namespace attnkit;
 int main(int argc, char** argv) {
   return cli::run("seq2seq-translate", argc, argv, [](cli::App& app) {
     namespace po = boost::program_options;
-    std::string model_path, in = "-", out = "-", align, align_tokens;
+    std::string model_path, in = "-", out = "-", align, align_tokens, trace;
     int beam = 1;
     double alpha = 0.0;
     int64_t max_length = 50;
@@ -33,9 +33,12 @@ int main(int argc, char** argv) {
         "each sentence's attention matrix: arrays s0, s1, ... [target tokens, source tokens]")(
         "alignment-tokens", po::value(&align_tokens)->value_name("DIR"),
         "with --alignments: DIR/<i>.rows (target tokens) and DIR/<i>.cols (source tokens), one a "
-        "line")("no-kv-cache", po::bool_switch(&no_kv_cache),
-                "Transformer: recompute every earlier position at each step instead of caching the "
-                "decoder's keys and values (the same translations, slower; for comparisons)")(
+        "line")("trace", po::value(&trace)->value_name("FILE.npz"),
+                "syntactic attention: each sentence's arc potentials, s0, s1, ... [target "
+                "tokens, source tokens, source tokens] (attn-struct --kind tree --arcs)")(
+        "no-kv-cache", po::bool_switch(&no_kv_cache),
+        "Transformer: recompute every earlier position at each step instead of caching the "
+        "decoder's keys and values (the same translations, slower; for comparisons)")(
         "tokenize-only", po::bool_switch(&tokenize_only),
         "print each line as the model's target tokens would read (references for bleu); no "
         "translation");
@@ -54,10 +57,10 @@ int main(int argc, char** argv) {
         "Unknown source tokens read as <unk>. --threads N translates N sentences at a time; the\n"
         "output does not depend on it.");
     app.parse();
-    const cli::Outputs outputs({out}, {align});  // checked now; side ones removed on failure
+    const cli::Outputs outputs({out}, {align, trace});  // checked now; side ones removed on failure
     models::TranslateRunOptions o;
     o.model = model_path, o.input = in, o.output = out, o.alignments = align;
-    o.alignment_tokens = align_tokens, o.beam = beam, o.length_penalty = alpha;
+    o.alignment_tokens = align_tokens, o.trace = trace, o.beam = beam, o.length_penalty = alpha;
     o.max_length = max_length, o.tokenize_only = tokenize_only, o.no_kv_cache = no_kv_cache;
     o.threads = app.common().threads;
     models::run_translate(o, cli::shard_range(app), cli::progress(app));

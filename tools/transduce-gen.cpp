@@ -20,12 +20,14 @@ int main(int argc, char** argv) {
         "Seeded pairs of the transduction tasks of Grefenstette et al. 2015 (copy, "
         "reverse, bigram flip) and Joulin & Mikolov 2015 (a^n b^n and kin) as "
         "SOURCE<TAB>TARGET lines; and exercise 8-4's content tasks (membership, count-distinct, "
-        "dedup) and Andrychowicz & Kurach 2016's (sort, merge, search).",
-        "--task TASK [--len-min A] [--len-max B] [--count C] [--seed S] [-o FILE]");
+        "dedup), Andrychowicz & Kurach 2016's (sort, merge, search) and Kim et al. 2017's "
+        "tree transduction (infix-prefix).",
+        "--task TASK [--len-min A] [--len-max B] [--depth-min D] [--depth-max E] [--count C] "
+        "[--seed S] [-o FILE]");
     app.options().add_options()(
         "task", po::value(&task)->value_name("TASK")->required(),
         "copy, reverse, bigram-flip, anbn, anbncn, anbncndn, anb2n, anbmcnm, membership, "
-        "count-distinct, dedup, sort, merge or search")(
+        "count-distinct, dedup, sort, merge, search or infix-prefix")(
         "len-min", po::value(&o.len_min)->value_name("A")->default_value(o.len_min),
         "shortest source (n for the counting tasks)")(
         "len-max", po::value(&o.len_max)->value_name("B")->default_value(o.len_max),
@@ -34,6 +36,10 @@ int main(int argc, char** argv) {
         "all but the counting tasks: the alphabet, symbols 1..N")(
         "queries", po::value(&o.queries)->value_name("K")->default_value(o.queries),
         "membership: queries a pair")(
+        "depth-min", po::value(&o.depth_min)->value_name("D")->default_value(o.depth_min),
+        "infix-prefix: the shallowest expression")(
+        "depth-max", po::value(&o.depth_max)->value_name("E")->default_value(o.depth_max),
+        "infix-prefix: the deepest expression")(
         "count", po::value(&count)->value_name("C")->default_value(count), "pairs")(
         "output,o", po::value(&out)->value_name("FILE")->default_value(out),
         "the pairs (- is standard output)");
@@ -48,7 +54,10 @@ int main(int argc, char** argv) {
         "absent, where a symbol is left); count-distinct x1 .. xn -> c^d (d distinct symbols);\n"
         "dedup x1 .. xn -> the distinct symbols in first-seen order. HAM's tasks: sort -> the\n"
         "source ascending; merge: two sorted runs joined by + -> merged; search: n pairs\n"
-        "KEY VALUE, keys distinct and ascending, then ? KEY -> its value.");
+        "KEY VALUE, keys distinct and ascending, then ? KEY -> its value.\n"
+        "infix-prefix (Kim et al. 2017, 5.1): an expression of numbers 0..20 and + - * / in\n"
+        "infix form, every compound operand bracketed -> its prefix form, depth (operators on\n"
+        "the longest path) uniform in --depth-min..--depth-max; the --len options do not apply.");
     app.parse();
     o.task = data::parse_transduce_task(task);
     if (count < 0) throw UsageError("--count must be >= 0");

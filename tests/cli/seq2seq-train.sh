@@ -73,7 +73,7 @@ grep -q '^embedding	' "$T/out" || fail "shared embeddings: one table"
 # Structured attention (a chain CRF's marginals) and its sigmoid baseline (Kim et al. 2017):
 # each trains to the same model at 1 and 2 threads, and its alignments (the marginals, or the
 # sigmoids) lie in [0, 1] with no row forced to sum to 1.
-for a in structured sigmoid; do
+for a in structured sigmoid syntactic; do
   small=(-i dates.tsv --tokens chars --embed 12 --hidden 16 --lr 0.01 --batch-size 32 --seed 7 -q
     --steps 8 --eval-every 8 --valid-fraction 0.02 --attention "$a")
   expect 0 seq2seq-train "${small[@]}" --threads 1 -o "$a-1.akm"
@@ -82,6 +82,16 @@ for a in structured sigmoid; do
   check_eq "$(tensor-info --no-header "$a-1.akm.npz" |
     awk -F'\t' '!($5 >= 0 && $6 <= 1 && $9 == 0 && $10 == 0) { print "bad " $0 }')" "" "$a: alignments in [0, 1]"
 done
+
+# Syntactic attention's arc potentials per step (seq2seq-translate --trace): one S x S array a
+# step; refused for a model without it.
+head -2 dates.tsv | cut -f1 >two.txt
+expect 0 seq2seq-translate -m syntactic-1.akm -i two.txt --len-max 4 --trace tr.npz -q
+# (S: the characters and <eos>; T: the tokens emitted, 1 to 4)
+check_eq "$(tensor-info --no-header tr.npz | awk -F'\t' '{ split($4, d, "x"); print $2, (d[1] >= 1 && d[1] <= 4), d[2] "x" d[3] }' | tr '\n' ' ')" \
+  "$(awk '{ printf "npz:s%d 1 %dx%d ", NR - 1, length($0) + 1, length($0) + 1 }' two.txt)" "--trace: [T, S, S] a line"
+expect_err 2 "--trace: the model has no syntactic attention" seq2seq-translate -m sigmoid-1.akm -i two.txt --trace x.npz
+no_file x.npz
 
 # Errors: usage (2) and data (1), no model file left behind.
 expect_err 2 "give the corpus as -i PAIRS or as --source and --target" seq2seq-train -o x.akm

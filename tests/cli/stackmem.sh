@@ -58,6 +58,14 @@ expect_err 2 "transduce-gen: bigram-flip's lengths are even: len-min to len-max 
 expect 0 transduce-gen --task bigram-flip --len-min 3 --len-max 4 --count 20 -o b4.tsv
 check_eq "$(awk -F'\t' '{ print split($1, s, " ") }' b4.tsv | sort -u)" 4 "3 to 4: length 4"
 expect_err 2 "transduce-gen: --len-max must be >= len-min" transduce-gen --task copy --len-min 5 --len-max 4
+# infix-prefix (Kim et al. 2017): the prefix holds the infix's numbers and operators, no
+# brackets; depth 1 is one operator; an empty depth range is refused (unit tests evaluate both
+# forms).
+expect 0 transduce-gen --task infix-prefix --depth-min 1 --depth-max 4 --count 40 --seed 2 -o ip.tsv
+check_eq "$(awk -F'\t' '{ s = $1; gsub(/[()]/, "", s); n = split(s, a, " "); m = split($2, b, " "); if (n != m || $2 ~ /[()]/) bad++ } END { print bad + 0 }' ip.tsv)" 0 "infix-prefix: the same tokens, no brackets"
+expect 0 transduce-gen --task infix-prefix --depth-min 1 --depth-max 1 --count 20 --seed 2 -o ip1.tsv
+check_eq "$(awk -F'\t' '$1 !~ /^[0-9]+ [-+*\/] [0-9]+$/ || $2 !~ /^[-+*\/] [0-9]+ [0-9]+$/ { bad++ } END { print bad + 0 }' ip1.tsv)" 0 "infix-prefix depth 1: a op b -> op a b"
+expect_err 2 "transduce-gen: --depth-max must be >= depth-min" transduce-gen --task infix-prefix --depth-min 3 --depth-max 2
 
 # Training: a small reversal is learned; threads do not change the model; an exact resume.
 # 20 epochs: test coarse 0.90-1.00 over seeds 1-8 (12 epochs: 0.80-1.00, too close to the bar).

@@ -2,11 +2,14 @@
 // partition as tape ops, their gradients against double-sided finite differences
 // (ad::check_gradients) with shared and per-link pairwise potentials, batches and masks; the
 // log partition's gradient equals the marginals.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "attnkit/attention/structured.h"
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/autodiff/ops_structured.h"
@@ -138,6 +141,86 @@ TEST_CASE("autodiff: hop chain marginals and log partition gradients, padded sta
   }
   CHECK_THROWS_AS(ad::hop_chain_marginals(u, t.constant(Tensor(Shape{3, 3}))), ShapeError);
   CHECK_THROWS_AS(ad::hop_chain_marginals(u, p, {4, 5, 1}), DataError);
+}
+
+TEST_CASE("autodiff: syntactic attention against a direct computation; gradients; padding") {
+  const int64_t B = 2, S = 5, H = 3;
+  const std::vector<int64_t> lengths = {5, 3};
+  const Tensor g = rnd({B, H}, 31), r = rnd({B, S}, 32), X = rnd({B, S, H}, 33),
+               Hd = rnd({B, S, H}, 34), Md = rnd({B, S, H}, 35);
+  // The context by loops in double: potentials, Eisner's marginals (attention/structured.h),
+  // soft parents, the softmax over the item's words.
+  Tape t(0);
+  Tensor alpha, arcs;
+  const Var c = ad::syntactic_attention(t.constant(g.clone()), t.constant(r.clone()),
+                                        t.constant(X.clone()), t.constant(Hd.clone()),
+                                        t.constant(Md.clone()), lengths, &alpha, &arcs);
+  REQUIRE(c.value().shape() == Shape{B, 2 * H});
+  REQUIRE(arcs.shape() == Shape{B, S, S});
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t L = lengths[static_cast<size_t>(b)];
+    std::vector<double> A(static_cast<size_t>(L * L));
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t j = 0; j < L; ++j) {
+        double a = 0.0;
+        if (i == j) {
+          a = r.at(b, j);
+        } else {
+          for (int64_t k = 0; k < H; ++k)
+            a += static_cast<double>(Hd.at(b, i, k)) * g.at(b, k) * Md.at(b, j, k);
+        }
+        A[static_cast<size_t>(i * L + j)] = a;
+        CHECK(arcs.at(b, i, j) == doctest::Approx(a).epsilon(1e-5));
+      }
+    const attention::TreeMarginals m = attention::tree_marginals(A.data(), L);
+    double zmax = -1e300, zsum = 0.0;
+    for (int64_t j = 0; j < L; ++j) zmax = std::max(zmax, static_cast<double>(r.at(b, j)));
+    for (int64_t j = 0; j < L; ++j) zsum += std::exp(r.at(b, j) - zmax);
+    std::vector<double> want(static_cast<size_t>(2 * H), 0.0);
+    for (int64_t j = 0; j < L; ++j) {
+      const double p = std::exp(r.at(b, j) - zmax) / zsum;
+      CHECK(alpha.at(b, j) == doctest::Approx(p).epsilon(1e-5));
+      for (int64_t k = 0; k < H; ++k) {
+        double par = 0.0;
+        for (int64_t i = 0; i < L; ++i)
+          if (i != j) par += m.arcs[static_cast<size_t>(i * L + j)] * X.at(b, i, k);
+        want[static_cast<size_t>(k)] += p * X.at(b, j, k);
+        want[static_cast<size_t>(H + k)] += p * par;
+      }
+    }
+    for (int64_t j = L; j < S; ++j) CHECK(alpha.at(b, j) == 0.0f);
+    for (int64_t k = 0; k < 2 * H; ++k)
+      CHECK(c.value().at(b, k) == doctest::Approx(want[static_cast<size_t>(k)]).epsilon(1e-4));
+  }
+  // Finite differences through every input, with and without padding.
+  for (const auto& lens : {std::vector<int64_t>{}, lengths}) {
+    std::vector<Tensor> in;
+    for (const Tensor* x : {&g, &r, &X, &Hd, &Md}) in.push_back(x->clone());
+    grad_ok(lens.empty() ? "syntactic" : "syntactic, padded", std::move(in),
+            [&](Tape&, const VS& v) {
+              return ad::syntactic_attention(v[0], v[1], v[2], v[3], v[4], lens);
+            });
+  }
+  // Padding is never read: other values there give the same context and no gradient.
+  Tensor X2 = X.clone(), Hd2 = Hd.clone(), r2 = r.clone();
+  for (int64_t j = 3; j < S; ++j) {
+    r2.at(1, j) = 50.0f;
+    for (int64_t k = 0; k < H; ++k) X2.at(1, j, k) = 9.0f, Hd2.at(1, j, k) = -7.0f;
+  }
+  Tape t2(0);
+  const Var x2 = t2.input(X2.clone());
+  const Var c2 =
+      ad::syntactic_attention(t2.constant(g.clone()), t2.constant(r2.clone()), x2,
+                              t2.constant(Hd2.clone()), t2.constant(Md.clone()), lengths);
+  for (int64_t k = 0; k < 2 * H; ++k)
+    CHECK(c2.value().at(1, k) == doctest::Approx(c.value().at(1, k)));
+  t2.backward(ad::sum(c2));
+  for (int64_t j = 3; j < S; ++j)
+    for (int64_t k = 0; k < H; ++k) CHECK(t2.grad(x2).at(1, j, k) == 0.0f);
+  CHECK_THROWS_AS(
+      ad::syntactic_attention(t.constant(g.clone()), t.constant(r.clone()), t.constant(X.clone()),
+                              t.constant(Hd.clone()), t.constant(Md.clone()), {5}),
+      ShapeError);
 }
 
 }  // namespace attnkit_unit_autodiff_structured_test

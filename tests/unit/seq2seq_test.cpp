@@ -519,4 +519,57 @@ TEST_CASE("seq2seq: structured (a chain CRF's marginals) and sigmoid attention, 
   }
 }
 
+TEST_CASE("seq2seq: syntactic attention (a dependency CRF's soft parents), Kim et al. 2017") {
+  const auto pairs = random_pairs(3, 9, 13, false);
+  const data::Batch b = data::make_batch(pairs, {0, 1, 2});  // padded sources
+  REQUIRE(*std::min_element(b.source_len.begin(), b.source_len.end()) < b.source.cols);
+  CHECK(models::parse_attention("syntactic") == AttentionKind::Syntactic);
+  CHECK(std::string(models::attention_name(AttentionKind::Syntactic)) == "syntactic");
+  Seq2SeqConfig c = tiny(ModelType::RNN);
+  c.attention = AttentionKind::Syntactic;
+  auto m = Seq2Seq::create(c, 14);
+  CHECK(m->params().contains("attention.head.W"));
+  CHECK(m->params().contains("attention.modifier.W"));
+  CHECK(m->params().contains("attention.gate.b"));
+  CHECK(m->params().get("attention.combine.W").value.dim(1) == 3 * c.hidden);
+  // Gradients by finite differences through the tree CRF, on a padded batch.
+  grads_ok("syntactic", *m, b);
+  // Padding never reaches an item.
+  ad::Tape t(0);
+  t.set_training(false);
+  int64_t tokens = 0;
+  const double batch_nll = static_cast<double>(m->loss(t, b, 0.0f, 1.0f, &tokens).value()[0]) *
+                           static_cast<double>(tokens);
+  double alone = 0.0;
+  for (const auto& p : pairs)
+    alone += forced_nll(*m, p.source, std::vector<int32_t>(p.target.begin() + 1, p.target.end()));
+  CHECK(batch_nll == doctest::Approx(alone).epsilon(1e-5));
+  // Decoding agrees with the teacher-forced loss; the alignment is the selection, a
+  // distribution; the arc potentials are one S x S matrix a step, their diagonal the
+  // selection's scores (the same order as the alignment), and give an Eisner tree.
+  for (const auto& p : pairs) {
+    models::DecodeOptions o;
+    o.max_length = 6;
+    const models::Translation g = m->translate(p.source, o);
+    CHECK(-g.log_prob == doctest::Approx(forced_nll(*m, p.source, g.tokens)).epsilon(1e-4));
+    const int64_t T = static_cast<int64_t>(g.tokens.size()),
+                  S = static_cast<int64_t>(p.source.size());
+    REQUIRE(g.attention.shape() == Shape{T, S});
+    const Tensor arcs = m->syntactic_arcs(p.source, g.tokens);
+    REQUIRE(arcs.shape() == Shape{T, S, S});
+    for (int64_t k = 0; k < T; ++k) {
+      double sum = 0.0, z = 0.0, mx = -1e30;
+      for (int64_t j = 0; j < S; ++j) sum += g.attention.at(k, j);
+      CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+      for (int64_t j = 0; j < S; ++j) mx = std::max(mx, static_cast<double>(arcs.at(k, j, j)));
+      for (int64_t j = 0; j < S; ++j) z += std::exp(arcs.at(k, j, j) - mx);
+      for (int64_t j = 0; j < S; ++j)
+        CHECK(g.attention.at(k, j) ==
+              doctest::Approx(std::exp(arcs.at(k, j, j) - mx) / z).epsilon(1e-4));
+    }
+  }
+  auto plain = Seq2Seq::create(tiny(ModelType::RNN), 14);
+  CHECK_THROWS_AS(plain->syntactic_arcs(pairs[0].source, {4, 5}), UsageError);
+}
+
 }  // namespace attnkit_unit_seq2seq_test

@@ -9,6 +9,8 @@
 
 #include "attnkit/attention/structured.h"
 #include "attnkit/autodiff/detail.h"
+#include "attnkit/autodiff/ops.h"
+#include "attnkit/core/error.h"
 #include "attnkit/core/parallel.h"
 
 namespace attnkit::ad {
@@ -303,6 +305,45 @@ Var tree_marginals(Var arcs, const std::vector<int64_t>& lengths) {
 }
 Var tree_log_partition(Var arcs, const std::vector<int64_t>& lengths) {
   return log_partition_op(StructKind::Tree, arcs, Var(), lengths);
+}
+
+Var syntactic_attention(Var g, Var r, Var X, Var Hd, Var Md, const std::vector<int64_t>& lengths,
+                        Tensor* alpha, Tensor* arcs) {
+  if (X.value().rank() != 3) throw ShapeError("syntactic attention: the states must be [B, S, H]");
+  const int64_t B = X.dim(0), S = X.dim(1), H = X.dim(2);
+  if (g.value().shape() != Shape{B, H} || r.value().shape() != Shape{B, S} ||
+      Hd.value().shape() != X.value().shape() || Md.value().shape() != X.value().shape())
+    throw ShapeError(
+        "syntactic attention: the gate must be [B, H], the scores [B, S] and the "
+        "projections the states' shape");
+  if (!lengths.empty() && static_cast<int64_t>(lengths.size()) != B)
+    throw ShapeError("syntactic attention: one length per source");
+  Tape& t = X.tape();
+  Tensor eye = t.zeros({S, S}), off = t.zeros({S, S});
+  for (int64_t i = 0; i < S; ++i)
+    for (int64_t j = 0; j < S; ++j) (i == j ? eye : off).at(i, j) = 1.0f;
+  const Var I = t.constant(std::move(eye)), O = t.constant(std::move(off));
+  // A = (Hd ⊙ g) Mdᵀ off the diagonal, the root scores on it
+  const Var gated = mul(Hd, reshape(g, {B, 1, H}));
+  const Var A = add(mul(matmul(gated, Md, false, true), O), mul(reshape(r, {B, 1, S}), I));
+  if (arcs) *arcs = A.value().clone();
+  const Var P = tree_marginals(A, lengths);
+  const Var parent = matmul(mul(P, O), X, true, false);  // [B, S, H]: Σ_i P[i, j] x_i
+  Var p;
+  if (lengths.empty()) {
+    p = softmax(r);
+  } else {
+    Tensor mask = t.zeros({B, S});
+    for (int64_t b = 0; b < B; ++b) {
+      const int64_t L = lengths[static_cast<size_t>(b)];
+      if (L < 1 || L > S) throw ShapeError("syntactic attention: a length outside 1..S");
+      for (int64_t j = 0; j < L; ++j) mask.at(b, j) = 1.0f;
+    }
+    p = masked_softmax(r, mask);
+  }
+  if (alpha) *alpha = p.value().clone();
+  const Var both = concat({X, parent}, -1);                         // [B, S, 2H]
+  return reshape(matmul(reshape(p, {B, 1, S}), both), {B, 2 * H});  // [B, 2H]
 }
 
 }  // namespace attnkit::ad

@@ -40,4 +40,20 @@ Var hop_chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& sta
 // log Z of every item → [B] or [] (-inf for an item with no state).
 Var hop_chain_log_partition(Var unary, Var pairwise, const std::vector<int64_t>& states = {});
 
+// Syntactic attention (Kim et al. 2017, sections 3.2 and 5.1) over a batch of B sources of S
+// states X [B, S, H], for one query each, as seq2seq-train --attention syntactic uses it:
+//   arc potentials   A[i, j] = Σ_k Hd[i, k] g[k] Md[j, k]   (i != j: word i heads word j; the
+//                    query gate g [B, H] and the head and modifier projections Hd, Md
+//                    [B, S, H] of the states), A[j, j] = r_j (the root heads j);
+//   marginals        P = tree_marginals(A) (Eisner's inside-outside; each column sums to 1);
+//   soft parent      par_j = Σ_{i != j} P[i, j] x_i (zero where the root heads j);
+//   selection        p_j = softmax_j(r_j) (r [B, S]: the query's scores of the words);
+//   context          c = Σ_j p_j [x_j ; par_j]  → [B, 2H].
+// lengths: empty (every source S long) or one per item in [1, S]: later positions are
+// padding (selection 0, marginals 0, no gradient reaches them). alpha (if given) receives p
+// [B, S], arcs (if given) the potentials A [B, S, S] (padded entries as computed).
+Var syntactic_attention(Var g, Var r, Var X, Var Hd, Var Md,
+                        const std::vector<int64_t>& lengths = {}, Tensor* alpha = nullptr,
+                        Tensor* arcs = nullptr);
+
 }  // namespace attnkit::ad

@@ -24,13 +24,15 @@ TransduceTask parse_transduce_task(const std::string& name) {
                                       {"dedup", TransduceTask::Dedup},
                                       {"sort", TransduceTask::Sort},
                                       {"merge", TransduceTask::Merge},
-                                      {"search", TransduceTask::Search}});
+                                      {"search", TransduceTask::Search},
+                                      {"infix-prefix", TransduceTask::InfixPrefix}});
 }
 
 const std::vector<std::string>& transduce_task_names() {
   static const std::vector<std::string> names = {
-      "copy",    "reverse",    "bigram-flip",    "anbn",  "anbncn", "anbncndn", "anb2n",
-      "anbmcnm", "membership", "count-distinct", "dedup", "sort",   "merge",    "search"};
+      "copy",     "reverse", "bigram-flip", "anbn",       "anbncn",
+      "anbncndn", "anb2n",   "anbmcnm",     "membership", "count-distinct",
+      "dedup",    "sort",    "merge",       "search",     "infix-prefix"};
   return names;
 }
 
@@ -54,6 +56,9 @@ void TransduceOptions::validate() const {
     throw UsageError("search needs symbols >= len-max (its keys are distinct)");
   if (task == TransduceTask::Merge && len_max < 2)
     throw UsageError("merge needs len-max >= 2 (two runs)");
+  if (depth_min < 1) throw UsageError("depth-min must be >= 1");
+  if (depth_max < depth_min) throw UsageError("depth-max must be >= depth-min");
+  if (depth_max > 20) throw UsageError("depth-max must be at most 20");
 }
 
 namespace {
@@ -139,7 +144,52 @@ void content_pair(const TransduceOptions& o, Rng& rng, int64_t n, TransducePair&
   }
 }
 
+// An infix-prefix expression of depth d (transduce.h), appended to `infix` and `prefix`;
+// `bracket`: a compound operand, written in brackets.
+void infix_node(Rng& rng, int64_t d, bool bracket, std::vector<std::string>& infix,
+                std::vector<std::string>& prefix) {
+  if (d == 0) {
+    const std::string x = std::to_string(rng.below(static_cast<uint64_t>(kInfixNumbers)));
+    infix.push_back(x);
+    prefix.push_back(x);
+    return;
+  }
+  static const char* const ops[] = {"+", "-", "*", "/"};
+  const std::string op = ops[rng.below(4)];
+  const bool deep_left = rng.below(2) == 0;
+  const int64_t other =
+      rng.below(2) == 0 ? 0 : static_cast<int64_t>(rng.below(static_cast<uint64_t>(d)));
+  const int64_t left = deep_left ? d - 1 : other, right = deep_left ? other : d - 1;
+  prefix.push_back(op);
+  if (bracket) infix.emplace_back("(");
+  infix_node(rng, left, true, infix, prefix);
+  infix.push_back(op);
+  infix_node(rng, right, true, infix, prefix);
+  if (bracket) infix.emplace_back(")");
+}
+
 }  // namespace
+
+int64_t prefix_depth(const std::vector<std::string>& prefix) {
+  // Read from the right: a stack of the operands' depths.
+  std::vector<int64_t> st;
+  for (auto it = prefix.rbegin(); it != prefix.rend(); ++it) {
+    const std::string& s = *it;
+    if (s == "+" || s == "-" || s == "*" || s == "/") {
+      if (st.size() < 2) throw DataError("prefix expression: operator " + s + " lacks operands");
+      const int64_t a = st.back();
+      st.pop_back();
+      st.back() = 1 + std::max(a, st.back());
+    } else if (!s.empty() &&
+               std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      st.push_back(0);
+    } else {
+      throw DataError("prefix expression: not a number or an operator: " + s);
+    }
+  }
+  if (st.size() != 1) throw DataError("prefix expression: not exactly one expression");
+  return st.back();
+}
 
 std::vector<TransducePair> make_transduce(const TransduceOptions& o, int64_t count, Rng& rng) {
   o.validate();
@@ -179,6 +229,9 @@ std::vector<TransducePair> make_transduce(const TransduceOptions& o, int64_t cou
       case TransduceTask::Merge:
       case TransduceTask::Search:
         content_pair(o, rng, uniform(o.len_min, o.len_max), p);
+        break;
+      case TransduceTask::InfixPrefix:
+        infix_node(rng, uniform(o.depth_min, o.depth_max), false, p.source, p.target);
         break;
       case TransduceTask::AnBmCnm: {
         const int64_t n = uniform(o.len_min, o.len_max), m = uniform(o.len_min, o.len_max);

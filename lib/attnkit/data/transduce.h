@@ -24,6 +24,14 @@
 //   merge          a sorted run of ⌈n/2⌉, "+", a sorted run of ⌊n/2⌋ → the two merged;
 //   search         k_1 v_1 … k_n v_n ? k_j → v_j: n pairs with distinct keys in ascending
 //                  order (symbols ≥ n), values uniform, the query one of the keys.
+// Kim, Denton, Hoang & Rush 2017, section 5.1 (tree transduction):
+//   infix-prefix   a random arithmetic expression in infix form, every compound operand in
+//                  brackets ("( 3 + 4 ) * 7"), → its prefix (Polish) form ("* + 3 4 7").
+//                  Numbers 0..20, operators + - * /; the depth (operators on the longest
+//                  path from the top to a number) is uniform in [depth_min, depth_max]. A node
+//                  of depth d ≥ 1 has one operand (left or right, 1/2 each) of depth d - 1 and
+//                  the other a number with probability 1/2, else of depth uniform in
+//                  [0, d - 1] (sources of about 8 tokens at depth 2, 42 at depth 6).
 #pragma once
 
 #include <cstdint>
@@ -52,7 +60,8 @@ enum class TransduceTask {
   Dedup,
   Sort,
   Merge,
-  Search
+  Search,
+  InfixPrefix
 };
 TransduceTask parse_transduce_task(const std::string& name);
 std::string transduce_task_name(TransduceTask t);
@@ -61,9 +70,10 @@ const std::vector<std::string>& transduce_task_names();
 struct TransduceOptions {
   TransduceTask task = TransduceTask::Copy;
   int64_t len_min = 8, len_max = 64;
-  int64_t symbols = 128;  // Grefenstette's tasks and the content tasks
-  int64_t queries = 1;    // membership: queries a pair
-  void validate() const;  // UsageError naming the field
+  int64_t symbols = 128;                 // Grefenstette's tasks and the content tasks
+  int64_t queries = 1;                   // membership: queries a pair
+  int64_t depth_min = 1, depth_max = 6;  // infix-prefix: the expressions' depths
+  void validate() const;                 // UsageError naming the field
 };
 
 struct TransducePair {
@@ -74,6 +84,12 @@ struct TransducePair {
 std::vector<TransducePair> make_transduce(const TransduceOptions& o, int64_t count, Rng& rng);
 // "SOURCE<TAB>TARGET\n" lines.
 std::string format_transduce(const std::vector<TransducePair>& pairs);
+
+// infix-prefix: the largest number and the operators.
+constexpr int64_t kInfixNumbers = 21;  // 0..20
+// The depth of a prefix expression (operators on its longest path; 0 for a number).
+// DataError when it is not one well-formed expression of + - * / and numbers.
+int64_t prefix_depth(const std::vector<std::string>& prefix);
 
 // ---- the papers' metrics (stackmem-run --eval and ntm-run --eval share them)
 

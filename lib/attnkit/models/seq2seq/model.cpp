@@ -33,6 +33,7 @@ AttentionKind parse_attention(const std::string& s) {
                                          {"luong-concat", AttentionKind::LuongConcat},
                                          {"structured", AttentionKind::Structured},
                                          {"sigmoid", AttentionKind::Sigmoid},
+                                         {"syntactic", AttentionKind::Syntactic},
                                      });
 }
 const char* attention_name(AttentionKind a) {
@@ -51,6 +52,8 @@ const char* attention_name(AttentionKind a) {
       return "structured";
     case AttentionKind::Sigmoid:
       return "sigmoid";
+    case AttentionKind::Syntactic:
+      return "syntactic";
   }
   return "?";
 }
@@ -158,6 +161,13 @@ double penalised(double log_prob, size_t len, double alpha) {
   return log_prob / std::pow((5.0 + static_cast<double>(len)) / 6.0, alpha);
 }
 }  // namespace
+
+Tensor Seq2Seq::syntactic_arcs(const std::vector<int32_t>&, const std::vector<int32_t>&) const {
+  throw UsageError(
+      std::string("the model's attention is ") +
+      (cfg_.type == ModelType::RNN ? attention_name(cfg_.attention) : "a Transformer's") +
+      ", not syntactic: it has no arc potentials");
+}
 
 Translation Seq2Seq::translate(const std::vector<int32_t>& source, const DecodeOptions& opt) const {
   if (opt.beam < 1) throw UsageError("beam must be at least 1");

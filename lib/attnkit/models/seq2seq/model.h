@@ -29,6 +29,15 @@
 //                  1e-10); the rest is luong-general's. The alignment a translation returns
 //                  is the marginals p(z_j = 1) themselves (the segments).
 //   sigmoid        the paper's baseline: weights σ(s_j), independent and not normalised.
+//   syntactic      syntactic attention (Kim et al. 2017, sections 3.2 and 5.1): a projective
+//                  dependency CRF over the source words per decoder step, its arc potentials
+//                  A[i, j] = Σ_k (W_h m_i)_k (W_g h_t + b_g)_k (W_m m_j)_k (word i heads j),
+//                  A[j, j] = s_j (the root heads j) with luong-general's s_j = h_tᵀ W_a m_j;
+//                  the marginals p(z_ij) by Eisner's inside-outside give each word its soft
+//                  parent par_j = Σ_i p(z_ij) m_i; the context is Σ_j p_j [m_j ; par_j] with
+//                  p_j = softmax(s)_j, and h̃_t = tanh(W_c [c_t; h_t]) as luong-*'s
+//                  (ad::syntactic_attention). The alignment is p; Seq2Seq::syntactic_arcs
+//                  gives a translation's potentials A per step (seq2seq-translate --trace).
 // Padded source positions get weight exactly 0. Dropout (training only) is applied to the
 // embeddings, between recurrent layers and before the output layer.
 // Teacher forcing: with ratio r < 1 each target row feeds, at each step after the first, the
@@ -75,7 +84,8 @@ enum class AttentionKind {
   LuongGeneral,
   LuongConcat,
   Structured,
-  Sigmoid
+  Sigmoid,
+  Syntactic
 };
 
 ModelType parse_model_type(const std::string& s);  // "rnn", "transformer"; ChoiceError
@@ -154,6 +164,12 @@ class Seq2Seq {
                     Tensor& log_probs, Tensor& attention) const = 0;
   // Keeps rows `rows` of s (in that order; rows may repeat).
   virtual void reorder(State& s, const std::vector<int64_t>& rows) const = 0;
+
+  // Syntactic attention: the arc potentials [T, S, S] of the dependency CRF at each of the T
+  // decoder steps that emit `tokens` (a translation's, or any target's: teacher forced) after
+  // `source` (ids ending with <eos>). UsageError for a model of another attention.
+  virtual Tensor syntactic_arcs(const std::vector<int32_t>& source,
+                                const std::vector<int32_t>& tokens) const;
 
  protected:
   explicit Seq2Seq(const Seq2SeqConfig& c) : cfg_(c) {}

@@ -30,22 +30,31 @@ class RnnSeq2Seq final : public Seq2Seq {
   void step(Tape& t, const Memory& mem, State& s, const std::vector<int32_t>& prev,
             Tensor& log_probs, Tensor& attention) const override;
   void reorder(State& s, const std::vector<int64_t>& rows) const override;
+  Tensor syntactic_arcs(const std::vector<int32_t>& source,
+                        const std::vector<int32_t>& tokens) const override;
 
  private:
   struct Encoded {
     Var M, K;                     // memory [B, S, H] and attention keys [B, S, H]
+    Var Hd, Md;                   // syntactic: the head and modifier projections [B, S, H]
     std::vector<nn::State> init;  // the decoder's initial state per layer
   };
   Encoded run_encoder(Tape& t, const std::vector<int32_t>& ids, int64_t B, int64_t S,
                       const std::vector<int64_t>& lengths) const;
-  Var attend(Tape& t, Var q, Var M, Var K, const Tensor* mask, Tensor* alpha) const;
-  Var dec_step(Tape& t, Var x, std::vector<nn::State>& s, Var& feed, Var M, Var K,
-               const Tensor* mask, Tensor* alpha) const;
+  Var attend(Tape& t, Var q, const Encoded& e, const Tensor* mask, Tensor* alpha,
+             Tensor* arcs) const;
+  Var dec_step(Tape& t, Var x, std::vector<nn::State>& s, Var& feed, const Encoded& e,
+               const Tensor* mask, Tensor* alpha, Tensor* arcs = nullptr) const;
+  // The initial states' tensors in a Memory (after M and K).
+  size_t state_tensors() const { return dec.size() * (lstm() ? 2 : 1); }
+  // A decoding Memory's encoding for `rows` rows (each the one source).
+  Encoded encoded(Tape& t, const Memory& mem, int64_t rows) const;
   bool luong() const {
     return cfg_.attention == AttentionKind::LuongDot ||
            cfg_.attention == AttentionKind::LuongGeneral ||
-           cfg_.attention == AttentionKind::LuongConcat || structured_kind();
+           cfg_.attention == AttentionKind::LuongConcat || structured_kind() || syntactic();
   }
+  bool syntactic() const { return cfg_.attention == AttentionKind::Syntactic; }
   bool structured_kind() const {
     return cfg_.attention == AttentionKind::Structured || cfg_.attention == AttentionKind::Sigmoid;
   }
@@ -61,6 +70,7 @@ class RnnSeq2Seq final : public Seq2Seq {
   std::unique_ptr<nn::Linear> att_k, att_q, att_c;  // keys, query, Luong's combination
   ad::Parameter* att_v = nullptr;
   ad::Parameter* att_pair = nullptr;  // structured: the CRF's pairwise potentials [2, 2]
+  std::unique_ptr<nn::Linear> att_head, att_mod, att_gate;  // syntactic: W_h, W_m, W_g
   std::unique_ptr<nn::Linear> out;
 };
 
@@ -109,10 +119,18 @@ RnnSeq2Seq::RnnSeq2Seq(const Seq2SeqConfig& c, uint64_t seed)
       att_k = std::make_unique<nn::Linear>(ps_, "attention.key", H, H, rng, false);
       att_pair = &ps_.add("attention.pairwise", Tensor({2, 2}));
       break;
+    case AttentionKind::Syntactic:
+      att_k = std::make_unique<nn::Linear>(ps_, "attention.key", H, H, rng, false);
+      att_head = std::make_unique<nn::Linear>(ps_, "attention.head", H, H, rng, false);
+      att_mod = std::make_unique<nn::Linear>(ps_, "attention.modifier", H, H, rng, false);
+      att_gate = std::make_unique<nn::Linear>(ps_, "attention.gate", H, H, rng);
+      break;
     default:
       break;
   }
-  if (luong()) att_c = std::make_unique<nn::Linear>(ps_, "attention.combine", 2 * H, H, rng);
+  if (luong())
+    att_c =
+        std::make_unique<nn::Linear>(ps_, "attention.combine", (syntactic() ? 3 : 2) * H, H, rng);
   const int64_t F = c.attention == AttentionKind::Bahdanau ? 2 * H : H;
   out = std::make_unique<nn::Linear>(ps_, "output", F, c.tgt_vocab, rng);
 }
@@ -140,10 +158,16 @@ RnnSeq2Seq::Encoded RnnSeq2Seq::run_encoder(Tape& t, const std::vector<int32_t>&
     e.K = (*att_k)(t, e.M);
   else
     e.K = e.M;  // luong-dot (and none: unused)
+  if (syntactic()) {
+    e.Hd = (*att_head)(t, e.M);
+    e.Md = (*att_mod)(t, e.M);
+  }
   return e;
 }
 
-Var RnnSeq2Seq::attend(Tape& t, Var q, Var M, Var K, const Tensor* mask, Tensor* alpha) const {
+Var RnnSeq2Seq::attend(Tape& t, Var q, const Encoded& e, const Tensor* mask, Tensor* alpha,
+                       Tensor* arcs) const {
+  const Var M = e.M, K = e.K;
   const int64_t B = M.dim(0), S = M.dim(1);
   Var scores;
   if (att_v && cfg_.attention == AttentionKind::Bahdanau)  // scores, softmax, context: one node
@@ -154,14 +178,16 @@ Var RnnSeq2Seq::attend(Tape& t, Var q, Var M, Var K, const Tensor* mask, Tensor*
     scores = ad::reshape(ad::matmul(K, ad::reshape(q, {B, H, 1})), {B, S});
   }
   Var a;
+  std::vector<int64_t> lengths;  // the source lengths, from the padding mask
+  if (mask && (cfg_.attention == AttentionKind::Structured || syntactic()))
+    for (int64_t b = 0; b < B; ++b) {
+      int64_t n = 0;
+      while (n < S && mask->at(b, n) != 0.0f) ++n;
+      lengths.push_back(n);
+    }
+  if (syntactic())
+    return ad::syntactic_attention((*att_gate)(t, q), scores, M, e.Hd, e.Md, lengths, alpha, arcs);
   if (cfg_.attention == AttentionKind::Structured) {
-    std::vector<int64_t> lengths;  // the source lengths, from the padding mask
-    if (mask)
-      for (int64_t b = 0; b < B; ++b) {
-        int64_t n = 0;
-        while (n < S && mask->at(b, n) != 0.0f) ++n;
-        lengths.push_back(n);
-      }
     const Var marg = ad::chain_marginals(scores, t.param(*att_pair), lengths);
     if (alpha) *alpha = marg.value().clone();
     a = ad::mul(ad::normalize_rows(marg, 1e-10f), kStructuredLambda);
@@ -176,11 +202,11 @@ Var RnnSeq2Seq::attend(Tape& t, Var q, Var M, Var K, const Tensor* mask, Tensor*
   return ad::reshape(ad::matmul(ad::reshape(a, {B, 1, S}), M), {B, H});
 }
 
-Var RnnSeq2Seq::dec_step(Tape& t, Var x, std::vector<nn::State>& s, Var& feed, Var M, Var K,
-                         const Tensor* mask, Tensor* alpha) const {
+Var RnnSeq2Seq::dec_step(Tape& t, Var x, std::vector<nn::State>& s, Var& feed, const Encoded& e,
+                         const Tensor* mask, Tensor* alpha, Tensor* arcs) const {
   Var in = x, ctx;
   if (cfg_.attention == AttentionKind::Bahdanau) {
-    ctx = attend(t, s.back().h, M, K, mask, alpha);
+    ctx = attend(t, s.back().h, e, mask, alpha, arcs);
     in = ad::concat({in, ctx}, -1);
   } else if (feeds()) {
     in = ad::concat({in, feed}, -1);
@@ -193,7 +219,7 @@ Var RnnSeq2Seq::dec_step(Tape& t, Var x, std::vector<nn::State>& s, Var& feed, V
   Var h = s.back().h;
   if (cfg_.attention == AttentionKind::Bahdanau) return ad::concat({h, ctx}, -1);
   if (luong()) {
-    ctx = attend(t, h, M, K, mask, alpha);
+    ctx = attend(t, h, e, mask, alpha, arcs);
     Var feat = ad::tanh((*att_c)(t, ad::concat({ctx, h}, -1)));
     feed = feat;
     return feat;
@@ -225,7 +251,7 @@ Var RnnSeq2Seq::loss(Tape& t, const data::Batch& batch, float label_smoothing,
     Var Y = ad::dropout((*tgt_emb)(t, tin, {T, B}), cfg_.dropout);
     std::vector<Var> feats;
     for (int64_t k = 0; k < T; ++k)
-      feats.push_back(dec_step(t, ad::index(Y, k), s, feed, e.M, e.K, mp, nullptr));
+      feats.push_back(dec_step(t, ad::index(Y, k), s, feed, e, mp, nullptr));
     // All T·B output rows in one product, fused with the cross-entropy (padding rows skipped).
     if (tokens)
       *tokens = static_cast<int64_t>(
@@ -248,7 +274,7 @@ Var RnnSeq2Seq::loss(Tape& t, const data::Batch& batch, float label_smoothing,
         }
       }
       Var x = ad::dropout((*tgt_emb)(t, ids), cfg_.dropout);
-      Var f = dec_step(t, x, s, feed, e.M, e.K, mp, nullptr);
+      Var f = dec_step(t, x, s, feed, e, mp, nullptr);
       steps.push_back((*out)(t, ad::dropout(f, cfg_.dropout)));
     }
     logits = ad::stack(steps, 0);
@@ -273,11 +299,30 @@ void RnnSeq2Seq::encode(Tape& t, const std::vector<int32_t>& source, Memory& mem
     mem.v.push_back(s.h.value().clone());
     if (lstm()) mem.v.push_back(s.c.value().clone());
   }
+  if (syntactic()) {  // after the states: W_h m and W_m m
+    mem.v.push_back(e.Hd.value().clone());
+    mem.v.push_back(e.Md.value().clone());
+  }
+}
+
+RnnSeq2Seq::Encoded RnnSeq2Seq::encoded(Tape& t, const Memory& mem, int64_t rows) const {
+  const std::vector<int64_t> same(static_cast<size_t>(rows), 0);
+  auto get = [&](size_t i) {
+    return t.constant(rows == 1 ? mem.v[i].clone() : take_rows(mem.v[i], same));
+  };
+  Encoded e;
+  e.M = get(0);
+  e.K = get(1);
+  if (syntactic()) {
+    e.Hd = get(2 + state_tensors());
+    e.Md = get(3 + state_tensors());
+  }
+  return e;
 }
 
 void RnnSeq2Seq::start(Tape&, const Memory& mem, State& s) const {
   s.v.clear();
-  for (size_t i = 2; i < mem.v.size(); ++i) s.v.push_back(mem.v[i].clone());
+  for (size_t i = 2; i < 2 + state_tensors(); ++i) s.v.push_back(mem.v[i].clone());
   s.v.push_back(Tensor({1, H}));  // the input feed h̃_0 = 0
   s.rows = 1;
   s.steps = 0;
@@ -288,9 +333,7 @@ void RnnSeq2Seq::step(Tape& t, const Memory& mem, State& s, const std::vector<in
                       Tensor& log_probs, Tensor& attention) const {
   const int64_t K = static_cast<int64_t>(prev.size()), S = mem.length;
   if (K != s.rows) throw ShapeError("seq2seq step: rows of the state and the tokens differ");
-  const std::vector<int64_t> same(static_cast<size_t>(K), 0);
-  Var M = t.constant(K == 1 ? mem.v[0].clone() : take_rows(mem.v[0], same));
-  Var Kv = t.constant(K == 1 ? mem.v[1].clone() : take_rows(mem.v[1], same));
+  const Encoded e = encoded(t, mem, K);
   std::vector<nn::State> st(dec.size());
   size_t j = 0;
   for (auto& x : st) {
@@ -298,7 +341,7 @@ void RnnSeq2Seq::step(Tape& t, const Memory& mem, State& s, const std::vector<in
     if (lstm()) x.c = t.constant(s.v[j++].clone());
   }
   Var feed = t.constant(s.v[j].clone());
-  Var f = dec_step(t, (*tgt_emb)(t, prev), st, feed, M, Kv, nullptr, &attention);
+  Var f = dec_step(t, (*tgt_emb)(t, prev), st, feed, e, nullptr, &attention);
   if (cfg_.attention == AttentionKind::None) attention = Tensor({K, S});
   log_probs = ad::log_softmax((*out)(t, f)).value().clone();
   j = 0;
@@ -313,6 +356,43 @@ void RnnSeq2Seq::step(Tape& t, const Memory& mem, State& s, const std::vector<in
 void RnnSeq2Seq::reorder(State& s, const std::vector<int64_t>& rows) const {
   for (Tensor& x : s.v) x = take_rows(x, rows);
   s.rows = static_cast<int64_t>(rows.size());
+}
+
+Tensor RnnSeq2Seq::syntactic_arcs(const std::vector<int32_t>& source,
+                                  const std::vector<int32_t>& tokens) const {
+  if (!syntactic()) return Seq2Seq::syntactic_arcs(source, tokens);
+  const int64_t S = static_cast<int64_t>(source.size()), T = static_cast<int64_t>(tokens.size());
+  Tape t(0);
+  t.set_training(false);
+  Memory mem;
+  encode(t, source, mem);
+  State s;
+  start(t, mem, s);
+  Tensor out({T, S, S});
+  int32_t prev = data::Vocab::kBos;
+  for (int64_t k = 0; k < T; ++k) {
+    // step() without the output layer: the decoder's states and the step's potentials
+    t.clear();
+    const Encoded e = encoded(t, mem, 1);
+    std::vector<nn::State> st(dec.size());
+    size_t j = 0;
+    for (auto& x : st) {
+      x.h = t.constant(s.v[j++].clone());
+      if (lstm()) x.c = t.constant(s.v[j++].clone());
+    }
+    Var feed = t.constant(s.v[j].clone());
+    Tensor arcs;
+    dec_step(t, (*tgt_emb)(t, std::vector<int32_t>{prev}), st, feed, e, nullptr, nullptr, &arcs);
+    std::copy(arcs.data(), arcs.data() + S * S, out.data() + k * S * S);
+    j = 0;
+    for (auto& x : st) {
+      s.v[j++] = x.h.value().clone();
+      if (lstm()) s.v[j++] = x.c.value().clone();
+    }
+    s.v[j] = feed.value().clone();
+    prev = tokens[static_cast<size_t>(k)];
+  }
+  return out;
 }
 
 }  // namespace

@@ -44,11 +44,18 @@ void run_translate(const TranslateRunOptions& o, const ItemRange& range,
     throw UsageError("--alignment-tokens needs --alignments");
   if (!o.alignments.empty() && o.tokenize_only)
     throw UsageError("--alignments does not apply to --tokenize-only");
+  if (!o.trace.empty() && o.tokenize_only)
+    throw UsageError("--trace does not apply to --tokenize-only");
 
   LoadedSeq2Seq b = load_seq2seq(o.model);
   if (!o.alignments.empty() && b.model->config().type == ModelType::RNN &&
       b.model->config().attention == AttentionKind::None)
     throw UsageError("--alignments: the model has no attention (trained with --attention none)");
+  if (!o.trace.empty() && (b.model->config().type != ModelType::RNN ||
+                           b.model->config().attention != AttentionKind::Syntactic))
+    throw UsageError(
+        "--trace: the model has no syntactic attention (seq2seq-train --attention "
+        "syntactic)");
   const std::string text = io::read_text(o.input);
   std::vector<std::string_view> lines =
       data::split_lines(text, o.input == "-" ? "<stdin>" : o.input);
@@ -95,6 +102,16 @@ void run_translate(const TranslateRunOptions& o, const ItemRange& range,
     if (!o.alignment_tokens.empty())
       write_alignment_tokens(o.alignment_tokens, b, tr, sources, first);
     io::write_npz(o.alignments, arrays);
+  }
+  if (!o.trace.empty()) {
+    std::vector<Tensor> arcs;
+    for (size_t i = 0; i < tr.size(); ++i)
+      arcs.push_back(b.model->syntactic_arcs(sources[i], tr[i].tokens));
+    std::vector<std::pair<std::string, const Tensor*>> arrays;
+    std::vector<std::string> names;
+    for (size_t i = 0; i < tr.size(); ++i) names.push_back("s" + std::to_string(first + i));
+    for (size_t i = 0; i < tr.size(); ++i) arrays.push_back({names[i], &arcs[i]});
+    io::write_npz(o.trace, arrays);
   }
   file.write(outtext);
   file.commit();

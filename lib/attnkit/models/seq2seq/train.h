@@ -100,7 +100,7 @@ struct Seq2SeqSettings {
     v(model.bidirectional, {"bidirectional", "", "rnn: bi-directional encoder"});
     v(attention, {"attention", "KIND",
                   "rnn: none, bahdanau, luong-dot, luong-general, luong-concat, structured (a "
-                  "CRF's marginals) or sigmoid",
+                  "CRF's marginals), sigmoid or syntactic (a dependency CRF's soft parents)",
                   nullptr, true});
     v(fields::negated(model.input_feeding),
       {"no-input-feeding", "", "rnn, luong-*: do not feed the attentional state back"});

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# labels: pipeline
+# pipelines/tree-transduce.sh --quick: simple (Bahdanau) and syntactic attention on
+# infix-prefix depths 1-3 (one seed, tiny models): the table by depth with a winner per row,
+# every held-out expression decoded, three expressions' trees printed and drawn.
+. "$ATTNKIT_SRC/tests/cli/lib.sh"
+expect 0 "$ATTNKIT_SRC/pipelines/tree-transduce.sh" --quick --seed 1 --keep q
+check_eq "$(head -1 "$T/out")" "$(printf 'depth\texpressions\tsimple\tsyntactic\twinner\tsimple_seed_1\tsyntactic_seed_1')" "table header"
+check_eq "$(awk -F'\t' 'NR > 1 && NR <= 5 { print $1 }' "$T/out" | tr '\n' ' ')" "1 2 3 all " "one row a depth, then all"
+check_eq "$(awk -F'\t' 'NR > 1 && NR <= 5 && !($3 >= 0 && $3 <= 1 && $4 >= 0 && $4 <= 1 && $3 == $6 && $4 == $7 &&
+  $5 == ($3 > $4 ? "simple" : $4 > $3 ? "syntactic" : "tie")) { print "bad " $0 }' "$T/out")" "" "accuracies and winners"
+for k in bahdanau syntactic; do
+  for d in 1 2 3; do
+    check_eq "$(wc -l < q/$k-1-$d.out)" "$(wc -l < q/test-$d.src)" "$k: an output for every held-out expression of depth $d"
+  done
+done
+# held out: no test expression is in the training set
+check_eq "$(cut -f1 q/train.tsv | sort -u | cat - q/test-*.src | sort | uniq -d | wc -l)" 0 "test expressions held out"
+for k in 0 1 2; do
+  CHECKS=$((CHECKS + 1)); [ -s q/tree-transduce-trees-$k.png ] || fail "no picture of the trees of expression $k"
+done
+# each text tree holds every source word once (the <eos> included)
+check_eq "$(grep -c "the first decoder step's tree" "$T/out")" 3 "three text trees"
+expect 0 "$ATTNKIT_SRC/pipelines/tree-transduce.sh" --help
+grep -q "^Usage: pipelines/tree-transduce.sh" "$T/out" || fail "--help: $(head -1 "$T/out")"
+expect 2 "$ATTNKIT_SRC/pipelines/tree-transduce.sh" --bogus
+finish
