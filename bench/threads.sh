@@ -5,8 +5,13 @@
 # of several alternating runs is the least disturbed figure; the load is printed beside it.
 # The models are each bench's (the standard recipes' sizes): seq2seq LSTM + Bahdanau and
 # Transformer (batch 64: 2 slices), the pointer network on TSP-10 (batch 128, 2 slices), the
-# Stack-LSTM (batch 16: 1 slice), Show, Attend and Tell (batch 64, 4 slices), RAM (2 slices).
+# Stack-LSTM (batch 16: 1 slice), Show, Attend and Tell (batch 64, 4 slices), RAM (2 slices),
+# BERT on the bert-tiny recipe (batch 128, 4 slices).
 #   bench/threads.sh [REPS] [T] [STEPS]        (defaults 5, 2, 10; ONLY=regex of models)
+# Last, one more run of each at T threads with the training layer's thread trace
+# (ATTNKIT_TRACE_THREADS, train/module.h), summed up per phase: where the threads wait.
+# TRACE=0 leaves it out; TRACE_ONLY=1 runs only it (it needs no quiet machine: the busy and
+# waiting shares are of the step's own time).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
@@ -22,9 +27,37 @@ cases=(
   "stackmem-rev8|$b/bench-stackmem 8 $((steps * 10))"
   "caption|$b/bench-caption $steps"
   "ram|$b/bench-ram $steps"
+  "bert|$b/bench-bert $steps"
 )
 [ -n "${ONLY:-}" ] && mapfile -t cases < <(printf '%s\n' "${cases[@]}" | grep -E "^($ONLY)\|")
-out=$(mktemp); trap 'rm -f "$out"' EXIT
+out=$(mktemp) trace=$(mktemp); trap 'rm -f "$out" "$trace"' EXIT
+# The trace at T threads, summed per model and phase over the steps after the 3 warm-up steps:
+# the phase's share of the step (wall), its mean wall time, and the lanes' busy share
+# (busy / (lanes x wall); 1: no thread waits). The line "step" is the whole step; "serial" the
+# Amdahl serial fraction it implies, s = T W / B - 1 over T - 1 (W: wall, B: busy summed over
+# the lanes; s = 0 when every lane is busy throughout, 1 when one lane works alone).
+trace_table() {
+  echo "# thread trace at $T threads ($steps steps after 3 warm-up steps), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  printf 'model\tphase\tshare\tms_per_step\tbusy_share\n'
+  for c in "${cases[@]}"; do
+    name=${c%%|*} cmd=${c#*|}
+    # shellcheck disable=SC2086
+    ATTNKIT_TRACE_THREADS=$trace $cmd "$T" >/dev/null
+    awk -F'\t' -v m="$name" -v T="$T" '
+      NR == 1 || $1 < 3 { next }
+      { if (!($2 in wall)) order[++n] = $2
+        if ($3 == 0) { wall[$2] += $4; if ($2 == "step") steps++ }
+        busy[$2] += $5 }
+      END { total = wall["step"]
+        for (i = 1; i <= n; i++) { p = order[i]
+          printf "%s\t%s\t%.3f\t%.3f\t%.3f\n", m, p, wall[p] / total, wall[p] / steps / 1e6, busy[p] / (T * wall[p]) }
+        printf "%s\tserial\t%.3f\n", m, (T * total / busy["step"] - 1) / (T - 1) }' "$trace"
+  done
+}
+if [ "${TRACE_ONLY:-0}" = 1 ]; then
+  trace_table
+  exit 0
+fi
 echo "# OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'model\trep\tthreads\tsec_per_step\n'
 for r in $(seq 1 "$reps"); do
@@ -43,6 +76,7 @@ awk -F'\t' -v T="$T" '
   { k = $1 "\t" $3; if (!(k in best) || $4 < best[k]) best[k] = $4; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
   END { for (i = 1; i <= n; i++) { m = order[i]; a = best[m "\t1"]; c = best[m "\t" T]
           printf "%s\t%.5f\t%.5f\t%.2fx\n", m, a, c, a / c } }' "$out"
+[ "${TRACE:-1}" = 1 ] && trace_table
 # The same steps in CPU seconds (bench-step_cpu: seq2seq only), which a loaded machine changes
 # far less than wall time: the CPU a step costs at 1 and at T threads (what parallelism adds)
 # and the calling thread's share at T, whose inverse bounds the speedup an idle machine gives.
