@@ -31,14 +31,16 @@ cases=(
 )
 [ -n "${ONLY:-}" ] && mapfile -t cases < <(printf '%s\n' "${cases[@]}" | grep -E "^($ONLY)\|")
 out=$(mktemp) trace=$(mktemp); trap 'rm -f "$out" "$trace"' EXIT
-# The trace at T threads, summed per model and phase over the steps after the 3 warm-up steps:
-# the phase's share of the step (wall), its mean wall time, and the lanes' busy share
-# (busy / (lanes x wall); 1: no thread waits). The line "step" is the whole step; "serial" the
-# Amdahl serial fraction it implies, s = T W / B - 1 over T - 1 (W: wall, B: busy summed over
-# the lanes; s = 0 when every lane is busy throughout, 1 when one lane works alone).
+# The trace at T threads (train/module.h), over the steps after the 3 warm-up steps, per model
+# and phase: its share of the step's wall time, its mean wall time, its CPU time summed over
+# the lanes (the work) and its busiest lane's (how long the phase takes when no thread waits
+# for a CPU), in ms a step. Busy time is CPU time, so the work and the busiest lane hardly
+# depend on the load; the wall time does. The line "serial" is the Amdahl serial fraction
+# that the busiest lanes imply: s = (T crit / work - 1) / (T - 1), crit the sum over the
+# phases of their busiest lane (s = 0: the work split evenly over T threads; 1: one lane).
 trace_table() {
   echo "# thread trace at $T threads ($steps steps after 3 warm-up steps), load $(cut -d' ' -f1-3 /proc/loadavg)"
-  printf 'model\tphase\tshare\tms_per_step\tbusy_share\n'
+  printf 'model\tphase\twall_share\twall_ms\twork_ms\tcrit_ms\n'
   for c in "${cases[@]}"; do
     name=${c%%|*} cmd=${c#*|}
     # shellcheck disable=SC2086
@@ -47,11 +49,14 @@ trace_table() {
       NR == 1 || $1 < 3 { next }
       { if (!($2 in wall)) order[++n] = $2
         if ($3 == 0) { wall[$2] += $4; if ($2 == "step") steps++ }
-        busy[$2] += $5 }
-      END { total = wall["step"]
+        work[$2] += $5; k = $1 "\t" $2; if (!(k in top) || $5 > top[k]) top[k] = $5 }
+      END { for (k in top) { split(k, a, "\t"); crit[a[2]] += top[k] }
+        cs = 0; for (i = 1; i <= n; i++) if (order[i] != "step") cs += crit[order[i]]
+        crit["step"] = cs
         for (i = 1; i <= n; i++) { p = order[i]
-          printf "%s\t%s\t%.3f\t%.3f\t%.3f\n", m, p, wall[p] / total, wall[p] / steps / 1e6, busy[p] / (T * wall[p]) }
-        printf "%s\tserial\t%.3f\n", m, (T * total / busy["step"] - 1) / (T - 1) }' "$trace"
+          printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\n", m, p, wall[p] / wall["step"], wall[p] / steps / 1e6,
+                 work[p] / steps / 1e6, crit[p] / steps / 1e6 }
+        printf "%s\tserial\t%.3f\n", m, (T * cs / work["step"] - 1) / (T - 1) }' "$trace"
   done
 }
 if [ "${TRACE_ONLY:-0}" = 1 ]; then

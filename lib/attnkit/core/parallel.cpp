@@ -66,25 +66,23 @@ void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn, in
   std::mutex error_mutex;
   std::vector<std::thread> pool;
   pool.reserve(static_cast<size_t>(t - 1));
-  // The thread trace (core/thread_trace.h): the recording thread's chunk is lane 0's, and
-  // its join waits; chunk k's time is lane k's.
+  // The thread trace (core/thread_trace.h): chunk k's CPU time is lane k's (the recording
+  // thread's chunk 0 is part of its own, lane 0's).
   const bool traced = trace::recording() && trace::recorder();
   auto chunk = [&](int k) {
     const int64_t begin = n * k / t, end = n * (k + 1) / t;
-    const int64_t t0 = traced && k > 0 ? (trace::set_lane(k), trace::now_ns()) : 0;
+    const int64_t t0 = traced && k > 0 ? (trace::set_lane(k), trace::cpu_ns()) : 0;
     try {
       fn(begin, end);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
     }
-    if (traced && k > 0) trace::add_busy(k, trace::now_ns() - t0);
+    if (traced && k > 0) trace::add_busy(k, trace::cpu_ns() - t0);
   };
   for (int k = 1; k < t; ++k) pool.emplace_back(chunk, k);
   chunk(0);
-  const int64_t j0 = traced ? trace::now_ns() : 0;
   for (auto& th : pool) th.join();
-  if (traced) trace::add_wait(0, trace::now_ns() - j0);
   blas_set_threads(blas_before);
   if (error) std::rethrow_exception(error);
 }
@@ -125,10 +123,8 @@ class Pool {
     }
     wake_.notify_all();
     work(job);
-    const int64_t w0 = trace::recording() ? trace::now_ns() : 0;
     std::unique_lock<std::mutex> lock(mutex_);
     finished_.wait(lock, [&] { return job.done == job.n && job.workers == 0; });
-    if (w0 != 0) trace::add_wait(trace::lane(), trace::now_ns() - w0);
     for (auto it = jobs_.begin(); it != jobs_.end(); ++it)
       if (*it == &job) {
         jobs_.erase(it);
@@ -180,9 +176,10 @@ class Pool {
       wake_.wait(lock, [&] { return (j = open_job()) != nullptr; });
       ++j->workers;
       lock.unlock();
-      const int64_t t0 = trace::recording() ? trace::now_ns() : 0;
+      const bool traced = trace::recording();
+      const int64_t t0 = traced ? trace::cpu_ns() : 0;
       work(*j);
-      if (t0 != 0) trace::add_busy(trace::helper_lane(index), trace::now_ns() - t0);
+      if (traced) trace::add_busy(trace::helper_lane(index), trace::cpu_ns() - t0);
       lock.lock();
     }
   }

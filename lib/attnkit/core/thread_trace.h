@@ -7,10 +7,12 @@
 // Lanes: lane 0 is the recording thread; a top-level parallel_for's chunk k runs in lane k;
 // helper i of the pool in lane lanes - 1 - i (the helpers are lent to slices only when there
 // are more threads than slices, so their lanes are the ones the slices leave free). A lane's
-// busy time excludes the time it waits for helpers to finish their chunks, and the recording
-// thread's excludes the time it waits for the other chunks of its parallel_for. All times are
-// whole nanoseconds of the steady clock, so a lane's busy and waiting time add up to the
-// phase's wall time exactly.
+// busy time is CPU time (the thread's own clock, CLOCK_THREAD_CPUTIME_ID): lane 0's over the
+// whole phase, the others' in their chunks. So a thread blocked in a join, waiting for its
+// helpers or for a CPU on a loaded machine is not busy: busy time is the work, the same on a
+// quiet machine and a loaded one (up to the caches), and a phase's busiest lane is how long it
+// would take if no thread waited for a CPU. Wall times are whole nanoseconds of the steady
+// clock, and each lane's busy time lies in [0, wall].
 #pragma once
 
 #include <cstdint>
@@ -35,13 +37,12 @@ Phase next_phase(int lanes);
 Phase end_phase();
 
 int64_t now_ns();  // the steady clock
+int64_t cpu_ns();  // this thread's CPU time
 
-// For parallel.cpp: this thread's lane (0 outside chunks), busy time of a lane, waiting time
-// of a lane, and the time the recording thread spent in a parallel_for outside its own chunk.
+// For parallel.cpp: this thread's lane (0 outside chunks), and CPU time a lane's chunk took.
 int lane();
 void set_lane(int lane);
 void add_busy(int lane, int64_t ns);
-void add_wait(int lane, int64_t ns);
 int helper_lane(int pool_index);  // lanes - 1 - pool_index, or -1 outside the lanes
 
 }  // namespace attnkit::trace

@@ -48,7 +48,7 @@ TraceSink& trace_sink() {
 }
 
 // One step's phases, recorded on rank 0 when a trace file is set: each phase's wall time and
-// each lane's busy time (core/thread_trace.h), written as rows, then the step's totals.
+// each lane's busy (CPU) time (core/thread_trace.h), written as rows, then the step's totals.
 class PhaseTrace {
  public:
   PhaseTrace(int64_t step, int lanes) : step_(step), lanes_(lanes) {
@@ -64,7 +64,7 @@ class PhaseTrace {
       s.file = std::fopen(s.path.c_str(), "w");
       if (!s.file)
         throw IoError("cannot write the thread trace " + s.path + ": " + std::strerror(errno));
-      std::fputs("step\tphase\tlane\twall_ns\tbusy_ns\twait_ns\n", s.file);
+      std::fputs("step\tphase\tlane\twall_ns\tbusy_ns\tidle_ns\n", s.file);
     }
     on_ = true;
     total_.busy_ns.assign(static_cast<size_t>(lanes_), 0);
