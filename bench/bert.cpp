@@ -10,6 +10,7 @@
 #include <string>
 
 #include "attnkit/core/blas.h"
+#include "attnkit/core/heap.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/models/bert/model.h"
 #include "attnkit/train/module.h"
@@ -25,6 +26,7 @@ int main(int argc, char** argv) {
   constexpr int64_t B = 128;
   blas_set_threads(threads);
   set_max_threads(threads);
+  keep_freed_memory();  // as the tools do (core/heap.h): no page faults between steps
   data::TokenCounts counts;
   for (int w = 0; w < 150; ++w) counts["w" + std::to_string(w)] = 1;
   data::Vocab vocab = data::Vocab::build(counts, 1);

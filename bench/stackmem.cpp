@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnkit/core/blas.h"
+#include "attnkit/core/heap.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/memory/stackmem/model.h"
 #include "attnkit/train/module.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
   constexpr int64_t B = 16;
   blas_set_threads(threads);
   set_max_threads(threads);
+  keep_freed_memory();  // as the tools do (core/heap.h): no page faults between steps
   data::TokenCounts counts;
   for (int s = 1; s <= 10; ++s) counts[std::to_string(s)] = 1;
   data::Vocab vocab = data::Vocab::build(counts, 1);

@@ -270,7 +270,7 @@ double grad_norm(const std::vector<ad::Parameter*>& params) {
               fastmath::lane_dot_double(p->grad.data(), p->grad.data(), p->grad.size());
         }
       },
-      total >= (int64_t{1} << 18) ? 0 : 1);
+      total >= kParallelParams ? 0 : 1);
   double s = 0.0;
   for (size_t k = 0; k < params.size(); ++k) s += params[k]->copies * dots[k];
   return std::sqrt(s);
