@@ -37,7 +37,8 @@ out=$(mktemp) trace=$(mktemp); trap 'rm -f "$out" "$trace"' EXIT
 # for a CPU), in ms a step. Busy time is CPU time, so the work and the busiest lane hardly
 # depend on the load; the wall time does. The line "serial" is the Amdahl serial fraction
 # that the busiest lanes imply: s = (T crit / work - 1) / (T - 1), crit the sum over the
-# phases of their busiest lane (s = 0: the work split evenly over T threads; 1: one lane).
+# phases of their busiest lane (s = 0: the work split evenly over T threads; 1: one lane);
+# "serial_median" the median over the steps of the same fraction, step by step.
 trace_table() {
   echo "# thread trace at $T threads ($steps steps after 3 warm-up steps), load $(cut -d' ' -f1-3 /proc/loadavg)"
   printf 'model\tphase\twall_share\twall_ms\twork_ms\tcrit_ms\n'
@@ -57,6 +58,15 @@ trace_table() {
           printf "%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\n", m, p, wall[p] / wall["step"], wall[p] / steps / 1e6,
                  work[p] / steps / 1e6, crit[p] / steps / 1e6 }
         printf "%s\tserial\t%.3f\n", m, (T * cs / work["step"] - 1) / (T - 1) }' "$trace"
+    # The same fraction step by step, its median: a step whose CPU time a loaded machine
+    # inflated (page zeroing, a busy sibling core) moves the mean, not the median.
+    awk -F'\t' -v T="$T" '
+      NR == 1 || $1 < 3 { next }
+      $2 == "step" { work[$1] += $5; next }
+      { k = $1 "\t" $2; if (!(k in top) || $5 > top[k]) top[k] = $5 }
+      END { for (k in top) { split(k, a, "\t"); crit[a[1]] += top[k] }
+        for (st in work) print (T * crit[st] / work[st] - 1) / (T - 1) }' "$trace" |
+      sort -g | awk -v m="$name" '{ v[NR] = $1 } END { printf "%s\tserial_median\t%.3f\n", m, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
   done
 }
 if [ "${TRACE_ONLY:-0}" = 1 ]; then
