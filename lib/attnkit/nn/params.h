@@ -67,9 +67,9 @@ std::vector<ParamBlock> param_blocks(const std::vector<ad::Parameter*>& params,
 // the optimiser's serial step was 1 ms of RAM's 7 ms step at 2 threads (bench/threads.sh's
 // trace, doc/scaling.md).
 constexpr int64_t kParallelParams = int64_t{1} << 16;
-// Calls fn(k, begin, end) once for every block of param_blocks(params, 2^12), on up to max_threads()
-// threads (core/parallel.h) when the parameters have kParallelParams elements or more, else on
-// the caller's thread. Each element is visited once, by one thread: for element-wise work the
+// Calls fn(k, begin, end) once for every block of param_blocks(params, 2^12), on up to
+// max_threads() threads (core/parallel.h) when the parameters have kParallelParams elements or
+// more, else on the caller's thread. Each element is visited once, by one thread: for element-wise work the
 // result does not depend on the thread count.
 void for_param_blocks(const std::vector<ad::Parameter*>& params,
                       const std::function<void(size_t k, int64_t begin, int64_t end)>& fn);
