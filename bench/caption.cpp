@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnkit/core/blas.h"
+#include "attnkit/core/heap.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/models/caption/model.h"
 #include "attnkit/train/module.h"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   const int steps = std::atoi(argv[1]), threads = std::atoi(argv[2]);
   blas_set_threads(threads);
   set_max_threads(threads);
+  keep_freed_memory();  // as the tools do (core/heap.h): no page faults between steps
   constexpr int64_t B = 64;
   models::CaptionData d;
   d.images = Tensor({B, 56, 56});

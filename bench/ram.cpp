@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "attnkit/core/blas.h"
+#include "attnkit/core/heap.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/models/ram/model.h"
 #include "attnkit/train/module.h"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   constexpr int64_t B = 64;
   blas_set_threads(threads);
   set_max_threads(threads);
+  keep_freed_memory();  // as the tools do (core/heap.h): no page faults between steps
   models::RamConfig c;
   if (argc > 3) c.glimpses = std::atoll(argv[3]);
   models::ImageSet data;

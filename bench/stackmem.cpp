@@ -1,8 +1,8 @@
 // bench-stackmem: the Stack-LSTM's training step, timed (bench/stackmem.sh sets it beside the
 // same model in PyTorch, bench/stackmem_torch.py).
-//   bench-stackmem LEN STEPS THREADS   reversal of LEN symbols (10 symbols), batch 16, the
-//                                      training layer's step (StackTraining's one slice
-//                                      of 16, Adam, clipping at 5) → sequences/s
+//   bench-stackmem LEN STEPS THREADS [SLICES]
+//       reversal of LEN symbols (10 symbols), batch 16, the training layer's step
+//       (StackTraining's slices, or SLICES of them; Adam, clipping at 5) → sequences/s
 // Model: stackmem-train's defaults of exercise 8-4 (embed 32, hidden 64, width 16, the
 // paper's form). Prints one TSV line: impl, task, model, threads, steps, sec (a step),
 // sequences/s, the last loss.
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attnkit/core/blas.h"
+#include "attnkit/core/heap.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/memory/stackmem/model.h"
 #include "attnkit/train/module.h"
@@ -21,14 +22,16 @@ using namespace attnkit;
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: bench-stackmem LEN STEPS THREADS\n");
+    std::fprintf(stderr, "usage: bench-stackmem LEN STEPS THREADS [SLICES]\n");
     return 2;
   }
   const int64_t len = std::atoll(argv[1]);
   const int steps = std::atoi(argv[2]), threads = std::atoi(argv[3]);
+  const int64_t slices = argc > 4 ? std::atoll(argv[4]) : 0;  // 0: the module's
   constexpr int64_t B = 16;
   blas_set_threads(threads);
   set_max_threads(threads);
+  keep_freed_memory();  // as the tools do (core/heap.h): no page faults between steps
   data::TokenCounts counts;
   for (int s = 1; s <= 10; ++s) counts[std::to_string(s)] = 1;
   data::Vocab vocab = data::Vocab::build(counts, 1);
@@ -50,7 +53,7 @@ int main(int argc, char** argv) {
   train::Tapes tapes;
   double last = 0;
   int64_t k = 0;
-  auto step = [&] { last = train::step(m, tapes, rows, 3, k++, 5.0).loss; };
+  auto step = [&] { last = train::step(m, tapes, rows, 3, k++, 5.0, false, slices).loss; };
   for (int i = 0; i < 3; ++i) step();
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < steps; ++i) step();

@@ -12,6 +12,7 @@
 
 #include "attnkit/core/blas.h"
 #include "attnkit/core/helpers.h"
+#include "attnkit/core/thread_trace.h"
 
 namespace attnkit {
 
@@ -65,14 +66,19 @@ void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn, in
   std::mutex error_mutex;
   std::vector<std::thread> pool;
   pool.reserve(static_cast<size_t>(t - 1));
+  // The thread trace (core/thread_trace.h): chunk k's CPU time is lane k's (the recording
+  // thread's chunk 0 is part of its own, lane 0's).
+  const bool traced = trace::recording() && trace::recorder();
   auto chunk = [&](int k) {
     const int64_t begin = n * k / t, end = n * (k + 1) / t;
+    const int64_t t0 = traced && k > 0 ? (trace::set_lane(k), trace::cpu_ns()) : 0;
     try {
       fn(begin, end);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex);
       if (!error) error = std::current_exception();
     }
+    if (traced && k > 0) trace::add_busy(k, trace::cpu_ns() - t0);
   };
   for (int k = 1; k < t; ++k) pool.emplace_back(chunk, k);
   chunk(0);
@@ -110,7 +116,8 @@ class Pool {
       job.workers = 1;  // this thread
       jobs_.push_back(&job);
       while (static_cast<int>(threads_.size()) < job.limit - 1) {
-        threads_.emplace_back([this] { loop(); });
+        const int index = static_cast<int>(threads_.size());
+        threads_.emplace_back([this, index] { loop(index); });
         threads_.back().detach();
       }
     }
@@ -162,14 +169,17 @@ class Pool {
     return nullptr;
   }
 
-  void loop() {
+  void loop(int index) {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       Job* j = nullptr;
       wake_.wait(lock, [&] { return (j = open_job()) != nullptr; });
       ++j->workers;
       lock.unlock();
+      const bool traced = trace::recording();
+      const int64_t t0 = traced ? trace::cpu_ns() : 0;
       work(*j);
+      if (traced) trace::add_busy(trace::helper_lane(index), trace::cpu_ns() - t0);
       lock.lock();
     }
   }

@@ -8,6 +8,7 @@
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/fastmath.h"
+#include "attnkit/core/parallel.h"
 #include "attnkit/nn/params.h"
 
 namespace attnkit::nn {
@@ -255,9 +256,23 @@ void RMSProp::update(size_t k, double lr, int64_t, int64_t begin, int64_t end) {
 }
 
 double grad_norm(const std::vector<ad::Parameter*>& params) {
+  // Each parameter's sum of squares whole (on up to max_threads() threads for a large model,
+  // as for_param_blocks), then added in parameter order: the same bits for any thread count.
+  std::vector<double> dots(params.size());
+  int64_t total = 0;
+  for (const ad::Parameter* p : params) total += p->grad.size();
+  parallel_for(
+      static_cast<int64_t>(params.size()),
+      [&](int64_t lo, int64_t hi) {
+        for (int64_t k = lo; k < hi; ++k) {
+          const ad::Parameter* p = params[static_cast<size_t>(k)];
+          dots[static_cast<size_t>(k)] =
+              fastmath::lane_dot_double(p->grad.data(), p->grad.data(), p->grad.size());
+        }
+      },
+      total >= kParallelParams ? 0 : 1);
   double s = 0.0;
-  for (const ad::Parameter* p : params)
-    s += p->copies * fastmath::lane_dot_double(p->grad.data(), p->grad.data(), p->grad.size());
+  for (size_t k = 0; k < params.size(); ++k) s += params[k]->copies * dots[k];
   return std::sqrt(s);
 }
 
@@ -265,8 +280,10 @@ double clip_grad_norm(const std::vector<ad::Parameter*>& params, double max_norm
   const double norm = grad_norm(params);
   if (norm > max_norm && norm > 0.0) {
     const float scale = static_cast<float>(max_norm / norm);
-    for (ad::Parameter* p : params)
-      for (float& v : p->grad.values()) v *= scale;
+    for_param_blocks(params, [&](size_t k, int64_t begin, int64_t end) {
+      float* g = params[k]->grad.data();
+      for (int64_t i = begin; i < end; ++i) g[i] *= scale;
+    });
   }
   return norm;
 }

@@ -98,11 +98,12 @@ std::vector<ParamBlock> param_blocks(const std::vector<ad::Parameter*>& params, 
 
 void for_param_blocks(const std::vector<ad::Parameter*>& params,
                       const std::function<void(size_t, int64_t, int64_t)>& fn) {
-  const std::vector<ParamBlock> blocks = param_blocks(params);
+  // Blocks of 2^12: the threads' shares (contiguous runs of blocks) then differ by less than
+  // a block, where 2^15 left RAM's split uneven. Element-wise work: the same bits either way.
+  const std::vector<ParamBlock> blocks = param_blocks(params, int64_t{1} << 12);
   int64_t total = 0;
   for (const ad::Parameter* p : params) total += p->size();
-  // Starting a thread costs tens of microseconds: small models (the NTM's) stay on one.
-  const int threads = total >= (int64_t{1} << 18) ? 0 : 1;
+  const int threads = total >= kParallelParams ? 0 : 1;
   parallel_for(
       static_cast<int64_t>(blocks.size()),
       [&](int64_t lo, int64_t hi) {

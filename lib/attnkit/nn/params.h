@@ -62,10 +62,15 @@ struct ParamBlock {
 };
 std::vector<ParamBlock> param_blocks(const std::vector<ad::Parameter*>& params,
                                      int64_t block = int64_t{1} << 15);
-// Calls fn(k, begin, end) once for every block of param_blocks(params), on up to max_threads()
-// threads (core/parallel.h) when the parameters have 2^18 elements or more, else on the
-// caller's thread. Each element is visited once, by one thread: for element-wise work the
-// result does not depend on the thread count.
+// Models with this many parameter elements or more update them on several threads: below it,
+// starting a thread (tens of microseconds) costs more than it saves. With the bar at 2^18,
+// RAM's optimiser step ran on one thread: 1 ms of its 7 ms step at 2 threads (bench/threads.sh's
+// trace, doc/scaling.md).
+constexpr int64_t kParallelParams = int64_t{1} << 16;
+// Calls fn(k, begin, end) once for every block of param_blocks(params, 2^12), on up to
+// max_threads() threads (core/parallel.h) when the parameters have kParallelParams elements or
+// more, else on the caller's thread. Each element is visited once, by one thread: for
+// element-wise work the result does not depend on the thread count.
 void for_param_blocks(const std::vector<ad::Parameter*>& params,
                       const std::function<void(size_t k, int64_t begin, int64_t end)>& fn);
 

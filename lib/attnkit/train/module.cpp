@@ -1,13 +1,19 @@
 #include "attnkit/train/module.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
 
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/helpers.h"
 #include "attnkit/core/parallel.h"
+#include "attnkit/core/thread_trace.h"
 #include "attnkit/train/dist.h"
 
 namespace attnkit::train {
@@ -28,7 +34,88 @@ uint64_t splitmix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// The thread trace's file (set_thread_trace, ATTNKIT_TRACE_THREADS).
+struct TraceSink {
+  std::mutex mutex;
+  bool env_read = false;
+  std::string path;
+  std::FILE* file = nullptr;
+};
+
+TraceSink& trace_sink() {
+  static TraceSink* sink = new TraceSink();  // never destroyed: steps may end after main
+  return *sink;
+}
+
+// One step's phases, recorded on rank 0 when a trace file is set: each phase's wall time and
+// each lane's busy (CPU) time (core/thread_trace.h), written as rows, then the step's totals.
+class PhaseTrace {
+ public:
+  PhaseTrace(int64_t step, int lanes) : step_(step), lanes_(lanes) {
+    TraceSink& s = trace_sink();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.env_read) {
+      s.env_read = true;
+      if (const char* e = std::getenv("ATTNKIT_TRACE_THREADS"); e && *e && s.path.empty())
+        s.path = e;
+    }
+    if (s.path.empty() || dist::rank() != 0) return;
+    if (!s.file) {
+      s.file = std::fopen(s.path.c_str(), "w");
+      if (!s.file)
+        throw IoError("cannot write the thread trace " + s.path + ": " + std::strerror(errno));
+      std::fputs("step\tphase\tlane\twall_ns\tbusy_ns\tidle_ns\n", s.file);
+    }
+    on_ = true;
+    total_.busy_ns.assign(static_cast<size_t>(lanes_), 0);
+    trace::begin_phase(lanes_);
+  }
+  PhaseTrace(const PhaseTrace&) = delete;
+  PhaseTrace& operator=(const PhaseTrace&) = delete;
+  ~PhaseTrace() {
+    if (on_) trace::end_phase();  // an exception: the step's rows are left out
+  }
+
+  // Ends the current phase under `name` and starts the next one (last: ends the step).
+  void next(const char* name, bool last = false) {
+    if (!on_) return;
+    const trace::Phase p = last ? trace::end_phase() : trace::next_phase(lanes_);
+    if (last) on_ = false;
+    rows_.emplace_back(name, p);
+    total_.wall_ns += p.wall_ns;
+    for (size_t i = 0; i < p.busy_ns.size(); ++i) total_.busy_ns[i] += p.busy_ns[i];
+    if (!last) return;
+    rows_.emplace_back("step", total_);
+    TraceSink& s = trace_sink();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.file) return;
+    for (const auto& [phase, t] : rows_)
+      for (size_t i = 0; i < t.busy_ns.size(); ++i)
+        std::fprintf(s.file, "%lld\t%s\t%zu\t%lld\t%lld\t%lld\n", static_cast<long long>(step_),
+                     phase.c_str(), i, static_cast<long long>(t.wall_ns),
+                     static_cast<long long>(t.busy_ns[i]),
+                     static_cast<long long>(t.wall_ns - t.busy_ns[i]));
+    std::fflush(s.file);
+  }
+
+ private:
+  int64_t step_;
+  int lanes_;
+  bool on_ = false;
+  trace::Phase total_;
+  std::vector<std::pair<std::string, trace::Phase>> rows_;
+};
+
 }  // namespace
+
+void set_thread_trace(const std::string& path) {
+  TraceSink& s = trace_sink();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.file) std::fclose(s.file);
+  s.file = nullptr;
+  s.path = path;
+  s.env_read = true;
+}
 
 double Module::clip_gradients(double clip) {
   return nn::clip_grad_norm(params().params(), clip > 0 ? clip : INFINITY);
@@ -44,8 +131,10 @@ int64_t slice_count(const Module& m, int64_t rows, int64_t slices) {
   return std::max<int64_t>(1, std::min(s, rows));
 }
 
-StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step,
-                         bool interrupt, int64_t slices) {
+namespace {
+
+StepOut traced_forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed,
+                                int64_t step, bool interrupt, int64_t slices, PhaseTrace& trace) {
   const int64_t S = slice_count(m, rows, slices);
   const int64_t R = dist::ranks(), r = dist::rank();
   const int64_t lo = S * r / R, hi = S * (r + 1) / R;  // this rank's slices
@@ -100,6 +189,7 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
     out[static_cast<size_t>(i)] =
         m.forward(t, rows * c / S, rows * (c + 1) / S, static_cast<int>(c));
   });
+  trace.next("forward");
 
   // Share per slice: weight, loss and sums (one rank owns each entry), and the interrupt flag.
   const std::vector<std::string> names = m.slice_sums();
@@ -134,6 +224,8 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
   for (int64_t k = 0; k < R; ++k)
     res.interrupted |= shared[static_cast<size_t>(S) * per + static_cast<size_t>(k)] != 0;
 
+  trace.next("exchange");
+
   // Backward passes, each seeded with its share of the mean (or 1 for a sum).
   in_slices([&](int64_t i) {
     const Slice& s = out[static_cast<size_t>(i)];
@@ -141,6 +233,8 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
         mean ? static_cast<float>(res.weight > 0 ? s.weight / res.weight : 0.0) : 1.0f;
     tapes.get(static_cast<size_t>(i)).backward(s.loss, Tensor(s.loss.value().shape(), seed_grad));
   });
+
+  trace.next("backward");
 
   // Gradients: zero, then every slice's added in slice order (across ranks by the chain).
   for (ad::Parameter* p : params)
@@ -181,11 +275,25 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
   return res;
 }
 
+}  // namespace
+
+StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step,
+                         bool interrupt, int64_t slices) {
+  PhaseTrace trace(step, max_threads());
+  StepOut out = traced_forward_backward(m, tapes, rows, seed, step, interrupt, slices, trace);
+  trace.next("grad_sum", true);
+  return out;
+}
+
 StepOut step(Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step_no, double clip,
              bool interrupt, int64_t slices) {
-  StepOut out = forward_backward(m, tapes, rows, seed, step_no, interrupt, slices);
+  PhaseTrace trace(step_no, max_threads());
+  StepOut out = traced_forward_backward(m, tapes, rows, seed, step_no, interrupt, slices, trace);
+  trace.next("grad_sum");
   out.grad_norm = m.clip_gradients(clip);
+  trace.next("clip");
   if (std::isfinite(out.loss) && std::isfinite(out.grad_norm)) m.optimizer().step();
+  trace.next("optimiser", true);
   return out;
 }
 

@@ -136,6 +136,15 @@ StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t s
 StepOut step(Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step, double clip,
              bool interrupt = false, int64_t slices = 0);
 
+// The per-step thread trace: where each thread works and where it waits, phase by phase
+// (forward, exchange, backward, grad_sum, then in step() clip and optimiser; core/thread_trace.h
+// says what a lane is). With a file set (here, or ATTNKIT_TRACE_THREADS=FILE in the
+// environment, read at the first step), rank 0 writes to it, TSV: a header, then per step,
+// phase and lane (0 to max_threads() - 1): step, phase, lane, wall_ns, busy_ns (the lane's CPU
+// time), idle_ns (wall - busy: waiting for other threads, or for a CPU), and last the phase
+// "step", the sums over the step's phases. "" turns it off. bench/threads.sh sums it up.
+void set_thread_trace(const std::string& path);
+
 // The number of slices a batch of `rows` items is cut into.
 int64_t slice_count(const Module& m, int64_t rows, int64_t slices = 0);
 

@@ -1,0 +1,67 @@
+// bench-bert: BERT pretraining's step, timed (bench/threads.sh: thread scaling).
+//   bench-bert STEPS THREADS
+// The bert-tiny recipe (pipelines/bert-tiny.sh): 2 layers, hidden 128, 2 heads, ff 256,
+// len-max 64, dropout 0.1, batch 128 (4 slices), Adam at 1e-3, no clipping; on a synthetic
+// corpus of bAbI's shape (200 documents of 15 sentences of 4-9 words from 150 words, uniform).
+// Prints one TSV line: impl, task, model, threads, steps, sec (a step), pairs/s, loss.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "attnkit/core/blas.h"
+#include "attnkit/core/heap.h"
+#include "attnkit/core/parallel.h"
+#include "attnkit/models/bert/model.h"
+#include "attnkit/train/module.h"
+
+using namespace attnkit;
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: bench-bert STEPS THREADS\n");
+    return 2;
+  }
+  const int steps = std::atoi(argv[1]), threads = std::atoi(argv[2]);
+  constexpr int64_t B = 128;
+  blas_set_threads(threads);
+  set_max_threads(threads);
+  keep_freed_memory();  // as the tools do (core/heap.h): no page faults between steps
+  data::TokenCounts counts;
+  for (int w = 0; w < 150; ++w) counts["w" + std::to_string(w)] = 1;
+  data::Vocab vocab = data::Vocab::build(counts, 1);
+  Rng r(1);
+  models::BertCorpus corpus;
+  for (int d = 0; d < 200; ++d) {
+    corpus.docs.emplace_back();
+    for (int s = 0; s < 15; ++s) {
+      std::vector<int32_t> sentence;
+      const int64_t n = 4 + static_cast<int64_t>(r.below(6));
+      for (int64_t k = 0; k < n; ++k)
+        sentence.push_back(static_cast<int32_t>(vocab.id("w" + std::to_string(r.below(150)))));
+      corpus.docs.back().push_back(std::move(sentence));
+    }
+  }
+  models::BertConfig c;  // the defaults are bert-tiny's model
+  c.layers = 2, c.hidden = 128, c.heads = 2, c.ff = 256, c.max_len = 64, c.dropout = 0.1f;
+  models::BertTrainOptions o;
+  o.batch = B, o.lr = 1e-3;
+  models::BertTraining m(c, o, std::move(vocab), std::move(corpus), {}, 1000000, 0, 1, "");
+  nn::TrainState s;
+  train::Tapes tapes;
+  double last = 0;
+  auto step = [&] {
+    const int64_t rows = m.begin_batch(s);
+    last = train::step(m, tapes, rows, 3, s.step, 0.0).loss;
+    ++s.step;
+    s.advance(m.batches_per_epoch());
+  };
+  for (int i = 0; i < 3; ++i) step();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < steps; ++i) step();
+  const double sec =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps;
+  std::printf("attnkit\ttrain\tbert-tiny\t%d\t%d\t%.5f\t%.1f\t%.4f\n", threads, steps, sec, B / sec,
+              last);
+  return 0;
+}
