@@ -15,6 +15,9 @@
 #include "attnkit/train/module.h"
 #include "test_util.h"
 
+// Each test file in a namespace of its own: the unit tests compile as a unity build.
+namespace attnkit_unit_thread_trace_test {
+
 using namespace attnkit;
 
 namespace {
@@ -125,3 +128,5 @@ TEST_CASE("thread trace: off, nothing is written; on, the model has the same bit
   train_stack(1, 1, 1);  // off again: the file is left as the traced run wrote it
   CHECK(read_trace(path).size() == static_cast<size_t>(2 * 7 * 2));
 }
+
+}  // namespace attnkit_unit_thread_trace_test
