@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "attnkit/core/error.h"
+#include "attnkit/core/fastmath.h"
 
 namespace attnkit::memory {
 
@@ -11,10 +12,14 @@ namespace {
 
 std::vector<float> as_floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
-float dotf(const float* a, const float* b, int64_t n) {
-  float s = 0;
-  for (int64_t i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
+// Lane-wise (vectorised) products and tanh: core/fastmath.h.
+float dotf(const float* a, const float* b, int64_t n) { return fastmath::lane_dot(a, b, n); }
+
+// out[i] = tanh(bias[i] + W_i · x) for the rows W_i of W [rows, cols].
+void affine_tanh(const float* W, const float* bias, const float* x, int64_t rows, int64_t cols,
+                 float* out) {
+  for (int64_t i = 0; i < rows; ++i) out[i] = bias[i] + dotf(W + i * cols, x, cols);
+  for (int64_t i = 0; i < rows; ++i) out[i] = fastmath::fast_tanh(out[i]);
 }
 
 }  // namespace
@@ -50,11 +55,8 @@ TreeMemory::TreeMemory(const TreeWeights& w, int64_t batch, const std::vector<fl
 }
 
 void TreeMemory::join(float* nodes, int64_t k) {
-  const float* l = nodes + 2 * k * m_;  // the two children are adjacent: [x_2k; x_2k+1]
-  float* out = nodes + k * m_;
-  for (int64_t i = 0; i < m_; ++i)
-    out[i] =
-        std::tanh(join_b_[static_cast<size_t>(i)] + dotf(join_w_.data() + i * 2 * m_, l, 2 * m_));
+  // The two children are adjacent: [x_2k; x_2k+1].
+  affine_tanh(join_w_.data(), join_b_.data(), nodes + 2 * k * m_, m_, 2 * m_, nodes + k * m_);
 }
 
 int64_t TreeMemory::access(const float* h, float* read, int64_t* leaf) {
@@ -71,9 +73,7 @@ int64_t TreeMemory::access(const float* h, float* read, int64_t* leaf) {
     std::copy(x, x + m_, read + b * m_);
     std::copy(x, x + m_, buf_.begin());
     std::copy(hb, hb + c_, buf_.begin() + m_);
-    for (int64_t i = 0; i < m_; ++i)
-      x[i] = std::tanh(write_b_[static_cast<size_t>(i)] +
-                       dotf(write_w_.data() + i * (m_ + c_), buf_.data(), m_ + c_));
+    affine_tanh(write_w_.data(), write_b_.data(), buf_.data(), m_, m_ + c_, x);
     for (k /= 2; k >= 1; k /= 2) join(nodes, k);
     ops += (c_ + 1) + d_ * m_ + m_ * (m_ + c_) + d_ * 2 * m_ * m_;
   }
@@ -116,7 +116,7 @@ int64_t SetMemory::access(const float* h, float* read) {
           cb_[static_cast<size_t>(i)] + dotf(cw_.data() + i * c_, h + b * c_, c_);
     const float w = 1.0f / (1.0f + std::exp(-ctrl_[0])), er = 1.0f / (1.0f + std::exp(-ctrl_[1]));
     for (int64_t i = 2; i < 2 + 4 * m; ++i)
-      ctrl_[static_cast<size_t>(i)] = std::tanh(ctrl_[static_cast<size_t>(i)]);
+      ctrl_[static_cast<size_t>(i)] = fastmath::fast_tanh(ctrl_[static_cast<size_t>(i)]);
     const float *key = ctrl_.data() + 2, *value = key + m, *q = value + m, *e = q + m;
     const double tau = ctrl_[static_cast<size_t>(2 + 4 * m)];
     float* s = s_.data() + b * cap_;
