@@ -53,6 +53,13 @@
 # keep (with keys from the symbol the set finds which symbols and the LSTM has to carry their
 # order; with keys from the state too, the best measured was 0.705; doc/exercise-8-4.md),
 # nor do the tree's rows (its sort stayed below the LSTM's in what was measured).
+# HAM's own hard descent (--memory tree --attention hard: one leaf an access, sampled in
+# training and trained by REINFORCE, greedy in decoding; row tree-hard) runs on sort, which
+# uses the 128 symbols (over 16, sorting is counting, which the LSTM does well); every row
+# also reports "elements", the share of target positions right. The claim that HAM sorts at
+# twice the training length with >= 0.9 of the elements right where the LSTM and the stack do
+# not is stated as PASS or FAIL with its figures (EX84_SET_SEEDS seeds of tree-hard), and
+# does not fail the run.
 #   pipelines/exercise-8-4.sh [--quick] [--seed S] [--keep DIR]
 # Measured results (dates, loads, earlier recipes): doc/experiments/exercise-8-4.md; how each
 # recipe was found: doc/exercise-8-4.md.
@@ -83,14 +90,14 @@ train() {
     stackmem-train -i "$dir/anbn-train.tsv" --stack-rnn --stacks 10 --hidden 40 --embed 8 \
       --lr 0.01 --epochs $rnn_epochs --seed "$s" --threads 1 -q -o "$m"
     stackmem-run --model "$m" -i "$dir/anbn-test.tsv" --eval |
-      awk -F'\t' -v s="$s" '$1 == "all" { printf "anbn\tstack-rnn\t%s\t%s\t%s\n", s, $3, $4 }'
+      awk -F'\t' -v s="$s" '$1 == "all" { printf "anbn\tstack-rnn\t%s\t%s\t%s\t-\n", s, $3, $4 }'
     return
   fi
   if [ "$mem" = ntm ]; then
     ntm-train -i "$dir/$task-train.tsv" $ntm_size --optimizer adam --lr 3e-3 --eps 1e-8 --steps $ntm_steps \
       --seed "$s" --threads 1 -q -o "$m"
     ntm-run --model "$m" -i "$dir/$task-test.tsv" --eval -q |
-      awk -F'\t' -v t="$task" -v s="$s" '$1 == "all" { printf "%s\tntm\t%s\t%s\t%s\n", t, s, $3, $4 }'
+      awk -F'\t' -v t="$task" -v s="$s" '$1 == "all" { printf "%s\tntm\t%s\t%s\t%s\t-\n", t, s, $3, $4 }'
     return
   fi
   # The stack's and the queue's decoder (and the deque's): its push, pop and value from its
@@ -103,7 +110,7 @@ train() {
   # higher rate after a warm-up (two ends to learn; the longer run is what stops a copy
   # fading with length). The queue's controllers have 128 units (its bigram flip's fine
   # accuracy held in 5 of 5 seeds on --seed 11's data, against 2 of 5 with 64).
-  local recipe=() n=$steps lr=0.002 hidden=64
+  local recipe=() n=$steps lr=0.002 hidden=64 kind=$mem
   [ "$mem" = none ] || recipe=(--input-control --decoder-push-bias -3)
   case $mem in
     # The set and the tree (issue 35): the prediction also sees the read (a set's "found", the
@@ -112,13 +119,21 @@ train() {
     # tree at lr 0.005 (doc/exercise-8-4.md).
     set) recipe=(--read-out --input-control --tied-keys) n=$((3 * steps)) lr=0.005 ;;
     tree) recipe=(--read-out) lr=0.005 ;;
+    # HAM's hard descent: the tree's recipe, its decisions sampled and trained by REINFORCE.
+    tree-hard) recipe=(--read-out --attention hard) lr=0.005 kind=tree ;;
     queue) hidden=128 ;;
     deque) recipe+=(--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5 --warmup 500) n=$((3 * steps)) lr=0.003 ;;
   esac
-  stackmem-train -i "$dir/$task-train.tsv" --memory "$mem" --two-controllers --steps $n \
+  stackmem-train -i "$dir/$task-train.tsv" --memory "$kind" --two-controllers --steps $n \
     --batch-size 32 --lr $lr --hidden $hidden --value-size 32 "${recipe[@]}" --seed "$s" --threads 1 -q -o "$m"
+  # elements: the share of the target positions whose output symbol is right.
+  stackmem-run --model "$m" -i "$dir/$task-test.tsv" -o "$dir/$task-$mem-$s.out"
+  local elements
+  elements=$(awk -F'\t' 'NR == FNR { n = split($0, o, " "); for (i = 1; i <= n; i++) out[FNR, i] = o[i]; next }
+    { n = split($2, y, " "); for (i = 1; i <= n; i++) { all++; ok += ((FNR, i) in out) && out[FNR, i] == y[i] } }
+    END { printf "%.3f", all ? ok / all : 0 }' "$dir/$task-$mem-$s.out" "$dir/$task-test.tsv")
   stackmem-run --model "$m" -i "$dir/$task-test.tsv" --eval |
-    awk -F'\t' -v t="$task" -v m="$mem" -v s="$s" '$1 == "all" { printf "%s\t%s\t%s\t%s\t%s\n", t, m, s, $3, $4 }'
+    awk -F'\t' -v t="$task" -v m="$mem" -v s="$s" -v e="$elements" '$1 == "all" { printf "%s\t%s\t%s\t%s\t%s\t%s\n", t, m, s, $3, $4, e }'
 }
 
 jobs=()
@@ -131,7 +146,8 @@ for task in copy reverse bigram-flip membership count-distinct dedup sort merge 
     bigram-flip) k=$bigram_symbols ;;
     membership) mems="stack queue none set tree" ;;
     count-distinct | dedup) k=16 mems="stack queue none set tree" ;;
-    sort | merge) k=16 mems="stack none set tree" ;;
+    sort) mems="stack none set tree tree-hard" ;;
+    merge) k=16 mems="stack none set tree" ;;
     search) k=64 mems="stack none set tree" ;;
   esac
   transduce-gen --task $task --len-min $lo --len-max $hi --symbols $k --count $count --seed "$seed" -o "$dir/$task-train.tsv"
@@ -140,7 +156,7 @@ for task in copy reverse bigram-flip membership count-distinct dedup sort merge 
     n=1
     case $task:$mem in
       reverse:stack | copy:queue | copy:deque | reverse:deque) n=$seeds ;;
-      membership:set) n=$set_seeds ;;
+      membership:set | sort:tree-hard) n=$set_seeds ;;
       *:ntm) n=$ntm_seeds ;;
     esac
     for ((k = 0; k < n; k++)); do
@@ -159,14 +175,15 @@ printf '%s\n' "${jobs[@]}" | xargs -P "${EX84_JOBS:-2}" -L 1 bash -c "$(declare 
 
 # The table: one row per task and model, the seeds' coarse and fine.
 sort -t$'\t' -k1,1 -k2,2 -k3,3n "$dir/results.tsv" |
-  awk -F'\t' 'BEGIN { print "task\tmodel\tseeds\tcoarse\tfine" }
-    { k = $1 "\t" $2; if (!(k in c)) order[++n] = k; c[k] = c[k] (c[k] == "" ? "" : " ") $4; f[k] = f[k] (f[k] == "" ? "" : " ") $5; s[k]++ }
-    END { for (i = 1; i <= n; i++) { k = order[i]; printf "%s\t%d\t%s\t%s\n", k, s[k], c[k], f[k] } }' > "$dir/table.tsv"
+  awk -F'\t' 'BEGIN { print "task\tmodel\tseeds\tcoarse\tfine\telements" }
+    { k = $1 "\t" $2; if (!(k in c)) order[++n] = k; c[k] = c[k] (c[k] == "" ? "" : " ") $4; f[k] = f[k] (f[k] == "" ? "" : " ") $5; e[k] = e[k] (e[k] == "" ? "" : " ") $6; s[k]++ }
+    END { for (i = 1; i <= n; i++) { k = order[i]; printf "%s\t%d\t%s\t%s\t%s\n", k, s[k], c[k], f[k], e[k] } }' > "$dir/table.tsv"
 cat "$dir/table.tsv"
 
 # The analysis the exercise asks for, with the measured rows put in (analysis.txt).
-awk -F'\t' 'NR > 1 { c[$1 ":" $2] = $4; f[$1 ":" $2] = $5 }
+awk -F'\t' 'NR > 1 { c[$1 ":" $2] = $4; f[$1 ":" $2] = $5; e[$1 ":" $2] = $6 }
   function row(k) { return "coarse " c[k] ", fine " f[k] }
+  function rowe(k) { return row(k) ", elements " e[k] }
   END {
     print "Exercise 8-4: memory organised as a stack, a queue, a deque, a set, a tree (test lengths are twice the training lengths; coarse: the whole target right; fine: the share right before the first error; one value per seed)."
     print ""
@@ -187,8 +204,8 @@ awk -F'\t' 'NR > 1 { c[$1 ":" $2] = $4; f[$1 ":" $2] = $5 }
     print "  dedup:      set " row("dedup:set") "; stack " row("dedup:stack") "; queue " row("dedup:queue") "; LSTM " row("dedup:none") ". Its answer is in first-seen order: the set can tell which symbols were new, but keeps no order, so the order has to come from the state of the controller (or from a queue, which in turn cannot tell which symbols were new); neither memory alone has both."
     print "  count-distinct: set " row("count-distinct:set") "; queue " row("count-distinct:queue") "; LSTM " row("count-distinct:none") "."
     print "  order tasks: set copy " row("copy:set") ", reversal " row("reverse:set") "."
-    print "The tree (memory/stackmem/ham.h: HAM, Andrychowicz & Kurach 2016, the soft DHAM trained): the source in the leaves, JOINed summaries, a SEARCH descent per output step; O(log n) nodes a step in the hard form, O(n) in the soft one trained here."
-    print "  sort: tree " row("sort:tree") "; stack " row("sort:stack") "; LSTM " row("sort:none") "; set " row("sort:set") "."
+    print "The tree (memory/stackmem/ham.h: HAM, Andrychowicz & Kurach 2016): the source in the leaves, JOINed summaries, a SEARCH descent per output step; the hard form (tree-hard: one leaf an access, sampled in training and trained by REINFORCE, greedy when decoding) touches O(log n) nodes a step, the soft one (DHAM, tree) O(n)."
+    print "  sort (128 symbols): hard tree " rowe("sort:tree-hard") "; soft tree " rowe("sort:tree") "; stack " rowe("sort:stack") "; LSTM " rowe("sort:none") "; set " rowe("sort:set") "."
     print "  merge: tree " row("merge:tree") "; LSTM " row("merge:none") ".  search: tree " row("search:tree") "; LSTM " row("search:none") "; set " row("search:set") "."
     print "  order tasks: tree copy " row("copy:tree") ", reversal " row("reverse:tree") "."
   }' "$dir/table.tsv" > "$dir/analysis.txt"
@@ -211,11 +228,11 @@ awk -F'\t' -v quick="$quick" '
   NR == 1 { next }
   { rows++; k = $1 ":" $2; m = split($4, c, " "); split($5, f, " "); good[k] = 0; seeds[k] = m
     for (i = 1; i <= m; i++) { if (c[i] >= 0.95) good[k]++; if (!(k in hi) || c[i] > hi[k]) hi[k] = c[i] }
-    fine[k] = f[1] }
+    fine[k] = f[1]; elem[k] = $6 }
   function most(k, bar) { if (hi[k] > bar) { printf "claim failed: %s test coarse %.3f > %.2f\n", k, hi[k], bar; bad++ } }
   END {
-    if (rows != 49) { print "claim failed: the table has " rows " rows, not 49"; exit 1 }
-    if (quick) { print "checked (smoke): 49 rows"; exit 0 }
+    if (rows != 50) { print "claim failed: the table has " rows " rows, not 50"; exit 1 }
+    if (quick) { print "checked (smoke): 50 rows"; exit 0 }
     split("reverse:stack copy:queue copy:deque reverse:deque", need, " ")
     for (i = 1; i <= 4; i++) { k = need[i]; if (good[k] < 3) { printf "claim failed: %s test coarse >= 0.95 in %d of %d seeds, not 3\n", k, good[k], seeds[k]; bad++ } }
     most("copy:none", 0.10); most("reverse:none", 0.10); most("reverse:queue", 0.10)
@@ -224,6 +241,13 @@ awk -F'\t' -v quick="$quick" '
     k = "membership:set"; want = seeds[k] < 3 ? seeds[k] : 3
     if (good[k] < want) { printf "claim failed: %s test coarse >= 0.95 in %d of %d seeds, not %d\n", k, good[k], seeds[k], want; bad++ }
     most("membership:stack", 0.75); most("membership:queue", 0.75)
+    # The sorting claim of issue 35, reported (it does not fail the run): HAM (the hard tree) gets
+    # >= 0.9 of the elements right at twice the training length in every seed, and the LSTM
+    # and the stack do not.
+    k = "sort:tree-hard"; m = split(elem[k], h, " "); ok = m > 0
+    for (i = 1; i <= m; i++) if (h[i] < 0.9) ok = 0
+    if (elem["sort:none"] >= 0.9 || elem["sort:stack"] >= 0.9) ok = 0
+    printf "claim (issue 35, reported) HAM sorts 128 symbols at twice the training length with >= 0.9 of the elements right, the LSTM and the stack not: %s (hard tree %s; LSTM %s; stack %s; soft tree %s)\n", ok ? "PASS" : "FAIL", elem[k], elem["sort:none"], elem["sort:stack"], elem["sort:tree"]
     if (bad) exit 1
     printf "checked: stack/reverse %d, queue/copy %d, deque/copy %d, deque/reverse %d seeds >= 0.95; LSTM %.2f and %.2f, queue/reverse %.2f <= 0.10; queue/bigram fine %.2f; stack RNN %.2f; set/membership %d of %d seeds >= 0.95, stack %.2f and queue %.2f <= 0.75\n", good["reverse:stack"], good["copy:queue"], good["copy:deque"], good["reverse:deque"], hi["copy:none"], hi["reverse:none"], hi["reverse:queue"], fine["bigram-flip:queue"], hi["anbn:stack-rnn"], good["membership:set"], seeds["membership:set"], hi["membership:stack"], hi["membership:queue"]
   }' "$dir/table.tsv" >&2

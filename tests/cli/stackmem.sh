@@ -99,7 +99,20 @@ sanitized && long=300
 awk -v s="$sym" -v n=$long 'BEGIN { l = s; for (i = 1; i < n; i++) l = l " " s; print l "\t" s }' >long.tsv
 expect 0 stackmem-train $small --memory set --epochs 1 -o set.akm
 expect 0 stackmem-train $small --memory tree --epochs 1 -o tree.akm
-for m in s1 set tree; do
+# --attention hard (HAM's own descent: one leaf per access, sampled and trained by REINFORCE):
+# the same model for any --threads (a batch of 40: two slices, each sampling from its own
+# generator), another model than the soft tree's, decoded; only for a tree.
+expect 0 stackmem-train $small --memory tree --attention hard --batch-size 40 --epochs 2 --threads 1 -o hard.akm
+expect 0 stackmem-train $small --memory tree --attention hard --batch-size 40 --epochs 2 --threads 2 -o hard2.akm
+CHECKS=$((CHECKS + 1)); cmp -s hard.akm hard2.akm || fail "the hard tree's model depends on --threads"
+CHECKS=$((CHECKS + 1)); cmp -s hard.akm tree.akm && fail "--attention hard made the soft tree's model"
+expect 0 stackmem-train $small --memory tree --attention hard --reinforce 0 --batch-size 40 --epochs 2 -o hard0.akm
+CHECKS=$((CHECKS + 1)); cmp -s hard.akm hard0.akm && fail "--reinforce 0 made the same model"
+expect 0 stackmem-run --model hard.akm -i valid.tsv --trace hard.npz -o hard.txt
+expect 0 tensor-info hard.npz:weights
+expect_err 2 "stackmem-train: --attention is for a tree (--memory tree)" stackmem-train $small --attention hard -o x.akm
+expect_err 2 "stackmem-train: --reinforce is for the hard tree (--memory tree --attention hard)" stackmem-train $small --memory tree --reinforce 0.5 -o x.akm
+for m in s1 set tree hard; do
   expect 0 bash -c "export OPENBLAS_NUM_THREADS=1; $(vlimit 250000); stackmem-run --model $m.akm -i long.tsv --threads 1 -o long-$m.txt"
 done
 # Errors.

@@ -3,21 +3,26 @@
 // (testdata/make_ham_golden.py); the tape's soft access against it; the hard access touching
 // only its path (its tree equals the one rebuilt from its leaves, and its cost grows as
 // log n, the soft one's as n); the soft weights summing to 1; gradients by finite
-// differences; errors.
+// differences; errors. The hard form on the tape: NumPy's hard cases, only its path's
+// log2(n) + 1 rows replaced, and REINFORCE's expected gradient against the exact one by
+// enumerating a tiny tree's paths.
 #include "attnkit/memory/stackmem/ham.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
+#include "attnkit/rl/reinforce.h"
 #include "test_util.h"
 
 // Each test file in a namespace of its own: the unit tests compile as a unity build.
@@ -250,6 +255,199 @@ TEST_CASE("ham: errors") {
   in.h = {1};
   in.summaries = {1, 2, 3};
   CHECK_THROWS_AS(memory::tree_step(w, in), ShapeError);
+}
+
+namespace {
+
+// The table's rows as doubles (row b·2n + k: node k of tree b).
+std::vector<double> table_rows(const memory::HamTable& t, int64_t b) {
+  const float* v = t.nodes.value().data() + b * 2 * t.n * t.m;
+  return std::vector<double>(v + t.m, v + 2 * t.n * t.m);  // nodes 1 .. 2n − 1
+}
+
+}  // namespace
+
+TEST_CASE("ham: the tape's hard access agrees with NumPy's hard cases, on its path alone") {
+  int hard_cases = 0;
+  for (const Golden& g : read_golden()) {
+    if (!g.in.hard) continue;
+    ++hard_cases;
+    ad::Tape t;
+    const int64_t m = g.w.m, n = static_cast<int64_t>(g.in.leaves.size()) / m;
+    const auto w = tape_weights(t, g.w);
+    const auto table =
+        memory::ham_table(memory::ham_build(t.constant(tensor_of(g.in.leaves, {1, n, m})), w));
+    const auto a = memory::ham_hard_access(
+        table, t.constant(tensor_of(g.in.h, {1, static_cast<int64_t>(g.in.h.size())})), w, {1});
+    CHECK(a.leaf.at(0) == g.leaf);
+    check_near(std::vector<double>(a.read.value().data(), a.read.value().data() + m), g.read, 2e-5,
+               "hard read");
+    std::vector<double> want = g.summaries;
+    want.insert(want.end(), g.leaves.begin(), g.leaves.end());
+    check_near(table_rows(a.tree, 0), want, 2e-5, "hard nodes");
+  }
+  CHECK(hard_cases >= 3);
+}
+
+TEST_CASE("ham: the tape's hard access replaces log2(n) + 1 rows of an active tree, none else") {
+  Rng rng(7);
+  const int64_t m = 3, c = 2, B = 3;
+  const auto tw = random_weights(rng, m, c);
+  for (int64_t n : {2, 16, 256, 1024}) {
+    int64_t d = 0;
+    while ((int64_t{1} << d) < n) ++d;
+    ad::Tape t;
+    const auto w = tape_weights(t, tw);
+    std::vector<double> leaves, h;
+    for (int64_t i = 0; i < B * n * m; ++i) leaves.push_back(2 * rng.uniform() - 1);
+    for (int64_t i = 0; i < B * c; ++i) h.push_back(2 * rng.uniform() - 1);
+    const auto table =
+        memory::ham_table(memory::ham_build(t.constant(tensor_of(leaves, {B, n, m})), w));
+    const std::vector<uint8_t> active{1, 0, 1};
+    const auto a = memory::ham_hard_access(table, t.constant(tensor_of(h, {B, c})), w, active);
+    CHECK(a.rows_replaced == 2 * (d + 1));
+    // Per row: SEARCH's state part once, its node part per level, WRITE, a JOIN per level.
+    CHECK(a.multiply_adds == B * ((c + 1) + d * m + m * (m + c) + d * 2 * m * m));
+    for (int64_t b = 0; b < B; ++b) {
+      const auto before = table_rows(table, b), after = table_rows(a.tree, b);
+      // The path: the leaf's node and its ancestors (1-based heap numbers).
+      std::vector<uint8_t> on_path(static_cast<size_t>(2 * n), 0);
+      for (int64_t k = n + a.leaf[static_cast<size_t>(b)]; k >= 1; k /= 2)
+        on_path[static_cast<size_t>(k)] = 1;
+      int changed = 0, off_path_changed = 0;
+      for (int64_t k = 1; k < 2 * n; ++k) {
+        bool diff = false;
+        for (int64_t j = 0; j < m; ++j)
+          diff |= before[static_cast<size_t>((k - 1) * m + j)] !=
+                  after[static_cast<size_t>((k - 1) * m + j)];
+        changed += diff;
+        off_path_changed += diff && !on_path[static_cast<size_t>(k)];
+      }
+      CHECK(off_path_changed == 0);
+      CHECK(changed <= (active[static_cast<size_t>(b)] ? d + 1 : 0));
+      if (active[static_cast<size_t>(b)]) CHECK(changed >= 1);  // the leaf at least
+      // The greedy descent takes the likelier child at every level.
+      int64_t k = 1;
+      for (float p : a.p[static_cast<size_t>(b)]) k = 2 * k + (p >= 0.5f ? 1 : 0);
+      CHECK(k - n == a.leaf[static_cast<size_t>(b)]);
+    }
+    // The summaries kept are those JOINed afresh from the new leaves.
+    std::vector<double> fresh_leaves;
+    for (int64_t i = 0; i < B * n * m; ++i) {
+      const int64_t b = i / (n * m), r = i % (n * m);
+      fresh_leaves.push_back(a.tree.nodes.value()[b * 2 * n * m + n * m + r]);
+    }
+    const auto fresh =
+        memory::ham_table(memory::ham_build(t.constant(tensor_of(fresh_leaves, {B, n, m})), w));
+    for (int64_t b = 0; b < B; ++b)
+      check_near(table_rows(a.tree, b), table_rows(fresh, b), 1e-6, "kept");
+  }
+}
+
+TEST_CASE("ham: REINFORCE's expected gradient equals the exact one (a tiny tree, enumerated)") {
+  // Two hard accesses to a tree of 4 leaves: 16 paths of 2 + 2 decisions. The cost f of a
+  // path is a fixed linear read-out of both reads and the final root. The exact gradient of
+  // E[f] = Σ_paths π(path) f(path) against the expectation, over the same paths, of the
+  // estimate the training uses: ∇f + (f − b) ∇log π (rl::reinforce_loss with the cost's
+  // negative as return), for two baselines b (a baseline leaves the mean alone).
+  Rng rng(11);
+  const int64_t n = 4, m = 2, c = 2;
+  auto rnd = [&](Shape s, double scale) {
+    Tensor x(std::move(s));
+    for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(rng.normal() * scale);
+    return x;
+  };
+  std::vector<Tensor> in;
+  for (auto [s, scale] : std::vector<std::pair<Shape, double>>{{{1, n, m}, 0.8},
+                                                               {{1, c}, 0.9},
+                                                               {{1, c}, 0.9},
+                                                               {{m, 2 * m}, 0.7},
+                                                               {{m}, 0.3},
+                                                               {{1, m + c}, 1.2},
+                                                               {{1}, 0.3},
+                                                               {{m, m + c}, 0.7},
+                                                               {{m}, 0.3}})
+    in.push_back(rnd(s, scale));
+  const Tensor u = rnd({1, m}, 1.0), v = rnd({1, m}, 1.0), u2 = rnd({1, m}, 1.0);
+  // The cost of one path (forced decisions) and its log-probability, on tape t.
+  auto path = [&](ad::Tape& t, const std::vector<ad::Var>& x, int p1, int p2) {
+    memory::HamWeights w{x[3], x[4], x[5], x[6], x[7], x[8]};
+    const auto table = memory::ham_table(memory::ham_build(x[0], w));
+    const std::vector<std::vector<uint8_t>> f1{
+        {static_cast<uint8_t>(p1 >> 1), static_cast<uint8_t>(p1 & 1)}},
+        f2{{static_cast<uint8_t>(p2 >> 1), static_cast<uint8_t>(p2 & 1)}};
+    memory::HamDescent h1, h2;
+    h1.forced = &f1, h2.forced = &f2;
+    const auto a1 = memory::ham_hard_access(table, x[1], w, {1}, h1);
+    const auto a2 = memory::ham_hard_access(a1.tree, x[2], w, {1}, h2);
+    CHECK(a1.leaf[0] == p1);
+    ad::Var root = ad::reshape(ad::slice(a2.tree.nodes, 0, 1, 2), {1, m});
+    ad::Var f = ad::add(ad::add(ad::sum(ad::mul(a1.read, t.constant(u.clone()))),
+                                ad::sum(ad::mul(a2.read, t.constant(u2.clone())))),
+                        ad::sum(ad::mul(root, t.constant(v.clone()))));
+    return std::make_pair(f, ad::add(a1.log_prob, a2.log_prob));
+  };
+  auto inputs = [&](ad::Tape& t) {
+    std::vector<ad::Var> x;
+    for (const Tensor& a : in) x.push_back(t.input(a.clone(), true));
+    return x;
+  };
+  auto grads = [&](ad::Tape& t, const std::vector<ad::Var>& x) {
+    std::vector<double> g;
+    for (const ad::Var& a : x)
+      for (int64_t i = 0; i < a.size(); ++i) g.push_back(t.grad(a)[i]);
+    return g;
+  };
+  // Exact: ∇ Σ_paths π f, on one tape.
+  std::vector<double> exact;
+  {
+    ad::Tape t;
+    const auto x = inputs(t);
+    ad::Var e;
+    double total_p = 0;
+    for (int p1 = 0; p1 < 4; ++p1)
+      for (int p2 = 0; p2 < 4; ++p2) {
+        auto [f, lp] = path(t, x, p1, p2);
+        ad::Var term = ad::mul(ad::sum(ad::exp(lp)), f);
+        total_p += std::exp(lp.value()[0]);
+        e = e.valid() ? ad::add(e, term) : term;
+      }
+    CHECK(total_p == doctest::Approx(1.0).epsilon(1e-5));
+    t.backward(e);
+    exact = grads(t, x);
+  }
+  for (double b : {0.0, 0.7}) {
+    std::vector<double> mean(exact.size(), 0.0), backprop(exact.size(), 0.0);
+    for (int p1 = 0; p1 < 4; ++p1)
+      for (int p2 = 0; p2 < 4; ++p2) {
+        for (bool score : {true, false}) {
+          ad::Tape t;
+          const auto x = inputs(t);
+          auto [f, lp] = path(t, x, p1, p2);
+          const double pi = std::exp(lp.value()[0]), cost = f.value()[0];
+          ad::Var s = f;
+          if (score)
+            s = ad::add(f, rl::reinforce_loss(t, lp, {static_cast<float>(-cost)}, ad::Var(), {},
+                                              ad::Var(), {static_cast<float>(-b)})
+                               .policy);
+          t.backward(ad::mul(s, static_cast<float>(pi)));
+          const auto g = grads(t, x);
+          for (size_t i = 0; i < g.size(); ++i) (score ? mean : backprop)[i] += g[i];
+        }
+      }
+    double search_exact = 0, search_backprop = 0;
+    const size_t search_at = static_cast<size_t>(n * m + 2 * c + 2 * m * m + m);
+    for (size_t i = search_at; i < search_at + static_cast<size_t>(m + c + 1); ++i) {
+      search_exact = std::max(search_exact, std::fabs(exact[i]));
+      search_backprop = std::max(search_backprop, std::fabs(backprop[i]));
+    }
+    for (size_t i = 0; i < exact.size(); ++i)
+      CHECK_MESSAGE(std::fabs(mean[i] - exact[i]) <= 2e-5 + 1e-4 * std::fabs(exact[i]),
+                    "b " << b << " [" << i << "]: " << mean[i] << " vs exact " << exact[i]);
+    // Backprop alone never reaches SEARCH, whose exact gradient is not 0.
+    CHECK(search_exact > 1e-3);
+    CHECK(search_backprop == 0.0);
+  }
 }
 
 }  // namespace attnkit_unit_ham_test

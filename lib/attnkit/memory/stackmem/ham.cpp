@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
@@ -223,6 +224,144 @@ HamAccess ham_access(const HamTree& tree, Var h, const HamWeights& w) {
   Var written = ad::tanh(ad::add(ad::linear(leaves, wwx), hw));
   Var blended = ad::add(leaves, ad::mul(a3, ad::sub(written, leaves)));
   out.tree = ham_build(blended, w);
+  return out;
+}
+
+// ---- the hard form on the tape
+
+namespace {
+
+// A copy of table [R, m] with rows ids[i] replaced by values' row i where keep[i] (the kept
+// ids distinct). The gradient of a replaced row goes to its value, every other row's to the
+// table; neither backward reads a value, so nothing else is kept.
+Var replace_rows(Var table, Var values, const std::vector<int64_t>& ids,
+                 const std::vector<uint8_t>& keep) {
+  ad::Tape& t = table.tape();
+  const int64_t m = table.dim(1);
+  Tensor y = t.alloc(table.shape());
+  std::copy(table.value().data(), table.value().data() + table.size(), y.data());
+  const float* v = values.value().data();
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (keep[i]) std::copy(v + static_cast<int64_t>(i) * m, v + (i + 1) * m, y.data() + ids[i] * m);
+  auto idp = std::make_shared<std::vector<int64_t>>(ids);
+  auto kp = std::make_shared<std::vector<uint8_t>>(keep);
+  return t.push(std::move(y), {table, values}, [table, values, idp, kp, m](ad::Tape& t, Var out) {
+    const Tensor& g = t.grad(out);
+    if (t.requires_grad(values)) {
+      float* gv = t.grad(values).data();
+      for (size_t i = 0; i < idp->size(); ++i)
+        if ((*kp)[i])
+          for (int64_t j = 0; j < m; ++j)
+            gv[static_cast<int64_t>(i) * m + j] += g[(*idp)[i] * m + j];
+    }
+    if (t.requires_grad(table)) {
+      Tensor& gt = t.grad(table);
+      std::vector<uint8_t> replaced(static_cast<size_t>(gt.dim(0)), 0);
+      for (size_t i = 0; i < idp->size(); ++i)
+        if ((*kp)[i]) replaced[static_cast<size_t>((*idp)[i])] = 1;
+      for (int64_t r = 0; r < gt.dim(0); ++r)
+        if (!replaced[static_cast<size_t>(r)])
+          for (int64_t j = 0; j < m; ++j) gt[r * m + j] += g[r * m + j];
+    }
+  });
+}
+
+std::vector<int32_t> rows_at(const std::vector<int64_t>& k, int64_t n) {
+  std::vector<int32_t> ids(k.size());
+  for (size_t b = 0; b < k.size(); ++b)
+    ids[b] = static_cast<int32_t>(static_cast<int64_t>(b) * 2 * n + k[b]);
+  return ids;
+}
+
+}  // namespace
+
+HamTable ham_table(const HamTree& levels) {
+  if (levels.size() < 2) throw ShapeError("ham_table: a tree of at least two leaves");
+  const Var& leaves = levels.back();
+  HamTable out;
+  out.batch = leaves.dim(0), out.n = leaves.dim(1), out.m = leaves.dim(2);
+  std::vector<Var> parts{leaves.tape().constant(Tensor({out.batch, 1, out.m}, 0.0f))};
+  parts.insert(parts.end(), levels.begin(), levels.end());
+  out.nodes = ad::reshape(ad::concat(parts, 1), {out.batch * 2 * out.n, out.m});
+  return out;
+}
+
+HamHardAccess ham_hard_access(const HamTable& tree, Var h, const HamWeights& w,
+                              const std::vector<uint8_t>& active, const HamDescent& how) {
+  const int64_t B = tree.batch, n = tree.n, m = tree.m, c = h.dim(1);
+  if (!power_of_two(n) || h.dim(0) != B || static_cast<int64_t>(active.size()) != B)
+    throw ShapeError("ham_hard_access: " + std::to_string(B) + " trees of " + std::to_string(n) +
+                     " leaves, states " + shape_str(h.shape()) + " and " +
+                     std::to_string(active.size()) + " flags do not fit");
+  if (w.search_w.shape() != Shape{1, m + c})
+    throw ShapeError("ham_hard_access: SEARCH's weights must be [1, " + std::to_string(m + c) +
+                     "]; got " + shape_str(w.search_w.shape()));
+  int64_t d = 0;
+  while ((int64_t{1} << d) < n) ++d;
+  if (how.forced)
+    for (int64_t b = 0; b < B; ++b)
+      if (how.forced->size() != static_cast<size_t>(B) ||
+          (*how.forced)[static_cast<size_t>(b)].size() != static_cast<size_t>(d))
+        throw ShapeError("ham_hard_access: forced decisions must be " + std::to_string(B) +
+                         " rows of " + std::to_string(d));
+  ad::Tape& t = h.tape();
+  HamHardAccess out;
+  out.p.assign(static_cast<size_t>(B), {});
+  Var wx = ad::slice(w.search_w, 1, 0, m), wh = ad::slice(w.search_w, 1, m, m + c);
+  Var hs = ad::reshape(ad::linear(h, wh, w.search_b), {B, 1});
+  out.multiply_adds += B * (c + 1);
+  std::vector<int64_t> k(static_cast<size_t>(B), 1);
+  for (int64_t l = 0; l < d; ++l) {
+    // SEARCH on the node each row has reached, and that row's decision.
+    Var x = ad::embedding(tree.nodes, rows_at(k, n));
+    Var z = ad::add(ad::reshape(ad::linear(x, wx), {B, 1}), hs);
+    out.multiply_adds += B * m;
+    Tensor sign({B, 1}, 0.0f);
+    for (int64_t b = 0; b < B; ++b) {
+      const double zb = z.value()[b], p = 1.0 / (1.0 + std::exp(-zb));
+      bool right = zb >= 0;  // greedy: the likelier child (p >= 1/2)
+      if (how.forced)
+        right = (*how.forced)[static_cast<size_t>(b)][static_cast<size_t>(l)] != 0;
+      else if (how.rng)
+        right = how.rng->uniform_double() < p;
+      out.p[static_cast<size_t>(b)].push_back(static_cast<float>(p));
+      // log σ(z) = −softplus(−z) (right), log(1 − σ(z)) = −softplus(z) (left)
+      sign[b] = right ? -1.0f : 1.0f;
+      k[static_cast<size_t>(b)] = 2 * k[static_cast<size_t>(b)] + (right ? 1 : 0);
+    }
+    Var lp = ad::neg(ad::softplus(ad::mul(z, t.constant(std::move(sign)))));
+    out.log_prob = out.log_prob.valid() ? ad::add(out.log_prob, lp) : lp;
+  }
+  for (int64_t b = 0; b < B; ++b) out.leaf.push_back(k[static_cast<size_t>(b)] - n);
+  // Read the leaf, WRITE it, and JOIN the path back up (each sibling read as it stands).
+  out.read = ad::embedding(tree.nodes, rows_at(k, n));
+  Var wwx = ad::slice(w.write_w, 1, 0, m), wwh = ad::slice(w.write_w, 1, m, m + c);
+  Var cur = ad::tanh(ad::add(ad::linear(out.read, wwx), ad::linear(h, wwh, w.write_b)));
+  out.multiply_adds += B * m * (m + c);
+  std::vector<Var> written{cur};
+  std::vector<int64_t> ids;
+  for (int64_t b = 0; b < B; ++b) ids.push_back(b * 2 * n + k[static_cast<size_t>(b)]);
+  for (int64_t l = d; l >= 1; --l) {
+    std::vector<int64_t> sib(k.size());
+    std::vector<uint8_t> is_right(k.size());
+    for (size_t b = 0; b < k.size(); ++b) {
+      sib[b] = k[b] ^ 1;
+      is_right[b] = static_cast<uint8_t>(k[b] & 1);
+      k[b] /= 2;
+    }
+    Var s = ad::embedding(tree.nodes, rows_at(sib, n));
+    Var pair =
+        ad::concat({ad::select_rows(is_right, s, cur), ad::select_rows(is_right, cur, s)}, 1);
+    cur = ad::tanh(ad::linear(pair, w.join_w, w.join_b));
+    out.multiply_adds += B * 2 * m * m;
+    written.push_back(cur);
+    for (int64_t b = 0; b < B; ++b) ids.push_back(b * 2 * n + k[static_cast<size_t>(b)]);
+  }
+  std::vector<uint8_t> keep;
+  for (int64_t l = 0; l <= d; ++l) keep.insert(keep.end(), active.begin(), active.end());
+  for (uint8_t a : keep) out.rows_replaced += a != 0;
+  out.tree = tree;
+  out.tree.nodes = replace_rows(tree.nodes, ad::concat(written, 0), ids, keep);
   return out;
 }
 

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "attnkit/autodiff/tape.h"
+#include "attnkit/core/rng.h"
 
 namespace attnkit::memory {
 
@@ -94,5 +95,44 @@ struct HamAccess {
 
 // One soft access from controller states h [B, c].
 HamAccess ham_access(const HamTree& tree, ad::Var h, const HamWeights& w);
+
+// ---- on the tape, the hard form (HAM's own, trained by REINFORCE)
+//
+// The tree as one table of nodes, so that an access replaces only its path's rows: row
+// b·2n + k holds node k of tree b (heap order, 1-based: node k's children are 2k and 2k + 1,
+// the leaves n .. 2n − 1; row b·2n is unused and zero).
+struct HamTable {
+  ad::Var nodes;  // [B·2n, m]
+  int64_t batch = 0, n = 0, m = 0;
+};
+// The table of ham_build's levels (their values copied once: O(n) for the whole sequence).
+HamTable ham_table(const HamTree& levels);
+
+struct HamHardAccess {
+  HamTable tree;              // after the write: the path's d + 1 rows of each active tree replaced
+  ad::Var read;               // [B, m]: the leaf reached, before its write
+  ad::Var log_prob;           // [B, 1]: Σ over the d levels of log π(the decision taken)
+  std::vector<int64_t> leaf;  // per row: the leaf reached, in [0, n)
+  std::vector<std::vector<float>> p;  // per row: SEARCH's p(right) at each level's node
+  int64_t rows_replaced = 0;          // table rows written: (d + 1) per active row
+  int64_t multiply_adds = 0;          // of SEARCH, WRITE and JOIN (no other node is touched)
+};
+
+// How an access chooses at each node: sample right with probability p (training, `rng`),
+// the likelier child (greedy: test), or the given decisions (`forced[b][l]`, 1 = right: for
+// enumerating the paths in tests).
+struct HamDescent {
+  Rng* rng = nullptr;                                         // sample
+  const std::vector<std::vector<uint8_t>>* forced = nullptr;  // or forced; neither: greedy
+};
+
+// One hard access from controller states h [B, c]: per row, d = log2 n decisions from the
+// root, each SEARCH(x_node, h) on the node reached only; the leaf is read and replaced by
+// WRITE(x_leaf, h), and the d summaries above it re-JOINed from their children. Rows whose
+// `active` flag is 0 leave their tree as it was (their read and log_prob are still given).
+// The gradient flows into the read (and so into the leaves, JOIN and WRITE) by backprop and,
+// through log_prob, into SEARCH (and the summaries it read) by the score function.
+HamHardAccess ham_hard_access(const HamTable& tree, ad::Var h, const HamWeights& w,
+                              const std::vector<uint8_t>& active, const HamDescent& how = {});
 
 }  // namespace attnkit::memory

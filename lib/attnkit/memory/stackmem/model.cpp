@@ -1,6 +1,7 @@
 #include "attnkit/memory/stackmem/model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "attnkit/io/tensor_io.h"
 #include "attnkit/nn/loss.h"
 #include "attnkit/nn/trainer.h"
+#include "attnkit/rl/reinforce.h"
 #include "attnkit/train/load.h"
 
 namespace attnkit::memory {
@@ -31,6 +33,12 @@ void StackLstmConfig::validate() const {
                                {"none", "none"}});
   if (!stack_rnn && memory == "tree" && (depth_input || op_cost > 0 || input_control))
     throw UsageError("depth-input, op-cost and input-control are not for a tree");
+  parse_choice<std::string>("attention", attention, {{"soft", "soft"}, {"hard", "hard"}});
+  if (attention != "soft" && (stack_rnn || memory != "tree"))
+    throw UsageError("attention is for a tree (--memory tree)");
+  if (!(reinforce >= 0)) throw UsageError("reinforce must be >= 0");
+  if (reinforce != 1.0 && !hard_tree())
+    throw UsageError("reinforce is for the hard tree (--memory tree --attention hard)");
   if (vocab < 5)
     throw UsageError("the vocabulary needs at least one symbol besides the reserved ones");
   if (embed < 1 || hidden < 1 || width < 1)
@@ -86,7 +94,11 @@ int64_t StackLstmConfig::train_bytes(int64_t source, int64_t target) const {
     // separator on; n: the power of 2 at or above the source's length.
     double n = 2;
     while (n < static_cast<double>(source)) n *= 2;
-    const double per_access = 2.0 * n * (5.0 * static_cast<double>(width) + 14.0);
+    // The hard descent copies the table of 2n nodes once an access (and reads its path).
+    double per_access = 2.0 * n * (5.0 * static_cast<double>(width) + 14.0);
+    if (attention == "hard")
+      per_access = 2.0 * n * (static_cast<double>(width) + 2.0) +
+                   16.0 * static_cast<double>(width) * std::log2(n);
     return static_cast<int64_t>(
         8.0 * (L * per_step + (static_cast<double>(target) + 1) * per_access + n * width));
   } else if (memory == "set") {
@@ -107,6 +119,20 @@ void StackTrainOptions::validate() const {
 }
 
 namespace {
+// log p(y_b) of each row of logits [B, V] with a target (y_b >= 0), into out[b].
+void row_log_likelihoods(const Tensor& logits, const std::vector<int32_t>& y,
+                         std::vector<double>& out) {
+  const int64_t V = logits.dim(1);
+  for (size_t b = 0; b < y.size(); ++b) {
+    if (y[b] < 0) continue;
+    const float* l = logits.data() + static_cast<int64_t>(b) * V;
+    double top = l[0], z = 0;
+    for (int64_t v = 1; v < V; ++v) top = std::max<double>(top, l[v]);
+    for (int64_t v = 0; v < V; ++v) z += std::exp(static_cast<double>(l[v]) - top);
+    out[b] = static_cast<double>(l[y[b]]) - top - std::log(z);
+  }
+}
+
 int64_t read_size(const StackLstmConfig& c) {
   if (c.stack_rnn) return c.stacks * c.stack_top;
   if (!c.has_memory()) return 0;
@@ -203,13 +229,15 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
 }
 
 struct StackLstm::Step {
-  nn::State s;     // the LSTM's state; the stack RNN's hidden state in s.h
-  StackState mem;  // the continuous stack, queue or deque
-  SetState set;    // or the set
-  HamTree tree;    // or the tree
-  Var stacks;      // the stack RNN: [B·K, n], row b·K + k = stack k of item b, the top first
-  Var read;        // [B, R]: the memory's read (the stack RNN: the stacks' top elements)
-  Var ops;         // training with op_cost: the push and pop strengths summed so far, []
+  nn::State s;                // the LSTM's state; the stack RNN's hidden state in s.h
+  StackState mem;             // the continuous stack, queue or deque
+  SetState set;               // or the set
+  HamTree tree;               // or the tree (soft)
+  HamTable table;             // or the tree (hard), with the log-probabilities of its descents in
+  std::vector<Var> descents;  // training: one [B, 1] an access
+  Var stacks;  // the stack RNN: [B·K, n], row b·K + k = stack k of item b, the top first
+  Var read;    // [B, R]: the memory's read (the stack RNN: the stacks' top elements)
+  Var ops;     // training with op_cost: the push and pop strengths summed so far, []
 };
 
 StackLstm::Step StackLstm::start(ad::Tape& t, int64_t batch) const {
@@ -230,6 +258,7 @@ void StackLstm::rebase(ad::Tape& t, Step& st) {
                          &st.set.keys, &st.set.values, &st.set.strengths, &st.stacks,
                          &st.read,     &st.ops};
   for (Var& v : st.tree) vars.push_back(&v);
+  vars.push_back(&st.table.nodes);
   std::vector<Tensor> held(vars.size());
   for (size_t i = 0; i < vars.size(); ++i)
     if (vars[i]->valid()) held[i] = vars[i]->value().clone();
@@ -258,6 +287,10 @@ void StackLstm::build_tree(ad::Tape& t, const std::vector<const std::vector<int3
     }
   Var x = ad::tanh((*tree_embed_)(t, emb_(t, ids, {B * n})));
   st.tree = ham_build(ad::reshape(ad::mask_rows(x, real), {B, n, c_.width}), tree_weights(t));
+  if (c_.hard_tree()) {  // one table of nodes, whose accesses replace their paths' rows
+    st.table = ham_table(st.tree);
+    st.tree.clear();
+  }
 }
 
 // One step: the controller reads the symbols' embeddings and the previous read; the memory is
@@ -347,7 +380,26 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
     // the target phase descend, read and write; the others keep their tree and read.
     const bool one =
         target && std::any_of(target->begin(), target->end(), [](uint8_t f) { return f != 0; });
-    if (one) {
+    if (one && c_.hard_tree()) {
+      // Training samples each level's decision (the tape's generator: seeded per step and
+      // slice by the training layer); decoding takes the likelier child.
+      HamDescent how;
+      if (t.training()) how.rng = &t.rng();
+      HamHardAccess a = ham_hard_access(st.table, st.s.h, tree_weights(t), *target, how);
+      st.table = a.tree;
+      st.read = ad::select_rows(*target, a.read, st.read);
+      if (t.training() && t.recording()) st.descents.push_back(a.log_prob);
+      if (trace) {
+        const int64_t n = st.table.n;
+        std::vector<float> wv(static_cast<size_t>(n), 0.0f);
+        wv[static_cast<size_t>(a.leaf[0])] = 1.0f;
+        trace->push.push_back({1.0f});
+        trace->pop.push_back({0.0f});
+        trace->strengths.push_back(wv);
+        trace->read.emplace_back(st.read.value().data(), st.read.value().data() + st.read.size());
+        trace->weights.push_back(wv);
+      }
+    } else if (one) {
       const bool all =
           std::all_of(target->begin(), target->end(), [](uint8_t f) { return f != 0; });
       HamAccess a = ham_access(st.tree, st.s.h, tree_weights(t));
@@ -455,6 +507,12 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
   int64_t count = 0;
   std::vector<int32_t> ids(static_cast<size_t>(B)), targets(static_cast<size_t>(B));
   std::vector<uint8_t> phase(static_cast<size_t>(B));
+  // The hard tree's REINFORCE: per access, its step, the rows it counts (those with a target
+  // then), and per step each row's log p(y_t) (0 where none).
+  const bool reinforce = c_.hard_tree() && t.training() && t.recording();
+  std::vector<int64_t> access_step;
+  std::vector<std::vector<uint8_t>> access_rows;
+  std::vector<std::vector<double>> loglik;
   for (int64_t step = 0; step < L; ++step) {
     int64_t n = 0;
     for (int64_t b = 0; b < B; ++b) {
@@ -478,13 +536,65 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
       targets[static_cast<size_t>(b)] = y;
       n += y >= 0;
     }
+    const size_t accesses = st.descents.size();
     Var logits = advance(t, ids, st, nullptr, n > 0, &phase);
+    if (reinforce) {
+      loglik.emplace_back(static_cast<size_t>(B), 0.0);
+      if (n > 0) row_log_likelihoods(logits.value(), targets, loglik.back());
+      if (st.descents.size() > accesses) {
+        access_step.push_back(step);
+        std::vector<uint8_t> rows(static_cast<size_t>(B));
+        for (int64_t b = 0; b < B; ++b)
+          rows[static_cast<size_t>(b)] =
+              phase[static_cast<size_t>(b)] && targets[static_cast<size_t>(b)] >= 0;
+        access_rows.push_back(std::move(rows));
+      }
+    }
     if (n == 0) continue;
     Var l = ad::mul(nn::cross_entropy(logits, targets), static_cast<float>(n));
     total = total.valid() ? ad::add(total, l) : l;
     count += n;
   }
   if (tokens) *tokens = count;
+  if (total.valid() && reinforce && c_.reinforce > 0 && !st.descents.empty()) {
+    // Returns to go, G_k(b) = Σ_{t ≥ t_k} log p(y_t(b)), and the leave-one-out baseline over
+    // the other rows counted at the same access.
+    std::vector<double> to_go(static_cast<size_t>(B), 0.0);
+    std::vector<std::vector<double>> G(st.descents.size());
+    size_t k = st.descents.size();
+    for (int64_t step = L - 1; step >= 0; --step) {
+      for (int64_t b = 0; b < B; ++b)
+        to_go[static_cast<size_t>(b)] += loglik[static_cast<size_t>(step)][static_cast<size_t>(b)];
+      if (k > 0 && access_step[k - 1] == step) G[--k] = to_go;
+    }
+    std::vector<Var> log_probs;
+    std::vector<float> returns, baseline;
+    for (size_t a = 0; a < G.size(); ++a) {
+      std::vector<int32_t> rows;
+      double sum = 0;
+      for (int64_t b = 0; b < B; ++b)
+        if (access_rows[a][static_cast<size_t>(b)]) {
+          rows.push_back(static_cast<int32_t>(b));
+          sum += G[a][static_cast<size_t>(b)];
+        }
+      if (rows.empty()) continue;
+      const double others = static_cast<double>(rows.size()) - 1;
+      for (int32_t b : rows) {
+        const double g = G[a][static_cast<size_t>(b)];
+        returns.push_back(static_cast<float>(g));
+        baseline.push_back(others > 0 ? static_cast<float>((sum - g) / others) : 0.0f);
+      }
+      log_probs.push_back(ad::embedding(st.descents[a], rows));
+    }
+    if (!log_probs.empty()) {
+      rl::PolicyLoss pl =
+          rl::reinforce_loss(t, ad::concat(log_probs, 0), returns, Var(), {}, Var(), baseline);
+      // −mean A log π over the N decisions' rows, as a sum, weighted.
+      total = ad::add(
+          total, ad::mul(pl.policy,
+                         static_cast<float>(c_.reinforce * static_cast<double>(returns.size()))));
+    }
+  }
   if (total.valid() && st.ops.valid())
     total = ad::add(total, ad::mul(st.ops, static_cast<float>(c_.op_cost)));
   return total.valid() ? total : t.constant(Tensor({}, 0.0f));

@@ -110,6 +110,19 @@ struct StackLstmConfig {
   // The stack RNN's decoding takes each stack's likeliest action, whole (Joulin & Mikolov's
   // "rounding"); training keeps the soft actions.
   bool rounding = false;
+  // A tree: soft (DHAM, every leaf weighted by the product of its path's branch probabilities)
+  // or hard (HAM's own form: one leaf per access, its path's nodes alone touched; training
+  // samples each level's decision and trains their log-probabilities by REINFORCE, decoding
+  // takes the likelier child).
+  std::string attention = "soft";
+  // hard: the REINFORCE term's weight. The loss adds, for each access k of a pair (from the
+  // separator on) with log-probability log π_k of its d decisions,
+  //   −reinforce · (G_k − b_k) · log π_k,   G_k = Σ_{t ≥ t_k} log p(y_t)
+  // the log-likelihood of the targets from that access's step on (which alone it can change)
+  // and b_k the mean of G over the slice's other pairs at the same step (leave-one-out: it does
+  // not depend on the pair's own decisions, so the estimate stays unbiased). With 1 the
+  // gradient is the score-function estimate of ∇E[−Σ_t log p(y_t)] (rl/reinforce.h).
+  double reinforce = 1.0;
   // Each hyper-parameter once (core/fields.h): stackmem-train's options, the stored YAML, the
   // loader (older files lack the later fields: they load with the defaults).
   template <class V>
@@ -184,8 +197,17 @@ struct StackLstmConfig {
       {"rounding", "",
        "with --stack-rnn: decoding takes each stack's likeliest action whole (training keeps "
        "the soft ones)"});
+    v(attention, {"attention", "KIND",
+                  "a tree: soft (DHAM: every leaf weighted by its path's branch probabilities) or "
+                  "hard (HAM: one leaf per access, O(log n); training samples the descent and "
+                  "trains it by REINFORCE, decoding takes the likelier child)"});
+    v(reinforce, {"reinforce", "R",
+                  "--attention hard: weight of the REINFORCE term -(G - b) log pi of each "
+                  "access's descent (1: unbiased)",
+                  nullptr, true});
   }
   void validate() const;
+  bool hard_tree() const { return !stack_rnn && memory == "tree" && attention == "hard"; }
   bool has_memory() const { return stack_rnn || memory != "none"; }
   // Training's memory for one pair of `source` and `target` symbols, estimated from the
   // lengths: the tape keeps every step's values and their gradients, and a memory of n values

@@ -1,0 +1,70 @@
+// The tree's and the set's accesses in place, in float, without a tape: what decoding with a
+// hard tree costs per access, against the set's, as the memory grows (bench/memaccess.sh, beside
+// the same accesses in PyTorch, bench/memaccess_torch.py). B memories side by side.
+//
+//   TreeMemory  HAM's hard access (memory/stackmem/ham.h): from the controller's state h, d =
+//               log2 n SEARCH decisions (the likelier child), the leaf read, replaced by
+//               WRITE(x_leaf, h), and the d summaries above it re-JOINed. Only the path's d + 1
+//               nodes are read or written: O(d m (m + c)) a row.
+//   SetMemory   the set's step (memory/stackmem/set.h) from h: the control layer (write and
+//               erase strengths, key, value, read key, erase key, threshold: one product by
+//               [3 + 4m, c]), the erase and the read by content over the n slots, and the
+//               new slot: O(n m) a row. The set is held at n slots: each access writes its
+//               new slot at position n, where the next access overwrites it (so that every
+//               access meets n; the bench's fixed size).
+// Both are checked against the double-precision steps (tree_step, set_step) in
+// tests/unit/ham_test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "attnkit/memory/stackmem/ham.h"
+#include "attnkit/memory/stackmem/set.h"
+
+namespace attnkit::memory {
+
+class TreeMemory {
+ public:
+  // w's numbers as floats; `leaves` [B, n, m] (n a power of 2), the summaries JOINed from them.
+  TreeMemory(const TreeWeights& w, int64_t batch, const std::vector<float>& leaves);
+  // One hard access of every row from h [B, c]: read [B, m] (the leaves reached, before their
+  // write); leaf[b] the leaf reached. Returns the multiply-adds it took.
+  int64_t access(const float* h, float* read, int64_t* leaf = nullptr);
+  int64_t n() const { return n_; }
+  // Node k (1-based heap order; the leaves n .. 2n − 1) of row b.
+  const float* node(int64_t b, int64_t k) const { return x_.data() + (b * 2 * n_ + k) * m_; }
+
+ private:
+  void join(float* nodes, int64_t k);
+  int64_t B_, n_, m_, c_, d_ = 0;
+  std::vector<float> join_w_, join_b_, search_w_, write_w_, write_b_;
+  float search_b_;
+  std::vector<float> x_;    // B × 2n × m
+  std::vector<float> buf_;  // m + c
+};
+
+class SetMemory {
+ public:
+  // The control layer [3 + 4m, c] (rows: write, erase, key m, value m, read key m, erase key m,
+  // threshold) and its bias; `slots` n slots per row: strengths [B, n], keys and values
+  // [B, n, m].
+  SetMemory(int64_t m, int64_t c, std::vector<float> control_w, std::vector<float> control_b,
+            int64_t batch, const std::vector<float>& strengths, const std::vector<float>& keys,
+            const std::vector<float>& values);
+  // One step of every row from h [B, c]: read [B, m + 1] (Σ ρ v, Σ ρ). Returns the
+  // multiply-adds (and exps).
+  int64_t access(const float* h, float* read);
+  int64_t n() const { return n_; }
+  // Row b's n + 1 strengths, keys and values (slot n: the last access's new slot).
+  const float* strengths(int64_t b) const { return s_.data() + b * cap_; }
+  const float* keys(int64_t b) const { return k_.data() + b * cap_ * m_; }
+  const float* values(int64_t b) const { return v_.data() + b * cap_ * m_; }
+
+ private:
+  int64_t m_, c_, B_, n_, cap_;
+  std::vector<float> cw_, cb_, s_, k_, v_, ctrl_;
+  std::vector<double> a_, r_;
+};
+
+}  // namespace attnkit::memory
