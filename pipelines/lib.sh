@@ -184,6 +184,8 @@ need_reviews() {
     exit 77
   fi
 }
+# austen_dir: where pipelines/data-austen.sh (make data) puts Jane Austen's novels.
+austen_dir() { echo "${ATTNKIT_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/attnkit}/austen"; }
 # brown_dir: where pipelines/data-brown.sh (make data) puts the Brown corpus's sentences.
 brown_dir() { echo "${ATTNKIT_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/attnkit}/brown"; }
 # need_brown: sets brown to that folder, or exits 77 (skipped) with a message when absent.
