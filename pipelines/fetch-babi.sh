@@ -9,12 +9,8 @@
 # internet access; the tests never run it (they use testdata/babi).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-case ${1:-} in
-  -h|--help) pipeline_usage; exit 0 ;;
-  -*) echo "$PIPELINE: unknown argument '$1'" >&2; pipeline_usage >&2; exit 2 ;;
-esac
-[ $# -le 1 ] || { echo "$PIPELINE: one folder at most" >&2; pipeline_usage >&2; exit 2; }
-dir=${1:-$top/../shared/data/babi}
+data_args "$@"
+dir=${data_dir:-$top/../shared/data/babi}
 url=http://www.thespermwhale.com/jaseweston/babi/tasks_1-20_v1-2.tar.gz
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -10,6 +10,9 @@
 #   caption_recipe          # the Show-Attend-Tell pipelines' sizes: ntrain ntest epochs size
 #   caption_scenes NTRAIN NTEST   # image-gen scenes: $dir/train.npz|tsv, $dir/test.npz|tsv
 #   caption_model NAME OPT...     # caption-train on them, caption-run --eval: NAME<TAB>its row
+#   data_args "$@"          # the data scripts' [DIR] or --help → data_dir
+#   apt_need PKG...         # apt-get install those not installed
+#   data_current DIR SOURCE FILE...  # true when DIR holds FILE... made from SOURCE
 # The tools come from ATTNKIT_BIN, else build/bin of this tree, else PATH.
 PIPELINE=$(basename "$0")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -174,6 +177,40 @@ caption_model() {
   tail -1 "$dir/$name.eval.tsv"
 }
 
+# data_args "$@": the data scripts' arguments, [DIR] or -h/--help (the usage, exit 0); an
+# option or a second folder is a usage error (exit 2). Sets data_dir to DIR, empty when none.
+data_args() {
+  case ${1:-} in
+    -h|--help) pipeline_usage; exit 0 ;;
+    -*) pipeline_usage_error "unknown argument '$1'" ;;
+  esac
+  [ $# -le 1 ] || pipeline_usage_error "one folder at most"
+  data_dir=${1:-}
+}
+# apt_need PKG...: installs those of the Debian packages that are not installed (apt-get,
+# through sudo unless root; apt-get update first only when the install fails without it).
+apt_need() {
+  local p missing="" sudo=""
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+  done
+  [ -n "$missing" ] || return 0
+  echo "$PIPELINE: installing$missing" >&2
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing ||
+    { $sudo apt-get update -q &&
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing; }
+}
+# data_current DIR SOURCE FILE...: true, and says so, when DIR/SOURCE reads SOURCE (what the
+# data were made from) and every DIR/FILE is there and not empty.
+data_current() {
+  local dir=$1 source=$2 f
+  shift 2
+  for f in "$@"; do [ -s "$dir/$f" ] || return 1; done
+  [ "$(cat "$dir/SOURCE" 2>/dev/null)" = "$source" ] || return 1
+  echo "$PIPELINE: $dir is up to date ($source)" >&2
+}
 # reviews_dir: where pipelines/data-reviews.sh (make data) puts the fine-food reviews.
 reviews_dir() { echo "${ATTNKIT_DATA:-${XDG_CACHE_HOME:-$HOME/.cache}/attnkit}/fine-foods"; }
 # need_reviews: sets reviews to that folder, or exits 77 (skipped) with a message when absent.
