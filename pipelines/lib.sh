@@ -13,6 +13,7 @@
 #   data_args "$@"          # the data scripts' [DIR] or --help → data_dir
 #   apt_need PKG...         # apt-get install those not installed
 #   data_current DIR SOURCE FILE...  # true when DIR holds FILE... made from SOURCE
+#   bert_sizes; bert_runs TITLE FILL; bert_claims NSP MAX_SECS PEER   # the BERT pipelines' runs
 # The tools come from ATTNKIT_BIN, else build/bin of this tree, else PATH.
 PIPELINE=$(basename "$0")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -232,4 +233,99 @@ need_brown() {
     echo "$PIPELINE: skipped: the Brown corpus is not installed ($brown; run 'make data')" >&2
     exit 77
   fi
+}
+
+# bert_sizes: the BERT pipelines' model and runs, d2l's (a small model and a few steps with
+# --quick): model (bert-pretrain's model options), d2l (d2l's recipe: batch and steps), long
+# (the longer run's batch, steps and evaluation interval).
+bert_sizes() {
+  if [ "$quick" = 1 ]; then
+    model="--layers 1 --hidden 32 --heads 2 --ff 64 --len-max 64 --min-freq 5"
+    d2l="--batch-size 64 --steps 5" long="--batch-size 64 --steps 20 --eval-every 10"
+  else
+    model="--layers 2 --hidden 128 --heads 2 --ff 256 --len-max 64 --min-freq 5"
+    d2l="--batch-size 512 --steps 50" long="--batch-size 128 --steps 2400 --eval-every 400"
+  fi
+}
+
+# bert_runs TITLE FILL: on $dir/train.txt (documents of one sentence a line, a blank line
+# between them) and $dir/valid.txt, with bert_sizes' settings: bert-pretrain with d2l's recipe
+# (Adam 0.01, dropout 0.2; $dir/d2l.tsv, the vocabulary's size in V); beside it the same recipe
+# in PyTorch (pipelines/bert_d2l_torch.py, independent of attnkit; $dir/d2l-torch.tsv, in full
+# runs when Debian's python3-torch is there); the longer run (Adam 1e-3, dropout 0.1; timed:
+# secs; $dir/train.tsv, $dir/bert.akm), its learning curve titled TITLE ($dir/curve.png), and
+# bert-fill's top 3 words for each [MASK] of FILL's sentences, printed.
+bert_runs() {
+  local title=$1 fill=$2 start
+  # shellcheck disable=SC2086
+  bert-pretrain -i "$dir/train.txt" $model $d2l --lr 0.01 --dropout 0.2 --seed "$seed" \
+    --log-every 1 --log "$dir/d2l.tsv" -o "$dir/d2l.akm" 2> "$dir/d2l.err" || { cat "$dir/d2l.err" >&2; exit 1; }
+  V=$(sed -n 's/.*a vocabulary of \([0-9]*\) tokens.*/\1/p' "$dir/d2l.err")
+  : > "$dir/d2l-torch.tsv"
+  if [ "$quick" = 0 ]; then
+    if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+      /usr/bin/python3 "$top/pipelines/bert_d2l_torch.py" "$dir/train.txt" --seed "$seed" \
+        2> "$dir/d2l-torch.err" > "$dir/d2l-torch.tsv" || { cat "$dir/d2l-torch.err" >&2; exit 1; }
+    else
+      echo "$PIPELINE: python3-torch is not installed: no PyTorch peer for the d2l recipe" >&2
+    fi
+  fi
+  start=$(date +%s)
+  # shellcheck disable=SC2086
+  bert-pretrain -i "$dir/train.txt" --valid "$dir/valid.txt" $model $long --lr 0.001 \
+    --dropout 0.1 --seed "$seed" --log-every 50 --log "$dir/train.tsv" -q -o "$dir/bert.akm"
+  secs=$(($(date +%s) - start))
+  learning_curve "$dir/curve.png" "$title: training (window means) and held-out" \
+    "$dir/train.tsv:mlm_loss:MLM loss" "$dir/train.tsv:nsp_loss:NSP loss" \
+    "$dir/train.tsv:mlm_acc:MLM accuracy" "$dir/train.tsv:nsp_acc:NSP accuracy" \
+    "$dir/train.tsv:valid_mlm_acc:held-out MLM accuracy" "$dir/train.tsv:valid_nsp_acc:held-out NSP accuracy"
+  bert-fill --model "$dir/bert.akm" -i "$fill" --top-k 3 -o "$dir/fill.tsv"
+  awk -F'\t' 'NR == FNR { s[FNR] = $0; next } FNR > 1 { out[$1] = out[$1] sprintf("  %s %.3f", $4, $5) }
+    END { for (i = 1; i in s; i++) print "bert-fill: " s[i] " ->" out[i] }' "$fill" "$dir/fill.tsv" >&2
+}
+
+# bert_claims NSP MAX_SECS PEER: bert_runs' figures ("measured: ..." lines) and claims, exit 1
+# when one fails: held-out masked-word accuracy >= 2x the unigram baseline (always the training
+# text's most frequent word); held-out NSP accuracy >= NSP; the masking over the run within 1
+# point of 15% chosen and of 80/10/10 ([MASK]/random/kept); the longer run within MAX_SECS
+# seconds (0: not a claim); and d2l's recipe's mean MLM loss against PyTorch's: PEER "within"
+# (within 0.1 either way) or "below" (at most PyTorch's + 0.1; 0.6 ln|V| reported beside it).
+# --quick checks only that the figures are there.
+bert_claims() {
+  col() { head -1 "$2" | tr '\t' '\n' | grep -nx -- "$1" | cut -d: -f1; }
+  awk -F'\t' -v quick="$quick" -v V="$V" -v secs="$secs" -v nspbar="$1" -v maxsecs="$2" -v peermode="$3" \
+    -v cm="$(col mlm_loss "$dir/d2l.tsv")" -v cs="$(col mask_share "$dir/train.tsv")" \
+    -v cv="$(col valid_mlm_acc "$dir/train.tsv")" '
+    FNR == 1 { file++; if (file < 3) next }
+    file == 1 { d2l += $cm; n++ }
+    file == 3 { peer[$1] = $2; next }
+    file == 2 { share = $cs; mask = $(cs + 1); rnd = $(cs + 2); kept = $(cs + 3)
+                vm = $(cv - 2); acc = $cv; nsp = $(cv + 1); maj = $(cv + 2) }
+    END {
+      if (n < 1 || V < 6 || acc == "" || acc == "nan") { print "claim failed: no log rows or no evaluation"; exit 1 }
+      d2l /= n
+      printf "measured: %d s; d2l recipe: mean MLM loss over %d steps %.3f, ln|V| = ln %d = %.3f\n", secs, n, d2l, V, log(V)
+      printf "measured: held-out MLM accuracy %.4f (unigram baseline %.4f), NSP accuracy %.4f, MLM loss %.3f\n", acc, maj, nsp, vm
+      printf "measured: masking over the run: %.4f chosen; %.4f [MASK], %.4f random, %.4f kept\n", share, mask, rnd, kept
+      if (quick) { print "checked (smoke): the logs, the evaluation and the masking columns"; exit 0 }
+      if ("mean_mlm_loss" in peer) {
+        p = peer["mean_mlm_loss"]; gap = d2l - p
+        printf "measured: PyTorch, d2l model and recipe, same text: mean MLM loss %.3f (|V| %d); the masked words unigram entropy %.3f\n", p, peer["vocab"], peer["unigram_entropy"]
+        if (peermode == "within" && (gap > 0.1 || gap < -0.1)) { printf "claim failed: d2l recipe MLM loss %.3f not within 0.1 of PyTorch %.3f\n", d2l, p; bad++ }
+        else if (peermode == "below" && gap > 0.1) { printf "claim failed: d2l recipe MLM loss %.3f > PyTorch %.3f + 0.1\n", d2l, p; bad++ }
+        else if (peermode == "within") printf "checked: d2l recipe MLM loss %.3f within 0.1 of PyTorch %.3f\n", d2l, p
+        else printf "checked: d2l recipe MLM loss %.3f <= PyTorch %.3f + 0.1\n", d2l, p
+      } else print "not checked: the d2l recipe against PyTorch (no python3-torch)"
+      if (peermode == "below" && d2l > 0.6 * log(V))
+        printf "not met (reported, not a claim): d2l recipe MLM loss %.3f > 0.6 ln|V| = %.3f\n", d2l, 0.6 * log(V)
+      if (acc < 2 * maj) { printf "claim failed: held-out MLM accuracy %.4f < 2 x unigram baseline %.4f\n", acc, maj; bad++ }
+      if (nsp < nspbar) { printf "claim failed: held-out NSP accuracy %.4f < %s\n", nsp, nspbar; bad++ }
+      if (share < 0.14 || share > 0.16 || mask < 0.79 || mask > 0.81 || rnd < 0.09 || rnd > 0.11 || kept < 0.09 || kept > 0.11) {
+        print "claim failed: masking statistics outside 15% +-1 and 80/10/10 +-1"; bad++ }
+      if (maxsecs > 0 && secs > maxsecs) { printf "claim failed: %d s > %d s\n", secs, maxsecs; bad++ }
+      if (bad) exit 1
+      printf "checked: MLM accuracy %.4f >= 2 x unigram baseline %.4f; NSP %.4f >= %s; masking within 1 point", acc, maj, nsp, nspbar
+      if (maxsecs > 0) printf "; %d s <= %d", secs, maxsecs
+      printf "\n"
+    }' "$dir/d2l.tsv" "$dir/train.tsv" "$dir/d2l-torch.tsv" >&2
 }
