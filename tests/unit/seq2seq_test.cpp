@@ -98,6 +98,21 @@ double forced_nll(const Seq2Seq& m, const std::vector<int32_t>& src,
   return static_cast<double>(l.value()[0]) * static_cast<double>(n);
 }
 
+// Padding never reaches an item: the padded batch b's loss, summed over its tokens, is the
+// sum of its items' losses alone.
+void padding_unread(const Seq2Seq& m, const data::Batch& b,
+                    const std::vector<data::EncodedPair>& pairs) {
+  ad::Tape t(0);
+  t.set_training(false);
+  int64_t tokens = 0;
+  const double batch_nll = static_cast<double>(m.loss(t, b, 0.0f, 1.0f, &tokens).value()[0]) *
+                           static_cast<double>(tokens);
+  double alone = 0.0;
+  for (const auto& p : pairs)
+    alone += forced_nll(m, p.source, std::vector<int32_t>(p.target.begin() + 1, p.target.end()));
+  CHECK(batch_nll == doctest::Approx(alone).epsilon(1e-5));
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -494,16 +509,7 @@ TEST_CASE("seq2seq: structured (a chain CRF's marginals) and sigmoid attention, 
     }
     // Gradients by finite differences, the CRF's pairwise potentials included.
     grads_ok(models::attention_name(a), *m, b);
-    // Padding never reaches an item: the padded batch's loss is the items' losses alone.
-    ad::Tape t(0);
-    t.set_training(false);
-    int64_t tokens = 0;
-    const double batch_nll = static_cast<double>(m->loss(t, b, 0.0f, 1.0f, &tokens).value()[0]) *
-                             static_cast<double>(tokens);
-    double alone = 0.0;
-    for (const auto& p : pairs)
-      alone += forced_nll(*m, p.source, std::vector<int32_t>(p.target.begin() + 1, p.target.end()));
-    CHECK(batch_nll == doctest::Approx(alone).epsilon(1e-5));
+    padding_unread(*m, b, pairs);
     // Decoding agrees with the teacher-forced loss; the alignment rows are the marginals
     // p(z_j = 1) (structured) or σ(s_j) (sigmoid): each in [0, 1], not a distribution.
     for (const auto& p : pairs) {
@@ -534,16 +540,7 @@ TEST_CASE("seq2seq: syntactic attention (a dependency CRF's soft parents), Kim e
   CHECK(m->params().get("attention.combine.W").value.dim(1) == 3 * c.hidden);
   // Gradients by finite differences through the tree CRF, on a padded batch.
   grads_ok("syntactic", *m, b);
-  // Padding never reaches an item.
-  ad::Tape t(0);
-  t.set_training(false);
-  int64_t tokens = 0;
-  const double batch_nll = static_cast<double>(m->loss(t, b, 0.0f, 1.0f, &tokens).value()[0]) *
-                           static_cast<double>(tokens);
-  double alone = 0.0;
-  for (const auto& p : pairs)
-    alone += forced_nll(*m, p.source, std::vector<int32_t>(p.target.begin() + 1, p.target.end()));
-  CHECK(batch_nll == doctest::Approx(alone).epsilon(1e-5));
+  padding_unread(*m, b, pairs);
   // Decoding agrees with the teacher-forced loss; the alignment is the selection, a
   // distribution; the arc potentials are one S x S matrix a step, their diagonal the
   // selection's scores (the same order as the alignment), and give an Eisner tree.

@@ -45,6 +45,10 @@ class RnnSeq2Seq final : public Seq2Seq {
              Tensor* arcs) const;
   Var dec_step(Tape& t, Var x, std::vector<nn::State>& s, Var& feed, const Encoded& e,
                const Tensor* mask, Tensor* alpha, Tensor* arcs = nullptr) const;
+  // A decoding State's layers as constants of t (into st) and its input feed, returned; and
+  // back: st's and feed's values into the State.
+  Var load_state(Tape& t, const State& s, std::vector<nn::State>& st) const;
+  void store_state(const std::vector<nn::State>& st, Var feed, State& s) const;
   // The initial states' tensors in a Memory (after M and K).
   size_t state_tensors() const { return dec.size() * (lstm() ? 2 : 1); }
   // A decoding Memory's encoding for `rows` rows (each the one source).
@@ -335,22 +339,30 @@ void RnnSeq2Seq::step(Tape& t, const Memory& mem, State& s, const std::vector<in
   if (K != s.rows) throw ShapeError("seq2seq step: rows of the state and the tokens differ");
   const Encoded e = encoded(t, mem, K);
   std::vector<nn::State> st(dec.size());
+  Var feed = load_state(t, s, st);
+  Var f = dec_step(t, (*tgt_emb)(t, prev), st, feed, e, nullptr, &attention);
+  if (cfg_.attention == AttentionKind::None) attention = Tensor({K, S});
+  log_probs = ad::log_softmax((*out)(t, f)).value().clone();
+  store_state(st, feed, s);
+  ++s.steps;
+}
+
+Var RnnSeq2Seq::load_state(Tape& t, const State& s, std::vector<nn::State>& st) const {
   size_t j = 0;
   for (auto& x : st) {
     x.h = t.constant(s.v[j++].clone());
     if (lstm()) x.c = t.constant(s.v[j++].clone());
   }
-  Var feed = t.constant(s.v[j].clone());
-  Var f = dec_step(t, (*tgt_emb)(t, prev), st, feed, e, nullptr, &attention);
-  if (cfg_.attention == AttentionKind::None) attention = Tensor({K, S});
-  log_probs = ad::log_softmax((*out)(t, f)).value().clone();
-  j = 0;
-  for (auto& x : st) {
+  return t.constant(s.v[j].clone());
+}
+
+void RnnSeq2Seq::store_state(const std::vector<nn::State>& st, Var feed, State& s) const {
+  size_t j = 0;
+  for (const auto& x : st) {
     s.v[j++] = x.h.value().clone();
     if (lstm()) s.v[j++] = x.c.value().clone();
   }
   if (feeds()) s.v[j] = feed.value().clone();
-  ++s.steps;
 }
 
 void RnnSeq2Seq::reorder(State& s, const std::vector<int64_t>& rows) const {
@@ -375,21 +387,11 @@ Tensor RnnSeq2Seq::syntactic_arcs(const std::vector<int32_t>& source,
     t.clear();
     const Encoded e = encoded(t, mem, 1);
     std::vector<nn::State> st(dec.size());
-    size_t j = 0;
-    for (auto& x : st) {
-      x.h = t.constant(s.v[j++].clone());
-      if (lstm()) x.c = t.constant(s.v[j++].clone());
-    }
-    Var feed = t.constant(s.v[j].clone());
+    Var feed = load_state(t, s, st);
     Tensor arcs;
     dec_step(t, (*tgt_emb)(t, std::vector<int32_t>{prev}), st, feed, e, nullptr, nullptr, &arcs);
     std::copy(arcs.data(), arcs.data() + S * S, out.data() + k * S * S);
-    j = 0;
-    for (auto& x : st) {
-      s.v[j++] = x.h.value().clone();
-      if (lstm()) s.v[j++] = x.c.value().clone();
-    }
-    s.v[j] = feed.value().clone();
+    store_state(st, feed, s);
     prev = tokens[static_cast<size_t>(k)];
   }
   return out;
