@@ -113,6 +113,18 @@ void padding_unread(const Seq2Seq& m, const data::Batch& b,
   CHECK(batch_nll == doctest::Approx(alone).epsilon(1e-5));
 }
 
+// Greedy decoding of source (at most 6 tokens), checked to agree with the teacher-forced loss
+// and to give one alignment row a token over the source.
+models::Translation decoded(const Seq2Seq& m, const std::vector<int32_t>& source) {
+  models::DecodeOptions o;
+  o.max_length = 6;
+  models::Translation g = m.translate(source, o);
+  CHECK(-g.log_prob == doctest::Approx(forced_nll(m, source, g.tokens)).epsilon(1e-4));
+  REQUIRE(g.attention.shape() ==
+          Shape{static_cast<int64_t>(g.tokens.size()), static_cast<int64_t>(source.size())});
+  return g;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -513,12 +525,7 @@ TEST_CASE("seq2seq: structured (a chain CRF's marginals) and sigmoid attention, 
     // Decoding agrees with the teacher-forced loss; the alignment rows are the marginals
     // p(z_j = 1) (structured) or σ(s_j) (sigmoid): each in [0, 1], not a distribution.
     for (const auto& p : pairs) {
-      models::DecodeOptions o;
-      o.max_length = 6;
-      const models::Translation g = m->translate(p.source, o);
-      CHECK(-g.log_prob == doctest::Approx(forced_nll(*m, p.source, g.tokens)).epsilon(1e-4));
-      REQUIRE(g.attention.shape() ==
-              Shape{static_cast<int64_t>(g.tokens.size()), static_cast<int64_t>(p.source.size())});
+      const models::Translation g = decoded(*m, p.source);
       for (int64_t i = 0; i < g.attention.size(); ++i)
         CHECK((g.attention[i] >= 0.0f && g.attention[i] <= 1.0f));
     }
@@ -545,13 +552,9 @@ TEST_CASE("seq2seq: syntactic attention (a dependency CRF's soft parents), Kim e
   // distribution; the arc potentials are one S x S matrix a step, their diagonal the
   // selection's scores (the same order as the alignment), and give an Eisner tree.
   for (const auto& p : pairs) {
-    models::DecodeOptions o;
-    o.max_length = 6;
-    const models::Translation g = m->translate(p.source, o);
-    CHECK(-g.log_prob == doctest::Approx(forced_nll(*m, p.source, g.tokens)).epsilon(1e-4));
+    const models::Translation g = decoded(*m, p.source);
     const int64_t T = static_cast<int64_t>(g.tokens.size()),
                   S = static_cast<int64_t>(p.source.size());
-    REQUIRE(g.attention.shape() == Shape{T, S});
     const Tensor arcs = m->syntactic_arcs(p.source, g.tokens);
     REQUIRE(arcs.shape() == Shape{T, S, S});
     for (int64_t k = 0; k < T; ++k) {
