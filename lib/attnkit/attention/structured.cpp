@@ -352,6 +352,17 @@ inline Dual operator/(Dual a, Dual b) {
   return {q, (a.d - q * b.d) / b.v};
 }
 
+// Σ a_i b_i over n terms in four lanes (so that the compiler may vectorise the sum).
+template <class T>
+T dot_lanes(const T* a, const T* b, int64_t n) {
+  T acc[4] = {};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int l = 0; l < 4; ++l) acc[l] += a[i + l] * b[i + l];
+  for (; i < n; ++i) acc[0] += a[i] * b[i];
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
 // false (nothing written) where the engine does not apply; else log Z, the marginals [n n]
 // in A's layout and, for T = Dual and a direction dir, H dir [n n] into tangent.
 template <class T>
@@ -376,7 +387,12 @@ bool eisner_linear(const double* A, const double* dir, int64_t n, double* log_z,
     c[static_cast<size_t>(d)] = best;
     shift += best;
   }
-  std::vector<T> w(mm, T{});
+  // per-thread buffers, reused (an item is solved per batch entry and decoder step): the
+  // charts' cells are written before they are read; the adjoints are zeroed
+  thread_local std::vector<T> buf[15];
+  for (auto& b : buf)
+    if (b.size() < mm) b.resize(mm);
+  T* w = buf[0].data();
   for (int64_t h = 0; h <= n; ++h)
     for (int64_t d = 1; d <= n; ++d) {
       if (h == d) continue;
@@ -385,8 +401,8 @@ bool eisner_linear(const double* A, const double* dir, int64_t n, double* log_z,
       set_arc_weight(w[static_cast<size_t>(h * m + d)], e, dir ? e * dir[p] : 0.0);
     }
   // inside
-  std::vector<T> CRr(mm, T{}), CRc(mm, T{}), CLr(mm, T{}), CLc(mm, T{}), IRr(mm, T{}), ILc(mm, T{}),
-      Sm(mm, T{});
+  T *CRr = buf[1].data(), *CRc = buf[2].data(), *CLr = buf[3].data(), *CLc = buf[4].data(),
+    *IRr = buf[5].data(), *ILc = buf[6].data(), *Sm = buf[7].data();
   for (int64_t s = 0; s < m; ++s) {
     const size_t d = static_cast<size_t>(s * m + s);
     CRr[d] = CRc[d] = CLr[d] = CLc[d] = T{1.0};
@@ -395,33 +411,23 @@ bool eisner_linear(const double* A, const double* dir, int64_t n, double* log_z,
     for (int64_t s = 0; s + k <= n; ++s) {
       const int64_t t = s + k;
       const size_t st = static_cast<size_t>(s * m + t), ts = static_cast<size_t>(t * m + s);
-      const T* cr = CRr.data() + s * m;
-      const T* cl = CLc.data() + t * m;
-      T sum{};
-      for (int64_t r = s; r < t; ++r) sum += cr[r] * cl[r + 1];
+      const T sum = dot_lanes(CRr + s * m + s, CLc + t * m + s + 1, k);
       Sm[st] = sum;
       IRr[st] = w[st] * sum;
       if (s >= 1) {
         ILc[ts] = w[ts] * sum;
-        const T* clr = CLr.data() + s * m;
-        const T* il = ILc.data() + t * m;
-        T x{};
-        for (int64_t r = s; r < t; ++r) x += clr[r] * il[r];
-        CLr[st] = CLc[ts] = x;
+        CLr[st] = CLc[ts] = dot_lanes(CLr + s * m + s, ILc + t * m + s, k);
       }
-      const T* ir = IRr.data() + s * m;
-      const T* crc = CRc.data() + t * m;
-      T x{};
-      for (int64_t r = s + 1; r <= t; ++r) x += ir[r] * crc[r];
-      CRr[st] = CRc[ts] = x;
+      CRr[st] = CRc[ts] = dot_lanes(IRr + s * m + s + 1, CRc + t * m + s + 1, k);
     }
   const T Z = CRr[static_cast<size_t>(n)];
   const double zv = val(Z);
   if (!(zv > 0.0) || !std::isfinite(zv) || std::log(zv) < -600.0 + 2.0 * static_cast<double>(n))
     return false;
   // outside: adjoints of Z, a chart's in its two layouts (summed when the item is reached)
-  std::vector<T> aCRr(mm, T{}), aCRc(mm, T{}), aCLr(mm, T{}), aCLc(mm, T{}), aIRr(mm, T{}),
-      aILc(mm, T{}), aw(mm, T{});
+  T *aCRr = buf[8].data(), *aCRc = buf[9].data(), *aCLr = buf[10].data(), *aCLc = buf[11].data(),
+    *aIRr = buf[12].data(), *aILc = buf[13].data(), *aw = buf[14].data();
+  for (T* a : {aCRr, aCRc, aCLr, aCLc, aIRr, aILc}) std::fill(a, a + mm, T{});
   aCRr[static_cast<size_t>(n)] = T{1.0};
   for (int64_t k = n; k >= 1; --k)
     for (int64_t s = 0; s + k <= n; ++s) {
@@ -429,10 +435,10 @@ bool eisner_linear(const double* A, const double* dir, int64_t n, double* log_z,
       const size_t st = static_cast<size_t>(s * m + t), ts = static_cast<size_t>(t * m + s);
       const T acr = aCRr[st] + aCRc[ts];
       {
-        const T* crc = CRc.data() + t * m;
-        const T* ir = IRr.data() + s * m;
-        T* air = aIRr.data() + s * m;
-        T* acrc = aCRc.data() + t * m;
+        const T* crc = CRc + t * m;
+        const T* ir = IRr + s * m;
+        T* air = aIRr + s * m;
+        T* acrc = aCRc + t * m;
         for (int64_t r = s + 1; r <= t; ++r) {
           air[r] += acr * crc[r];
           acrc[r] += acr * ir[r];
@@ -440,10 +446,10 @@ bool eisner_linear(const double* A, const double* dir, int64_t n, double* log_z,
       }
       if (s >= 1) {
         const T acl = aCLr[st] + aCLc[ts];
-        const T* il = ILc.data() + t * m;
-        const T* clr = CLr.data() + s * m;
-        T* aclr = aCLr.data() + s * m;
-        T* ail = aILc.data() + t * m;
+        const T* il = ILc + t * m;
+        const T* clr = CLr + s * m;
+        T* aclr = aCLr + s * m;
+        T* ail = aILc + t * m;
         for (int64_t r = s; r < t; ++r) {
           aclr[r] += acl * il[r];
           ail[r] += acl * clr[r];
@@ -457,10 +463,10 @@ bool eisner_linear(const double* A, const double* dir, int64_t n, double* log_z,
         aw[ts] = ail * Sm[st];
         as += ail * w[ts];
       }
-      const T* cl = CLc.data() + t * m;
-      const T* cr = CRr.data() + s * m;
-      T* acr_row = aCRr.data() + s * m;
-      T* acl_col = aCLc.data() + t * m;
+      const T* cl = CLc + t * m;
+      const T* cr = CRr + s * m;
+      T* acr_row = aCRr + s * m;
+      T* acl_col = aCLc + t * m;
       for (int64_t r = s; r < t; ++r) {
         acr_row[r] += as * cl[r + 1];
         acl_col[r + 1] += as * cr[r];

@@ -245,10 +245,12 @@ std::shared_ptr<const HopSolutions> hop_solve(const HopShape& h, Var u, Var p,
   return out;
 }
 
-// What syntactic_attention's backward pass keeps of an item (length L): the potentials A and
-// marginals P [L, L], the selection p [L] and the soft-parent weights q [L], in double.
+// What syntactic_attention's backward pass keeps of an item (length L): the selection p [L]
+// and the soft-parent weights q [L] in double; its potentials A and marginals P [L, L] as
+// floats at `off` of two tape scratch buffers (pooled: reused from step to step).
 struct SyntacticItem {
-  std::vector<double> A, P, p, q;
+  size_t off = 0;
+  std::vector<double> p, q;
 };
 
 }  // namespace
@@ -334,13 +336,21 @@ Var syntactic_attention(Var g, Var r, Var X, Var Hd, Var Md, const std::vector<i
                     std::to_string(at::kMaxTreeSize));
   Tape& t = X.tape();
   auto items = std::make_shared<std::vector<SyntacticItem>>(static_cast<size_t>(B));
+  int64_t cells = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t L = lengths.empty() ? S : lengths[static_cast<size_t>(b)];
+    (*items)[static_cast<size_t>(b)].off = static_cast<size_t>(cells);
+    cells += L * L;
+  }
+  float* const Abuf = t.scratch(Shape{cells})->data();
+  float* const Pbuf = t.scratch(Shape{cells})->data();
   Tensor y = t.alloc({B, 2 * H});
   if (alpha) *alpha = Tensor(Shape{B, S});
   if (arcs) *arcs = Tensor(Shape{B, S, S});
   std::vector<char> bad(static_cast<size_t>(B), 0);
   parallel_for(B, [&](int64_t b0, int64_t b1) {
     std::vector<float> hg;
-    std::vector<double> acc;
+    std::vector<double> acc, Ad;
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t L = lengths.empty() ? S : lengths[static_cast<size_t>(b)];
       SyntacticItem& it = (*items)[static_cast<size_t>(b)];
@@ -360,17 +370,24 @@ Var syntactic_attention(Var g, Var r, Var X, Var Hd, Var Md, const std::vector<i
           for (int64_t j = 0; j < S; ++j)
             ab[i * S + j] = i == j ? rb[j] : fastmath::lane_dot(hg.data() + i * H, mb + j * H, H);
       }
-      it.A.resize(static_cast<size_t>(L * L));
+      // A in float (as the backward pass reads it back), solved in double
+      float* Ab = Abuf + it.off;
+      Ad.resize(static_cast<size_t>(L * L));
       for (int64_t i = 0; i < L; ++i)
         for (int64_t j = 0; j < L; ++j) {
-          const double a = i == j ? static_cast<double>(rb[j])
-                                  : fastmath::lane_dot_double(hg.data() + i * H, mb + j * H, H);
-          if (std::isnan(a) || a == std::numeric_limits<double>::infinity())
+          const float a =
+              i == j
+                  ? rb[j]
+                  : static_cast<float>(fastmath::lane_dot_double(hg.data() + i * H, mb + j * H, H));
+          if (std::isnan(a) || a == std::numeric_limits<float>::infinity())
             bad[static_cast<size_t>(b)] = 1;
-          it.A[static_cast<size_t>(i * L + j)] = a;
+          Ab[i * L + j] = a;
+          Ad[static_cast<size_t>(i * L + j)] = a;
         }
       if (bad[static_cast<size_t>(b)]) continue;
-      it.P = at::tree_marginals(it.A.data(), L).arcs;
+      const std::vector<double> P = at::tree_marginals(Ad.data(), L).arcs;
+      float* Pb = Pbuf + it.off;
+      for (int64_t i = 0; i < L * L; ++i) Pb[i] = static_cast<float>(P[static_cast<size_t>(i)]);
       // the selection: softmax over the item's words
       double mx = -std::numeric_limits<double>::infinity(), z = 0.0;
       for (int64_t j = 0; j < L; ++j) mx = std::max(mx, static_cast<double>(rb[j]));
@@ -386,7 +403,7 @@ Var syntactic_attention(Var g, Var r, Var X, Var Hd, Var Md, const std::vector<i
         for (int64_t j = 0; j < L; ++j)
           if (i != j)
             it.q[static_cast<size_t>(i)] +=
-                it.P[static_cast<size_t>(i * L + j)] * it.p[static_cast<size_t>(j)];
+                P[static_cast<size_t>(i * L + j)] * it.p[static_cast<size_t>(j)];
       // c = [Σ_j p_j x_j ; Σ_i q_i x_i]
       acc.assign(static_cast<size_t>(2 * H), 0.0);
       for (int64_t i = 0; i < L; ++i) {
@@ -413,7 +430,7 @@ Var syntactic_attention(Var g, Var r, Var X, Var Hd, Var Md, const std::vector<i
     Tensor* dMd = t.requires_grad(Md) ? &t.grad(Md) : nullptr;
     const bool need_arcs = dg || dr || dHd || dMd;
     parallel_for(B, [&](int64_t b0, int64_t b1) {
-      std::vector<double> dp, dq, dP, dA, tmp;
+      std::vector<double> dp, dq, dP, dA, tmp, Ad;
       for (int64_t b = b0; b < b1; ++b) {
         const int64_t L = lengths.empty() ? S : lengths[static_cast<size_t>(b)];
         const SyntacticItem& it = (*items)[static_cast<size_t>(b)];
@@ -444,11 +461,12 @@ Var syntactic_attention(Var g, Var r, Var X, Var Hd, Var Md, const std::vector<i
           for (int64_t j = 0; j < L; ++j) {
             if (i == j) continue;
             const size_t ij = static_cast<size_t>(i * L + j);
-            dp[static_cast<size_t>(j)] += it.P[ij] * dq[static_cast<size_t>(i)];
+            dp[static_cast<size_t>(j)] += Pbuf[it.off + ij] * dq[static_cast<size_t>(i)];
             dP[ij] = dq[static_cast<size_t>(i)] * it.p[static_cast<size_t>(j)];
           }
         dA.resize(static_cast<size_t>(L * L));
-        at::tree_marginals_backward(it.A.data(), L, dP.data(), dA.data());
+        Ad.assign(Abuf + it.off, Abuf + it.off + L * L);
+        at::tree_marginals_backward(Ad.data(), L, dP.data(), dA.data());
         if (dr) {
           double pdp = 0.0;
           for (int64_t j = 0; j < L; ++j)
