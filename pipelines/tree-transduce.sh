@@ -22,8 +22,10 @@
 # the first step's tree printed as text (each word under its head) and every step's tree
 # drawn by attn-plot to tree-transduce-trees-K.png (one panel a step, a row a head, a column
 # a word; the root's arcs on the diagonal), in --keep DIR, else the current folder.
+# How often those trees match the expressions' structure (ATTACH=N, default 30 held-out
+# expressions a depth): a table "attach" by depth (the script's end says how it is scored).
 # --quick: depths 1..3, 600 expressions, 20 per depth, tiny models (16 units), 60 steps, one
-# seed: the table and the trees (smoke figures).
+# seed, 5 expressions a depth scored: the tables and the trees (smoke figures).
 set -euo pipefail
 export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
@@ -128,3 +130,49 @@ for k in 0 1 2; do
       }
       END { show(0, "   ") }'
 done
+# How often the recovered trees match the expressions' structure: the first seed's syntactic
+# model on the first ATTACH (default 30) held-out expressions of each depth. The gold head of
+# a number or an operator is the operator that takes it as an operand (a bracketed operand
+# stands for its own operator), the outermost operator's is the root; brackets and the <eos>
+# are not scored. Every decoder step's Eisner argmax tree is scored. One row a depth:
+#   attach  depth  expressions  steps  all_steps  first_step  left_chain  right_chain
+# the share of right heads over every step's tree, over the first step's, and of two trees
+# that ignore the model (each token headed by its left neighbour; by its right one).
+natt=${ATTACH:-30}
+[ "$quick" = 1 ] && natt=5
+{
+printf 'attach\tdepth\texpressions\tsteps\tall_steps\tfirst_step\tleft_chain\tright_chain\n'
+for d in $(seq 1 "$depth"); do
+  head -"$natt" "$dir/test-$d.src" >"$dir/attach-$d.src"
+  seq2seq-translate -m "$dir/syntactic-$first.akm" -i "$dir/attach-$d.src" --len-max "$tlen" -q \
+    --trace "$dir/attach-$d.npz" >/dev/null
+  nd=$(wc -l <"$dir/attach-$d.src")
+  for k in $(seq 0 $((nd - 1))); do
+    attn-struct --kind tree --arcs "$dir/attach-$d.npz:s$k" --emit heads -o "$dir/attach-heads.txt"
+    # the expression, then its steps' heads: steps right scored first scored1 left right
+    { sed -n "$((k + 1))p" "$dir/attach-$d.src"; cat "$dir/attach-heads.txt"; } | awk '
+      function operand(   lp, h) {
+        if (tok[pos] == "(") { lp = pos++; h = expr(); gold[lp] = h; gold[pos++] = h; return h }
+        return pos++
+      }
+      function expr(   a, o, b) {
+        a = operand(); o = pos++; b = operand(); gold[a] = o; gold[b] = o; return o
+      }
+      NR == 1 {
+        n = split($0, tok, " "); pos = 1; gold[expr()] = 0
+        for (i = 1; i <= n; i++) if (tok[i] != "(" && tok[i] != ")") {
+          scored1++; lc += gold[i] == i - 1; rc += gold[i] == (i < n ? i + 1 : 0)
+        }
+        next
+      }
+      { steps++
+        for (i = 1; i <= n; i++) if (tok[i] != "(" && tok[i] != ")") {
+          scored++; ok = $i == gold[i]; right += ok; if (steps == 1) first += ok
+        }
+      }
+      END { print steps + 0, right + 0, scored + 0, first + 0, scored1, lc, rc }'
+  done | awk -v d="$d" '{ st += $1; r += $2; s += $3; f += $4; s1 += $5; l += $6; rr += $7; n++ }
+    END { printf "attach\t%s\t%d\t%d\t%.4f\t%.4f\t%.4f\t%.4f\n", d, n, st, s ? r / s : 0,
+          s1 ? f / s1 : 0, s1 ? l / s1 : 0, s1 ? rr / s1 : 0 }'
+done
+} | tee "$dir/attach.tsv"

@@ -2,7 +2,8 @@
 # labels: pipeline
 # pipelines/tree-transduce.sh --quick: simple (Bahdanau) and syntactic attention on
 # infix-prefix depths 1-3 (one seed, tiny models): the table by depth with a winner per row,
-# every held-out expression decoded, three expressions' trees printed and drawn.
+# every held-out expression decoded, three expressions' trees printed and drawn, the attach
+# table (how often the trees match the expressions' structure).
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 expect 0 "$ATTNKIT_SRC/pipelines/tree-transduce.sh" --quick --seed 1 --keep q
 check_eq "$(head -1 "$T/out")" "$(printf 'depth\texpressions\tsimple\tsyntactic\twinner\tsimple_seed_1\tsyntactic_seed_1')" "table header"
@@ -21,6 +22,12 @@ for k in 0 1 2; do
 done
 # each text tree holds every source word once (the <eos> included)
 check_eq "$(grep -c "the first decoder step's tree" "$T/out")" 3 "three text trees"
+# how often the trees match: a row a depth, shares in [0, 1]; at depth 1 ("a op b") the chain
+# trees get one head of three right, whatever the model
+check_eq "$(grep -c "^attach$(printf '\t')[123]$(printf '\t')" "$T/out")" 3 "attach: a row a depth"
+check_eq "$(awk -F'\t' '$1 == "attach" && $2 != "depth" && !($3 >= 1 && $4 >= $3 &&
+  $5 >= 0 && $5 <= 1 && $6 >= 0 && $6 <= 1 && $7 >= 0 && $7 <= 1 && $8 >= 0 && $8 <= 1) { print "bad " $0 }' "$T/out")" "" "attach shares"
+check_eq "$(awk -F'\t' '$1 == "attach" && $2 == 1 { print $7, $8 }' "$T/out")" "0.3333 0.3333" "attach: chains at depth 1"
 expect 0 "$ATTNKIT_SRC/pipelines/tree-transduce.sh" --help
 grep -q "^Usage: pipelines/tree-transduce.sh" "$T/out" || fail "--help: $(head -1 "$T/out")"
 expect 2 "$ATTNKIT_SRC/pipelines/tree-transduce.sh" --bogus

@@ -223,4 +223,55 @@ TEST_CASE("autodiff: syntactic attention against a direct computation; gradients
       ShapeError);
 }
 
+TEST_CASE("autodiff: syntactic attention's one op = the same layer from primitive tape ops") {
+  // The layer as ops_structured.h defines it, composed of matmul, tree_marginals (the tape op)
+  // and masked_softmax: context and every input's gradient under a random seed gradient.
+  const int64_t B = 4, S = 11, H = 6;
+  const std::vector<int64_t> lengths = {11, 4, 1, 8};
+  const Tensor g = rnd({B, H}, 41), r = rnd({B, S}, 42, 2.0), X = rnd({B, S, H}, 43),
+               Hd = rnd({B, S, H}, 44), Md = rnd({B, S, H}, 45), seed = rnd({B, 2 * H}, 46);
+  for (const auto& lens : {std::vector<int64_t>{}, lengths}) {
+    INFO((lens.empty() ? "no padding" : "padded"));
+    Tape t1(0), t2(0);
+    VS v1, v2;
+    for (const Tensor* x : {&g, &r, &X, &Hd, &Md}) {
+      v1.push_back(t1.input(x->clone()));
+      v2.push_back(t2.input(x->clone()));
+    }
+    const Var c1 = ad::syntactic_attention(v1[0], v1[1], v1[2], v1[3], v1[4], lens);
+    Tensor eye = t2.zeros({S, S}), off = t2.zeros({S, S});
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t j = 0; j < S; ++j) (i == j ? eye : off).at(i, j) = 1.0f;
+    const Var I = t2.constant(std::move(eye)), O = t2.constant(std::move(off));
+    const Var gated = ad::mul(v2[3], ad::reshape(v2[0], {B, 1, H}));
+    const Var A = ad::add(ad::mul(ad::matmul(gated, v2[4], false, true), O),
+                          ad::mul(ad::reshape(v2[1], {B, 1, S}), I));
+    const Var P = ad::tree_marginals(A, lens);
+    const Var parent = ad::matmul(ad::mul(P, O), v2[2], true, false);
+    Tensor mask = t2.zeros({B, S});
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < (lens.empty() ? S : lens[static_cast<size_t>(b)]); ++j)
+        mask.at(b, j) = 1.0f;
+    const Var p = ad::masked_softmax(v2[1], mask);
+    const Var both = ad::concat({v2[2], parent}, -1);
+    const Var c2 = ad::reshape(ad::matmul(ad::reshape(p, {B, 1, S}), both), {B, 2 * H});
+    REQUIRE(c1.value().shape() == c2.value().shape());
+    for (int64_t i = 0; i < c1.value().size(); ++i)
+      CHECK(c1.value()[i] == doctest::Approx(c2.value()[i]).epsilon(1e-5));
+    t1.backward(c1, seed);
+    t2.backward(c2, seed);
+    for (size_t k = 0; k < v1.size(); ++k) {
+      INFO("input " << k);
+      const Tensor &a = t1.grad(v1[k]), &b = t2.grad(v2[k]);
+      REQUIRE(a.shape() == b.shape());
+      float worst = 0.0f, scale = 1.0f;
+      for (int64_t i = 0; i < a.size(); ++i) {
+        worst = std::max(worst, std::fabs(a[i] - b[i]));
+        scale = std::max(scale, std::fabs(b[i]));
+      }
+      CHECK(worst <= 1e-4f * scale);
+    }
+  }
+}
+
 }  // namespace attnkit_unit_autodiff_structured_test

@@ -712,4 +712,62 @@ TEST_CASE("structured: the hop chain's Linear engine = the log-space engine; whe
   CHECK(none.log_z == -inf);
 }
 
+TEST_CASE("structured: the tree's Linear engine = the log-space engine; when it applies") {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto worst = [](const std::vector<double>& a, const std::vector<double>& b, double scale) {
+    REQUIRE(a.size() == b.size());
+    double w = 0.0;
+    for (size_t i = 0; i < a.size(); ++i)
+      w = std::max(w, std::fabs(a[i] - b[i]) / (scale > 0 ? scale : 1.0 + std::fabs(b[i])));
+    return w;
+  };
+  int seed = 1300;
+  for (int n : {1, 2, 3, 5, 9, 17, 40})
+    for (double scale : {0.3, 3.0, 12.0}) {
+      INFO("n = " << n << ", scale " << scale);
+      const size_t nn = static_cast<size_t>(n * n);
+      std::vector<double> A = randn(nn, ++seed, scale);
+      const std::vector<double> g = randn(nn, ++seed);
+      if (n > 3) A[1] = A[static_cast<size_t>(2 * n)] = -inf;  // forbidden arcs
+      REQUIRE(tree_linear_ok(A.data(), n));
+      const TreeMarginals a = tree_marginals(A.data(), n, TreeEngine::Linear);
+      const TreeMarginals b = tree_marginals(A.data(), n, TreeEngine::LogSpace);
+      CHECK(std::fabs(a.log_z - b.log_z) <= 1e-12 * (1 + std::fabs(b.log_z)));
+      CHECK(worst(a.arcs, b.arcs, 0) <= 1e-11);
+      std::vector<double> ha(nn), hb(nn);
+      tree_marginals_backward(A.data(), n, g.data(), ha.data(), TreeEngine::Linear);
+      tree_marginals_backward(A.data(), n, g.data(), hb.data(), TreeEngine::LogSpace);
+      double mx = 1.0;
+      for (double x : hb) mx = std::max(mx, std::fabs(x));
+      CHECK(worst(ha, hb, mx) <= 1e-10);
+    }
+  // Where it does not apply, Linear and Auto give the log-space engine's results: a word with
+  // no allowed head, NaN or +inf, no word, a shifted log Z below the floor (random arcs at a
+  // large scale: the best head of each word is not compatible with one projective tree).
+  std::vector<double> A = randn(16, 1400);  // n = 4
+  CHECK(tree_linear_ok(A.data(), 4));
+  CHECK_FALSE(tree_linear_ok(A.data(), 0));
+  std::vector<double> Ab(A);
+  for (int i = 0; i < 4; ++i) Ab[static_cast<size_t>(i * 4 + 2)] = -inf;
+  CHECK_FALSE(tree_linear_ok(Ab.data(), 4));
+  const TreeMarginals none = tree_marginals(Ab.data(), 4, TreeEngine::Linear);
+  CHECK(none.log_z == -inf);
+  Ab = A;
+  Ab[5] = std::nan("");
+  CHECK_FALSE(tree_linear_ok(Ab.data(), 4));
+  Ab[5] = inf;
+  CHECK_FALSE(tree_linear_ok(Ab.data(), 4));
+  const int t = 60;
+  const std::vector<double> big = randn(t * t, 1401, 200.0), dir = randn(t * t, 1402);
+  CHECK_FALSE(tree_linear_ok(big.data(), t));
+  const TreeMarginals lin = tree_marginals(big.data(), t, TreeEngine::Linear);
+  const TreeMarginals lg = tree_marginals(big.data(), t, TreeEngine::LogSpace);
+  CHECK(lin.log_z == lg.log_z);
+  CHECK(lin.arcs == lg.arcs);
+  std::vector<double> h1(t * t), h2(t * t);
+  tree_marginals_backward(big.data(), t, dir.data(), h1.data(), TreeEngine::Auto);
+  tree_marginals_backward(big.data(), t, dir.data(), h2.data(), TreeEngine::LogSpace);
+  CHECK(h1 == h2);
+}
+
 }  // namespace attnkit_unit_structured_test

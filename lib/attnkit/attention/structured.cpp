@@ -328,6 +328,162 @@ const Hypergraph& hop_graph(int64_t K, int64_t S) {
   return graph(2, K, S);
 }
 
+// ---- the tree in linear space (structured.h: TreeEngine::Linear). Positions 0..n (0 the
+// root, word w at position w + 1), m = n + 1. Every tree gives each word exactly one head, so
+// shifting the potentials of word d's heads by c_d (their maximum) shifts log Z by c_d and
+// leaves the marginals alone: the arc weights w[h, d] = exp(A(h -> d) - c_d) lie in [0, 1]
+// and one of each word's is 1. Eisner's recursions then run on plain sums of products (no
+// exp or log per cell), every chart held twice (row-major [s, t] and transposed [t, s]) so
+// that each inner loop over the split point reads contiguous memory:
+//   S[s, t]  = Σ_{s<=r<t} CR[s, r] CL[r+1, t]     IR[s, t] = w[s, t] S,  IL[s, t] = w[t, s] S
+//   CL[s, t] = Σ_{s<=r<t} CL[s, r] IL[r, t]        CR[s, t] = Σ_{s<r<=t} IR[s, r] CR[r, t]
+// (IL and CL are 0 at s = 0: the root has no head), Z = CR[0, n]. The outside pass is the
+// reverse-mode adjoint of Z; the marginal of an arc is w ∂Z/∂w / Z. With T = Dual (value and
+// tangent, the tangent of w being w · dir) the same passes give H dir in forward mode.
+// Applies when every word has a finite best head and log Z - Σ c_d >= -600 + 2n: the
+// structures number fewer than e^{1.91 n}, so every item and adjoint that contributes more than
+// 1e-16 of Z is then a normal double (and nothing overflows, n <= kMaxTreeSize).
+inline void set_arc_weight(double& x, double e, double) { x = e; }
+inline void set_arc_weight(Dual& x, double e, double de) { x = {e, de}; }
+inline double tangent_of(Dual x) { return x.d; }
+inline double tangent_of(double) { return 0.0; }
+inline Dual operator/(Dual a, Dual b) {
+  const double q = a.v / b.v;
+  return {q, (a.d - q * b.d) / b.v};
+}
+
+// Σ a_i b_i over n terms in four lanes (so that the compiler may vectorise the sum).
+template <class T>
+T dot_lanes(const T* a, const T* b, int64_t n) {
+  T acc[4] = {};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int l = 0; l < 4; ++l) acc[l] += a[i + l] * b[i + l];
+  for (; i < n; ++i) acc[0] += a[i] * b[i];
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// false (nothing written) where the engine does not apply; else log Z, the marginals [n n]
+// in A's layout and, for T = Dual and a direction dir, H dir [n n] into tangent.
+template <class T>
+bool eisner_linear(const double* A, const double* dir, int64_t n, double* log_z, double* marg,
+                   double* tangent) {
+  if (n < 1 || n > kMaxTreeSize) return false;
+  const int64_t m = n + 1;
+  const size_t mm = static_cast<size_t>(m * m);
+  auto pot = [n](int64_t h, int64_t d) {  // head position h -> dependent position d >= 1
+    return static_cast<size_t>(h == 0 ? (d - 1) * n + (d - 1) : (h - 1) * n + (d - 1));
+  };
+  std::vector<double> c(static_cast<size_t>(m), 0.0);
+  double shift = 0.0;
+  for (int64_t d = 1; d <= n; ++d) {
+    double best = kNegInfD;
+    for (int64_t i = 0; i < n; ++i) {
+      const double a = A[i * n + d - 1];
+      if (std::isnan(a) || a == -kNegInfD) return false;
+      best = std::max(best, a);
+    }
+    if (!std::isfinite(best)) return false;
+    c[static_cast<size_t>(d)] = best;
+    shift += best;
+  }
+  // per-thread buffers, reused (an item is solved per batch entry and decoder step): the
+  // charts' cells are written before they are read; the adjoints are zeroed
+  thread_local std::vector<T> buf[15];
+  for (auto& b : buf)
+    if (b.size() < mm) b.resize(mm);
+  T* w = buf[0].data();
+  for (int64_t h = 0; h <= n; ++h)
+    for (int64_t d = 1; d <= n; ++d) {
+      if (h == d) continue;
+      const size_t p = pot(h, d);
+      const double e = std::exp(A[p] - c[static_cast<size_t>(d)]);
+      set_arc_weight(w[static_cast<size_t>(h * m + d)], e, dir ? e * dir[p] : 0.0);
+    }
+  // inside
+  T *CRr = buf[1].data(), *CRc = buf[2].data(), *CLr = buf[3].data(), *CLc = buf[4].data(),
+    *IRr = buf[5].data(), *ILc = buf[6].data(), *Sm = buf[7].data();
+  for (int64_t s = 0; s < m; ++s) {
+    const size_t d = static_cast<size_t>(s * m + s);
+    CRr[d] = CRc[d] = CLr[d] = CLc[d] = T{1.0};
+  }
+  for (int64_t k = 1; k <= n; ++k)
+    for (int64_t s = 0; s + k <= n; ++s) {
+      const int64_t t = s + k;
+      const size_t st = static_cast<size_t>(s * m + t), ts = static_cast<size_t>(t * m + s);
+      const T sum = dot_lanes(CRr + s * m + s, CLc + t * m + s + 1, k);
+      Sm[st] = sum;
+      IRr[st] = w[st] * sum;
+      if (s >= 1) {
+        ILc[ts] = w[ts] * sum;
+        CLr[st] = CLc[ts] = dot_lanes(CLr + s * m + s, ILc + t * m + s, k);
+      }
+      CRr[st] = CRc[ts] = dot_lanes(IRr + s * m + s + 1, CRc + t * m + s + 1, k);
+    }
+  const T Z = CRr[static_cast<size_t>(n)];
+  const double zv = val(Z);
+  if (!(zv > 0.0) || !std::isfinite(zv) || std::log(zv) < -600.0 + 2.0 * static_cast<double>(n))
+    return false;
+  // outside: adjoints of Z, a chart's in its two layouts (summed when the item is reached)
+  T *aCRr = buf[8].data(), *aCRc = buf[9].data(), *aCLr = buf[10].data(), *aCLc = buf[11].data(),
+    *aIRr = buf[12].data(), *aILc = buf[13].data(), *aw = buf[14].data();
+  for (T* a : {aCRr, aCRc, aCLr, aCLc, aIRr, aILc}) std::fill(a, a + mm, T{});
+  aCRr[static_cast<size_t>(n)] = T{1.0};
+  for (int64_t k = n; k >= 1; --k)
+    for (int64_t s = 0; s + k <= n; ++s) {
+      const int64_t t = s + k;
+      const size_t st = static_cast<size_t>(s * m + t), ts = static_cast<size_t>(t * m + s);
+      const T acr = aCRr[st] + aCRc[ts];
+      {
+        const T* crc = CRc + t * m;
+        const T* ir = IRr + s * m;
+        T* air = aIRr + s * m;
+        T* acrc = aCRc + t * m;
+        for (int64_t r = s + 1; r <= t; ++r) {
+          air[r] += acr * crc[r];
+          acrc[r] += acr * ir[r];
+        }
+      }
+      if (s >= 1) {
+        const T acl = aCLr[st] + aCLc[ts];
+        const T* il = ILc + t * m;
+        const T* clr = CLr + s * m;
+        T* aclr = aCLr + s * m;
+        T* ail = aILc + t * m;
+        for (int64_t r = s; r < t; ++r) {
+          aclr[r] += acl * il[r];
+          ail[r] += acl * clr[r];
+        }
+      }
+      const T air = aIRr[st];
+      T as = air * w[st];
+      aw[st] = air * Sm[st];
+      if (s >= 1) {
+        const T ail = aILc[ts];
+        aw[ts] = ail * Sm[st];
+        as += ail * w[ts];
+      }
+      const T* cl = CLc + t * m;
+      const T* cr = CRr + s * m;
+      T* acr_row = aCRr + s * m;
+      T* acl_col = aCLc + t * m;
+      for (int64_t r = s; r < t; ++r) {
+        acr_row[r] += as * cl[r + 1];
+        acl_col[r + 1] += as * cr[r];
+      }
+    }
+  *log_z = std::log(zv) + shift;
+  for (int64_t h = 0; h <= n; ++h)
+    for (int64_t d = 1; d <= n; ++d) {
+      if (h == d) continue;
+      const size_t p = pot(h, d), hd = static_cast<size_t>(h * m + d);
+      const T mu = w[hd] * aw[hd] / Z;
+      marg[p] = val(mu);
+      if (tangent) tangent[p] = tangent_of(mu);
+    }
+  return true;
+}
+
 size_t chain_pots(int64_t n) { return static_cast<size_t>(n + 4 * std::max<int64_t>(n - 1, 0)); }
 
 std::vector<double> chain_theta(const double* unary, const double* pairwise, int64_t n) {
@@ -583,15 +739,30 @@ std::vector<int> chain_argmax(const double* unary, const double* pairwise, int64
   return z;
 }
 
-TreeMarginals tree_marginals(const double* arcs, int64_t n) {
+TreeMarginals tree_marginals(const double* arcs, int64_t n, TreeEngine engine) {
   TreeMarginals r;
   r.arcs.resize(static_cast<size_t>(n * n));
+  if (engine != TreeEngine::LogSpace &&
+      eisner_linear<double>(arcs, nullptr, n, &r.log_z, r.arcs.data(), nullptr))
+    return r;
   r.log_z = marginals(graph(StructKind::Tree, n), arcs, r.arcs.size(), r.arcs.data());
   return r;
 }
 
-void tree_marginals_backward(const double* arcs, int64_t n, const double* g, double* grad) {
+void tree_marginals_backward(const double* arcs, int64_t n, const double* g, double* grad,
+                             TreeEngine engine) {
+  if (engine != TreeEngine::LogSpace) {
+    double log_z = 0.0;
+    std::vector<double> marg(static_cast<size_t>(n * n));
+    if (eisner_linear<Dual>(arcs, g, n, &log_z, marg.data(), grad)) return;
+  }
   hessian_vector(graph(StructKind::Tree, n), arcs, g, static_cast<size_t>(n * n), grad);
+}
+
+bool tree_linear_ok(const double* arcs, int64_t n) {
+  double log_z = 0.0;
+  std::vector<double> marg(static_cast<size_t>(n * n));
+  return eisner_linear<double>(arcs, nullptr, n, &log_z, marg.data(), nullptr);
 }
 
 std::vector<int64_t> tree_argmax(const double* arcs, int64_t n) {

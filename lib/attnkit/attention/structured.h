@@ -66,10 +66,24 @@ struct TreeMarginals {
   double log_z = 0.0;
   std::vector<double> arcs;  // [n * n], A's layout
 };
+// Two engines give the same results (to rounding; tests/unit/structured_test.cpp compares them):
+//   Linear    Eisner's inside-outside on plain sums of products: each word's candidate heads
+//             shifted by their maximum (every tree has one head a word, so that shifts log Z
+//             only), the arc weights exp(A - max) in [0, 1], no exp or log per chart cell,
+//             contiguous inner loops; H g by forward mode (value and tangent) over the same
+//             passes. Allowed when every word has a finite best head and the shifted log Z is
+//             at least -600 + 2n (then every chart item and adjoint that contributes more
+//             than 1e-16 of Z is a normal double).
+//   LogSpace  the hypergraph engine (any potentials).
+// Auto takes Linear where it is allowed, else LogSpace (Linear falls back the same way).
+enum class TreeEngine { Auto, Linear, LogSpace };
+// Whether the Linear engine is allowed for these potentials (runs its inside pass).
+bool tree_linear_ok(const double* arcs, int64_t n);
 // arcs: n*n values, A's layout (above).
-TreeMarginals tree_marginals(const double* arcs, int64_t n);
+TreeMarginals tree_marginals(const double* arcs, int64_t n, TreeEngine engine = TreeEngine::Auto);
 // d L / d arcs = H g for g = d L / d marginals (n*n values); writes grad [n*n].
-void tree_marginals_backward(const double* arcs, int64_t n, const double* g, double* grad);
+void tree_marginals_backward(const double* arcs, int64_t n, const double* g, double* grad,
+                             TreeEngine engine = TreeEngine::Auto);
 // The most likely projective tree (Eisner's argmax): the head of every word, 1-based, 0 for
 // the root (CoNLL's convention). Ties go to the first maximising split in Eisner's order.
 std::vector<int64_t> tree_argmax(const double* arcs, int64_t n);

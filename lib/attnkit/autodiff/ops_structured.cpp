@@ -2,15 +2,18 @@
 #include "attnkit/autodiff/ops_structured.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "attnkit/attention/structured.h"
 #include "attnkit/autodiff/detail.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/fastmath.h"
 #include "attnkit/core/parallel.h"
 
 namespace attnkit::ad {
@@ -242,6 +245,14 @@ std::shared_ptr<const HopSolutions> hop_solve(const HopShape& h, Var u, Var p,
   return out;
 }
 
+// What syntactic_attention's backward pass keeps of an item (length L): the selection p [L]
+// and the soft-parent weights q [L] in double; its potentials A and marginals P [L, L] as
+// floats at `off` of two tape scratch buffers (pooled: reused from step to step).
+struct SyntacticItem {
+  size_t off = 0;
+  std::vector<double> p, q;
+};
+
 }  // namespace
 
 Var hop_chain_marginals(Var unary, Var pairwise, const std::vector<int64_t>& states) {
@@ -318,32 +329,200 @@ Var syntactic_attention(Var g, Var r, Var X, Var Hd, Var Md, const std::vector<i
         "projections the states' shape");
   if (!lengths.empty() && static_cast<int64_t>(lengths.size()) != B)
     throw ShapeError("syntactic attention: one length per source");
+  for (int64_t L : lengths)
+    if (L < 1 || L > S) throw ShapeError("syntactic attention: a length outside 1..S");
+  if (S > at::kMaxTreeSize)
+    throw DataError("syntactic attention: a source of " + std::to_string(S) + " words: at most " +
+                    std::to_string(at::kMaxTreeSize));
   Tape& t = X.tape();
-  Tensor eye = t.zeros({S, S}), off = t.zeros({S, S});
-  for (int64_t i = 0; i < S; ++i)
-    for (int64_t j = 0; j < S; ++j) (i == j ? eye : off).at(i, j) = 1.0f;
-  const Var I = t.constant(std::move(eye)), O = t.constant(std::move(off));
-  // A = (Hd ⊙ g) Mdᵀ off the diagonal, the root scores on it
-  const Var gated = mul(Hd, reshape(g, {B, 1, H}));
-  const Var A = add(mul(matmul(gated, Md, false, true), O), mul(reshape(r, {B, 1, S}), I));
-  if (arcs) *arcs = A.value().clone();
-  const Var P = tree_marginals(A, lengths);
-  const Var parent = matmul(mul(P, O), X, true, false);  // [B, S, H]: Σ_i P[i, j] x_i
-  Var p;
-  if (lengths.empty()) {
-    p = softmax(r);
-  } else {
-    Tensor mask = t.zeros({B, S});
-    for (int64_t b = 0; b < B; ++b) {
-      const int64_t L = lengths[static_cast<size_t>(b)];
-      if (L < 1 || L > S) throw ShapeError("syntactic attention: a length outside 1..S");
-      for (int64_t j = 0; j < L; ++j) mask.at(b, j) = 1.0f;
-    }
-    p = masked_softmax(r, mask);
+  auto items = std::make_shared<std::vector<SyntacticItem>>(static_cast<size_t>(B));
+  int64_t cells = 0;
+  for (int64_t b = 0; b < B; ++b) {
+    const int64_t L = lengths.empty() ? S : lengths[static_cast<size_t>(b)];
+    (*items)[static_cast<size_t>(b)].off = static_cast<size_t>(cells);
+    cells += L * L;
   }
-  if (alpha) *alpha = p.value().clone();
-  const Var both = concat({X, parent}, -1);                         // [B, S, 2H]
-  return reshape(matmul(reshape(p, {B, 1, S}), both), {B, 2 * H});  // [B, 2H]
+  float* const Abuf = t.scratch(Shape{cells})->data();
+  float* const Pbuf = t.scratch(Shape{cells})->data();
+  Tensor y = t.alloc({B, 2 * H});
+  if (alpha) *alpha = Tensor(Shape{B, S});
+  if (arcs) *arcs = Tensor(Shape{B, S, S});
+  std::vector<char> bad(static_cast<size_t>(B), 0);
+  parallel_for(B, [&](int64_t b0, int64_t b1) {
+    std::vector<float> hg;
+    std::vector<double> acc, Ad;
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t L = lengths.empty() ? S : lengths[static_cast<size_t>(b)];
+      SyntacticItem& it = (*items)[static_cast<size_t>(b)];
+      const float* gb = g.value().data() + b * H;
+      const float* rb = r.value().data() + b * S;
+      const float* xb = X.value().data() + b * S * H;
+      const float* hb = Hd.value().data() + b * S * H;
+      const float* mb = Md.value().data() + b * S * H;
+      // the gated heads Hd ⊙ g, then A off the diagonal, the root scores on it
+      const int64_t rows = arcs ? S : L;
+      hg.resize(static_cast<size_t>(rows * H));
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t k = 0; k < H; ++k) hg[static_cast<size_t>(i * H + k)] = hb[i * H + k] * gb[k];
+      if (arcs) {
+        float* ab = arcs->data() + b * S * S;
+        for (int64_t i = 0; i < S; ++i)
+          for (int64_t j = 0; j < S; ++j)
+            ab[i * S + j] = i == j ? rb[j] : fastmath::lane_dot(hg.data() + i * H, mb + j * H, H);
+      }
+      // A in float (as the backward pass reads it back), solved in double
+      float* Ab = Abuf + it.off;
+      Ad.resize(static_cast<size_t>(L * L));
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t j = 0; j < L; ++j) {
+          const float a =
+              i == j
+                  ? rb[j]
+                  : static_cast<float>(fastmath::lane_dot_double(hg.data() + i * H, mb + j * H, H));
+          if (std::isnan(a) || a == std::numeric_limits<float>::infinity())
+            bad[static_cast<size_t>(b)] = 1;
+          Ab[i * L + j] = a;
+          Ad[static_cast<size_t>(i * L + j)] = a;
+        }
+      if (bad[static_cast<size_t>(b)]) continue;
+      const std::vector<double> P = at::tree_marginals(Ad.data(), L).arcs;
+      float* Pb = Pbuf + it.off;
+      for (int64_t i = 0; i < L * L; ++i) Pb[i] = static_cast<float>(P[static_cast<size_t>(i)]);
+      // the selection: softmax over the item's words
+      double mx = -std::numeric_limits<double>::infinity(), z = 0.0;
+      for (int64_t j = 0; j < L; ++j) mx = std::max(mx, static_cast<double>(rb[j]));
+      it.p.resize(static_cast<size_t>(L));
+      for (int64_t j = 0; j < L; ++j) z += it.p[static_cast<size_t>(j)] = std::exp(rb[j] - mx);
+      for (double& x : it.p) x /= z;
+      if (alpha)
+        for (int64_t j = 0; j < S; ++j)
+          alpha->data()[b * S + j] = j < L ? static_cast<float>(it.p[static_cast<size_t>(j)]) : 0;
+      // q_i = Σ_{j != i} P[i, j] p_j: the weight of x_i as a soft parent
+      it.q.assign(static_cast<size_t>(L), 0.0);
+      for (int64_t i = 0; i < L; ++i)
+        for (int64_t j = 0; j < L; ++j)
+          if (i != j)
+            it.q[static_cast<size_t>(i)] +=
+                P[static_cast<size_t>(i * L + j)] * it.p[static_cast<size_t>(j)];
+      // c = [Σ_j p_j x_j ; Σ_i q_i x_i]
+      acc.assign(static_cast<size_t>(2 * H), 0.0);
+      for (int64_t i = 0; i < L; ++i) {
+        const double pi = it.p[static_cast<size_t>(i)], qi = it.q[static_cast<size_t>(i)];
+        for (int64_t k = 0; k < H; ++k) {
+          acc[static_cast<size_t>(k)] += pi * xb[i * H + k];
+          acc[static_cast<size_t>(H + k)] += qi * xb[i * H + k];
+        }
+      }
+      for (int64_t k = 0; k < 2 * H; ++k)
+        y.data()[b * 2 * H + k] = static_cast<float>(acc[static_cast<size_t>(k)]);
+    }
+  });
+  for (int64_t b = 0; b < B; ++b)
+    if (bad[static_cast<size_t>(b)])
+      throw DataError("syntactic attention: item " + std::to_string(b) +
+                      " has a NaN or +inf arc potential");
+  return t.push(std::move(y), {g, r, X, Hd, Md}, [=](Tape& t, Var out) {
+    const Tensor& G = t.grad(out);
+    Tensor* dg = t.requires_grad(g) ? &t.grad(g) : nullptr;
+    Tensor* dr = t.requires_grad(r) ? &t.grad(r) : nullptr;
+    Tensor* dX = t.requires_grad(X) ? &t.grad(X) : nullptr;
+    Tensor* dHd = t.requires_grad(Hd) ? &t.grad(Hd) : nullptr;
+    Tensor* dMd = t.requires_grad(Md) ? &t.grad(Md) : nullptr;
+    const bool need_arcs = dg || dr || dHd || dMd;
+    parallel_for(B, [&](int64_t b0, int64_t b1) {
+      std::vector<double> dp, dq, dP, dA, tmp, Ad;
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t L = lengths.empty() ? S : lengths[static_cast<size_t>(b)];
+        const SyntacticItem& it = (*items)[static_cast<size_t>(b)];
+        const float* G1 = G.data() + b * 2 * H;
+        const float* G2 = G1 + H;
+        const float* gb = g.value().data() + b * H;
+        const float* xb = X.value().data() + b * S * H;
+        const float* hb = Hd.value().data() + b * S * H;
+        const float* mb = Md.value().data() + b * S * H;
+        dp.resize(static_cast<size_t>(L));
+        dq.resize(static_cast<size_t>(L));
+        for (int64_t i = 0; i < L; ++i) {
+          dp[static_cast<size_t>(i)] = fastmath::lane_dot_double(xb + i * H, G1, H);
+          dq[static_cast<size_t>(i)] = fastmath::lane_dot_double(xb + i * H, G2, H);
+        }
+        if (dX) {
+          float* d = dX->data() + b * S * H;
+          for (int64_t i = 0; i < L; ++i) {
+            const double pi = it.p[static_cast<size_t>(i)], qi = it.q[static_cast<size_t>(i)];
+            for (int64_t k = 0; k < H; ++k)
+              d[i * H + k] += static_cast<float>(pi * G1[k] + qi * G2[k]);
+          }
+        }
+        if (!need_arcs) continue;
+        // through q: dp_j += Σ_{i != j} P[i, j] dq_i, dP[i, j] = dq_i p_j
+        dP.assign(static_cast<size_t>(L * L), 0.0);
+        for (int64_t i = 0; i < L; ++i)
+          for (int64_t j = 0; j < L; ++j) {
+            if (i == j) continue;
+            const size_t ij = static_cast<size_t>(i * L + j);
+            dp[static_cast<size_t>(j)] += Pbuf[it.off + ij] * dq[static_cast<size_t>(i)];
+            dP[ij] = dq[static_cast<size_t>(i)] * it.p[static_cast<size_t>(j)];
+          }
+        dA.resize(static_cast<size_t>(L * L));
+        Ad.assign(Abuf + it.off, Abuf + it.off + L * L);
+        at::tree_marginals_backward(Ad.data(), L, dP.data(), dA.data());
+        if (dr) {
+          double pdp = 0.0;
+          for (int64_t j = 0; j < L; ++j)
+            pdp += it.p[static_cast<size_t>(j)] * dp[static_cast<size_t>(j)];
+          float* d = dr->data() + b * S;
+          for (int64_t j = 0; j < L; ++j)
+            d[j] += static_cast<float>(it.p[static_cast<size_t>(j)] *
+                                           (dp[static_cast<size_t>(j)] - pdp) +
+                                       dA[static_cast<size_t>(j * L + j)]);
+        }
+        if (!dg && !dHd && !dMd) continue;
+        tmp.resize(static_cast<size_t>(L * H));
+        // tmp[i] = Σ_{j != i} dA[i, j] Md[j]: into dHd (⊙ g) and dg (· Hd[i])
+        if (dg || dHd) {
+          std::fill(tmp.begin(), tmp.end(), 0.0);
+          for (int64_t i = 0; i < L; ++i)
+            for (int64_t j = 0; j < L; ++j) {
+              if (i == j) continue;
+              const double a = dA[static_cast<size_t>(i * L + j)];
+              double* ti = tmp.data() + i * H;
+              for (int64_t k = 0; k < H; ++k) ti[k] += a * mb[j * H + k];
+            }
+          if (dHd) {
+            float* d = dHd->data() + b * S * H;
+            for (int64_t i = 0; i < L; ++i)
+              for (int64_t k = 0; k < H; ++k)
+                d[i * H + k] += static_cast<float>(tmp[static_cast<size_t>(i * H + k)] * gb[k]);
+          }
+          if (dg) {
+            float* d = dg->data() + b * H;
+            for (int64_t k = 0; k < H; ++k) {
+              double s = 0.0;
+              for (int64_t i = 0; i < L; ++i)
+                s += tmp[static_cast<size_t>(i * H + k)] * hb[i * H + k];
+              d[k] += static_cast<float>(s);
+            }
+          }
+        }
+        // tmp[j] = Σ_{i != j} dA[i, j] Hd[i]: into dMd (⊙ g)
+        if (dMd) {
+          std::fill(tmp.begin(), tmp.end(), 0.0);
+          for (int64_t i = 0; i < L; ++i)
+            for (int64_t j = 0; j < L; ++j) {
+              if (i == j) continue;
+              const double a = dA[static_cast<size_t>(i * L + j)];
+              double* tj = tmp.data() + j * H;
+              for (int64_t k = 0; k < H; ++k) tj[k] += a * hb[i * H + k];
+            }
+          float* d = dMd->data() + b * S * H;
+          for (int64_t j = 0; j < L; ++j)
+            for (int64_t k = 0; k < H; ++k)
+              d[j * H + k] += static_cast<float>(tmp[static_cast<size_t>(j * H + k)] * gb[k]);
+        }
+      }
+    });
+  });
 }
 
 }  // namespace attnkit::ad

@@ -52,6 +52,10 @@ Var hop_chain_log_partition(Var unary, Var pairwise, const std::vector<int64_t>&
 // lengths: empty (every source S long) or one per item in [1, S]: later positions are
 // padding (selection 0, marginals 0, no gradient reaches them). alpha (if given) receives p
 // [B, S], arcs (if given) the potentials A [B, S, S] (padded entries as computed).
+// One tape op: the backward pass is written out (the context's, the softmax's and the arcs'
+// gradients by hand; the marginals' by tree_marginals_backward), so no [B, S, S] or
+// [B, S, 2H] intermediate is allocated on the tape. Items run in parallel; each writes only
+// its own gradient rows, so the result does not depend on the thread count.
 Var syntactic_attention(Var g, Var r, Var X, Var Hd, Var Md,
                         const std::vector<int64_t>& lengths = {}, Tensor* alpha = nullptr,
                         Tensor* arcs = nullptr);
