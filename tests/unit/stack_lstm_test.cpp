@@ -456,4 +456,39 @@ TEST_CASE("curriculum: the batches keep to the rising length bound, seeded by th
   CHECK_THROWS_AS(memory::curriculum_batch({}, {}, 0, steps, 4, 5), ShapeError);
 }
 
+TEST_CASE("tree, leaves only: the controller never reads the source") {
+  // The source is in the leaves alone: the encoder's LSTM never runs, so scrambling its
+  // weights changes neither the loss (soft and hard) nor the decoding, whose trace has a row
+  // per output step and none for the source's.
+  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
+                                                {{6, 5, 7}, {5, 6, 7}}};
+  const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
+  for (const char* attention : {"soft", "hard"}) {
+    memory::StackLstmConfig c;
+    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
+    c.attention = attention, c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+    nn::ParamStore ps;
+    Rng rng(3);
+    memory::StackLstm m(ps, c, rng);
+    auto loss = [&] {
+      ad::Tape t(7);
+      return m.loss(t, both, nullptr).value()[0];
+    };
+    const float before = loss();
+    memory::StackTrace trace;
+    const auto out = m.decode(data[0].source, 20, &trace);
+    CHECK(trace.weights.size() == out.size() + 1);
+    REQUIRE(!ps.params("controller").empty());
+    Rng noise(9);
+    for (ad::Parameter* p : ps.params("controller"))
+      for (int64_t i = 0; i < p->value.size(); ++i)
+        p->value[i] = static_cast<float>(noise.normal());
+    CHECK(loss() == before);
+    CHECK(m.decode(data[0].source, 20) == out);
+  }
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.memory = "set", c.leaves_only = true;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+}
+
 }  // namespace attnkit_unit_stack_lstm_test

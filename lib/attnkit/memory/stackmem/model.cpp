@@ -47,6 +47,8 @@ void StackLstmConfig::validate() const {
     throw UsageError(
         "entropy and normalize-advantage are for the hard tree (--memory tree --attention hard)");
   if (curriculum < 0) throw UsageError("curriculum must be >= 0");
+  if (leaves_only && (stack_rnn || memory != "tree"))
+    throw UsageError("leaves-only is for a tree (--memory tree)");
   if (vocab < 5)
     throw UsageError("the vocabulary needs at least one symbol besides the reserved ones");
   if (embed < 1 || hidden < 1 || width < 1)
@@ -507,7 +509,8 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
   const int64_t B = static_cast<int64_t>(items.size());
   int64_t L = 0;
   for (const TransduceExample* e : items)
-    L = std::max<int64_t>(L, static_cast<int64_t>(e->source.size() + 1 + e->target.size()));
+    L = std::max<int64_t>(
+        L, static_cast<int64_t>((c_.leaves_only ? 0 : e->source.size()) + 1 + e->target.size()));
   Step st = start(t, B);
   if (tree_) {
     std::vector<const std::vector<int32_t>*> sources;
@@ -528,7 +531,8 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
     int64_t n = 0;
     for (int64_t b = 0; b < B; ++b) {
       const TransduceExample& e = *items[static_cast<size_t>(b)];
-      const int64_t S = static_cast<int64_t>(e.source.size()),
+      // leaves_only: the source is in the leaves alone; the sequence starts at the separator.
+      const int64_t S = c_.leaves_only ? 0 : static_cast<int64_t>(e.source.size()),
                     T = static_cast<int64_t>(e.target.size());
       int32_t id = data::Vocab::kPad;
       if (step < S)
@@ -689,6 +693,7 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
   // its last step (stackmem-run on 10,000 symbols took 2 GB when every step's was kept).
   int64_t steps = 0;
   for (int32_t id : source) {
+    if (c_.leaves_only) break;  // the source is in the leaves alone
     advance(t, {id}, st, trace, false);
     check_trace(trace, ++steps);
     rebase(t, st);

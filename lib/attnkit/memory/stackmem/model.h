@@ -140,6 +140,10 @@ struct StackLstmConfig {
   // linearly from the shortest target to the longest over those steps; then the shuffled
   // epochs as without it. 0: none.
   int64_t curriculum = 0;
+  // A tree: the source is in the leaves only; the controller does not read it, and starts at
+  // the separator from the zero state (the paper's HAM: its LSTM sees the input only through
+  // the memory, so that it cannot answer from its own state what the tree must find).
+  bool leaves_only = false;
   // Each hyper-parameter once (core/fields.h): stackmem-train's options, the stored YAML, the
   // loader (older files lack the later fields: they load with the defaults).
   template <class V>
@@ -232,6 +236,9 @@ struct StackLstmConfig {
     v(entropy, {"entropy", "B",
                 "--attention hard: weight of the entropy bonus on each access's descent (0: none)",
                 nullptr, true});
+    v(leaves_only, {"leaves-only", "",
+                    "a tree: the source is in the leaves only; the controller does not read it "
+                    "(the paper's HAM: the decoder starts at the separator)"});
     v(curriculum, {"curriculum", "STEPS",
                    "a curriculum on the length: for the first STEPS steps, batches of the pairs "
                    "whose target is at most L long, L rising from the shortest to the longest "
