@@ -45,7 +45,7 @@ void StackLstmConfig::validate() const {
     throw UsageError("discount is for the hard tree (--memory tree --attention hard)");
   if ((entropy > 0 || normalize_advantage) && !hard_tree())
     throw UsageError(
-        "entropy and normalize-advantage are for the hard tree (--memory tree --attention hard)");
+        "entropy and --normalize-advantage are for the hard tree (--memory tree --attention hard)");
   if (curriculum < 0) throw UsageError("curriculum must be >= 0");
   if (leaves_only && (stack_rnn || memory != "tree"))
     throw UsageError("leaves-only is for a tree (--memory tree)");
