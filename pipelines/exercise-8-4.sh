@@ -119,8 +119,13 @@ train() {
     # tree at lr 0.005 (doc/exercise-8-4.md).
     set) recipe=(--read-out --input-control --tied-keys) n=$((3 * steps)) lr=0.005 ;;
     tree) recipe=(--read-out) lr=0.005 ;;
-    # HAM's hard descent: the tree's recipe, its decisions sampled and trained by REINFORCE.
-    tree-hard) recipe=(--read-out --attention hard) lr=0.005 kind=tree ;;
+    # HAM's hard descent, its decisions sampled and trained by REINFORCE: the paper's form (the
+    # source in the leaves alone, so that the controller cannot answer from its own state),
+    # each access rewarded by its own step's log-likelihood, the advantages normalised, an
+    # entropy bonus, a curriculum on the length over the first 30% of five times the steps
+    # (doc/exercise-8-4.md, fourth session).
+    tree-hard) recipe=(--read-out --attention hard --leaves-only --discount 0 --normalize-advantage
+      --entropy 0.01 --curriculum $((3 * steps / 2))) n=$((5 * steps)) lr=0.005 kind=tree ;;
     queue) hidden=128 ;;
     deque) recipe+=(--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5 --warmup 500) n=$((3 * steps)) lr=0.003 ;;
   esac

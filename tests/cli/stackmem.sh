@@ -108,6 +108,17 @@ CHECKS=$((CHECKS + 1)); cmp -s hard.akm hard2.akm || fail "the hard tree's model
 CHECKS=$((CHECKS + 1)); cmp -s hard.akm tree.akm && fail "--attention hard made the soft tree's model"
 expect 0 stackmem-train $small --memory tree --attention hard --reinforce 0 --batch-size 40 --epochs 2 -o hard0.akm
 CHECKS=$((CHECKS + 1)); cmp -s hard.akm hard0.akm && fail "--reinforce 0 made the same model"
+# The sorting recipe's options (the source in the leaves alone, each access's own step's
+# return, normalised advantages, an entropy bonus, a curriculum on the length): again the
+# same model for any --threads, another than without them; decoded.
+recipe="--leaves-only --discount 0 --normalize-advantage --entropy 0.01 --curriculum 3"
+expect 0 stackmem-train $small --memory tree --attention hard $recipe --batch-size 40 --epochs 2 --threads 1 -o hardr.akm
+expect 0 stackmem-train $small --memory tree --attention hard $recipe --batch-size 40 --epochs 2 --threads 2 -o hardr2.akm
+CHECKS=$((CHECKS + 1)); cmp -s hardr.akm hardr2.akm || fail "the recipe's hard tree depends on --threads"
+CHECKS=$((CHECKS + 1)); cmp -s hard.akm hardr.akm && fail "the recipe's options made the same model"
+expect 0 stackmem-run --model hardr.akm -i valid.tsv -o hardr.txt
+expect_err 2 "stackmem-train: --entropy and --normalize-advantage are for the hard tree (--memory tree --attention hard)" stackmem-train $small --memory tree --entropy 0.1 -o x.akm
+expect_err 2 "stackmem-train: --leaves-only is for a tree (--memory tree)" stackmem-train $small --leaves-only -o x.akm
 expect 0 stackmem-run --model hard.akm -i valid.tsv --trace hard.npz -o hard.txt
 expect 0 tensor-info hard.npz:weights
 expect_err 2 "stackmem-train: --attention is for a tree (--memory tree)" stackmem-train $small --attention hard -o x.akm

@@ -450,4 +450,87 @@ TEST_CASE("ham: REINFORCE's expected gradient equals the exact one (a tiny tree,
   }
 }
 
+TEST_CASE("ham: the hard descent's path entropy, its value and its gradient") {
+  // Two accesses along forced paths to a tree of 8 leaves (3 decisions each) in 2 rows: the
+  // entropy is Σ_l H(p_l) over the nodes reached (p from SEARCH, as the access reports it),
+  // d ln 2 when every p is 1/2, and its gradient (into SEARCH, the tree's summaries and the
+  // states) agrees with finite differences.
+  Rng rng(5);
+  const int64_t B = 2, n = 8, m = 2, c = 3, d = 3;
+  auto rnd = [&](Shape s, double scale) {
+    Tensor x(std::move(s));
+    for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(rng.normal() * scale);
+    return x;
+  };
+  std::vector<Tensor> in;
+  for (auto sc : std::vector<std::pair<Shape, double>>{{{B, n, m}, 0.8},
+                                                       {{B, c}, 0.9},
+                                                       {{B, c}, 0.9},
+                                                       {{m, 2 * m}, 0.7},
+                                                       {{m}, 0.3},
+                                                       {{1, m + c}, 1.0},
+                                                       {{1}, 0.3},
+                                                       {{m, m + c}, 0.7},
+                                                       {{m}, 0.3}})
+    in.push_back(rnd(sc.first, sc.second));
+  const std::vector<std::vector<uint8_t>> f1{{1, 0, 1}, {0, 0, 1}}, f2{{0, 1, 1}, {1, 1, 0}};
+  auto accesses = [&](const std::vector<ad::Var>& x) {
+    memory::HamWeights w{x[3], x[4], x[5], x[6], x[7], x[8]};
+    const auto table = memory::ham_table(memory::ham_build(x[0], w));
+    memory::HamDescent h1, h2;
+    h1.forced = &f1, h2.forced = &f2, h1.entropy = h2.entropy = true;
+    auto a1 = memory::ham_hard_access(table, x[1], w, {1, 1}, h1);
+    auto a2 = memory::ham_hard_access(a1.tree, x[2], w, {1, 1}, h2);
+    return std::make_pair(a1, a2);
+  };
+  {
+    ad::Tape t;
+    std::vector<ad::Var> x;
+    for (const Tensor& a : in) x.push_back(t.constant(a.clone()));
+    const auto acc = accesses(x);
+    for (const memory::HamHardAccess* a : {&acc.first, &acc.second})
+      for (int64_t b = 0; b < B; ++b) {
+        double want = 0;
+        for (float pf : a->p[static_cast<size_t>(b)]) {
+          const double p = pf;
+          want -= p * std::log(p) + (1 - p) * std::log(1 - p);
+        }
+        CHECK(a->p[static_cast<size_t>(b)].size() == static_cast<size_t>(d));
+        CHECK(a->entropy.value()[b] == doctest::Approx(want).epsilon(1e-5));
+        CHECK(a->entropy.value()[b] <= d * std::log(2.0) + 1e-6);
+      }
+    // Without the flag, no entropy is computed.
+    memory::HamWeights w{x[3], x[4], x[5], x[6], x[7], x[8]};
+    memory::HamDescent h;
+    h.forced = &f1;
+    CHECK_FALSE(
+        memory::ham_hard_access(memory::ham_table(memory::ham_build(x[0], w)), x[1], w, {1, 1}, h)
+            .entropy.valid());
+  }
+  {
+    // SEARCH all zero: every p is 1/2 and every path's entropy d ln 2.
+    ad::Tape t;
+    std::vector<ad::Var> x;
+    for (const Tensor& a : in) x.push_back(t.constant(a.clone()));
+    x[5] = t.constant(Tensor({1, m + c}, 0.0f));
+    x[6] = t.constant(Tensor({1}, 0.0f));
+    const auto acc = accesses(x);
+    const memory::HamHardAccess &a1 = acc.first, &a2 = acc.second;
+    for (int64_t b = 0; b < B; ++b) {
+      CHECK(a1.entropy.value()[b] == doctest::Approx(d * std::log(2.0)).epsilon(1e-6));
+      CHECK(a2.entropy.value()[b] == doctest::Approx(d * std::log(2.0)).epsilon(1e-6));
+    }
+  }
+  ad::GradCheckOptions opt;
+  opt.eps = 1e-3;
+  const auto r = ad::check_gradients(
+      [&](ad::Tape&, const std::vector<ad::Var>& x) {
+        const auto acc = accesses(x);
+        return ad::concat({acc.first.entropy, acc.second.entropy}, 1);
+      },
+      in, opt);
+  CHECK_MESSAGE(r.ok, r.where);
+  CHECK(r.checked > 30);
+}
+
 }  // namespace attnkit_unit_ham_test

@@ -1,7 +1,8 @@
 // The in-place float accesses of memory/stackmem/access.h (what bench/memaccess.sh times)
 // against the double-precision steps: TreeMemory's hard access against tree_step (the leaf
 // reached, the read, every node after it, over several accesses), SetMemory's against
-// set_step fed the same control layer's outputs.
+// set_step fed the same control layer's outputs, over three accesses, each from the state the
+// one before left (float against double).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -77,53 +78,67 @@ TEST_CASE("memaccess: the in-place hard tree follows tree_step, access after acc
   }
 }
 
-TEST_CASE("memaccess: the in-place set follows set_step") {
+TEST_CASE("memaccess: the in-place set follows set_step, access after access") {
+  // Sizes that leave remainders past the 16 lanes (n = 37 slots, width 5, state 19), and
+  // three accesses, each checked against set_step from the state the one before left.
   Rng rng(9);
-  const int64_t m = 3, c = 4, B = 2, n = 5, C = 3 + 4 * m;
-  const auto cw = normals(rng, C * c, 0.6), cb = normals(rng, C, 0.3);
+  const int64_t m = 5, c = 19, B = 2, n = 37, C = 3 + 4 * m;
+  const auto cw = normals(rng, C * c, 0.4), cb = normals(rng, C, 0.3);
   std::vector<double> s;
   for (int64_t i = 0; i < B * n; ++i) s.push_back(rng.uniform());
-  const auto keys = normals(rng, B * n * m, 0.7), values = normals(rng, B * n * m, 0.7);
+  const auto keys = normals(rng, B * n * m, 0.5), values = normals(rng, B * n * m, 0.7);
   auto f = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
   memory::SetMemory set(m, c, f(cw), f(cb), B, f(s), f(keys), f(values));
-  const auto h = normals(rng, B * c, 1.0);
-  std::vector<float> hf(h.begin(), h.end()), read(static_cast<size_t>(B * (m + 1)));
-  set.access(hf.data(), read.data());
-  for (int64_t b = 0; b < B; ++b) {
-    std::vector<double> ctrl(static_cast<size_t>(C));
-    for (int64_t i = 0; i < C; ++i) {
-      double z = cb[static_cast<size_t>(i)];
-      for (int64_t j = 0; j < c; ++j)
-        z += cw[static_cast<size_t>(i * c + j)] * h[static_cast<size_t>(b * c + j)];
-      ctrl[static_cast<size_t>(i)] = z;
+  for (int access = 0; access < 3; ++access) {
+    // The state before this access, as the reference's input.
+    std::vector<memory::SetStepIn> ins(static_cast<size_t>(B));
+    for (int64_t b = 0; b < B; ++b) {
+      memory::SetStepIn& in = ins[static_cast<size_t>(b)];
+      in.m = m;
+      for (int64_t i = 0; i < n; ++i) {
+        in.strengths.push_back(set.strengths(b)[i]);
+        for (int64_t j = 0; j < m; ++j) {
+          in.keys.push_back(set.key(b, i, j));
+          in.values.push_back(set.values(b)[i * m + j]);
+        }
+      }
     }
-    auto part = [&](int64_t k) {
-      std::vector<double> v;
-      for (int64_t j = 0; j < m; ++j)
-        v.push_back(std::tanh(ctrl[static_cast<size_t>(2 + k * m + j)]));
-      return v;
-    };
-    memory::SetStepIn in;
-    in.m = m;
-    in.strengths.assign(s.begin() + b * n, s.begin() + (b + 1) * n);
-    in.keys.assign(keys.begin() + b * n * m, keys.begin() + (b + 1) * n * m);
-    in.values.assign(values.begin() + b * n * m, values.begin() + (b + 1) * n * m);
-    in.write = 1 / (1 + std::exp(-ctrl[0]));
-    in.erase = 1 / (1 + std::exp(-ctrl[1]));
-    in.key = part(0), in.value = part(1), in.read_key = part(2), in.erase_key = part(3);
-    in.threshold = ctrl[static_cast<size_t>(2 + 4 * m)];
-    const auto o = memory::set_step(in);
-    for (int64_t j = 0; j <= m; ++j)
-      CHECK(read[static_cast<size_t>(b * (m + 1) + j)] ==
-            doctest::Approx(o.read[static_cast<size_t>(j)]).epsilon(1e-5));
-    for (int64_t i = 0; i <= n; ++i)
-      CHECK(set.strengths(b)[i] ==
-            doctest::Approx(o.strengths[static_cast<size_t>(i)]).epsilon(1e-5));
-    for (int64_t j = 0; j < m; ++j) {
-      CHECK(set.keys(b)[n * m + j] ==
-            doctest::Approx(o.keys[static_cast<size_t>(n * m + j)]).epsilon(1e-5));
-      CHECK(set.values(b)[n * m + j] ==
-            doctest::Approx(o.values[static_cast<size_t>(n * m + j)]).epsilon(1e-5));
+    const auto h = normals(rng, B * c, 1.0);
+    std::vector<float> hf(h.begin(), h.end()), read(static_cast<size_t>(B * (m + 1)));
+    set.access(hf.data(), read.data());
+    for (int64_t b = 0; b < B; ++b) {
+      std::vector<double> ctrl(static_cast<size_t>(C));
+      for (int64_t i = 0; i < C; ++i) {
+        double z = cb[static_cast<size_t>(i)];
+        for (int64_t j = 0; j < c; ++j)
+          z += static_cast<double>(static_cast<float>(cw[static_cast<size_t>(i * c + j)])) *
+               hf[static_cast<size_t>(b * c + j)];
+        ctrl[static_cast<size_t>(i)] = z;
+      }
+      auto part = [&](int64_t k) {
+        std::vector<double> v;
+        for (int64_t j = 0; j < m; ++j)
+          v.push_back(std::tanh(ctrl[static_cast<size_t>(2 + k * m + j)]));
+        return v;
+      };
+      memory::SetStepIn& in = ins[static_cast<size_t>(b)];
+      in.write = 1 / (1 + std::exp(-ctrl[0]));
+      in.erase = 1 / (1 + std::exp(-ctrl[1]));
+      in.key = part(0), in.value = part(1), in.read_key = part(2), in.erase_key = part(3);
+      in.threshold = ctrl[static_cast<size_t>(2 + 4 * m)];
+      const auto o = memory::set_step(in);
+      for (int64_t j = 0; j <= m; ++j)
+        CHECK(read[static_cast<size_t>(b * (m + 1) + j)] ==
+              doctest::Approx(o.read[static_cast<size_t>(j)]).epsilon(1e-5));
+      for (int64_t i = 0; i <= n; ++i)
+        CHECK(set.strengths(b)[i] ==
+              doctest::Approx(o.strengths[static_cast<size_t>(i)]).epsilon(1e-5));
+      for (int64_t j = 0; j < m; ++j) {
+        CHECK(set.key(b, n, j) ==
+              doctest::Approx(o.keys[static_cast<size_t>(n * m + j)]).epsilon(1e-5));
+        CHECK(set.values(b)[n * m + j] ==
+              doctest::Approx(o.values[static_cast<size_t>(n * m + j)]).epsilon(1e-5));
+      }
     }
   }
 }

@@ -4,6 +4,7 @@
 // its errors.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -321,6 +322,173 @@ TEST_CASE("stack LSTM: a trace is bounded; the decoding is the same with and wit
   memory::StackTrace enough;
   enough.max_floats = whole.floats();
   CHECK(m.decode(source, 20, &enough) == plain);
+}
+
+TEST_CASE("hard tree: the REINFORCE advantages by hand, and normalised exactly") {
+  // 3 rows, 5 steps; accesses at steps 1, 2 and 4, counting rows {0, 1, 2}, {0, 2}, {1}.
+  const std::vector<std::vector<double>> ll = {
+      {0, 0, 0}, {-1, -2, -0.5}, {-0.25, -3, -1}, {-2, -0.5, 0}, {-1.5, -1, -4}};
+  const std::vector<int64_t> steps = {1, 2, 4};
+  const std::vector<std::vector<uint8_t>> rows = {{1, 1, 1}, {1, 0, 1}, {0, 1, 0}};
+  // Returns to go: from step 1 (-4.75, -6.5, -5.5), from 2 (-3.75, -4.5, -5), from 4 (-1.5,
+  // -1, -4); baselines the mean of the other counted rows (none: 0).
+  const std::vector<double> want = {-4.75 - (-6.5 - 5.5) / 2, -6.5 - (-4.75 - 5.5) / 2,
+                                    -5.5 - (-4.75 - 6.5) / 2, -3.75 - (-5.0),
+                                    -5.0 - (-3.75),           -1.0};
+  const auto a = memory::tree_advantages(ll, steps, rows, false);
+  REQUIRE(a.size() == want.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i] == doctest::Approx(want[i]).epsilon(1e-7));
+  const auto z = memory::tree_advantages(ll, steps, rows, true);
+  REQUIRE(z.size() == want.size());
+  double mean = 0, ss = 0;
+  for (double x : want) mean += x;
+  mean /= static_cast<double>(want.size());
+  for (double x : want) ss += (x - mean) * (x - mean);
+  const double sd = std::sqrt(ss / static_cast<double>(want.size()));
+  double zm = 0, zs = 0;
+  for (size_t i = 0; i < z.size(); ++i) {
+    CHECK(z[i] == doctest::Approx((want[i] - mean) / sd).epsilon(1e-6));
+    zm += z[i];
+  }
+  for (float x : z) zs += (x - zm / 6) * (x - zm / 6);
+  CHECK(std::fabs(zm / 6) < 1e-6);
+  CHECK(std::sqrt(zs / 6) == doctest::Approx(1.0).epsilon(1e-6));
+  // Discounted (γ = 0.5) and each step's own (γ = 0), against the sums written out.
+  for (double g : {0.5, 0.0}) {
+    std::vector<double> G;  // per access and counted row, Σ_t γ^(t − t_k) ll[t][b]
+    for (size_t k = 0; k < steps.size(); ++k)
+      for (size_t b = 0; b < 3; ++b) {
+        if (!rows[k][b]) continue;
+        double r = 0, w = 1;
+        for (size_t t = static_cast<size_t>(steps[k]); t < ll.size(); ++t, w *= g)
+          r += w * ll[t][b];
+        G.push_back(r);
+      }
+    const std::vector<double> wg = {G[0] - (G[1] + G[2]) / 2,
+                                    G[1] - (G[0] + G[2]) / 2,
+                                    G[2] - (G[0] + G[1]) / 2,
+                                    G[3] - G[4],
+                                    G[4] - G[3],
+                                    G[5]};
+    const auto ag = memory::tree_advantages(ll, steps, rows, false, g);
+    REQUIRE(ag.size() == wg.size());
+    for (size_t i = 0; i < ag.size(); ++i) CHECK(ag[i] == doctest::Approx(wg[i]).epsilon(1e-7));
+    if (g == 0.0) CHECK(ag[5] == -1.0f);  // the access at step 4 counts row 1's step 4 alone
+  }
+  // One advantage alone is left as it is; an access past the last step is refused.
+  CHECK(memory::tree_advantages(ll, {4}, {{0, 1, 0}}, true) == std::vector<float>{-1.0f});
+  CHECK_THROWS_AS(memory::tree_advantages(ll, {5}, {{0, 1, 0}}, false), ShapeError);
+}
+
+TEST_CASE("hard tree: the entropy bonus lowers the loss in proportion to its weight") {
+  // The same tape seed samples the same descents whatever the bonus, which only adds
+  // −β Σ H (H > 0: SEARCH starts undecided): the loss falls linearly in β. Normalising the
+  // advantages changes the REINFORCE term alone; neither option fits a soft tree.
+  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
+                                                {{6, 5, 7}, {5, 6, 7}}};
+  const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
+  auto loss = [&](double beta, bool norm, double reinforce) {
+    memory::StackLstmConfig c;
+    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
+    c.attention = "hard", c.two_controllers = true, c.read_out = true;
+    c.entropy = beta, c.normalize_advantage = norm, c.reinforce = reinforce;
+    c.validate();
+    nn::ParamStore ps;
+    Rng rng(3);
+    memory::StackLstm m(ps, c, rng);
+    ad::Tape t(7);
+    return static_cast<double>(m.loss(t, both, nullptr).value()[0]);
+  };
+  const double base = loss(0, false, 1), l1 = loss(0.1, false, 1), l2 = loss(0.2, false, 1);
+  CHECK(l1 < base);
+  CHECK(base - l2 == doctest::Approx(2 * (base - l1)).epsilon(1e-4));
+  // 6 accesses + 4 accesses (the separator's and each target symbol's but the last <eos>'s
+  // prediction... at most (S + 1 + T) steps), 2 decisions each (a tree of 8 leaves: 3), so Σ H
+  // is at most 10 · 3 · ln 2.
+  CHECK((base - l1) / 0.1 <= 10 * 3 * std::log(2.0) + 1e-4);
+  CHECK(loss(0.1, false, 0) - loss(0, false, 0) == doctest::Approx(l1 - base).epsilon(1e-4));
+  CHECK(loss(0, true, 1) != base);
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.memory = "tree", c.entropy = 0.1;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.entropy = 0, c.normalize_advantage = true;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.attention = "hard";
+  CHECK_NOTHROW(c.validate());
+  c.entropy = -1;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.entropy = 0, c.discount = 1.5;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.discount = 0;
+  CHECK_NOTHROW(c.validate());
+  c.attention = "soft";
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.discount = 1, c.curriculum = -1;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+}
+
+TEST_CASE("curriculum: the batches keep to the rising length bound, seeded by the step") {
+  // Lengths 2..9, each 10 times, in a scrambled order.
+  std::vector<int64_t> lengths;
+  for (int64_t i = 0; i < 80; ++i) lengths.push_back(2 + (i * 37) % 8);
+  std::vector<int64_t> by(lengths.size());
+  for (size_t i = 0; i < by.size(); ++i) by[i] = static_cast<int64_t>(i);
+  std::stable_sort(by.begin(), by.end(), [&](int64_t a, int64_t b) {
+    return lengths[static_cast<size_t>(a)] < lengths[static_cast<size_t>(b)];
+  });
+  const int64_t steps = 70;
+  std::vector<int64_t> longest(static_cast<size_t>(steps + 1), 0);
+  for (int64_t step = 0; step <= steps; ++step) {
+    const auto b = memory::curriculum_batch(lengths, by, step, steps, 64, 5);
+    REQUIRE(b.size() == 64);
+    const int64_t bound = 2 + 7 * step / steps;
+    for (int64_t i : b) {
+      CHECK(lengths[static_cast<size_t>(i)] <= bound);
+      longest[static_cast<size_t>(step)] =
+          std::max(longest[static_cast<size_t>(step)], lengths[static_cast<size_t>(i)]);
+    }
+    CHECK(b == memory::curriculum_batch(lengths, by, step, steps, 64, 5));  // the step alone
+  }
+  CHECK(longest[0] == 2);  // the shortest only, at first; every length by the end
+  CHECK(longest[static_cast<size_t>(steps)] == 9);
+  CHECK(memory::curriculum_batch(lengths, by, 3, steps, 64, 5) !=
+        memory::curriculum_batch(lengths, by, 4, steps, 64, 5));
+  CHECK_THROWS_AS(memory::curriculum_batch({}, {}, 0, steps, 4, 5), ShapeError);
+}
+
+TEST_CASE("tree, leaves only: the controller never reads the source") {
+  // The source is in the leaves alone: the encoder's LSTM never runs, so scrambling its
+  // weights changes neither the loss (soft and hard) nor the decoding, whose trace has a row
+  // per output step and none for the source's.
+  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
+                                                {{6, 5, 7}, {5, 6, 7}}};
+  const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
+  for (const char* attention : {"soft", "hard"}) {
+    memory::StackLstmConfig c;
+    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
+    c.attention = attention, c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+    nn::ParamStore ps;
+    Rng rng(3);
+    memory::StackLstm m(ps, c, rng);
+    auto loss = [&] {
+      ad::Tape t(7);
+      return m.loss(t, both, nullptr).value()[0];
+    };
+    const float before = loss();
+    memory::StackTrace trace;
+    const auto out = m.decode(data[0].source, 20, &trace);
+    CHECK(trace.weights.size() == out.size() + 1);
+    REQUIRE(!ps.params("controller").empty());
+    Rng noise(9);
+    for (ad::Parameter* p : ps.params("controller"))
+      for (int64_t i = 0; i < p->value.size(); ++i)
+        p->value[i] = static_cast<float>(noise.normal());
+    CHECK(loss() == before);
+    CHECK(m.decode(data[0].source, 20) == out);
+  }
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.memory = "set", c.leaves_only = true;
+  CHECK_THROWS_AS(c.validate(), UsageError);
 }
 
 }  // namespace attnkit_unit_stack_lstm_test

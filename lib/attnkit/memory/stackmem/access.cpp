@@ -80,78 +80,114 @@ int64_t TreeMemory::access(const float* h, float* read, int64_t* leaf) {
   return ops;
 }
 
-SetMemory::SetMemory(int64_t m, int64_t c, std::vector<float> control_w,
+SetMemory::SetMemory(int64_t m, int64_t c, const std::vector<float>& control_w,
                      std::vector<float> control_b, int64_t batch,
                      const std::vector<float>& strengths, const std::vector<float>& keys,
                      const std::vector<float>& values)
-    : m_(m), c_(c), B_(batch), cw_(std::move(control_w)), cb_(std::move(control_b)) {
-  if (m_ < 1 || c_ < 1 || B_ < 1 || cw_.size() != static_cast<size_t>((3 + 4 * m_) * c_) ||
-      cb_.size() != static_cast<size_t>(3 + 4 * m_) || strengths.size() % static_cast<size_t>(B_))
+    : m_(m), c_(c), B_(batch), cb_(std::move(control_b)) {
+  const int64_t C = 3 + 4 * m_;
+  if (m_ < 1 || c_ < 1 || B_ < 1 || control_w.size() != static_cast<size_t>(C * c_) ||
+      cb_.size() != static_cast<size_t>(C) || strengths.size() % static_cast<size_t>(B_))
     throw ShapeError("SetMemory: the control layer or the slots do not fit the widths");
   n_ = static_cast<int64_t>(strengths.size()) / B_;
   if (keys.size() != static_cast<size_t>(B_ * n_ * m_) || values.size() != keys.size())
     throw ShapeError("SetMemory: keys and values must be [B, n, m]");
   cap_ = n_ + 1;
+  cwt_.resize(static_cast<size_t>(C * c_));
+  for (int64_t i = 0; i < C; ++i)
+    for (int64_t j = 0; j < c_; ++j)
+      cwt_[static_cast<size_t>(j * C + i)] = control_w[static_cast<size_t>(i * c_ + j)];
   s_.assign(static_cast<size_t>(B_ * cap_), 0.0f);
-  k_.assign(static_cast<size_t>(B_ * cap_ * m_), 0.0f);
-  v_ = k_;
+  kt_.assign(static_cast<size_t>(B_ * m_ * cap_), 0.0f);
+  v_.assign(static_cast<size_t>(B_ * cap_ * m_), 0.0f);
   for (int64_t b = 0; b < B_; ++b) {
     std::copy(strengths.begin() + b * n_, strengths.begin() + (b + 1) * n_, s_.begin() + b * cap_);
-    std::copy(keys.begin() + b * n_ * m_, keys.begin() + (b + 1) * n_ * m_,
-              k_.begin() + b * cap_ * m_);
+    for (int64_t i = 0; i < n_; ++i)
+      for (int64_t j = 0; j < m_; ++j)
+        kt_[static_cast<size_t>((b * m_ + j) * cap_ + i)] =
+            keys[static_cast<size_t>((b * n_ + i) * m_ + j)];
     std::copy(values.begin() + b * n_ * m_, values.begin() + (b + 1) * n_ * m_,
               v_.begin() + b * cap_ * m_);
   }
-  ctrl_.resize(static_cast<size_t>(3 + 4 * m_));
-  a_.resize(static_cast<size_t>(n_));
-  r_.resize(static_cast<size_t>(m_ + 1));
+  ctrl_.resize(static_cast<size_t>(B_ * C));
+  de_.resize(static_cast<size_t>(n_));
+  dq_.resize(static_cast<size_t>(n_));
+  r_.resize(static_cast<size_t>(m_));
 }
 
+namespace {
+// Σ x_i over n floats in 16 lanes (vectorised; a fixed order).
+float lane_sum_float(const float* x, int64_t n) {
+  float acc[fastmath::kLanes] = {};
+  int64_t i = 0;
+  for (; i + fastmath::kLanes <= n; i += fastmath::kLanes)
+    for (int l = 0; l < fastmath::kLanes; ++l) acc[l] += x[i + l];
+  for (int l = 0; i < n; ++i, ++l) acc[l] += x[i];
+  for (int w = fastmath::kLanes / 2; w > 0; w /= 2)
+    for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+  return acc[0];
+}
+}  // namespace
+
 int64_t SetMemory::access(const float* h, float* read) {
-  const int64_t m = m_, n = n_, C = 3 + 4 * m;
-  int64_t ops = 0;
+  const int64_t m = m_, n = n_, c = c_, C = 3 + 4 * m, cap = cap_;
+  // (0) the control layer of every row: o_b = b_c + Σ_j h_bj W^T_j (axpys over the outputs)
   for (int64_t b = 0; b < B_; ++b) {
-    for (int64_t i = 0; i < C; ++i)
-      ctrl_[static_cast<size_t>(i)] =
-          cb_[static_cast<size_t>(i)] + dotf(cw_.data() + i * c_, h + b * c_, c_);
-    const float w = 1.0f / (1.0f + std::exp(-ctrl_[0])), er = 1.0f / (1.0f + std::exp(-ctrl_[1]));
-    for (int64_t i = 2; i < 2 + 4 * m; ++i)
-      ctrl_[static_cast<size_t>(i)] = fastmath::fast_tanh(ctrl_[static_cast<size_t>(i)]);
-    const float *key = ctrl_.data() + 2, *value = key + m, *q = value + m, *e = q + m;
-    const double tau = ctrl_[static_cast<size_t>(2 + 4 * m)];
-    float* s = s_.data() + b * cap_;
-    const float* K = k_.data() + b * cap_ * m;
-    const float* V = v_.data() + b * cap_ * m;
-    // (1) the erase, by content
-    double z = 1.0;
-    for (int64_t i = 0; i < n; ++i) {
-      a_[static_cast<size_t>(i)] = s[i] * std::exp(static_cast<double>(dotf(e, K + i * m, m)));
-      z += a_[static_cast<size_t>(i)];
+    float* __restrict__ o = ctrl_.data() + b * C;
+    std::copy(cb_.begin(), cb_.end(), o);
+    for (int64_t j = 0; j < c; ++j) {
+      const float hj = h[b * c + j];
+      const float* __restrict__ w = cwt_.data() + j * C;
+      for (int64_t i = 0; i < C; ++i) o[i] += hj * w[i];
     }
-    for (int64_t i = 0; i < n; ++i)
-      s[i] = static_cast<float>(s[i] * (1.0 - er * a_[static_cast<size_t>(i)] / z));
-    // (2) the read, by content
-    z = std::exp(tau);
-    for (int64_t i = 0; i < n; ++i) {
-      a_[static_cast<size_t>(i)] = s[i] * std::exp(static_cast<double>(dotf(q, K + i * m, m)));
-      z += a_[static_cast<size_t>(i)];
+    for (int64_t i = 2; i < 2 + 4 * m; ++i) o[i] = fastmath::fast_tanh(o[i]);
+  }
+  float* __restrict__ de = de_.data();
+  float* __restrict__ dq = dq_.data();
+  float* __restrict__ r = r_.data();
+  for (int64_t b = 0; b < B_; ++b) {
+    const float* o = ctrl_.data() + b * C;
+    const float w = 1.0f / (1.0f + fastmath::fast_exp(-o[0]));
+    const float er = 1.0f / (1.0f + fastmath::fast_exp(-o[1]));
+    const float *key = o + 2, *value = key + m, *q = value + m, *e = q + m;
+    float* __restrict__ s = s_.data() + b * cap;
+    float* __restrict__ kt = kt_.data() + b * m * cap;
+    float* __restrict__ V = v_.data() + b * cap * m;
+    // The content scores e·k_i and q·k_i, one pass over the keys.
+    std::fill(de, de + n, 0.0f);
+    std::fill(dq, dq + n, 0.0f);
+    for (int64_t j = 0; j < m; ++j) {
+      const float ej = e[j], qj = q[j];
+      const float* __restrict__ kj = kt + j * cap;
+      for (int64_t i = 0; i < n; ++i) {
+        de[i] += ej * kj[i];
+        dq[i] += qj * kj[i];
+      }
     }
-    std::vector<double>& r = r_;
-    std::fill(r.begin(), r.end(), 0.0);
+    // (1) the erase: a_i = s_i e^{e·k_i} / (1 + Σ_j s_j e^{e·k_j}), s_i ← s_i (1 − ε a_i)
+    for (int64_t i = 0; i < n; ++i) de[i] = s[i] * fastmath::fast_exp(de[i]);
+    const float f = er / (1.0f + lane_sum_float(de, n));
+    // (2) the read's unnormalised weights s_i e^{q·k_i}, on the erased strengths
     for (int64_t i = 0; i < n; ++i) {
-      const double rho = a_[static_cast<size_t>(i)] / z;
-      for (int64_t j = 0; j < m; ++j) r[static_cast<size_t>(j)] += rho * V[i * m + j];
-      r[static_cast<size_t>(m)] += rho;
+      s[i] *= 1.0f - f * de[i];
+      dq[i] = s[i] * fastmath::fast_exp(dq[i]);
     }
-    for (int64_t j = 0; j <= m; ++j)
-      read[b * (m + 1) + j] = static_cast<float>(r[static_cast<size_t>(j)]);
+    const float found = lane_sum_float(dq, n);
+    const float inv = 1.0f / (fastmath::fast_exp(o[2 + 4 * m]) + found);
+    std::fill(r, r + m, 0.0f);
+    for (int64_t i = 0; i < n; ++i) {
+      const float a = dq[i];
+      const float* __restrict__ v = V + i * m;
+      for (int64_t j = 0; j < m; ++j) r[j] += a * v[j];
+    }
+    for (int64_t j = 0; j < m; ++j) read[b * (m + 1) + j] = r[j] * inv;
+    read[b * (m + 1) + m] = found * inv;
     // (3) the new slot, at position n
     s[n] = w;
-    std::copy(key, key + m, k_.begin() + (b * cap_ + n) * m);
-    std::copy(value, value + m, v_.begin() + (b * cap_ + n) * m);
-    ops += C * c_ + 4 * m + 2 * n * (m + 1) + n * (m + 1) + 2 * n;
+    for (int64_t j = 0; j < m; ++j) kt[j * cap + n] = key[j];
+    std::copy(value, value + m, V + n * m);
   }
-  return ops;
+  return B_ * (C * c + 4 * m + 2 * n * (m + 1) + n * (m + 1) + 2 * n);
 }
 
 }  // namespace attnkit::memory

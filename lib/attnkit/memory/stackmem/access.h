@@ -9,9 +9,10 @@
 //   SetMemory   the set's step (memory/stackmem/set.h) from h: the control layer (write and
 //               erase strengths, key, value, read key, erase key, threshold: one product by
 //               [3 + 4m, c]), the erase and the read by content over the n slots, and the
-//               new slot: O(n m) a row. The set is held at n slots: each access writes its
-//               new slot at position n, where the next access overwrites it (so that every
-//               access meets n; the bench's fixed size).
+//               new slot: O(n m) a row. In float (set_step and the tape's form accumulate in
+//               double, for a read invariant to the slots' order to an ulp). The set is held at n
+//               slots: each access writes its new slot at position n, where the next access
+//               overwrites it (so that every access meets n; the bench's fixed size).
 // Both are checked against the double-precision steps (tree_step, set_step) in
 // tests/unit/ham_test.cpp.
 #pragma once
@@ -49,22 +50,26 @@ class SetMemory {
   // The control layer [3 + 4m, c] (rows: write, erase, key m, value m, read key m, erase key m,
   // threshold) and its bias; `slots` n slots per row: strengths [B, n], keys and values
   // [B, n, m].
-  SetMemory(int64_t m, int64_t c, std::vector<float> control_w, std::vector<float> control_b,
+  SetMemory(int64_t m, int64_t c, const std::vector<float>& control_w, std::vector<float> control_b,
             int64_t batch, const std::vector<float>& strengths, const std::vector<float>& keys,
             const std::vector<float>& values);
   // One step of every row from h [B, c]: read [B, m + 1] (Σ ρ v, Σ ρ). Returns the
-  // multiply-adds (and exps).
+  // multiply-adds (and exps). In float throughout (fastmath's exp and tanh, sums in 16 lanes):
+  // the control layer of all rows as c axpys of its transposed weights, then per row one pass
+  // over the keys (held transposed, [m, n + 1], so that both content scores are axpys over
+  // the slots: e·k_i and q·k_i together), the erase and the read's weights in one pass, and
+  // the read as axpys of the values. No allocation.
   int64_t access(const float* h, float* read);
   int64_t n() const { return n_; }
-  // Row b's n + 1 strengths, keys and values (slot n: the last access's new slot).
+  // Row b's n + 1 strengths and values (slot n: the last access's new slot), and key j of
+  // slot i.
   const float* strengths(int64_t b) const { return s_.data() + b * cap_; }
-  const float* keys(int64_t b) const { return k_.data() + b * cap_ * m_; }
+  float key(int64_t b, int64_t i, int64_t j) const { return kt_[(b * m_ + j) * cap_ + i]; }
   const float* values(int64_t b) const { return v_.data() + b * cap_ * m_; }
 
  private:
   int64_t m_, c_, B_, n_, cap_;
-  std::vector<float> cw_, cb_, s_, k_, v_, ctrl_;
-  std::vector<double> a_, r_;
+  std::vector<float> cwt_, cb_, s_, kt_, v_, ctrl_, de_, dq_, r_;
 };
 
 }  // namespace attnkit::memory

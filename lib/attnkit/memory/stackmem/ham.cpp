@@ -331,6 +331,10 @@ HamHardAccess ham_hard_access(const HamTable& tree, Var h, const HamWeights& w,
     }
     Var lp = ad::neg(ad::softplus(ad::mul(z, t.constant(std::move(sign)))));
     out.log_prob = out.log_prob.valid() ? ad::add(out.log_prob, lp) : lp;
+    if (how.entropy) {  // H(σ(z)) = p softplus(−z) + (1 − p) softplus(z) = softplus(z) − z σ(z)
+      Var ent = ad::sub(ad::softplus(z), ad::mul(z, ad::sigmoid(z)));
+      out.entropy = out.entropy.valid() ? ad::add(out.entropy, ent) : ent;
+    }
   }
   for (int64_t b = 0; b < B; ++b) out.leaf.push_back(k[static_cast<size_t>(b)] - n);
   // Read the leaf, WRITE it, and JOIN the path back up (each sibling read as it stands).

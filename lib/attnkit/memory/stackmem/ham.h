@@ -109,10 +109,13 @@ struct HamTable {
 HamTable ham_table(const HamTree& levels);
 
 struct HamHardAccess {
-  HamTable tree;              // after the write: the path's d + 1 rows of each active tree replaced
-  ad::Var read;               // [B, m]: the leaf reached, before its write
-  ad::Var log_prob;           // [B, 1]: Σ over the d levels of log π(the decision taken)
-  std::vector<int64_t> leaf;  // per row: the leaf reached, in [0, n)
+  HamTable tree;     // after the write: the path's d + 1 rows of each active tree replaced
+  ad::Var read;      // [B, m]: the leaf reached, before its write
+  ad::Var log_prob;  // [B, 1]: Σ over the d levels of log π(the decision taken)
+  ad::Var entropy;   // [B, 1] (HamDescent::entropy): Σ over the d levels of the entropy of the
+                    // decision at the node reached, H(p) = −p log p − (1 − p) log(1 − p) (the
+                    // path's; an entropy bonus on it keeps the descent from collapsing)
+  std::vector<int64_t> leaf;          // per row: the leaf reached, in [0, n)
   std::vector<std::vector<float>> p;  // per row: SEARCH's p(right) at each level's node
   int64_t rows_replaced = 0;          // table rows written: (d + 1) per active row
   int64_t multiply_adds = 0;          // of SEARCH, WRITE and JOIN (no other node is touched)
@@ -124,6 +127,7 @@ struct HamHardAccess {
 struct HamDescent {
   Rng* rng = nullptr;                                         // sample
   const std::vector<std::vector<uint8_t>>* forced = nullptr;  // or forced; neither: greedy
+  bool entropy = false;  // also give the path's entropy (HamHardAccess::entropy)
 };
 
 // One hard access from controller states h [B, c]: per row, d = log2 n decisions from the

@@ -39,6 +39,16 @@ void StackLstmConfig::validate() const {
   if (!(reinforce >= 0)) throw UsageError("reinforce must be >= 0");
   if (reinforce != 1.0 && !hard_tree())
     throw UsageError("reinforce is for the hard tree (--memory tree --attention hard)");
+  if (!(entropy >= 0)) throw UsageError("entropy must be >= 0");
+  if (!(discount >= 0 && discount <= 1)) throw UsageError("discount must be in [0, 1]");
+  if (discount != 1.0 && !hard_tree())
+    throw UsageError("discount is for the hard tree (--memory tree --attention hard)");
+  if ((entropy > 0 || normalize_advantage) && !hard_tree())
+    throw UsageError(
+        "entropy and --normalize-advantage are for the hard tree (--memory tree --attention hard)");
+  if (curriculum < 0) throw UsageError("curriculum must be >= 0");
+  if (leaves_only && (stack_rnn || memory != "tree"))
+    throw UsageError("leaves-only is for a tree (--memory tree)");
   if (vocab < 5)
     throw UsageError("the vocabulary needs at least one symbol besides the reserved ones");
   if (embed < 1 || hidden < 1 || width < 1)
@@ -229,12 +239,13 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
 }
 
 struct StackLstm::Step {
-  nn::State s;                // the LSTM's state; the stack RNN's hidden state in s.h
-  StackState mem;             // the continuous stack, queue or deque
-  SetState set;               // or the set
-  HamTree tree;               // or the tree (soft)
-  HamTable table;             // or the tree (hard), with the log-probabilities of its descents in
-  std::vector<Var> descents;  // training: one [B, 1] an access
+  nn::State s;                 // the LSTM's state; the stack RNN's hidden state in s.h
+  StackState mem;              // the continuous stack, queue or deque
+  SetState set;                // or the set
+  HamTree tree;                // or the tree (soft)
+  HamTable table;              // or the tree (hard), with the log-probabilities of its descents in
+  std::vector<Var> descents;   // training: one [B, 1] an access
+  std::vector<Var> entropies;  // training with an entropy bonus: the paths' entropies, likewise
   Var stacks;  // the stack RNN: [B·K, n], row b·K + k = stack k of item b, the top first
   Var read;    // [B, R]: the memory's read (the stack RNN: the stacks' top elements)
   Var ops;     // training with op_cost: the push and pop strengths summed so far, []
@@ -385,10 +396,12 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
       // slice by the training layer); decoding takes the likelier child.
       HamDescent how;
       if (t.training()) how.rng = &t.rng();
+      how.entropy = t.training() && t.recording() && c_.entropy > 0;
       HamHardAccess a = ham_hard_access(st.table, st.s.h, tree_weights(t), *target, how);
       st.table = a.tree;
       st.read = ad::select_rows(*target, a.read, st.read);
       if (t.training() && t.recording()) st.descents.push_back(a.log_prob);
+      if (how.entropy) st.entropies.push_back(a.entropy);
       if (trace) {
         const int64_t n = st.table.n;
         std::vector<float> wv(static_cast<size_t>(n), 0.0f);
@@ -496,7 +509,8 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
   const int64_t B = static_cast<int64_t>(items.size());
   int64_t L = 0;
   for (const TransduceExample* e : items)
-    L = std::max<int64_t>(L, static_cast<int64_t>(e->source.size() + 1 + e->target.size()));
+    L = std::max<int64_t>(
+        L, static_cast<int64_t>((c_.leaves_only ? 0 : e->source.size()) + 1 + e->target.size()));
   Step st = start(t, B);
   if (tree_) {
     std::vector<const std::vector<int32_t>*> sources;
@@ -517,7 +531,8 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
     int64_t n = 0;
     for (int64_t b = 0; b < B; ++b) {
       const TransduceExample& e = *items[static_cast<size_t>(b)];
-      const int64_t S = static_cast<int64_t>(e.source.size()),
+      // leaves_only: the source is in the leaves alone; the sequence starts at the separator.
+      const int64_t S = c_.leaves_only ? 0 : static_cast<int64_t>(e.source.size()),
                     T = static_cast<int64_t>(e.target.size());
       int32_t id = data::Vocab::kPad;
       if (step < S)
@@ -556,48 +571,92 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
     count += n;
   }
   if (tokens) *tokens = count;
-  if (total.valid() && reinforce && c_.reinforce > 0 && !st.descents.empty()) {
-    // Returns to go, G_k(b) = Σ_{t ≥ t_k} log p(y_t(b)), and the leave-one-out baseline over
-    // the other rows counted at the same access.
-    std::vector<double> to_go(static_cast<size_t>(B), 0.0);
-    std::vector<std::vector<double>> G(st.descents.size());
-    size_t k = st.descents.size();
-    for (int64_t step = L - 1; step >= 0; --step) {
-      for (int64_t b = 0; b < B; ++b)
-        to_go[static_cast<size_t>(b)] += loglik[static_cast<size_t>(step)][static_cast<size_t>(b)];
-      if (k > 0 && access_step[k - 1] == step) G[--k] = to_go;
-    }
-    std::vector<Var> log_probs;
-    std::vector<float> returns, baseline;
-    for (size_t a = 0; a < G.size(); ++a) {
+  if (total.valid() && reinforce && (c_.reinforce > 0 || c_.entropy > 0) && !st.descents.empty()) {
+    // −reinforce · Σ A log π over the accesses' counted rows (tree_advantages), and the
+    // entropy bonus −β Σ H over the same.
+    const std::vector<float> adv =
+        tree_advantages(loglik, access_step, access_rows, c_.normalize_advantage, c_.discount);
+    std::vector<Var> log_probs, entropies;
+    for (size_t a = 0; a < st.descents.size(); ++a) {
       std::vector<int32_t> rows;
-      double sum = 0;
       for (int64_t b = 0; b < B; ++b)
-        if (access_rows[a][static_cast<size_t>(b)]) {
-          rows.push_back(static_cast<int32_t>(b));
-          sum += G[a][static_cast<size_t>(b)];
-        }
+        if (access_rows[a][static_cast<size_t>(b)]) rows.push_back(static_cast<int32_t>(b));
       if (rows.empty()) continue;
-      const double others = static_cast<double>(rows.size()) - 1;
-      for (int32_t b : rows) {
-        const double g = G[a][static_cast<size_t>(b)];
-        returns.push_back(static_cast<float>(g));
-        baseline.push_back(others > 0 ? static_cast<float>((sum - g) / others) : 0.0f);
-      }
       log_probs.push_back(ad::embedding(st.descents[a], rows));
+      if (!st.entropies.empty()) entropies.push_back(ad::embedding(st.entropies[a], rows));
     }
-    if (!log_probs.empty()) {
-      rl::PolicyLoss pl =
-          rl::reinforce_loss(t, ad::concat(log_probs, 0), returns, Var(), {}, Var(), baseline);
+    if (!log_probs.empty() && c_.reinforce > 0) {
+      rl::PolicyLoss pl = rl::reinforce_loss(t, ad::concat(log_probs, 0), adv, Var());
       // −mean A log π over the N decisions' rows, as a sum, weighted.
       total = ad::add(
-          total, ad::mul(pl.policy,
-                         static_cast<float>(c_.reinforce * static_cast<double>(returns.size()))));
+          total,
+          ad::mul(pl.policy, static_cast<float>(c_.reinforce * static_cast<double>(adv.size()))));
     }
+    if (!entropies.empty())
+      total = ad::sub(total,
+                      ad::mul(ad::sum(ad::concat(entropies, 0)), static_cast<float>(c_.entropy)));
   }
   if (total.valid() && st.ops.valid())
     total = ad::add(total, ad::mul(st.ops, static_cast<float>(c_.op_cost)));
   return total.valid() ? total : t.constant(Tensor({}, 0.0f));
+}
+
+std::vector<float> tree_advantages(const std::vector<std::vector<double>>& loglik,
+                                   const std::vector<int64_t>& access_step,
+                                   const std::vector<std::vector<uint8_t>>& access_rows,
+                                   bool normalize, double discount) {
+  if (access_rows.size() != access_step.size())
+    throw ShapeError("tree_advantages: " + std::to_string(access_step.size()) + " accesses, " +
+                     std::to_string(access_rows.size()) + " row sets");
+  const int64_t L = static_cast<int64_t>(loglik.size());
+  const size_t B = loglik.empty() ? 0 : loglik[0].size();
+  // Returns to go at each access's step, from the last step back.
+  std::vector<double> to_go(B, 0.0);
+  std::vector<std::vector<double>> G(access_step.size());
+  size_t k = access_step.size();
+  for (int64_t step = L - 1; step >= 0; --step) {
+    for (size_t b = 0; b < B; ++b)
+      to_go[b] = loglik[static_cast<size_t>(step)][b] + discount * to_go[b];
+    while (k > 0 && access_step[k - 1] == step) G[--k] = to_go;
+  }
+  if (k != 0) throw ShapeError("tree_advantages: an access past the last step");
+  std::vector<double> adv;
+  for (size_t a = 0; a < G.size(); ++a) {
+    if (access_rows[a].size() != B) throw ShapeError("tree_advantages: a row set's size");
+    double sum = 0;
+    int64_t count = 0;
+    for (size_t b = 0; b < B; ++b)
+      if (access_rows[a][b]) sum += G[a][b], ++count;
+    for (size_t b = 0; b < B; ++b)
+      if (access_rows[a][b])
+        adv.push_back(G[a][b] -
+                      (count > 1 ? (sum - G[a][b]) / static_cast<double>(count - 1) : 0.0));
+  }
+  if (normalize && adv.size() > 1) {
+    double mean = 0, ss = 0;
+    for (double x : adv) mean += x;
+    mean /= static_cast<double>(adv.size());
+    for (double x : adv) ss += (x - mean) * (x - mean);
+    const double sd = std::sqrt(ss / static_cast<double>(adv.size()));
+    for (double& x : adv) x = (x - mean) / (sd + 1e-8);
+  }
+  return {adv.begin(), adv.end()};
+}
+
+std::vector<int64_t> curriculum_batch(const std::vector<int64_t>& lengths,
+                                      const std::vector<int64_t>& by_length, int64_t step,
+                                      int64_t steps, int64_t batch, uint64_t seed) {
+  if (lengths.empty() || by_length.size() != lengths.size() || steps < 1 || batch < 1)
+    throw ShapeError("curriculum_batch: no pairs, or sizes that do not fit");
+  const int64_t lo = lengths[static_cast<size_t>(by_length.front())],
+                hi = lengths[static_cast<size_t>(by_length.back())];
+  const int64_t bound = lo + (hi - lo) * std::min(step, steps) / steps;
+  size_t fit = 0;
+  while (fit < by_length.size() && lengths[static_cast<size_t>(by_length[fit])] <= bound) ++fit;
+  Rng r(seed ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(step + 1)));
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < batch; ++i) out.push_back(by_length[r.below(fit)]);
+  return out;
 }
 
 int64_t StackTrace::floats() const {
@@ -634,6 +693,7 @@ std::vector<int32_t> StackLstm::decode(const std::vector<int32_t>& source, int64
   // its last step (stackmem-run on 10,000 symbols took 2 GB when every step's was kept).
   int64_t steps = 0;
   for (int32_t id : source) {
+    if (c_.leaves_only) break;  // the source is in the leaves alone
     advance(t, {id}, st, trace, false);
     check_trace(trace, ++steps);
     rebase(t, st);
@@ -782,6 +842,23 @@ StackTraining::StackTraining(StackLstmConfig config, StackTrainOptions o, data::
   Rng init(seed);
   model_ = std::make_unique<StackLstm>(ps_, cfg_, init);
   use_adam(o_.lr, o_.schedule, o_.warmup);
+  if (cfg_.curriculum > 0) {
+    for (const TransduceExample& e : train_)
+      lengths_.push_back(static_cast<int64_t>(e.target.size()));
+    by_length_.resize(train_.size());
+    for (size_t i = 0; i < by_length_.size(); ++i) by_length_[i] = static_cast<int64_t>(i);
+    std::stable_sort(by_length_.begin(), by_length_.end(), [&](int64_t a, int64_t b) {
+      return lengths_[static_cast<size_t>(a)] < lengths_[static_cast<size_t>(b)];
+    });
+  }
+}
+
+int64_t StackTraining::begin_batch(const nn::TrainState& s) {
+  const int64_t n = DatasetModule::begin_batch(s);
+  in_curriculum_ = s.step < cfg_.curriculum;
+  if (!in_curriculum_) return n;
+  cur_ = curriculum_batch(lengths_, by_length_, s.step, cfg_.curriculum, o_.batch, seed_);
+  return static_cast<int64_t>(cur_.size());
 }
 
 void StackTraining::describe(nn::ModelFile& f) const {
@@ -796,7 +873,13 @@ void StackTraining::check_resume(const nn::ModelFile& ck) const {
 
 train::Slice StackTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int) const {
   int64_t tokens = 0;
-  Var sum = model_->loss(t, slice_items(train_, begin, end), &tokens);
+  std::vector<const TransduceExample*> items;
+  if (in_curriculum_)
+    for (int64_t i = begin; i < end; ++i)
+      items.push_back(&train_[static_cast<size_t>(cur_[static_cast<size_t>(i)])]);
+  else
+    items = slice_items(train_, begin, end);
+  Var sum = model_->loss(t, items, &tokens);
   return train::per_token(sum, tokens);
 }
 

@@ -123,6 +123,27 @@ struct StackLstmConfig {
   // not depend on the pair's own decisions, so the estimate stays unbiased). With 1 the
   // gradient is the score-function estimate of ∇E[−Σ_t log p(y_t)] (rl/reinforce.h).
   double reinforce = 1.0;
+  // hard: the advantages G_k − b_k of a slice's accesses rescaled to mean 0 and standard
+  // deviation 1 (tree_advantages), so that the REINFORCE term's size does not follow the
+  // returns' (sums of up to a target's length of log-likelihoods).
+  bool normalize_advantage = false;
+  // hard: γ of the returns, G_k = Σ_{t ≥ t_k} γ^(t − t_k) log p(y_t): 1 (the default) the
+  // unbiased return above; 0 the access's own step's log-likelihood alone (what the leaf it
+  // read changes most directly; lower variance, biased).
+  double discount = 1.0;
+  // hard: β of an entropy bonus: the loss subtracts β Σ H over the accesses of the pairs with a
+  // target then, H the entropy of the path's d decisions (HamHardAccess::entropy), which keeps
+  // the descent from collapsing onto one path before it has learned where to go.
+  double entropy = 0.0;
+  // A curriculum on the length: for the first `curriculum` steps, each batch is drawn (seeded
+  // by the step alone) from the training pairs whose target is at most L(step) long, L rising
+  // linearly from the shortest target to the longest over those steps; then the shuffled
+  // epochs as without it. 0: none.
+  int64_t curriculum = 0;
+  // A tree: the source is in the leaves only; the controller does not read it, and starts at
+  // the separator from the zero state (the paper's HAM: its LSTM sees the input only through
+  // the memory, so that it cannot answer from its own state what the tree must find).
+  bool leaves_only = false;
   // Each hyper-parameter once (core/fields.h): stackmem-train's options, the stored YAML, the
   // loader (older files lack the later fields: they load with the defaults).
   template <class V>
@@ -205,6 +226,24 @@ struct StackLstmConfig {
                   "--attention hard: weight of the REINFORCE term -(G - b) log pi of each "
                   "access's descent (1: unbiased)",
                   nullptr, true});
+    v(normalize_advantage,
+      {"normalize-advantage", "",
+       "--attention hard: normalise the advantages of each slice's descents (mean 0, sd 1)"});
+    v(discount, {"discount", "G",
+                 "--attention hard: discount of the returns-to-go (1: unbiased; 0: each access's "
+                 "own step)",
+                 nullptr, true});
+    v(entropy, {"entropy", "B",
+                "--attention hard: weight of the entropy bonus on each access's descent (0: none)",
+                nullptr, true});
+    v(leaves_only, {"leaves-only", "",
+                    "a tree: the source is in the leaves only; the controller does not read it "
+                    "(the paper's HAM: the decoder starts at the separator)"});
+    v(curriculum, {"curriculum", "STEPS",
+                   "a curriculum on the length: for the first STEPS steps, batches of the pairs "
+                   "whose target is at most L long, L rising from the shortest to the longest "
+                   "(0: none)",
+                   nullptr, true});
   }
   void validate() const;
   bool hard_tree() const { return !stack_rnn && memory == "tree" && attention == "hard"; }
@@ -215,6 +254,25 @@ struct StackLstmConfig {
   // the current step: linear).
   int64_t train_bytes(int64_t source, int64_t target) const;
 };
+
+// The hard tree's REINFORCE advantages (StackLstm::loss), from loglik[t][b] (row b's log p(y_t),
+// 0 where none) and the accesses: access k at step access_step[k] (ascending) counts the rows
+// with access_rows[k][b] set. For each access in turn and each counted row in turn, A = G − b
+// with G = Σ_{t ≥ t_k} γ^(t − t_k) loglik[t][b] and b the mean of G over the access's other counted
+// rows (0 when alone); `normalize`: (A − mean) / (sd + 1e-8) over all of them (sd the
+// population's).
+std::vector<float> tree_advantages(const std::vector<std::vector<double>>& loglik,
+                                   const std::vector<int64_t>& access_step,
+                                   const std::vector<std::vector<uint8_t>>& access_rows,
+                                   bool normalize, double discount = 1.0);
+
+// A curriculum's batch (StackLstmConfig::curriculum) at `step` of `steps`: `batch` indices drawn
+// uniformly, with replacement, by an Rng seeded with (seed, step), among the pairs whose target
+// length is at most L = lo + (hi − lo) · step / steps (lo and hi the shortest and longest of
+// `lengths`); `by_length` the pairs' indices sorted by length (stable).
+std::vector<int64_t> curriculum_batch(const std::vector<int64_t>& lengths,
+                                      const std::vector<int64_t>& by_length, int64_t step,
+                                      int64_t steps, int64_t batch, uint64_t seed);
 
 // Training refuses a pair when its batch (batch-size rows as long as it) would exceed this:
 // stackmem-train's bound. train_bytes against the peak RSS of stackmem-train on one pair of
@@ -345,8 +403,12 @@ class StackTraining : public train::DatasetModule {
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
   bool eval_due(const nn::TrainState& s) const override { return s.position == 0; }
+  // The shuffled epochs' batch, or within the curriculum's steps its own.
+  int64_t begin_batch(const nn::TrainState& s) override;
 
  private:
+  std::vector<int64_t> lengths_, by_length_, cur_;  // the curriculum's
+  bool in_curriculum_ = false;
   StackLstmConfig cfg_;
   StackTrainOptions o_;
   data::Vocab vocab_;
