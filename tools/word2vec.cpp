@@ -23,12 +23,12 @@ int main(int argc, char** argv) {
     app.describe(
         "Train word vectors by skip-gram with negative sampling (word2vec) on a text, and write "
         "them in word2vec's text format (han-train --embeddings reads it).",
-        "-i TEXT -o VECTORS [--embed N] [--window N] [--negative K] [OPTIONS]");
+        "-i TEXT -o FILE [--embed N] [--window N] [--negative K] [OPTIONS]");
     app.enable(cli::kSeed | cli::kQuiet);
     app.options().add_options()(
         "input,i", po::value(&in)->value_name("TEXT")->required(),
         "the text: one document a line, [LABEL<TAB>]TEXT as han-train reads (labels ignored)")(
-        "output,o", po::value(&out)->value_name("VECTORS")->required(),
+        "output,o", po::value(&out)->value_name("FILE")->required(),
         "the vectors (- is standard output)")(
         "max-sentence-words",
         po::value(&ro.max_sentence_words)->value_name("N")->default_value(1000),
