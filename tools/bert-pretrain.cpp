@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     o.batch = tf.batch_size, o.lr = tf.lr, o.schedule = tf.schedule, o.warmup = tf.warmup;
     o.validate();
     const auto train_docs = models::read_bert_text(train_path);
-    const data::Vocab vocab = models::bert_vocab(train_docs, o.min_freq);
+    const data::Vocab vocab = models::bert_vocab(train_docs, o.min_freq, o.max_size);
     models::BertCorpus train = models::encode_bert_text(train_docs, vocab), valid;
     if (!valid_path.empty())
       valid = models::encode_bert_text(models::read_bert_text(valid_path), vocab);

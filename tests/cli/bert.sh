@@ -67,6 +67,10 @@ check_eq "$(head -1 l2.txt)" "$(sed -n 2p c.txt)" "[CLS] row = the token embeddi
 expect 0 bert-embed --model m1.akm -i emb.txt -o e2.npz
 CHECKS=$((CHECKS + 1)); cmp -s e.npz e2.npz || fail "bert-embed is not deterministic"
 
+# --max-size: the most frequent words only (6 of them with the reserved four), [MASK] one more.
+expect 0 bert-pretrain "${small[@]}" --steps 1 --max-size 10 -o cap.akm
+grep -q "a vocabulary of 11 tokens (\[MASK\] included)" "$T/err" || fail "--max-size 10: $(grep vocabulary "$T/err")"
+
 # Errors.
 printf 'one sentence.\nanother one.\n' > onedoc.txt
 expect_err 1 "bert-pretrain: onedoc.txt: next-sentence prediction needs at least two documents (blank lines between them); found 1" bert-pretrain -i onedoc.txt --min-freq 1 -o x.akm
@@ -83,6 +87,7 @@ expect_err 2 "bert-pretrain: --heads (3) must divide hidden (16)" bert-pretrain 
 expect_err 2 "bert-pretrain: --len-max must be >= 5" bert-pretrain -i text.txt --len-max 4 -o x.akm
 expect_err 2 "bert-pretrain: --dropout must be in [0, 1)" bert-pretrain -i text.txt --dropout 1 -o x.akm
 expect_err 2 "bert-pretrain: --min-freq must be >= 1" bert-pretrain -i text.txt --min-freq 0 -o x.akm
+expect_err 2 "bert-pretrain: --max-size must be 0 or at least 5" bert-pretrain -i text.txt --max-size 4 -o x.akm
 no_file x.akm
 printf 'no mask here .\n' > nomask.txt
 expect_err 1 "bert-fill: nomask.txt: no line has a [MASK]" bert-fill --model m1.akm -i nomask.txt -o f.tsv

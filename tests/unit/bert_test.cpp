@@ -312,7 +312,26 @@ TEST_CASE("bert: errors") {
     CHECK_THROWS_AS(o.validate(), UsageError);
     o = {}, o.schedule = "linear";
     CHECK_THROWS_AS(o.validate(), UsageError);
+    o = {}, o.max_size = 4;
+    CHECK_THROWS_AS(o.validate(), UsageError);
+    o.max_size = 5;
+    CHECK_NOTHROW(o.validate());
   }
+}
+
+TEST_CASE("bert: --max-size keeps the most frequent words, the rest <unk>") {
+  // a 3, then b c d e f 2 each (ties in byte order), g h 1.
+  const data::Vocab all = models::bert_vocab(tiny_docs(), 1);
+  CHECK(all.size() == data::Vocab::kReserved + 8);
+  const data::Vocab v = models::bert_vocab(tiny_docs(), 1, 6);
+  REQUIRE(v.size() == 6);
+  CHECK(v.contains("a"));
+  CHECK(v.contains("b"));
+  CHECK_FALSE(v.contains("c"));
+  const models::BertCorpus c = models::encode_bert_text(tiny_docs(), v);
+  CHECK(c.docs[0][0] == std::vector<int32_t>{v.id("a"), v.id("b"), data::Vocab::kUnk});
+  CHECK(models::bert_vocab(tiny_docs(), 3, 6).size() == 5);  // min-freq still applies
+  CHECK_THROWS_AS(models::bert_vocab(tiny_docs(), 1, 4), UsageError);
 }
 
 TEST_CASE("bert: fill probabilities and embeddings") {

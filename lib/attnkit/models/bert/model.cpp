@@ -196,12 +196,14 @@ std::vector<std::vector<std::vector<std::string>>> read_bert_text(const std::str
 }
 
 data::Vocab bert_vocab(const std::vector<std::vector<std::vector<std::string>>>& docs,
-                       int64_t min_freq) {
+                       int64_t min_freq, int64_t max_size) {
   if (min_freq < 1) throw UsageError("min-freq must be >= 1");
+  if (max_size != 0 && max_size <= data::Vocab::kReserved)
+    throw UsageError("--max-size must be 0 or at least 5 (the reserved four and a word)");
   data::TokenCounts counts;
   for (const auto& d : docs)
     for (const auto& s : d) data::count_tokens(counts, s);
-  return data::Vocab::build(counts, min_freq);
+  return data::Vocab::build(counts, min_freq, max_size);
 }
 
 BertCorpus encode_bert_text(const std::vector<std::vector<std::vector<std::string>>>& docs,
@@ -325,6 +327,8 @@ void BertTrainOptions::validate() const {
   nn::check_schedule_name(schedule);
   if (warmup < 0) throw UsageError("warmup must be >= 0");
   if (min_freq < 1) throw UsageError("--min-freq must be >= 1");
+  if (max_size != 0 && max_size <= data::Vocab::kReserved)
+    throw UsageError("--max-size must be 0 or at least 5 (the reserved four and a word)");
 }
 
 namespace {

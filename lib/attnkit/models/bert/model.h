@@ -119,9 +119,10 @@ struct BertCorpus {
 std::vector<std::vector<std::vector<std::string>>> read_bert_text(const std::string& path);
 BertCorpus encode_bert_text(const std::vector<std::vector<std::vector<std::string>>>& docs,
                             const data::Vocab& vocab);
-// The vocabulary of the documents' tokens (min_freq >= 1).
+// The vocabulary of the documents' tokens (min_freq >= 1); max_size > 0 keeps the most
+// frequent ones only, max_size tokens with the reserved four (data::Vocab::build).
 data::Vocab bert_vocab(const std::vector<std::vector<std::vector<std::string>>>& docs,
-                       int64_t min_freq);
+                       int64_t min_freq, int64_t max_size = 0);
 
 // What masking did (counts), added up over examples.
 struct MaskStats {
@@ -156,11 +157,16 @@ struct BertTrainOptions {
   std::string schedule = "constant";  // or inverse-sqrt
   int64_t warmup = 0;
   int64_t min_freq = 5;  // the vocabulary's: rarer words of the training text are <unk>
+  int64_t max_size = 0;  // the vocabulary's cap, the reserved four included (0: none)
   void validate() const;
   // bert-pretrain's own key (batch, lr, schedule and warmup come from its training options).
   template <class V>
   void fields(V& v) {
     v(min_freq, {"min-freq", "N", "words seen fewer times in the training text are <unk>"});
+    v(max_size, {"max-size", "N",
+                 "keep the most frequent words only: at most N tokens with the reserved four "
+                 "([MASK] is one more), the rest <unk> (0: no limit)",
+                 nullptr, true});
   }
 };
 
