@@ -50,29 +50,9 @@ else
 fi
 echo "$PIPELINE: $(wc -l < "$dir/train.tsv") training and $(wc -l < "$dir/test.tsv") test documents" >&2
 common="-i $dir/train.tsv --valid-fraction 0.1 --min-freq 2 --batch-size 16 -q"
-printf 'model\tseed\ttest_accuracy\n' > "$dir/runs.tsv"
-for s in $seeds; do
-  for arch in han flat mean ngram-lr; do
-    case $arch in
-      ngram-lr) opts="--lr 0.02 --epochs $epochs" ;;
-      mean) opts="--lr 0.003 --epochs $epochs $size" ;;
-      *) opts="--epochs $rnn_epochs $size" ;;  # han-train's defaults otherwise
-    esac
-    # shellcheck disable=SC2086
-    han-train $common --arch $arch $opts --seed "$s" --log "$dir/$arch-$s.tsv" -o "$dir/$arch-$s.akm"
-    acc=$(han-run -m "$dir/$arch-$s.akm" -i "$dir/test.tsv" --eval | awk -F'\t' '$1 == "accuracy" { print $2 }')
-    printf '%s\t%s\t%s\n' "$arch" "$s" "$acc" | tee -a "$dir/runs.tsv" >&2
-  done
-done
-majority=$(cut -f1 "$dir/test.tsv" | sort | uniq -c | sort -rn | awk 'NR == 1 { m = $1 } { n += $1 } END { printf "%.4f", m / n }')
-awk -F'\t' -v maj="$majority" 'NR > 1 { n[$1]++; s[$1] += $3; q[$1] += $3 * $3 }
-  END {
-    print "model\truns\tmean\tsd"
-    printf "majority\t1\t%.4f\t0\n", maj
-    split("han flat mean ngram-lr", order, " ")
-    for (i = 1; i <= 4; i++) { m = order[i]; mu = s[m] / n[m]; v = n[m] > 1 ? (q[m] - n[m] * mu * mu) / (n[m] - 1) : 0
-      printf "%s\t%d\t%.4f\t%.4f\n", m, n[m], mu, sqrt(v > 0 ? v : 0) }
-  }' "$dir/runs.tsv" | tee "$dir/table.tsv"
+ngram_opts="--lr 0.02 --epochs $epochs" mean_opts="--lr 0.003 --epochs $epochs $size"
+rnn_opts="--epochs $rnn_epochs $size"  # han-train's defaults otherwise
+han_models "$seeds" "han flat mean ngram-lr"
 awk -F'\t' 'NR > 1 { rows++; if ($3 !~ /^[0-9.]+$/ || $3 > 1) bad = 1 }
   END {
     if (rows != 5 || bad) { print "failed: the table has " rows " rows, or an accuracy that is not one"; exit 1 }

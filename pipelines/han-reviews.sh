@@ -42,34 +42,14 @@ else
   seeds="$seed $((seed + 1)) $((seed + 2))" epochs=10 rnn_epochs=5 size="" w2v=""
 fi
 common="-i $dir/train.tsv --valid-fraction 0.1 --min-freq 2 -q"
-printf 'model\tseed\ttest_accuracy\n' > "$dir/runs.tsv"
+ngram_opts="--lr 0.02 --epochs $epochs --batch-size 32" mean_opts="--lr 0.003 --epochs $epochs $size"
+rnn_opts="--epochs $rnn_epochs $size"  # han-train's defaults otherwise
+# The paper's vectors: word2vec on the training (and validation) reviews only.
 for s in $seeds; do
-  # The paper's vectors: word2vec on the training (and validation) reviews only.
   # shellcheck disable=SC2086
   word2vec -i "$dir/train.tsv" --min-freq 2 $w2v --seed "$s" -q -o "$dir/w2v-$s.vec"
-  for model in han flat mean ngram-lr han-w2v flat-w2v mean-w2v; do
-    arch=${model%-w2v} vec=
-    [ "$model" = "$arch" ] || vec="--embeddings $dir/w2v-$s.vec"
-    case $arch in
-      ngram-lr) opts="--lr 0.02 --epochs $epochs --batch-size 32" ;;
-      mean) opts="--lr 0.003 --epochs $epochs $size" ;;
-      *) opts="--epochs $rnn_epochs $size" ;;  # han-train's defaults otherwise
-    esac
-    # shellcheck disable=SC2086
-    han-train $common --arch $arch $opts $vec --seed "$s" --log "$dir/$model-$s.tsv" -o "$dir/$model-$s.akm"
-    acc=$(han-run -m "$dir/$model-$s.akm" -i "$dir/test.tsv" --eval | awk -F'\t' '$1 == "accuracy" { print $2 }')
-    printf '%s\t%s\t%s\n' "$model" "$s" "$acc" | tee -a "$dir/runs.tsv" >&2
-  done
 done
-majority=$(cut -f1 "$dir/test.tsv" | sort | uniq -c | sort -rn | awk 'NR == 1 { m = $1 } { n += $1 } END { printf "%.4f", m / n }')
-awk -F'\t' -v maj="$majority" 'NR > 1 { n[$1]++; s[$1] += $3; q[$1] += $3 * $3 }
-  END {
-    print "model\truns\tmean\tsd"
-    printf "majority\t1\t%.4f\t0\n", maj
-    k = split("han flat mean ngram-lr han-w2v flat-w2v mean-w2v", order, " ")
-    for (i = 1; i <= k; i++) { m = order[i]; mu = s[m] / n[m]; v = n[m] > 1 ? (q[m] - n[m] * mu * mu) / (n[m] - 1) : 0
-      printf "%s\t%d\t%.4f\t%.4f\n", m, n[m], mu, sqrt(v > 0 ? v : 0) }
-  }' "$dir/runs.tsv" | tee "$dir/table.tsv"
+han_models "$seeds" "han flat mean ngram-lr han-w2v flat-w2v mean-w2v"
 first=$(echo "$seeds" | cut -d' ' -f1)
 head -5 "$dir/test.tsv" > "$dir/five.tsv"
 han-run -m "$dir/han-w2v-$first.akm" -i "$dir/five.tsv" --draw "$dir/fig5.png" -o /dev/null

@@ -14,6 +14,7 @@
 #   apt_need PKG...         # apt-get install those not installed
 #   data_current DIR SOURCE FILE...  # true when DIR holds FILE... made from SOURCE
 #   bert_sizes; bert_runs TITLE FILL; bert_claims NSP MAX_SECS PEER   # the BERT pipelines' runs
+#   han_models SEEDS MODELS # han-train/han-run each model and seed: $dir/runs.tsv, table.tsv
 # The tools come from ATTNKIT_BIN, else build/bin of this tree, else PATH.
 PIPELINE=$(basename "$0")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -328,4 +329,39 @@ bert_claims() {
       if (maxsecs > 0) printf "; %d s <= %d", secs, maxsecs
       printf "\n"
     }' "$dir/d2l.tsv" "$dir/train.tsv" "$dir/d2l-torch.tsv" >&2
+}
+
+# han_models SEEDS MODELS: for each seed and model, han-train on $dir/train.tsv (options
+# $common; by architecture: ngram-lr $ngram_opts, mean $mean_opts, han and flat $rnn_opts) and
+# han-run --eval on $dir/test.tsv. A model is han, flat, mean or ngram-lr, or one of those with
+# "-w2v": started from the vectors $dir/w2v-SEED.vec. Writes $dir/runs.tsv (model, seed, test
+# accuracy; each row also on stderr) and $dir/table.tsv, also printed: the majority class, then
+# each model's runs, mean and sd, in MODELS' order.
+han_models() {
+  local seeds=$1 models=$2 s model arch vec opts acc majority
+  printf 'model\tseed\ttest_accuracy\n' > "$dir/runs.tsv"
+  for s in $seeds; do
+    for model in $models; do
+      arch=${model%-w2v} vec=
+      [ "$model" = "$arch" ] || vec="--embeddings $dir/w2v-$s.vec"
+      case $arch in
+        ngram-lr) opts=$ngram_opts ;;
+        mean) opts=$mean_opts ;;
+        *) opts=$rnn_opts ;;
+      esac
+      # shellcheck disable=SC2086
+      han-train $common --arch "$arch" $opts $vec --seed "$s" --log "$dir/$model-$s.tsv" -o "$dir/$model-$s.akm"
+      acc=$(han-run -m "$dir/$model-$s.akm" -i "$dir/test.tsv" --eval | awk -F'\t' '$1 == "accuracy" { print $2 }')
+      printf '%s\t%s\t%s\n' "$model" "$s" "$acc" | tee -a "$dir/runs.tsv" >&2
+    done
+  done
+  majority=$(cut -f1 "$dir/test.tsv" | sort | uniq -c | sort -rn | awk 'NR == 1 { m = $1 } { n += $1 } END { printf "%.4f", m / n }')
+  awk -F'\t' -v maj="$majority" -v models="$models" 'NR > 1 { n[$1]++; s[$1] += $3; q[$1] += $3 * $3 }
+    END {
+      print "model\truns\tmean\tsd"
+      printf "majority\t1\t%.4f\t0\n", maj
+      k = split(models, order, " ")
+      for (i = 1; i <= k; i++) { m = order[i]; mu = s[m] / n[m]; v = n[m] > 1 ? (q[m] - n[m] * mu * mu) / (n[m] - 1) : 0
+        printf "%s\t%d\t%.4f\t%.4f\n", m, n[m], mu, sqrt(v > 0 ? v : 0) }
+    }' "$dir/runs.tsv" | tee "$dir/table.tsv"
 }
