@@ -4,6 +4,15 @@
 // len-max 64, dropout 0.1, batch 128 (4 slices), Adam at 1e-3, no clipping; on a synthetic
 // corpus of bAbI's shape (200 documents of 15 sentences of 4-9 words from 150 words, uniform).
 // Prints one TSV line: impl, task, model, threads, steps, sec (a step), pairs/s, loss.
+// Warm-up: 25 steps, untimed and (ATTNKIT_TRACE_THREADS) untraced. The tapes' buffer pools
+// (autodiff/tape.h) grow whenever a slice is longer than any before it (its padded length
+// sets every activation's size): on this corpus steps 2, 3, 5, 6 and 22 each faulted in 34-60
+// MB of fresh memory (8,500-14,700 minor faults, getrusage) and cost 2-4 times a steady step
+// (0.11 s of CPU at 1 thread), on the thread whose slices grew; the next such step comes
+// between steps 36 and 45 (records get rarer as the run goes on). A window that held them
+// measured the run's start, not its steps: at 2 threads the growth is mostly serial, so 3
+// warm-up steps gave bert 1.51x where the trace of its steady steps predicts 1.92x. Steps
+// 26-35 (10 steps, bench/threads.sh's) hold none.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -56,7 +65,10 @@ int main(int argc, char** argv) {
     ++s.step;
     s.advance(m.batches_per_epoch());
   };
-  for (int i = 0; i < 3; ++i) step();
+  for (int i = 0; i < 25; ++i) step();
+  // The trace restarts here (the file is rewritten), so that it holds the timed steps only.
+  if (const char* trace = std::getenv("ATTNKIT_TRACE_THREADS"); trace && *trace)
+    train::set_thread_trace(trace);
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < steps; ++i) step();
   const double sec =

@@ -40,7 +40,7 @@ out=$(mktemp) trace=$(mktemp); trap 'rm -f "$out" "$trace"' EXIT
 # phases of their busiest lane (s = 0: the work split evenly over T threads; 1: one lane);
 # "serial_median" the median over the steps of the same fraction, step by step.
 trace_table() {
-  echo "# thread trace at $T threads ($steps steps after 3 warm-up steps), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "# thread trace at $T threads ($steps steps after 3 warm-up steps, bert 25), load $(cut -d' ' -f1-3 /proc/loadavg)"
   printf 'model\tphase\twall_share\twall_ms\twork_ms\tcrit_ms\n'
   for c in "${cases[@]}"; do
     name=${c%%|*} cmd=${c#*|}

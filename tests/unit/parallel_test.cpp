@@ -138,4 +138,96 @@ TEST_CASE("blas: products in panels have the same bits for any number of helpers
   }
 }
 
+TEST_CASE("parallel_for: the serial loop's bits and chunks for 1 to 8 threads, on kept threads") {
+  constexpr int64_t n = 1001;
+  // Each item's value depends on the item alone (as the library's uses of parallel_for do):
+  // a small float recurrence, so a different order or a lost item changes bits.
+  auto value = [](int64_t i) {
+    float x = static_cast<float>(i) * 0.37f;
+    for (int r = 0; r < 1 + static_cast<int>(i % 13); ++r) x = std::sin(x) * 1.7f + 0.1f;
+    return x;
+  };
+  std::vector<float> want(n);
+  for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i)] = value(i);
+  for (int t = 1; t <= 8; ++t) {
+    CAPTURE(t);
+    std::vector<float> got(n, -1.0f);
+    std::mutex m;
+    std::set<std::pair<int64_t, int64_t>> chunks;
+    parallel_for(
+        n,
+        [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) got[static_cast<size_t>(i)] = value(i);
+          std::lock_guard<std::mutex> lock(m);
+          chunks.insert({b, e});
+        },
+        t);
+    CHECK(std::memcmp(got.data(), want.data(), sizeof(float) * n) == 0);
+    std::set<std::pair<int64_t, int64_t>> fixed;  // chunk k: [n k / t, n (k + 1) / t)
+    for (int64_t k = 0; k < t; ++k) fixed.insert({n * k / t, n * (k + 1) / t});
+    CHECK(chunks == fixed);
+    // A parallel_for inside a chunk runs there, whole.
+    std::atomic<int64_t> inner{0};
+    parallel_for(
+        4,
+        [&](int64_t b0, int64_t e0) {
+          for (int64_t i = b0; i < e0; ++i)
+            parallel_for(100, [&](int64_t b, int64_t e) { inner += e - b; });
+        },
+        t);
+    CHECK(inner == 400);
+  }
+  // The threads are made once and kept: the caller runs chunk 0 (and only it), a pool thread
+  // chunk 1. Over 64 calls of 2 chunks, fewer than 64 pool
+  // threads (no test asks for 64 threads) take chunk 1, so one of them takes it twice or more;
+  // threads started per call would each take it once.
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> most{0}, on_caller{0};
+  for (int call = 0; call < 64; ++call) {
+    std::atomic<bool> ran{false};
+    parallel_for(
+        2,
+        [&](int64_t b, int64_t) {
+          const bool mine = std::this_thread::get_id() == caller;
+          if (b == 0) {
+            if (!mine) ++on_caller;  // counted as a failure below
+            while (!ran.load()) std::this_thread::yield();
+            return;
+          }
+          thread_local int taken = 0;
+          ++taken;
+          if (taken > most.load()) most = taken;
+          if (mine) ++on_caller;
+          ran = true;
+        },
+        2);
+  }
+  CHECK(on_caller == 0);  // chunk 0 on the caller, chunk 1 elsewhere, every time
+  CHECK(most >= 2);
+}
+
+TEST_CASE("parallel_for: an exception reaches the caller, and the pool goes on") {
+  for (int t : {2, 3, 8}) {
+    CAPTURE(t);
+    for (int64_t bad : {int64_t{0}, int64_t{5}, int64_t{15}}) {  // chunk 0 is the caller's
+      CAPTURE(bad);
+      std::atomic<int64_t> ran{0};
+      CHECK_THROWS_AS(parallel_for(
+                          16,
+                          [&](int64_t b, int64_t e) {
+                            ran += e - b;
+                            if (b <= bad && bad < e) throw std::runtime_error("item");
+                          },
+                          t),
+                      std::runtime_error);
+      CHECK(ran >= 1);
+      CHECK(ran <= 16);
+    }
+    std::atomic<int64_t> covered{0};
+    parallel_for(
+        100, [&](int64_t b, int64_t e) { covered += e - b; }, t);
+    CHECK(covered == 100);
+  }
+}
+
 }  // namespace attnkit_unit_parallel_test
