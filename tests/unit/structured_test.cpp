@@ -162,6 +162,16 @@ double score_of(const std::vector<int>& used, const std::vector<double>& theta) 
   return s;
 }
 
+// The largest difference |a - b| / (1 + |b|) (scale > 0: / scale instead), for one CHECK a
+// vector (a million CHECKs would be slow under the sanitizers).
+double worst(const std::vector<double>& a, const std::vector<double>& b, double scale) {
+  REQUIRE(a.size() == b.size());
+  double w = 0.0;
+  for (size_t i = 0; i < a.size(); ++i)
+    w = std::max(w, std::fabs(a[i] - b[i]) / (scale > 0 ? scale : 1.0 + std::fabs(b[i])));
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("structured: chain marginals, log Z, H g and argmax = brute force over 2^n, n <= 8") {
@@ -616,15 +626,6 @@ TEST_CASE("structured: the hop chain with S = 2, U[k][0] = 0 is the binary chain
 
 TEST_CASE("structured: the hop chain's Linear engine = the log-space engine; when it applies") {
   const double inf = std::numeric_limits<double>::infinity();
-  // The largest difference |a - b| / (1 + |b|) (scale: / scale instead), one CHECK a vector
-  // (a million CHECKs would be slow under the sanitizers).
-  auto worst = [](const std::vector<double>& a, const std::vector<double>& b, double scale) {
-    REQUIRE(a.size() == b.size());
-    double w = 0.0;
-    for (size_t i = 0; i < a.size(); ++i)
-      w = std::max(w, std::fabs(a[i] - b[i]) / (scale > 0 ? scale : 1.0 + std::fabs(b[i])));
-    return w;
-  };
   int seed = 900;
   for (int K : {1, 2, 3, 6, 40})
     for (int S : {1, 2, 5, 50})
@@ -714,13 +715,6 @@ TEST_CASE("structured: the hop chain's Linear engine = the log-space engine; whe
 
 TEST_CASE("structured: the tree's Linear engine = the log-space engine; when it applies") {
   const double inf = std::numeric_limits<double>::infinity();
-  auto worst = [](const std::vector<double>& a, const std::vector<double>& b, double scale) {
-    REQUIRE(a.size() == b.size());
-    double w = 0.0;
-    for (size_t i = 0; i < a.size(); ++i)
-      w = std::max(w, std::fabs(a[i] - b[i]) / (scale > 0 ? scale : 1.0 + std::fabs(b[i])));
-    return w;
-  };
   int seed = 1300;
   for (int n : {1, 2, 3, 5, 9, 17, 40})
     for (double scale : {0.3, 3.0, 12.0}) {
