@@ -182,7 +182,7 @@ void parallel_for(int64_t n, const std::function<void(int64_t, int64_t)>& fn, in
   const int blas_before = blas_threads();
   blas_set_threads(1);
   // Chunk k is [n k / t, n (k + 1) / t), whichever thread runs it: the caller runs chunk 0 and
-  // only it, the pool's threads (made once, kept) one each of the others. The thread trace
+  // only it; the pool's threads (made once, kept) take the others. The thread trace
   // (core/thread_trace.h): chunk k's CPU time is lane k's; the recording thread's chunks are
   // part of its own, lane 0's.
   const bool traced = trace::recording() && trace::recorder();
