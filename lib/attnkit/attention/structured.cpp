@@ -493,6 +493,12 @@ std::vector<double> chain_theta(const double* unary, const double* pairwise, int
   return th;
 }
 
+}  // namespace
+
+// Named, not anonymous: HopChainSolution::State (structured.h) holds one, and a class of
+// external linkage may not hold a member of a type of internal linkage.
+namespace hop_detail {
+
 // ---- the hop chain in linear space (structured.h: HopEngine::Linear). Step k's scaled
 // forward a_k and backward b_k vectors (maximum 1) with logs kept aside:
 //   a_k(s) ∝ e_k(s) Σ_a a_{k-1}(a) E_{k-1}(a, s),   b_k(a) ∝ Σ_s E_k(a, s) e_{k+1}(s) b_{k+1}(s),
@@ -674,6 +680,11 @@ struct LinearHop {
     }
   }
 };
+
+}  // namespace hop_detail
+using hop_detail::LinearHop;
+
+namespace {
 
 // The binary chain as the hop chain of 2 states, U[k] = (0, u_k) (for the Linear engine).
 std::vector<double> binary_as_hop(const double* unary, int64_t n) {
