@@ -259,15 +259,15 @@ TEST_CASE("reinforce: normalised advantages exactly; the rows averaged or summed
     ad::Tape t;
     ad::Parameter lp("lp", Tensor({6, 1}, -0.5f)), h("h", Tensor({6, 1}, 0.25f));
     rl::ReinforceOptions o;
-    o.normalize_advantage = norm, o.rows = rows, o.policy_weight = policy_weight,
-    o.entropy = beta;
+    o.normalize_advantage = norm, o.rows = rows, o.policy_weight = policy_weight, o.entropy = beta;
     const rl::PolicyLoss L = rl::reinforce_loss(t, t.param(lp), ret, Var(), o, t.param(h));
     t.backward(L.total);
     Grads g{{}, {}, static_cast<double>(L.total.value()[0])};
     for (int i = 0; i < 6; ++i) g.lp.push_back(lp.grad[i]), g.h.push_back(h.grad[i]);
     return g;
   };
-  const Grads m = run(true, rl::RowReduction::mean, 1, 0), s = run(true, rl::RowReduction::sum, 1, 0);
+  const Grads m = run(true, rl::RowReduction::mean, 1, 0),
+              s = run(true, rl::RowReduction::sum, 1, 0);
   double zm = 0, zs = 0;
   for (int i = 0; i < 6; ++i) {
     const double z = (ret[i] - mean) / sd;

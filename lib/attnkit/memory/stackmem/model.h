@@ -124,8 +124,8 @@ struct StackLstmConfig {
   // gradient is the score-function estimate of ∇E[−Σ_t log p(y_t)] (rl/reinforce.h).
   double reinforce = 1.0;
   // hard: the advantages G_k − b_k of a slice's accesses rescaled to mean 0 and standard
-  // deviation 1 (rl::ReinforceOptions::normalize_advantage), so that the REINFORCE term's size does not follow the
-  // returns' (sums of up to a target's length of log-likelihoods).
+  // deviation 1 (rl::ReinforceOptions::normalize_advantage), so that the REINFORCE term's
+  // size does not follow the returns' (sums of up to a target's length of log-likelihoods).
   bool normalize_advantage = false;
   // hard: γ of the returns, G_k = Σ_{t ≥ t_k} γ^(t − t_k) log p(y_t): 1 (the default) the
   // unbiased return above; 0 the access's own step's log-likelihood alone (what the leaf it
