@@ -162,6 +162,12 @@ TEST_CASE("autodiff: linear and addmm_t with the transposed weight") {
       CHECK(got[1][k].values() == got[0][k].values());
   }
   Tape t;
+  // Sizes that are not multiples of param_t's tiles (16 x 16): every element in its place.
+  for (const Shape& sh : {Shape{37, 21}, Shape{16, 48}, Shape{1, 17}}) {
+    Tape tt;  // one a parameter: param_t's transposes are kept per tape by its address
+    ad::Parameter big("big", rnd(sh, 36));
+    test::check_close(tt.param_t(big).value(), transposed(big.value), 0.0, 0.0);
+  }
   ad::Parameter v("v", Tensor({3}));
   CHECK_THROWS_WITH_AS(t.param_t(v), doctest::Contains("not 2-D"), ShapeError);
   CHECK_THROWS_AS(ad::linear(t.constant(x.clone()), t.param(W), Var(), t.constant(w.clone())),

@@ -242,4 +242,61 @@ TEST_CASE("reinforce: the leave-one-out baseline, exactly, on a tiny case") {
                        doctest::Contains("8 returns are not whole groups of 3"), ShapeError);
 }
 
+TEST_CASE("reinforce: normalised advantages exactly; the rows averaged or summed; the weights") {
+  // Six rows with advantages A (returns, no baseline): the policy term's gradient into the
+  // log-probabilities is −z_i / N (mean) or −z_i (sum), z = (A − mean A) / sd (population's).
+  const std::vector<float> ret = {1.25f, -1.0f, -0.25f, 1.25f, -1.25f, -1.0f};
+  double mean = 0, ss = 0;
+  for (float x : ret) mean += x;
+  mean /= 6;
+  for (float x : ret) ss += (x - mean) * (x - mean);
+  const double sd = std::sqrt(ss / 6);
+  struct Grads {
+    std::vector<double> lp, h;
+    double total;
+  };
+  auto run = [&](bool norm, rl::RowReduction rows, double policy_weight, double beta) {
+    ad::Tape t;
+    ad::Parameter lp("lp", Tensor({6, 1}, -0.5f)), h("h", Tensor({6, 1}, 0.25f));
+    rl::ReinforceOptions o;
+    o.normalize_advantage = norm, o.rows = rows, o.policy_weight = policy_weight, o.entropy = beta;
+    const rl::PolicyLoss L = rl::reinforce_loss(t, t.param(lp), ret, Var(), o, t.param(h));
+    t.backward(L.total);
+    Grads g{{}, {}, static_cast<double>(L.total.value()[0])};
+    for (int i = 0; i < 6; ++i) g.lp.push_back(lp.grad[i]), g.h.push_back(h.grad[i]);
+    return g;
+  };
+  const Grads m = run(true, rl::RowReduction::mean, 1, 0),
+              s = run(true, rl::RowReduction::sum, 1, 0);
+  double zm = 0, zs = 0;
+  for (int i = 0; i < 6; ++i) {
+    const double z = (ret[i] - mean) / sd;
+    CHECK(-m.lp[i] * 6 == doctest::Approx(z).epsilon(1e-6));
+    CHECK(-s.lp[i] == doctest::Approx(z).epsilon(1e-6));
+    zm += -s.lp[i];
+  }
+  for (int i = 0; i < 6; ++i) zs += (-s.lp[i] - zm / 6) * (-s.lp[i] - zm / 6);
+  CHECK(std::fabs(zm / 6) < 1e-6);
+  CHECK(std::sqrt(zs / 6) == doctest::Approx(1.0).epsilon(1e-6));
+  // Not normalised: the raw advantages; weighted by policy_weight; 0 leaves the bonus alone.
+  const Grads raw = run(false, rl::RowReduction::sum, 2, 0);
+  for (int i = 0; i < 6; ++i) CHECK(-raw.lp[i] == doctest::Approx(2 * ret[i]).epsilon(1e-6));
+  const Grads bs = run(true, rl::RowReduction::sum, 0, 0.5),
+              bm = run(true, rl::RowReduction::mean, 0, 0.5);
+  for (int i = 0; i < 6; ++i) {
+    CHECK(bs.lp[i] == 0.0);
+    CHECK(bs.h[i] == doctest::Approx(-0.5));
+    CHECK(bm.h[i] == doctest::Approx(-0.5 / 6));
+  }
+  CHECK(bs.total == doctest::Approx(-0.5 * 6 * 0.25));
+  CHECK(bm.total == doctest::Approx(-0.5 * 0.25));
+  // The entropies must be one per row.
+  ad::Tape t;
+  rl::ReinforceOptions o;
+  o.entropy = 0.1;
+  CHECK_THROWS_AS(rl::reinforce_loss(t, t.constant(Tensor({6, 1}, 0.0f)), ret, Var(), o,
+                                     t.constant(Tensor({5, 1}, 0.0f))),
+                  ShapeError);
+}
+
 }  // namespace attnkit_unit_rl_test

@@ -139,18 +139,26 @@ PolicyLoss reinforce_loss(Tape& t, Var log_probs, const std::vector<float>& retu
     for (int64_t i = 0; i < n; ++i)
       adv[i] = static_cast<float>((adv[i] - out.mean_advantage) / (sd + 1e-8));
   }
+  const auto reduce = [&](Var x) {
+    return options.rows == RowReduction::sum ? ad::sum(x) : ad::mean(x);
+  };
   Var lp = ad::reshape(log_probs, {n, 1});
-  out.policy = ad::neg(ad::mean(ad::mul(lp, t.constant(std::move(adv)))));
-  out.total = out.policy;
+  out.policy = ad::neg(reduce(ad::mul(lp, t.constant(std::move(adv)))));
+  out.total = options.policy_weight == 1.0
+                  ? out.policy
+                  : ad::mul(out.policy, static_cast<float>(options.policy_weight));
   if (value.valid()) {
     Tensor g({n, 1});
     for (int64_t i = 0; i < n; ++i) g[i] = returns[i];
-    out.value = ad::mean(ad::square(ad::sub(ad::reshape(value, {n, 1}), t.constant(std::move(g)))));
+    out.value = reduce(ad::square(ad::sub(ad::reshape(value, {n, 1}), t.constant(std::move(g)))));
     out.total = ad::add(out.total, ad::mul(out.value, static_cast<float>(options.value_weight)));
   }
   if (options.entropy != 0.0) {
     if (!entropy.valid()) throw UsageError("reinforce_loss: an entropy bonus needs the entropy");
-    out.total = ad::sub(out.total, ad::mul(ad::mean(entropy), static_cast<float>(options.entropy)));
+    if (entropy.size() != n)
+      throw ShapeError("reinforce_loss: " + std::to_string(entropy.size()) + " entropies for " +
+                       std::to_string(n) + " rows");
+    out.total = ad::sub(out.total, ad::mul(reduce(entropy), static_cast<float>(options.entropy)));
   }
   return out;
 }

@@ -53,16 +53,23 @@ Var gaussian_log_prob(Var mean, const Tensor& actions, float stddev);
 // μ + σ ε with ε ~ N(0, 1), elementwise.
 Tensor sample_gaussian(const Tensor& mean, float stddev, Rng& rng);
 
+// How reinforce_loss combines each term's rows: their mean (a loss whose size does not follow
+// the number of rows) or their sum (for a model whose own loss sums over its rows, as a summed
+// cross-entropy does: stackmem's hard tree, whose accesses per pair vary).
+enum class RowReduction { mean, sum };
+
 struct ReinforceOptions {
   bool normalize_advantage = false;  // (A − mean) / (std + 1e-8) over the rows
   double entropy = 0.0;              // β: the bonus β H(π) is subtracted from the loss
   double value_weight = 0.5;         // weight of the value head's squared error
+  double policy_weight = 1.0;        // weight of the policy term (0: the bonus alone trains π)
+  RowReduction rows = RowReduction::mean;  // each term's mean over the rows, or its sum
 };
 
 struct PolicyLoss {
-  Var total;   // policy + value_weight · value − entropy · H: backward() on it
-  Var policy;  // −mean_i A_i log π(a_i), A constant
-  Var value;   // mean_i (b_i − G_i)² (a learned baseline), else absent
+  Var total;   // policy_weight · policy + value_weight · value − entropy · H: backward() on it
+  Var policy;  // −mean_i A_i log π(a_i) (−Σ_i with RowReduction::sum), A constant
+  Var value;   // mean_i (b_i − G_i)² (or Σ_i; a learned baseline), else absent
   double mean_advantage = 0.0;
   double mean_return = 0.0;
 };
@@ -71,7 +78,8 @@ struct PolicyLoss {
 // The baseline is either `value` [N, 1], a learned prediction of G whose squared error is
 // added (its value is used as a constant in the advantage, so the policy term does not
 // train it), or, when `value` is empty, the numbers `fixed_baseline` (size N, or empty for
-// none). `entropy` [N, 1] may be empty when options.entropy is 0.
+// none). `entropy` [N, 1] (H of each row, reduced as the other terms) may be empty when
+// options.entropy is 0.
 PolicyLoss reinforce_loss(Tape& t, Var log_probs, const std::vector<float>& returns, Var value,
                           const ReinforceOptions& options = {}, Var entropy = Var(),
                           const std::vector<float>& fixed_baseline = {});

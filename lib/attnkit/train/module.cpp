@@ -271,7 +271,9 @@ StepOut traced_forward_backward(const Module& m, Tapes& tapes, int64_t rows, uin
     for (size_t k = 0; k < params.size(); ++k)
       std::copy(acc.begin() + offset[k], acc.begin() + offset[k + 1], params[k]->grad.data());
   }
-  for (int64_t i = 0; i < mine; ++i) tapes.get(static_cast<size_t>(i)).clear();
+  // The tapes are cleared by the next step's forward, each on the thread of its slice (the
+  // pool gives a slice the same thread step after step): here, on this thread alone, freeing a
+  // few thousand nodes was the larger part of the serial time of a small model's step.
   return res;
 }
 

@@ -573,9 +573,9 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
   if (tokens) *tokens = count;
   if (total.valid() && reinforce && (c_.reinforce > 0 || c_.entropy > 0) && !st.descents.empty()) {
     // −reinforce · Σ A log π over the accesses' counted rows (tree_advantages), and the
-    // entropy bonus −β Σ H over the same.
-    const std::vector<float> adv =
-        tree_advantages(loglik, access_step, access_rows, c_.normalize_advantage, c_.discount);
+    // entropy bonus −β Σ H over the same: rl::reinforce_loss, summed over the rows as the
+    // cross-entropy is.
+    const std::vector<float> adv = tree_advantages(loglik, access_step, access_rows, c_.discount);
     std::vector<Var> log_probs, entropies;
     for (size_t a = 0; a < st.descents.size(); ++a) {
       std::vector<int32_t> rows;
@@ -585,16 +585,17 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
       log_probs.push_back(ad::embedding(st.descents[a], rows));
       if (!st.entropies.empty()) entropies.push_back(ad::embedding(st.entropies[a], rows));
     }
-    if (!log_probs.empty() && c_.reinforce > 0) {
-      rl::PolicyLoss pl = rl::reinforce_loss(t, ad::concat(log_probs, 0), adv, Var());
-      // −mean A log π over the N decisions' rows, as a sum, weighted.
-      total = ad::add(
-          total,
-          ad::mul(pl.policy, static_cast<float>(c_.reinforce * static_cast<double>(adv.size()))));
+    if (!log_probs.empty()) {
+      rl::ReinforceOptions ro;
+      ro.normalize_advantage = c_.normalize_advantage;
+      ro.entropy = c_.entropy;
+      ro.policy_weight = c_.reinforce;
+      ro.rows = rl::RowReduction::sum;
+      const rl::PolicyLoss pl =
+          rl::reinforce_loss(t, ad::concat(log_probs, 0), adv, Var(), ro,
+                             entropies.empty() ? Var() : ad::concat(entropies, 0));
+      total = ad::add(total, pl.total);
     }
-    if (!entropies.empty())
-      total = ad::sub(total,
-                      ad::mul(ad::sum(ad::concat(entropies, 0)), static_cast<float>(c_.entropy)));
   }
   if (total.valid() && st.ops.valid())
     total = ad::add(total, ad::mul(st.ops, static_cast<float>(c_.op_cost)));
@@ -604,7 +605,7 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
 std::vector<float> tree_advantages(const std::vector<std::vector<double>>& loglik,
                                    const std::vector<int64_t>& access_step,
                                    const std::vector<std::vector<uint8_t>>& access_rows,
-                                   bool normalize, double discount) {
+                                   double discount) {
   if (access_rows.size() != access_step.size())
     throw ShapeError("tree_advantages: " + std::to_string(access_step.size()) + " accesses, " +
                      std::to_string(access_rows.size()) + " row sets");
@@ -631,14 +632,6 @@ std::vector<float> tree_advantages(const std::vector<std::vector<double>>& logli
       if (access_rows[a][b])
         adv.push_back(G[a][b] -
                       (count > 1 ? (sum - G[a][b]) / static_cast<double>(count - 1) : 0.0));
-  }
-  if (normalize && adv.size() > 1) {
-    double mean = 0, ss = 0;
-    for (double x : adv) mean += x;
-    mean /= static_cast<double>(adv.size());
-    for (double x : adv) ss += (x - mean) * (x - mean);
-    const double sd = std::sqrt(ss / static_cast<double>(adv.size()));
-    for (double& x : adv) x = (x - mean) / (sd + 1e-8);
   }
   return {adv.begin(), adv.end()};
 }

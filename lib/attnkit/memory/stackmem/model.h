@@ -124,8 +124,8 @@ struct StackLstmConfig {
   // gradient is the score-function estimate of ∇E[−Σ_t log p(y_t)] (rl/reinforce.h).
   double reinforce = 1.0;
   // hard: the advantages G_k − b_k of a slice's accesses rescaled to mean 0 and standard
-  // deviation 1 (tree_advantages), so that the REINFORCE term's size does not follow the
-  // returns' (sums of up to a target's length of log-likelihoods).
+  // deviation 1 (rl::ReinforceOptions::normalize_advantage), so that the REINFORCE term's
+  // size does not follow the returns' (sums of up to a target's length of log-likelihoods).
   bool normalize_advantage = false;
   // hard: γ of the returns, G_k = Σ_{t ≥ t_k} γ^(t − t_k) log p(y_t): 1 (the default) the
   // unbiased return above; 0 the access's own step's log-likelihood alone (what the leaf it
@@ -259,12 +259,12 @@ struct StackLstmConfig {
 // 0 where none) and the accesses: access k at step access_step[k] (ascending) counts the rows
 // with access_rows[k][b] set. For each access in turn and each counted row in turn, A = G − b
 // with G = Σ_{t ≥ t_k} γ^(t − t_k) loglik[t][b] and b the mean of G over the access's other counted
-// rows (0 when alone); `normalize`: (A − mean) / (sd + 1e-8) over all of them (sd the
-// population's).
+// rows (0 when alone). Raw: `--normalize-advantage` is rl::reinforce_loss's
+// (ReinforceOptions::normalize_advantage).
 std::vector<float> tree_advantages(const std::vector<std::vector<double>>& loglik,
                                    const std::vector<int64_t>& access_step,
                                    const std::vector<std::vector<uint8_t>>& access_rows,
-                                   bool normalize, double discount = 1.0);
+                                   double discount = 1.0);
 
 // A curriculum's batch (StackLstmConfig::curriculum) at `step` of `steps`: `batch` indices drawn
 // uniformly, with replacement, by an Rng seeded with (seed, step), among the pairs whose target
