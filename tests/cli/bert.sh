@@ -19,7 +19,12 @@ small=(-i text.txt --valid valid.txt --layers 1 --hidden 16 --heads 2 --ff 32 --
 expect 0 bert-pretrain "${small[@]}" -q --steps 12 --threads 1 -o m1.akm --log m1.tsv
 expect 0 bert-pretrain "${small[@]}" -q --steps 12 --threads 2 -o m2.akm
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm m2.akm || fail "the model depends on --threads"
-expect 0 bert-pretrain "${small[@]}" -q --steps 6 --threads 1 -o r.akm --log r.tsv --checkpoint-every 3
+# SIGTERM within a step (ATTNKIT_FAULT=slice:N, core/fault.h: the run sends itself SIGTERM as
+# its N-th slice pass starts; 8 passes a step, 4 slices forward and back): pass 61 is step
+# 8's fifth, so the run drops step 8 and leaves the checkpoint of step 7 (exit 130, no model).
+expect_err 130 "interrupted at step 7;" env ATTNKIT_FAULT=slice:61 bert-pretrain "${small[@]}" -q --steps 12 --threads 1 -o r.akm --log r.tsv --checkpoint-every 3
+CHECKS=$((CHECKS + 1)); [ -s r.akm.ckpt ] || fail "no checkpoint after SIGTERM"
+no_file r.akm
 expect 0 bert-pretrain -i text.txt --valid valid.txt --steps 12 --threads 2 -q -o r.akm --log r.tsv --resume
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm r.akm || fail "resumed model differs"
 check_eq "$(cat r.tsv)" "$(cat m1.tsv)" "resumed log"

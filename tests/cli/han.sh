@@ -28,8 +28,14 @@ expect 0 han-train $small --threads 1 -o m1.akm --log m1.tsv --valid test.tsv
 expect 0 han-train $small --threads 2 -o m2.akm --valid test.tsv
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm m2.akm || fail "the model depends on --threads"
 check_eq "$(head -1 m1.tsv | tr '\t' '\n' | grep -c valid_accuracy)" 1 "validation accuracy logged"
-# An exact resume (the best epoch's parameters travel in the checkpoint).
-expect 0 han-train -i train.tsv $opts --epochs 2 --threads 1 -o r.akm --log r.tsv --valid test.tsv --checkpoint-every 20
+# SIGTERM within a step: ATTNKIT_FAULT=slice:N (core/fault.h) makes the run send itself
+# SIGTERM as its N-th slice pass starts (a step of 16 documents: 4 slices, a forward and a
+# backward pass each, 8 passes); 158 is step 20's sixth. The run stops inside that step,
+# drops it and leaves the checkpoint of step 19 (exit 130, no model). Then an exact resume
+# with more epochs (the options, and the best epoch's parameters, come from the checkpoint).
+expect_err 130 "interrupted at step 19;" env ATTNKIT_FAULT=slice:158 han-train -i train.tsv $opts --epochs 2 --threads 1 -o r.akm --log r.tsv --valid test.tsv --checkpoint-every 10
+CHECKS=$((CHECKS + 1)); [ -s r.akm.ckpt ] || fail "no checkpoint after SIGTERM"
+no_file r.akm
 expect 0 han-train -i train.tsv --valid test.tsv --epochs 4 --threads 1 -q -o r.akm --log r.tsv --resume
 CHECKS=$((CHECKS + 1)); cmp -s m1.akm r.akm || fail "resumed model differs"
 check_eq "$(cat r.tsv)" "$(cat m1.tsv)" "resumed log"

@@ -2,8 +2,10 @@
 // against the epoch, the checkpoint's lock, and stale temporaries removed at every start.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "attnkit/core/alloc_budget.h"
 #include "attnkit/core/error.h"
@@ -22,7 +24,8 @@ using namespace attnkit;
 namespace {
 
 // A tiny pointer network on 40 sorting problems, batches of 8: 5 batches an epoch.
-std::unique_ptr<models::PtrTraining> tiny(int64_t steps) {
+template <class M = models::PtrTraining>
+std::unique_ptr<M> tiny(int64_t steps) {
   Rng rng(3);
   data::PtrGenOptions g;
   g.task = data::parse_ptr_task("sort"), g.n_min = 3, g.n_max = 4;
@@ -35,9 +38,21 @@ std::unique_ptr<models::PtrTraining> tiny(int64_t steps) {
   c.task = "sort", c.embed = 4, c.hidden = 6;
   models::PtrTrainOptions o;
   o.batch = 8;
-  return std::make_unique<models::PtrTraining>(c, o, probs, std::vector<data::PtrProblem>{}, steps,
-                                               0, 1, "task: sort\nembed: 4\nhidden: 6\n");
+  return std::make_unique<M>(c, o, probs, std::vector<data::PtrProblem>{}, steps, 0, 1,
+                             "task: sort\nembed: 4\nhidden: 6\n");
 }
+
+std::string bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The pointer network as a module whose steps may be dropped part-way (its begin_batch only
+// picks the batch), as han's and bert's are.
+struct Droppable : models::PtrTraining {
+  using models::PtrTraining::PtrTraining;
+  bool stops_within_step() const override { return true; }
+};
 
 std::string message(const std::function<void()>& f) {
   try {
@@ -149,6 +164,51 @@ TEST_CASE("load_ptrnet: a re-signed configuration larger than its tensors is ref
   CHECK_MESSAGE(e.find("m.akm: the stored configuration asks for far more memory than the file's "
                        "tensors hold") != std::string::npos,
                 e);
+}
+
+}  // namespace attnkit_unit_train_run_test
+
+namespace attnkit_unit_train_run_test {
+
+// A signal (Hooks::interrupted) stops a run of one process before its next step, and, for a
+// module that allows it, within the step it arrives in (the step dropped, its state before it
+// checkpointed); resumed, either run ends with the model of a run never stopped.
+TEST_CASE("train::run: a signal stops the run before the next step, or within the step") {
+  test::TempDir dir;
+  train::TrainOptions o;
+  o.model_path = dir / "ref.akm";
+  train::run(*tiny(6), o);
+  const std::string ref = bytes(dir / "ref.akm");
+  REQUIRE(!ref.empty());
+  for (const bool within : {false, true}) {
+    CAPTURE(within);
+    o.model_path = dir / (within ? "w.akm" : "b.akm");
+    o.resume = false;
+    std::unique_ptr<models::PtrTraining> m;
+    if (within)
+      m = tiny<Droppable>(6);
+    else
+      m = tiny(6);
+    // Polls a step: one before it, one for the flag it carries, and with `within` one
+    // before each of its slices' forward and backward passes (4 slices of 8 problems).
+    const int64_t polls = 2 + (within ? 2 * train::slice_count(*m, 8) : 0);
+    std::atomic<int64_t> calls{0};  // polled by the slices' threads
+    train::Hooks h;
+    // A signal during step 3, after 2 steps' polls and: with `within`, 3 of step 3's (so
+    // the poll before its second slice's forward pass sees it); without, 2 (so that the step
+    // runs on, and the poll before step 4 sees it).
+    const int64_t before = 2 * polls + (within ? 3 : 2);
+    h.interrupted = [&] { return ++calls > before; };
+    CHECK(message([&] {
+            train::run(*m, o, h);
+          }).find(within ? "interrupted at step 2;" : "interrupted at step 3;") !=
+          std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(o.model_path));
+    REQUIRE(std::filesystem::exists(o.model_path + ".ckpt"));
+    o.resume = true;
+    train::run(*tiny(6), o);
+    CHECK(bytes(o.model_path) == ref);
+  }
 }
 
 }  // namespace attnkit_unit_train_run_test

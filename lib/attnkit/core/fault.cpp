@@ -26,9 +26,9 @@ Fault& fault() {
     char* end = nullptr;
     const long n = colon == std::string::npos ? 0 : std::strtol(s.c_str() + colon + 1, &end, 10);
     const std::string w = colon == std::string::npos ? "" : s.substr(0, colon);
-    if (n < 1 || end == nullptr || *end != '\0' || (w != "step" && w != "write"))
+    if (n < 1 || end == nullptr || *end != '\0' || (w != "step" && w != "write" && w != "slice"))
       throw UsageError("ATTNKIT_FAULT='" + s +
-                       "' is not WHERE:N with WHERE step or write and N 1 or more");
+                       "' is not WHERE:N with WHERE step, write or slice and N 1 or more");
     r.where = w;
     r.at = n;
     return r;
@@ -47,7 +47,7 @@ bool fault_armed(const char* where) {
 void fault_point(const char* where) {
   if (!fault_armed(where)) return;
   Fault& f = fault();
-  if (++f.seen == f.at) std::raise(SIGKILL);
+  if (++f.seen == f.at) std::raise(f.where == "slice" ? SIGTERM : SIGKILL);
 }
 
 }  // namespace attnkit

@@ -128,22 +128,25 @@ void Loop::save_model() const {
   if (opt_.writer) nn::save_model_file(opt_.model_path, final_model());
 }
 
+void Loop::stop_interrupted() {
+  if (last_good_ != state_.step) save_checkpoint();
+  throw Interrupted("interrupted at step " + std::to_string(state_.step) + "; " + checkpoint_path_ +
+                    " holds it: resume with --resume");
+}
+
 void Loop::run(const std::function<LoopStep(nn::TrainState&)>& step,
                const std::function<void(const nn::TrainState&, const LoopStep&)>& report) {
   while (state_.step < opt_.steps) {
     nn::TrainState next = state_;
     LoopStep r = step(next);
+    if (r.dropped) stop_interrupted();
     next.step = state_.step + 1;  // the step count is the Loop's
     state_ = next;
     check_finite("loss", r.loss);
     check_finite("gradient norm", r.grad_norm);
     if (report) report(state_, r);
     fault_point("step");  // tests' kill point: the log is a row ahead of the checkpoint
-    if (r.interrupted) {
-      if (last_good_ != state_.step) save_checkpoint();
-      throw Interrupted("interrupted at step " + std::to_string(state_.step) + "; " +
-                        checkpoint_path_ + " holds it: resume with --resume");
-    }
+    if (r.interrupted) stop_interrupted();
     if (r.stop) break;
     if (opt_.checkpoint_every > 0 && state_.step % opt_.checkpoint_every == 0 &&
         state_.step < opt_.steps)

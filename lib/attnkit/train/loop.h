@@ -49,6 +49,8 @@ struct LoopStep {
   nn::Metrics metrics = {};  // anything else to report
   bool stop = false;         // end the run after this step (early stopping)
   bool interrupted = false;  // a signal asked to stop: checkpoint, then throw Interrupted
+  bool dropped = false;      // with interrupted: the step was not made (stopped before or
+                             // within it; nothing changed): the state before it is checkpointed
 };
 
 struct LoopOptions {
@@ -87,7 +89,8 @@ class Loop {
   // good checkpoint), calls report(), and writes a checkpoint when one is due. Ends by
   // writing a checkpoint (when checkpoints are on) and the final model. A step that reports
   // `interrupted` ends the run with a checkpoint and an Interrupted error saying how to
-  // resume.
+  // resume; one that reports `dropped` too was not made, and is neither counted, checked nor
+  // reported.
   void run(const std::function<LoopStep(nn::TrainState&)>& step,
            const std::function<void(const nn::TrainState&, const LoopStep&)>& report = {});
 
@@ -102,6 +105,8 @@ class Loop {
   void save_model() const;
 
  private:
+  // Checkpoints the state (unless it is the last checkpoint's) and throws Interrupted.
+  [[noreturn]] void stop_interrupted();
   void check_finite(const char* what, double v) const;
   void check_params() const;
   std::string last_good_text() const;

@@ -11,6 +11,7 @@
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/blas.h"
 #include "attnkit/core/error.h"
+#include "attnkit/core/fault.h"
 #include "attnkit/core/helpers.h"
 #include "attnkit/core/parallel.h"
 #include "attnkit/core/thread_trace.h"
@@ -134,7 +135,8 @@ int64_t slice_count(const Module& m, int64_t rows, int64_t slices) {
 namespace {
 
 StepOut traced_forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed,
-                                int64_t step, bool interrupt, int64_t slices, PhaseTrace& trace) {
+                                int64_t step, bool interrupt, int64_t slices, PhaseTrace& trace,
+                                const std::function<bool()>& stop_now) {
   const int64_t S = slice_count(m, rows, slices);
   const int64_t R = dist::ranks(), r = dist::rank();
   const int64_t lo = S * r / R, hi = S * (r + 1) / R;  // this rank's slices
@@ -167,7 +169,11 @@ StepOut traced_forward_backward(const Module& m, Tapes& tapes, int64_t rows, uin
           set_split_products(split);
           try {
             with_helpers(spare, [&] {
-              for (int64_t i = b; i < e; ++i) body(i);
+              for (int64_t i = b; i < e; ++i) {
+                fault_point("slice");  // tests' SIGTERM inside a step
+                if (stop_now && stop_now()) throw StepDropped{};
+                body(i);
+              }
             });
           } catch (...) {
             set_split_products(split_before);
@@ -280,17 +286,19 @@ StepOut traced_forward_backward(const Module& m, Tapes& tapes, int64_t rows, uin
 }  // namespace
 
 StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step,
-                         bool interrupt, int64_t slices) {
+                         bool interrupt, int64_t slices, const std::function<bool()>& stop_now) {
   PhaseTrace trace(step, max_threads());
-  StepOut out = traced_forward_backward(m, tapes, rows, seed, step, interrupt, slices, trace);
+  StepOut out =
+      traced_forward_backward(m, tapes, rows, seed, step, interrupt, slices, trace, stop_now);
   trace.next("grad_sum", true);
   return out;
 }
 
 StepOut step(Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step_no, double clip,
-             bool interrupt, int64_t slices) {
+             bool interrupt, int64_t slices, const std::function<bool()>& stop_now) {
   PhaseTrace trace(step_no, max_threads());
-  StepOut out = traced_forward_backward(m, tapes, rows, seed, step_no, interrupt, slices, trace);
+  StepOut out =
+      traced_forward_backward(m, tapes, rows, seed, step_no, interrupt, slices, trace, stop_now);
   trace.next("grad_sum");
   out.grad_norm = m.clip_gradients(clip);
   trace.next("clip");

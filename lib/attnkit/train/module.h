@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -83,6 +84,13 @@ class Module {
   // Names of the counts each slice adds up (Slice::sums), e.g. wrong answers.
   virtual std::vector<std::string> slice_sums() const { return {}; }
   virtual int64_t begin_batch(const nn::TrainState& s) = 0;
+  // Whether a step may be dropped part-way when a signal arrives: begin_batch changes
+  // nothing that checkpoints keep (the module's saved state and generators change in
+  // end_step and evaluate only), so that the state before the step is a checkpoint from
+  // which a resumed run redoes the step as if never stopped. Then, in a run of one process,
+  // the layer polls the signal before each slice's forward and backward pass and stops
+  // within the step (a slow step's signal is not left waiting for the step's end).
+  virtual bool stops_within_step() const { return false; }
   virtual Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const = 0;
   // Clips the summed gradients and returns their global norm before clipping. Default: the
   // global L2 norm, scaled down to `clip` when clip > 0.
@@ -113,6 +121,11 @@ struct StepOut {
   bool interrupted = false;  // some rank saw SIGINT/SIGTERM (see trainer.h)
 };
 
+// Thrown by step() and forward_backward() when their `stop_now` said yes before a slice's
+// pass: the step was dropped part-way (no gradient summed, no update), so the parameters,
+// the optimiser and the module are as before the step.
+struct StepDropped {};
+
 // The tapes of one process, reused from step to step. get(i) makes tapes up to i: call it
 // for the largest i before threads use them.
 class Tapes {
@@ -127,14 +140,18 @@ class Tapes {
 // gradients summed into the parameters' grads (zeroed first). `interrupt` is this process's
 // signal flag, agreed among ranks in the same exchange.
 // `slices` > 0 replaces the module's slice count (tests compare slice counts).
+// `stop_now`, when set (one process only: ranks must agree), is polled before each slice's
+// forward and backward pass; when it says yes the step is dropped: StepDropped.
 StepOut forward_backward(const Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step,
-                         bool interrupt = false, int64_t slices = 0);
+                         bool interrupt = false, int64_t slices = 0,
+                         const std::function<bool()>& stop_now = {});
 
 // The whole update as train::run makes it, on the module's current batch of `rows` items:
 // forward_backward, then Module::clip_gradients(clip) (StepOut::grad_norm), then the
 // optimiser's step when the loss and the norm are finite. Benchmarks and tests call this.
 StepOut step(Module& m, Tapes& tapes, int64_t rows, uint64_t seed, int64_t step, double clip,
-             bool interrupt = false, int64_t slices = 0);
+             bool interrupt = false, int64_t slices = 0,
+             const std::function<bool()>& stop_now = {});
 
 // The per-step thread trace: where each thread works and where it waits, phase by phase
 // (forward, exchange, backward, grad_sum, then in step() clip and optimiser; core/thread_trace.h

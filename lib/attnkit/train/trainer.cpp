@@ -247,10 +247,25 @@ RunResult run(Module& m, const TrainOptions& o, const Hooks& hooks) {
   try {
     loop.run(
         [&](nn::TrainState& s) {
+          LoopStep r;
+          // One process stops before the step when a signal came during the last one (or its
+          // evaluation), and within the step when the module allows it (stops_within_step);
+          // ranks stop together, after the step in which their flags were exchanged.
+          const bool one = dist::ranks() == 1 && hooks.interrupted;
+          if (one && hooks.interrupted()) {
+            r.interrupted = r.dropped = true;
+            return r;
+          }
           const int64_t rows = m.begin_batch(s);
           const bool stop_asked = hooks.interrupted && hooks.interrupted();
-          const StepOut out = step(m, tapes, rows, o.seed, s.step, o.clip, stop_asked);
-          LoopStep r;
+          StepOut out;
+          try {
+            out = step(m, tapes, rows, o.seed, s.step, o.clip, stop_asked, 0,
+                       one && m.stops_within_step() ? hooks.interrupted : std::function<bool()>());
+          } catch (const StepDropped&) {
+            r.interrupted = r.dropped = true;
+            return r;
+          }
           r.loss = out.loss;
           r.grad_norm = out.grad_norm;
           StepEnd end = m.end_step(s, out.loss, out.sums);

@@ -391,7 +391,8 @@ std::vector<std::string> BertTraining::slice_sums() const {
 
 void BertTraining::on_batch(const nn::TrainState& s) {
   std::vector<BertExample> xs;
-  for (const int64_t i : batch()) xs.push_back(pairs_->make(i, seed_, s.epoch, &stats_));
+  batch_stats_ = MaskStats();
+  for (const int64_t i : batch()) xs.push_back(pairs_->make(i, seed_, s.epoch, &batch_stats_));
   set_batch(std::move(xs));
 }
 
@@ -430,6 +431,8 @@ train::Slice BertTraining::forward(ad::Tape& t, int64_t begin, int64_t end, int)
 }
 
 train::StepEnd BertTraining::end_step(const nn::TrainState&, double, const train::Metrics& sums) {
+  stats_.add(batch_stats_);
+  batch_stats_ = MaskStats();
   train::StepEnd e;
   auto v = [&](size_t i) { return i < sums.size() ? sums[i].second : 0.0; };
   const double masked = std::max(v(4), 1.0), pairs = std::max(v(5), 1.0);

@@ -196,6 +196,9 @@ class BertTraining : public train::DatasetModule {
   // Uses these examples as the current batch (tests).
   void set_batch(std::vector<BertExample> xs);
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
+  // The batch's masking counts join the run's here, not when it is drawn, so that a step
+  // dropped part-way leaves them as they were: a signal stops the run within a step.
+  bool stops_within_step() const override { return true; }
   train::StepEnd end_step(const nn::TrainState&, double, const train::Metrics& sums) override;
   std::vector<std::string> step_metrics() const override;
   train::Metrics evaluate() override;
@@ -212,7 +215,8 @@ class BertTraining : public train::DatasetModule {
   std::unique_ptr<Bert> model_;
   std::vector<BertExample> examples_;
   int64_t batch_masked_ = 0, batch_pairs_ = 0;
-  MaskStats stats_;
+  MaskStats stats_;        // the run's, up to the last step made
+  MaskStats batch_stats_;  // the current batch's (on_batch), added to stats_ in end_step
 };
 
 // Mean losses and accuracies of a model over examples (no dropout), in batches of 64.

@@ -73,6 +73,8 @@ class HanTraining : public train::Module {
   void load_state(const nn::ModelFile& f) override;
   int slices() const override { return 4; }
   int64_t begin_batch(const nn::TrainState& s) override;
+  // begin_batch only picks the batch: a signal stops the run within a step.
+  bool stops_within_step() const override { return true; }
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
