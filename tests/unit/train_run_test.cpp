@@ -5,12 +5,12 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 
 #include "attnkit/core/alloc_budget.h"
 #include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/data/ptrtask.h"
+#include "attnkit/io/tensor_io.h"
 #include "attnkit/models/ptrnet/model.h"
 #include "attnkit/nn/model_file.h"
 #include "attnkit/train/trainer.h"
@@ -40,11 +40,6 @@ std::unique_ptr<M> tiny(int64_t steps) {
   o.batch = 8;
   return std::make_unique<M>(c, o, probs, std::vector<data::PtrProblem>{}, steps, 0, 1,
                              "task: sort\nembed: 4\nhidden: 6\n");
-}
-
-std::string bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // The pointer network as a module whose steps may be dropped part-way (its begin_batch only
@@ -166,10 +161,6 @@ TEST_CASE("load_ptrnet: a re-signed configuration larger than its tensors is ref
                 e);
 }
 
-}  // namespace attnkit_unit_train_run_test
-
-namespace attnkit_unit_train_run_test {
-
 // A signal (Hooks::interrupted) stops a run of one process before its next step, and, for a
 // module that allows it, within the step it arrives in (the step dropped, its state before it
 // checkpointed); resumed, either run ends with the model of a run never stopped.
@@ -178,7 +169,7 @@ TEST_CASE("train::run: a signal stops the run before the next step, or within th
   train::TrainOptions o;
   o.model_path = dir / "ref.akm";
   train::run(*tiny(6), o);
-  const std::string ref = bytes(dir / "ref.akm");
+  const std::string ref = io::read_all(dir / "ref.akm");
   REQUIRE(!ref.empty());
   for (const bool within : {false, true}) {
     CAPTURE(within);
@@ -207,7 +198,7 @@ TEST_CASE("train::run: a signal stops the run before the next step, or within th
     REQUIRE(std::filesystem::exists(o.model_path + ".ckpt"));
     o.resume = true;
     train::run(*tiny(6), o);
-    CHECK(bytes(o.model_path) == ref);
+    CHECK(io::read_all(o.model_path) == ref);
   }
 }
 
