@@ -208,7 +208,7 @@ TEST_CASE("autodiff: pow (NTM sharpening) with a per-row exponent") {
   Tensor w = positive({2, 5}, 1, 0.05, 1.0), g = positive({2, 1}, 2, 1.0, 3.0);
   grad_ok("pow", ts({&w, &g}), [](Tape&, const VS& v) { return ad::pow(v[0], v[1]); });
   Tape t;
-  Var y = ad::pow(t.constant(Tensor({1, 2}, {0.0f, 0.5f})), t.constant(Tensor({1}, {2.0f})));
+  Var y = ad::pow(t.constant(Tensor({1, 2}, {0.0f, 0.5f})), t.constant(Tensor({1}, 2.0f)));
   test::check_close(y.value(), Tensor({1, 2}, {0.0f, 0.25f}));
 }
 

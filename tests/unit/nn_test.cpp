@@ -388,7 +388,7 @@ TEST_CASE("nn: optimisers converge on a convex quadratic; schedules; clipping") 
 
   // One RMSProp step by hand (centred, ε inside the root): n = 0.05 g², ḡ = 0.05 g,
   // Δ = -lr g / √(n - ḡ² + ε).
-  ad::Parameter p("p", Tensor({1}, {0.0f}));
+  ad::Parameter p("p", Tensor({1}, 0.0f));
   nn::RMSProp rms({&p}, 0.1);
   p.grad[0] = 2.0f;
   rms.step();
@@ -427,7 +427,7 @@ TEST_CASE("nn: optimisers converge on a convex quadratic; schedules; clipping") 
 
   ad::Parameter g1("g1", Tensor({2})), g2("g2", Tensor({1}));
   g1.grad = Tensor({2}, {3.0f, 0.0f});
-  g2.grad = Tensor({1}, {4.0f});
+  g2.grad = Tensor({1}, 4.0f);
   CHECK(nn::clip_grad_norm({&g1, &g2}, 1.0) == doctest::Approx(5.0));
   CHECK(g1.grad[0] == doctest::Approx(0.6));
   CHECK(g2.grad[0] == doctest::Approx(0.8));
