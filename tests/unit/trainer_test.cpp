@@ -19,6 +19,7 @@
 #include "attnkit/nn/model_file.h"
 #include "attnkit/nn/optim.h"
 #include "attnkit/nn/params.h"
+#include "attnkit/train/best.h"
 #include "attnkit/train/loop.h"
 
 // Each test file in a namespace of its own: the unit tests compile as a unity build.
@@ -297,6 +298,36 @@ TEST_CASE("trainer: options are checked; epoch_order is a seeded permutation") {
   CHECK(p != nn::epoch_order(3, 1, 50));
   CHECK(p != nn::epoch_order(4, 0, 50));
   CHECK(nn::epoch_order(3, 0, 0).empty());
+}
+
+TEST_CASE("best params: the best evaluation's parameters and figures, kept across a checkpoint") {
+  nn::ParamStore ps;
+  ad::Parameter& w = ps.add("w", Tensor({2}, 1.0f));
+  train::BestParams best("valid_accuracy", true);
+  best.offer(0.5, ps, {{"valid_loss", 0.9}});
+  w.value[0] = 2.0f;
+  best.offer(0.7, ps, {{"valid_loss", 0.6}});
+  w.value[0] = 3.0f;
+  best.offer(0.7, ps, {{"valid_loss", 0.5}});  // a tie keeps the earlier
+  CHECK(best.better(0.6) == 0.7);
+  nn::ModelFile ck;
+  best.save_state(ck);
+  CHECK(ck.number("best/valid_loss") == 0.6);
+  train::BestParams again("valid_accuracy", true);
+  again.load_state(ck, ps);
+  nn::ModelFile f;
+  f.tensors["param/w"] = w.value.clone();
+  again.finish(f, 0.7, {{"valid_loss", 0.5}});  // the last ties: the kept one wins
+  CHECK(f.tensor("param/w")[0] == 2.0f);
+  CHECK(f.number("result/valid_accuracy") == 0.7);
+  CHECK(f.number("result/last_valid_accuracy") == 0.7);
+  CHECK(f.number("result/valid_loss") == 0.6);
+  nn::ModelFile g;
+  g.tensors["param/w"] = w.value.clone();
+  again.finish(g, 0.8, {{"valid_loss", 0.4}});  // the last is better: its figures
+  CHECK(g.tensor("param/w")[0] == 3.0f);
+  CHECK(g.number("result/valid_accuracy") == 0.8);
+  CHECK(g.number("result/valid_loss") == 0.4);
 }
 
 }  // namespace attnkit_unit_trainer_test

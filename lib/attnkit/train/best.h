@@ -6,6 +6,9 @@
 //   stopped and resumed ends as one never stopped;
 // - finish(f, last) writes them over the model's param/<name> when they are at least as good
 //   as the last parameters (a tie: the best), and result/<key> and result/last_<key>.
+// Other figures of an evaluation (HAN's validation loss beside its accuracy) may travel with
+// the score: offer's `also` is kept with the parameters (best/<name> in checkpoints), and
+// finish writes result/<name> from the winner's: the kept one's, or finish's `last_also`.
 #pragma once
 
 #include <map>
@@ -23,11 +26,12 @@ class BestParams {
   BestParams(std::string key, bool higher_is_better)
       : key_(std::move(key)), higher_(higher_is_better) {}
 
-  void offer(double score, const nn::ParamStore& ps);
+  using Also = std::map<std::string, double>;
+  void offer(double score, const nn::ParamStore& ps, const Also& also = {});
   bool empty() const { return params_.empty(); }
   // The better of the kept score and `last` (`last` alone when nothing is kept).
   double better(double last) const;
-  void finish(nn::ModelFile& f, double last) const;
+  void finish(nn::ModelFile& f, double last, const Also& last_also = {}) const;
   void save_state(nn::ModelFile& f) const;
   // DataError naming the file when a kept tensor's shape is not the parameter's.
   void load_state(const nn::ModelFile& f, const nn::ParamStore& ps);
@@ -37,6 +41,7 @@ class BestParams {
   std::string key_;
   bool higher_;
   double score_ = 0.0;
+  Also also_;                             // the kept evaluation's other figures
   std::map<std::string, Tensor> params_;  // empty: none kept yet
 };
 

@@ -186,50 +186,26 @@ train::Metrics HanTraining::evaluate() {
   if (valid_.empty()) return {};
   const HanScore s = score_docs(*model_, valid_, 0);
   train::Metrics m = {{"valid_accuracy", s.accuracy}, {"valid_loss", s.loss}};
-  if (s.accuracy > best_accuracy_) {
-    best_accuracy_ = s.accuracy, best_metrics_ = m;
-    best_.clear();
-    for (const ad::Parameter* p : ps_.params()) best_.push_back(p->value.clone());
-  }
-  evaluated_ = true;
+  best_.offer(s.accuracy, ps_, {{"valid_loss", s.loss}});
+  last_accuracy_ = s.accuracy, last_loss_ = s.loss, evaluated_ = true;
   return m;
 }
 
 double HanTraining::score() {
   if (valid_.empty()) return 0.0;
   if (!evaluated_) evaluate();
-  return -best_accuracy_;
+  return -best_.better(last_accuracy_);
 }
 
 void HanTraining::finish(nn::ModelFile& f) {
   if (valid_.empty()) return;
   if (!evaluated_) evaluate();
-  const auto ps = ps_.params();
-  for (size_t k = 0; k < ps.size() && k < best_.size(); ++k)
-    f.tensors["param/" + ps[k]->name] = best_[k].clone();
-  for (const auto& [k, v] : best_metrics_) f.numbers["result/" + k] = v;
+  best_.finish(f, last_accuracy_, {{"valid_loss", last_loss_}});
 }
 
-void HanTraining::save_state(nn::ModelFile& f) const {
-  if (best_.empty()) return;
-  const auto ps = ps_.params();
-  for (size_t k = 0; k < ps.size(); ++k) f.tensors["best/" + ps[k]->name] = best_[k].clone();
-  for (const auto& [k, v] : best_metrics_) f.numbers["best/" + k] = v;
-}
+void HanTraining::save_state(nn::ModelFile& f) const { best_.save_state(f); }
 
-void HanTraining::load_state(const nn::ModelFile& f) {
-  if (!f.numbers.count("best/valid_accuracy")) return;
-  best_.clear();
-  for (const ad::Parameter* p : ps_.params()) {
-    const Tensor& t = f.tensor("best/" + p->name);
-    if (t.shape() != p->value.shape())
-      throw DataError("checkpoint: best/" + p->name + " has the wrong shape", f.file);
-    best_.push_back(t.clone());
-  }
-  best_metrics_ = {{"valid_accuracy", f.number("best/valid_accuracy")},
-                   {"valid_loss", f.number("best/valid_loss")}};
-  best_accuracy_ = best_metrics_[0].second;
-}
+void HanTraining::load_state(const nn::ModelFile& f) { best_.load_state(f, ps_); }
 
 Tensor predict_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
                     std::vector<Tensor>* words, std::vector<Tensor>* sentences) {

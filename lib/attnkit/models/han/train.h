@@ -16,6 +16,7 @@
 #include "attnkit/data/vocab.h"
 #include "attnkit/models/han/model.h"
 #include "attnkit/nn/optim.h"
+#include "attnkit/train/best.h"
 #include "attnkit/train/module.h"
 
 namespace attnkit::models::han {
@@ -98,10 +99,9 @@ class HanTraining : public train::Module {
   std::vector<const Doc*> batch_;
   std::vector<std::vector<int64_t>> batches_;  // the epoch's batches (documents' indices)
   int64_t order_epoch_ = -1;
-  // The best validation so far (the model kept): its parameters' values and metrics.
-  std::vector<Tensor> best_;
-  train::Metrics best_metrics_;
-  double best_accuracy_ = -1;
+  // The best validation so far (the model kept): its parameters and loss; the last one's.
+  train::BestParams best_{"valid_accuracy", true};
+  double last_accuracy_ = 0, last_loss_ = 0;
   bool evaluated_ = false;
 };
 
