@@ -24,11 +24,12 @@
 # at 40, 80 epochs after it):
 #   MEMN2N_ARGS="--no-pe --no-te --no-rn --memory-size 25 --ls-lr 0.01 --lr 0.01
 #                --epochs 80 --clip-global --clip-kind l2"
+# and with PE and TE (their README's -pe -te), the same without --no-pe --no-te. The claims
+# have been checked in memn2n-train's default setting and in these two
+# (doc/experiments/structured-babi.md).
 # STRUCT_TASKS (default "2 3 11 13 14 15 17") and STRUCT_KINDS (default "softmax unary crf"):
 # a subset; a kind not run prints -/-. The claims are checked only when the run holds tasks
 # 2 11 13 15 17 and both softmax and crf. STRUCT_JOBS (default 1): runs at a time.
-# The claims have been checked in the default setting and in the authors' code's
-# (doc/experiments/structured-babi.md).
 # --quick: the tiny task-1 fixture of testdata/babi, 1 seed, 5 epochs (2 of linear start);
 # the table is printed, the claims are not checked (seconds).
 # Exits 1 when a claim fails.
