@@ -260,7 +260,7 @@ void Tape::recycle(Tensor&& t) {
   if (cap == 0) return;
   const size_t idx = class_index(class_down(cap));
   if (idx >= pool_.size() || pool_[idx].free.size() >= pool_[idx].peak) return;  // freed
-  if (pool_floats_ + cap > 2 * step_peak_) return;                                // freed
+  if (pool_floats_ + cap > 2 * step_peak_) return;                               // freed
   pool_floats_ += cap;
   pool_[idx].free.push_back(std::move(t.values()));
 }

@@ -219,9 +219,9 @@ class Tape {
     Tensor* ext_grad = nullptr;  // param leaves: the Parameter's grad
     bool has_grad = false;
     bool requires_grad = false;
-    void* fn = nullptr;                           // the backward closure, in the arena
-    void (*call)(void*, Tape&, Var) = nullptr;    // runs it; null: no backward function
-    void (*destroy)(void*) = nullptr;             // its destructor; null: trivial
+    void* fn = nullptr;                         // the backward closure, in the arena
+    void (*call)(void*, Tape&, Var) = nullptr;  // runs it; null: no backward function
+    void (*destroy)(void*) = nullptr;           // its destructor; null: trivial
   };
   // Elements in chunks of 256 that stay allocated (and keep their addresses) until the tape
   // dies; size() counts those in use, reset() starts over (the caller resets the elements).
@@ -277,7 +277,7 @@ class Tape {
     size_t used = 0;                       // alloc() calls of this class since clear()
     size_t peak = 0;                       // the most of them between two clear()s
   };
-  std::vector<Bin> pool_;  // by the index of the size class (tape.cpp's class_index)
+  std::vector<Bin> pool_;    // by the index of the size class (tape.cpp's class_index)
   int64_t pool_floats_ = 0;  // the capacity of the buffers in the pool
   int64_t step_floats_ = 0;  // what alloc() served since clear(), in class sizes
   int64_t step_peak_ = 0;    // the most of it between two clear()s
