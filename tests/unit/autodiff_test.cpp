@@ -1,8 +1,10 @@
 // lib/attnkit/autodiff: every op's gradient against double-sided finite differences
 // (ad::check_gradients), forward values against direct computation, and the tape's
 // mechanics (parameters, buffer reuse, recording off, errors).
+#include <array>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -596,6 +598,33 @@ TEST_CASE("autodiff: tape mechanics") {
     CHECK_THROWS_AS((void)y.value(), Error);
     Var z = ad::tanh(t.param(w));
     CHECK(z.value().data() == buf);  // the same storage, reused
+  }
+  SUBCASE("backward closures live in the tape until clear(), large ones too") {
+    auto token = std::make_shared<int>(0);
+    std::array<float, 20000> big{};  // 80 KB: larger than a block of the tape's arena
+    big[19999] = 2.0f;
+    {
+      Tape u;
+      for (int step = 0; step < 2; ++step) {
+        w.grad = Tensor({2, 2});
+        Var x = u.param(w);
+        for (int k = 0; k < 600; ++k)  // more than a chunk of nodes
+          u.push(u.zeros({1}), {x}, [token](Tape&, Var) { ++*token; });
+        CHECK(token.use_count() == 601);
+        u.push(u.zeros({1}), {x}, ad::BackwardFn());  // an empty std::function: none kept
+        Var y = u.push(w.value.clone(), std::vector<Var>{x}, [x, big](Tape& tp, Var out) {
+          for (int64_t i = 0; i < 4; ++i) tp.grad(x)[i] += big[19999] * tp.grad(out)[i];
+        });
+        u.backward(ad::sum(y));
+        test::check_close(w.grad, Tensor({2, 2}, {2, 2, 2, 2}));
+        CHECK(*token == 0);  // not reached from the loss: never run
+        u.clear();
+        CHECK(token.use_count() == 1);  // destroyed by clear()
+      }
+      u.push(u.zeros({1}), {u.param(w)}, [token](Tape&, Var) {});
+      CHECK(token.use_count() == 2);
+    }
+    CHECK(token.use_count() == 1);  // and by the tape's destructor
   }
   SUBCASE("the pool stays bounded when ops build values without alloc()") {
     // Each step: one pooled value (tanh) and three built outside the pool, of a size alloc()

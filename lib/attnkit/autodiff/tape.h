@@ -12,8 +12,12 @@
 //   t.clear();                               // nodes dropped, buffers kept for the next step
 //
 // Design:
-// - Nodes live in a std::deque, so a Var's value() reference stays valid while later ops are
-//   recorded. A Var is a (tape, index) handle: cheap to copy, valid until clear().
+// - Nodes live in chunks of 256 that the tape keeps across clear(), so a Var's value()
+//   reference stays valid while later ops are recorded and a step after the first allocates
+//   no nodes. A Var is a (tape, index) handle: cheap to copy, valid until clear().
+// - Backward functions (the ops' closures) are built in place in an arena of the tape, also
+//   kept across clear(): recording a node costs no heap allocation of its own (what a closure
+//   captures by value, e.g. a Shape, still allocates as it would anywhere).
 // - Parameters live outside the tape (they persist across steps with their gradient and the
 //   optimiser's state). t.param(p) enters p once per tape as a leaf that *refers* to p.value
 //   and accumulates straight into p.grad: no copies of weights or gradients per step.
@@ -35,11 +39,15 @@
 //   function; nothing needs registering (see ops.h for the built-in ones).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <initializer_list>
+#include <memory>
+#include <new>
 #include <string>
-#include <unordered_map>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "attnkit/core/rng.h"
@@ -92,12 +100,15 @@ class Var {
   int32_t id_ = -1;
 };
 
-// Adds the gradient of `out` (t.grad(out)) into the gradients of the op's inputs.
+// Adds the gradient of `out` (t.grad(out)) into the gradients of the op's inputs. push()
+// takes any callable of this signature (a lambda, as the ops pass, or nullptr for none) and
+// keeps it in the tape's arena; this type is only a name for one held elsewhere.
 using BackwardFn = std::function<void(Tape& t, Var out)>;
 
 class Tape {
  public:
   explicit Tape(uint64_t seed = 0);
+  ~Tape();
   Tape(const Tape&) = delete;
   Tape& operator=(const Tape&) = delete;
 
@@ -116,10 +127,37 @@ class Tape {
   // same weight then multiplies by it in the form BLAS runs fastest for few rows.
   Var param_t(Parameter& p);
 
-  // ---- recording an op: `value` is the op's result, `inputs` the Vars it reads. When one
-  // of them requires a gradient (and recording is on) `backward` is kept; otherwise the node
-  // is a constant.
-  Var push(Tensor value, const std::vector<Var>& inputs, BackwardFn backward);
+  // ---- recording an op: `value` is the op's result, `inputs` the Vars it reads (a braced
+  // list or a vector). When one of them requires a gradient (and recording is on)
+  // `backward` (a callable void(Tape&, Var out), or nullptr) is moved into the tape's arena;
+  // otherwise it is not kept and the node is a constant.
+  template <class F>
+  Var push(Tensor value, std::initializer_list<Var> inputs, F&& backward) {
+    return push(std::move(value), inputs.begin(), inputs.size(), std::forward<F>(backward));
+  }
+  template <class F>
+  Var push(Tensor value, const std::vector<Var>& inputs, F&& backward) {
+    return push(std::move(value), inputs.data(), inputs.size(), std::forward<F>(backward));
+  }
+  template <class F>
+  Var push(Tensor value, const Var* inputs, size_t count, F&& backward) {
+    const Var v = record(std::move(value), inputs, count);
+    using D = std::decay_t<F>;
+    if constexpr (!std::is_same_v<D, std::nullptr_t>) {
+      Node& n = nodes_[static_cast<size_t>(v.id())];
+      if constexpr (std::is_same_v<D, BackwardFn>)
+        if (!backward) return v;  // an empty std::function: none
+      if (n.requires_grad) {
+        static_assert(alignof(D) <= alignof(std::max_align_t), "over-aligned backward closure");
+        D* fn = new (arena_alloc(sizeof(D))) D(std::forward<F>(backward));
+        n.fn = fn;
+        n.call = [](void* f, Tape& t, Var out) { (*static_cast<D*>(f))(t, out); };
+        if constexpr (!std::is_trivially_destructible_v<D>)
+          n.destroy = [](void* f) { static_cast<D*>(f)->~D(); };
+      }
+    }
+    return v;
+  }
 
   // ---- access (for op implementations)
   const Tensor& value(Var v) const;
@@ -181,22 +219,65 @@ class Tape {
     Tensor* ext_grad = nullptr;  // param leaves: the Parameter's grad
     bool has_grad = false;
     bool requires_grad = false;
-    BackwardFn backward;
+    void* fn = nullptr;                         // the backward closure, in the arena
+    void (*call)(void*, Tape&, Var) = nullptr;  // runs it; null: no backward function
+    void (*destroy)(void*) = nullptr;           // its destructor; null: trivial
+  };
+  // Elements in chunks of 256 that stay allocated (and keep their addresses) until the tape
+  // dies; size() counts those in use, reset() starts over (the caller resets the elements).
+  template <class T>
+  class Chunks {
+   public:
+    T& operator[](size_t i) { return chunks_[i >> kShift][i & (kChunk - 1)]; }
+    const T& operator[](size_t i) const { return chunks_[i >> kShift][i & (kChunk - 1)]; }
+    T& next() {
+      if (size_ == chunks_.size() * kChunk) chunks_.emplace_back(new T[kChunk]);
+      return (*this)[size_++];
+    }
+    size_t size() const { return size_; }
+    void reset() { size_ = 0; }
+
+   private:
+    static constexpr size_t kShift = 8, kChunk = size_t{1} << kShift;
+    std::vector<std::unique_ptr<T[]>> chunks_;
+    size_t size_ = 0;
+  };
+  // Parameter -> node id, open addressing; its table is kept across clear().
+  class ParamIds {
+   public:
+    int32_t find(const Parameter* p) const;  // -1 when absent
+    void insert(const Parameter* p, int32_t id);
+    void clear();
+
+   private:
+    std::vector<std::pair<const Parameter*, int32_t>> slots_;
+    size_t count_ = 0;
   };
   Node& node(Var v);
   const Node& node(Var v) const;
+  Var record(Tensor&& value, const Var* inputs, size_t count);  // push() but the closure
+  Node& new_node();
+  void* arena_alloc(size_t bytes);  // aligned for std::max_align_t, valid until clear()
+  void release_nodes();             // recycles the buffers, destroys the closures
   void recycle(Tensor&& t);
 
-  std::deque<Node> nodes_;
-  std::deque<Tensor> scratch_;
-  std::unordered_map<const Parameter*, int32_t> param_ids_;
-  std::unordered_map<const Parameter*, int32_t> param_t_ids_;  // param_t's nodes
+  Chunks<Node> nodes_;
+  Chunks<Tensor> scratch_;
+  ParamIds param_ids_;
+  ParamIds param_t_ids_;  // param_t's nodes
+  struct ArenaBlock {
+    std::unique_ptr<std::max_align_t[]> mem;
+    size_t bytes = 0;
+  };
+  std::vector<ArenaBlock> arena_;  // kept across clear()
+  size_t arena_block_ = 0;         // the block being filled
+  size_t arena_used_ = 0;          // bytes of it in use
   struct Bin {
     std::vector<std::vector<float>> free;  // buffers ready for alloc()
     size_t used = 0;                       // alloc() calls of this class since clear()
     size_t peak = 0;                       // the most of them between two clear()s
   };
-  std::unordered_map<int64_t, Bin> pool_;
+  std::vector<Bin> pool_;    // by the index of the size class (tape.cpp's class_index)
   int64_t pool_floats_ = 0;  // the capacity of the buffers in the pool
   int64_t step_floats_ = 0;  // what alloc() served since clear(), in class sizes
   int64_t step_peak_ = 0;    // the most of it between two clear()s
