@@ -47,6 +47,10 @@ void StackLstmConfig::validate() const {
     throw UsageError(
         "entropy and --normalize-advantage are for the hard tree (--memory tree --attention hard)");
   if (curriculum < 0) throw UsageError("curriculum must be >= 0");
+  if (join_hidden < 0 || search_hidden < 0)
+    throw UsageError("join-hidden and search-hidden must be >= 0");
+  if ((join_hidden || search_hidden) && (stack_rnn || memory != "tree"))
+    throw UsageError("join-hidden and search-hidden are for a tree (--memory tree)");
   if (leaves_only && (stack_rnn || memory != "tree"))
     throw UsageError("leaves-only is for a tree (--memory tree)");
   if (vocab < 5)
@@ -197,9 +201,15 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
   if (tree_) {
     const int64_t w = c.width;
     tree_embed_ = std::make_unique<nn::Linear>(ps, "tree_embed", c.embed, w, rng);
-    tree_join_ = std::make_unique<nn::Linear>(ps, "tree_join", 2 * w, w, rng);
-    tree_search_ = std::make_unique<nn::Linear>(ps, "tree_search", w + c.hidden, 1, rng);
+    const int64_t jh = c.join_hidden, sh = c.search_hidden;
+    tree_join_ = std::make_unique<nn::Linear>(ps, "tree_join", jh ? jh : 2 * w, w, rng);
+    tree_search_ = std::make_unique<nn::Linear>(ps, "tree_search", sh ? sh : w + c.hidden, 1, rng);
     tree_write_ = std::make_unique<nn::Linear>(ps, "tree_write", w + c.hidden, w, rng);
+    // The hidden layers last, so that a tree without them draws its weights as before.
+    if (jh) tree_join_hidden_ = std::make_unique<nn::Linear>(ps, "tree_join_hidden", 2 * w, jh, rng);
+    if (sh)
+      tree_search_hidden_ =
+          std::make_unique<nn::Linear>(ps, "tree_search_hidden", w + c.hidden, sh, rng);
   } else if (c_.has_memory()) {
     set_ = c_.memory == "set";
     kind_ = set_ ? StackKind::Stack : parse_stack_kind(c_.memory);
@@ -279,8 +289,13 @@ void StackLstm::rebase(ad::Tape& t, Step& st) {
 }
 
 HamWeights StackLstm::tree_weights(ad::Tape& t) const {
-  return {t.param(*tree_join_->W),   t.param(*tree_join_->b),  t.param(*tree_search_->W),
-          t.param(*tree_search_->b), t.param(*tree_write_->W), t.param(*tree_write_->b)};
+  HamWeights w{t.param(*tree_join_->W),   t.param(*tree_join_->b),  t.param(*tree_search_->W),
+               t.param(*tree_search_->b), t.param(*tree_write_->W), t.param(*tree_write_->b)};
+  if (tree_join_hidden_)
+    w.join_hw = t.param(*tree_join_hidden_->W), w.join_hb = t.param(*tree_join_hidden_->b);
+  if (tree_search_hidden_)
+    w.search_hw = t.param(*tree_search_hidden_->W), w.search_hb = t.param(*tree_search_hidden_->b);
+  return w;
 }
 
 void StackLstm::build_tree(ad::Tape& t, const std::vector<const std::vector<int32_t>*>& sources,

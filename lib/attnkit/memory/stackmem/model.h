@@ -144,6 +144,9 @@ struct StackLstmConfig {
   // the separator from the zero state (the paper's HAM: its LSTM sees the input only through
   // the memory, so that it cannot answer from its own state what the tree must find).
   bool leaves_only = false;
+  // A tree: JOIN's and SEARCH's hidden layers (the paper's MLPs: H ReLU units, HamWeights);
+  // 0: one affine layer each (with tanh and σ), the form before.
+  int64_t join_hidden = 0, search_hidden = 0;
   // Each hyper-parameter once (core/fields.h): stackmem-train's options, the stored YAML, the
   // loader (older files lack the later fields: they load with the defaults).
   template <class V>
@@ -244,6 +247,14 @@ struct StackLstmConfig {
                    "whose target is at most L long, L rising from the shortest to the longest "
                    "(0: none)",
                    nullptr, true});
+    v(join_hidden, {"join-hidden", "N",
+                    "a tree: JOIN as an MLP of one hidden layer of N ReLU units (0: one affine "
+                    "layer and tanh)",
+                    nullptr, true});
+    v(search_hidden, {"search-hidden", "N",
+                      "a tree: SEARCH as an MLP of one hidden layer of N ReLU units (0: one "
+                      "affine layer and a sigmoid)",
+                      nullptr, true});
   }
   void validate() const;
   bool hard_tree() const { return !stack_rnn && memory == "tree" && attention == "hard"; }
@@ -343,6 +354,7 @@ class StackLstm {
   bool tree_ = false;  // memory "tree": HAM (memory/stackmem/ham.h)
   // The tree: the leaves' embedding of the source symbols, JOIN, SEARCH and WRITE.
   std::unique_ptr<nn::Linear> tree_embed_, tree_join_, tree_search_, tree_write_;
+  std::unique_ptr<nn::Linear> tree_join_hidden_, tree_search_hidden_;  // or null
   HamWeights tree_weights(ad::Tape& t) const;
   // The tree over the sources' embeddings (n = the power of 2 at or above the longest, the
   // leaves past a source zero).
