@@ -85,8 +85,8 @@ struct HamWeights {
   ad::Var join_w, join_b;      // [m, 2m] ([m, H] with join_hw), [m]
   ad::Var search_w, search_b;  // [1, m + c] ([1, H] with search_hw), [1]
   ad::Var write_w, write_b;    // [m, m + c], [m]
-  ad::Var join_hw, join_hb;      // JOIN's hidden layer [H, 2m], [H]; invalid: none
-  ad::Var search_hw, search_hb;  // SEARCH's hidden layer [H, m + c], [H]; invalid: none
+  ad::Var join_hw{}, join_hb{};      // JOIN's hidden layer [H, 2m], [H]; invalid: none
+  ad::Var search_hw{}, search_hb{};  // SEARCH's hidden layer [H, m + c], [H]; invalid: none
 };
 
 // The tree as its levels: levels[0] the root [B, 1, m], ..., levels[d] the leaves [B, n, m].
