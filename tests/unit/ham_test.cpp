@@ -586,8 +586,8 @@ TEST_CASE("ham: JOIN and SEARCH as MLPs of one hidden layer: a minimum carried u
     const auto w = weights(x);
     memory::HamDescent h1, h2;
     h1.forced = &f1, h2.forced = &f2, h1.entropy = h2.entropy = true;
-    auto a1 = memory::ham_hard_access(memory::ham_table(memory::ham_build(x[0], w)), x[1], w,
-                                      {1, 1}, h1);
+    auto a1 =
+        memory::ham_hard_access(memory::ham_table(memory::ham_build(x[0], w)), x[1], w, {1, 1}, h1);
     auto a2 = memory::ham_hard_access(a1.tree, x[2], w, {1, 1}, h2);
     return std::make_pair(a1, a2);
   };
@@ -606,7 +606,8 @@ TEST_CASE("ham: JOIN and SEARCH as MLPs of one hidden layer: a minimum carried u
         for (int64_t j = 0; j < c; ++j) s += in[11][u * (m + c) + m + j] * in[1][b * c + j];
         z += in[5][u] * std::max(s, 0.0);
       }
-      CHECK(a1.p[static_cast<size_t>(b)][0] == doctest::Approx(1 / (1 + std::exp(-z))).epsilon(1e-5));
+      CHECK(a1.p[static_cast<size_t>(b)][0] ==
+            doctest::Approx(1 / (1 + std::exp(-z))).epsilon(1e-5));
     }
   }
   ad::GradCheckOptions opt;

@@ -188,8 +188,8 @@ void check_search(const HamWeights& w, int64_t m, int64_t c, const char* who) {
   const int64_t hid = mlp ? w.search_hw.dim(0) : 0;
   if ((mlp ? w.search_hw.shape() : w.search_w.shape()) != Shape{mlp ? hid : 1, m + c} ||
       (mlp && w.search_w.shape() != Shape{1, hid}))
-    throw ShapeError(std::string(who) + ": SEARCH's weights must be [1, " +
-                     std::to_string(m + c) + "] (or a hidden layer [H, " + std::to_string(m + c) +
+    throw ShapeError(std::string(who) + ": SEARCH's weights must be [1, " + std::to_string(m + c) +
+                     "] (or a hidden layer [H, " + std::to_string(m + c) +
                      "] and [1, H]) for nodes of " + std::to_string(m) + " and a state of " +
                      std::to_string(c) + "; got " + shape_str(w.search_w.shape()));
 }
@@ -208,8 +208,8 @@ Var search_logits(Var x, Var hs, const HamWeights& w) {
   const int64_t b = x.dim(0), k = x.dim(1), m = x.dim(2);
   if (!w.search_hw.valid())
     return ad::add(ad::reshape(ad::linear(x, ad::slice(w.search_w, 1, 0, m)), {b, k}), hs);
-  Var u = ad::relu(ad::add(ad::linear(x, ad::slice(w.search_hw, 1, 0, m)),
-                           ad::reshape(hs, {b, 1, hs.dim(1)})));
+  Var u = ad::relu(
+      ad::add(ad::linear(x, ad::slice(w.search_hw, 1, 0, m)), ad::reshape(hs, {b, 1, hs.dim(1)})));
   return ad::reshape(ad::linear(u, w.search_w, w.search_b), {b, k});
 }
 

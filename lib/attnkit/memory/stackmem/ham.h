@@ -82,9 +82,9 @@ std::string format_tree_step(const TreeStepOut& o, bool hard);
 // A tanh layer of the two children can only approximate carrying a subtree's minimum up
 // (min(a, b) = b − relu(b − a) is exact with one hidden ReLU layer).
 struct HamWeights {
-  ad::Var join_w, join_b;      // [m, 2m] ([m, H] with join_hw), [m]
-  ad::Var search_w, search_b;  // [1, m + c] ([1, H] with search_hw), [1]
-  ad::Var write_w, write_b;    // [m, m + c], [m]
+  ad::Var join_w, join_b;            // [m, 2m] ([m, H] with join_hw), [m]
+  ad::Var search_w, search_b;        // [1, m + c] ([1, H] with search_hw), [1]
+  ad::Var write_w, write_b;          // [m, m + c], [m]
   ad::Var join_hw{}, join_hb{};      // JOIN's hidden layer [H, 2m], [H]; invalid: none
   ad::Var search_hw{}, search_hb{};  // SEARCH's hidden layer [H, m + c], [H]; invalid: none
 };

@@ -48,9 +48,9 @@ void StackLstmConfig::validate() const {
         "entropy and --normalize-advantage are for the hard tree (--memory tree --attention hard)");
   if (curriculum < 0) throw UsageError("curriculum must be >= 0");
   if (join_hidden < 0 || search_hidden < 0)
-    throw UsageError("join-hidden and search-hidden must be >= 0");
+    throw UsageError("join-hidden and --search-hidden must be >= 0");
   if ((join_hidden || search_hidden) && (stack_rnn || memory != "tree"))
-    throw UsageError("join-hidden and search-hidden are for a tree (--memory tree)");
+    throw UsageError("join-hidden and --search-hidden are for a tree (--memory tree)");
   if (order_bits < 0 || order_bits > 62) throw UsageError("order-bits must be 0 to 62");
   if (order_bits && (stack_rnn || memory != "tree"))
     throw UsageError("order-bits is for a tree (--memory tree)");
@@ -210,7 +210,8 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     tree_search_ = std::make_unique<nn::Linear>(ps, "tree_search", sh ? sh : w + c.hidden, 1, rng);
     tree_write_ = std::make_unique<nn::Linear>(ps, "tree_write", w + c.hidden, w, rng);
     // The hidden layers last, so that a tree without them draws its weights as before.
-    if (jh) tree_join_hidden_ = std::make_unique<nn::Linear>(ps, "tree_join_hidden", 2 * w, jh, rng);
+    if (jh)
+      tree_join_hidden_ = std::make_unique<nn::Linear>(ps, "tree_join_hidden", 2 * w, jh, rng);
     if (sh)
       tree_search_hidden_ =
           std::make_unique<nn::Linear>(ps, "tree_search_hidden", w + c.hidden, sh, rng);
