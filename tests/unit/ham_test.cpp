@@ -533,4 +533,99 @@ TEST_CASE("ham: the hard descent's path entropy, its value and its gradient") {
   CHECK(r.checked > 30);
 }
 
+TEST_CASE("ham: JOIN and SEARCH as MLPs of one hidden layer: a minimum carried up; gradients") {
+  // The hidden ReLU layer can carry a subtree's minimum up exactly, which one tanh layer of
+  // the two children cannot: m = 1, hidden units relu(l), relu(−l), relu(l − r), and
+  // min(l, r) = relu(l) − relu(−l) − relu(l − r), so the root of leaves x holds
+  // tanh(tanh(min x)) (tanh keeps the order).
+  {
+    ad::Tape t;
+    memory::HamWeights w;
+    w.join_hw = t.constant(tensor_of({1, 0, -1, 0, 1, -1}, {3, 2}));
+    w.join_hb = t.constant(Tensor({3}, 0.0f));
+    w.join_w = t.constant(tensor_of({1, -1, -1}, {1, 3}));
+    w.join_b = t.constant(Tensor({1}, 0.0f));
+    const std::vector<double> x{0.3, -0.2, 0.5, -0.6, 0.1, 0.9, 0.4, -0.1};
+    const auto tree = memory::ham_build(t.constant(tensor_of(x, {2, 4, 1})), w);
+    CHECK(tree[0].value()[0] == doctest::Approx(std::tanh(std::tanh(-0.6))).epsilon(1e-6));
+    CHECK(tree[0].value()[1] == doctest::Approx(std::tanh(std::tanh(-0.1))).epsilon(1e-6));
+    CHECK(tree[1].value()[1] == doctest::Approx(std::tanh(-0.6)).epsilon(1e-6));
+  }
+  // The soft access (a build and two accesses) and the hard one (two along forced paths) with
+  // both hidden layers (H = 3): every input's gradient against finite differences, and the
+  // hard access's SEARCH p by hand at the root.
+  Rng rng(9);
+  const int64_t B = 2, n = 4, m = 2, c = 3, H = 3;
+  auto rnd = [&](Shape s, double scale) {
+    Tensor x(std::move(s));
+    for (int64_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(rng.normal() * scale);
+    return x;
+  };
+  std::vector<Tensor> in;
+  for (auto sc : std::vector<std::pair<Shape, double>>{{{B, n, m}, 0.8},
+                                                       {{B, c}, 0.8},
+                                                       {{B, c}, 0.8},
+                                                       {{m, H}, 0.7},  // JOIN out
+                                                       {{m}, 0.3},
+                                                       {{1, H}, 0.9},  // SEARCH out
+                                                       {{1}, 0.3},
+                                                       {{m, m + c}, 0.7},  // WRITE
+                                                       {{m}, 0.3},
+                                                       {{H, 2 * m}, 0.8},  // JOIN hidden
+                                                       {{H}, 0.3},
+                                                       {{H, m + c}, 0.8},  // SEARCH hidden
+                                                       {{H}, 0.3}})
+    in.push_back(rnd(sc.first, sc.second));
+  auto weights = [](const std::vector<ad::Var>& x) {
+    memory::HamWeights w{x[3], x[4], x[5], x[6], x[7], x[8]};
+    w.join_hw = x[9], w.join_hb = x[10], w.search_hw = x[11], w.search_hb = x[12];
+    return w;
+  };
+  const std::vector<std::vector<uint8_t>> f1{{1, 0}, {0, 1}}, f2{{0, 0}, {1, 1}};
+  auto hard = [&](const std::vector<ad::Var>& x) {
+    const auto w = weights(x);
+    memory::HamDescent h1, h2;
+    h1.forced = &f1, h2.forced = &f2, h1.entropy = h2.entropy = true;
+    auto a1 =
+        memory::ham_hard_access(memory::ham_table(memory::ham_build(x[0], w)), x[1], w, {1, 1}, h1);
+    auto a2 = memory::ham_hard_access(a1.tree, x[2], w, {1, 1}, h2);
+    return std::make_pair(a1, a2);
+  };
+  {
+    ad::Tape t;
+    std::vector<ad::Var> x;
+    for (const Tensor& a : in) x.push_back(t.constant(a.clone()));
+    const auto w = weights(x);
+    const auto tree = memory::ham_build(x[0], w);
+    const auto a1 = hard(x).first;
+    for (int64_t b = 0; b < B; ++b) {
+      double z = in[6][0];
+      for (int64_t u = 0; u < H; ++u) {
+        double s = in[12][u];
+        for (int64_t j = 0; j < m; ++j) s += in[11][u * (m + c) + j] * tree[0].value()[b * m + j];
+        for (int64_t j = 0; j < c; ++j) s += in[11][u * (m + c) + m + j] * in[1][b * c + j];
+        z += in[5][u] * std::max(s, 0.0);
+      }
+      CHECK(a1.p[static_cast<size_t>(b)][0] ==
+            doctest::Approx(1 / (1 + std::exp(-z))).epsilon(1e-5));
+    }
+  }
+  ad::GradCheckOptions opt;
+  opt.eps = 1e-3;
+  const auto r = ad::check_gradients(
+      [&](ad::Tape&, const std::vector<ad::Var>& x) {
+        const auto w = weights(x);
+        auto a1 = memory::ham_access(memory::ham_build(x[0], w), x[1], w);
+        auto a2 = memory::ham_access(a1.tree, x[2], w);
+        const auto h = hard(x);
+        return ad::concat({a1.read, a2.read, ad::reshape(a2.tree[0], {B, m}), a2.weights,
+                           h.first.read, h.second.read, h.first.log_prob, h.second.log_prob,
+                           h.second.entropy, ad::reshape(h.second.tree.nodes, {B, 2 * n * m})},
+                          1);
+      },
+      in, opt);
+  CHECK_MESSAGE(r.ok, r.where);
+  CHECK(r.checked > 80);
+}
+
 }  // namespace attnkit_unit_ham_test

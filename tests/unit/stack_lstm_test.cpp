@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "attnkit/autodiff/gradcheck.h"
 #include "attnkit/autodiff/ops.h"
 #include "attnkit/core/error.h"
+#include "attnkit/data/vocab.h"
 #include "attnkit/memory/stackmem/memory.h"
 #include "attnkit/memory/stackmem/model.h"
 
@@ -474,6 +476,96 @@ TEST_CASE("tree, leaves only: the controller never reads the source") {
   }
   memory::StackLstmConfig c;
   c.vocab = 8, c.memory = "set", c.leaves_only = true;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+}
+
+TEST_CASE("tree: JOIN and SEARCH as MLPs (--join-hidden, --search-hidden)") {
+  // Without them the tree has no hidden layers (its weights drawn as before); with them both
+  // hidden layers are in the model, of their shapes, and the loss (soft and hard) depends on
+  // each.
+  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
+                                                {{6, 5, 7}, {5, 6, 7}}};
+  const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
+  for (const char* attention : {"soft", "hard"}) {
+    memory::StackLstmConfig c;
+    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
+    c.attention = attention, c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+    {
+      nn::ParamStore ps;
+      Rng rng(3);
+      memory::StackLstm m(ps, c, rng);
+      CHECK(ps.params("tree_join_hidden").empty());
+      CHECK(ps.params("tree_search_hidden").empty());
+    }
+    c.join_hidden = 6, c.search_hidden = 7;
+    nn::ParamStore ps;
+    Rng rng(3);
+    memory::StackLstm m(ps, c, rng);
+    auto loss = [&] {
+      ad::Tape t(7);
+      return m.loss(t, both, nullptr).value()[0];
+    };
+    const float before = loss();
+    CHECK(std::isfinite(before));
+    const auto out = m.decode(data[0].source, 20);
+    REQUIRE(ps.params("tree_join_hidden").size() == 2);
+    REQUIRE(ps.params("tree_search_hidden").size() == 2);
+    CHECK(ps.params("tree_join_hidden")[0]->value.shape() == Shape{6, 6});
+    CHECK(ps.params("tree_search_hidden")[0]->value.shape() == Shape{7, 3 + 5});
+    CHECK(ps.params("tree_search")[0]->value.shape() == Shape{1, 7});
+    Rng noise(9);
+    for (const char* layer : {"tree_join_hidden", "tree_search_hidden"}) {
+      const float at = loss();
+      for (ad::Parameter* p : ps.params(layer))
+        for (int64_t i = 0; i < p->value.size(); ++i)
+          p->value[i] = static_cast<float>(2 * noise.normal());
+      CHECK(loss() != at);
+    }
+    CHECK(!out.empty());
+  }
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.memory = "stack", c.join_hidden = 4;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.memory = "tree", c.join_hidden = -1;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+}
+
+TEST_CASE("tree: the symbols' order in the leaves' input (--order-bits)") {
+  // With order_bits the leaves' input holds each symbol's value in bits from the vocabulary:
+  // until set_symbols every symbol's bits are 0; after it the loss (soft and hard) changes
+  // where the tokens are integers in range, and not where none is (a word, 16 with 4 bits).
+  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
+                                                {{6, 5, 7}, {5, 6, 7}}};
+  const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
+  auto vocab = [](std::vector<std::string> toks) {
+    data::TokenCounts counts;
+    for (size_t i = 0; i < toks.size(); ++i)
+      counts[toks[i]] = static_cast<int64_t>(10 - i);  // ids 4, 5, ... in this order
+    return data::Vocab::build(counts);
+  };
+  const auto numbers = vocab({"9", "3", "12", "5"}), words = vocab({"9", "x", "16", "-2"});
+  REQUIRE(numbers.token(5) == "3");
+  for (const char* attention : {"soft", "hard"}) {
+    memory::StackLstmConfig c;
+    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree", c.order_bits = 4;
+    c.attention = attention, c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+    nn::ParamStore ps;
+    Rng rng(3);
+    memory::StackLstm m(ps, c, rng);
+    CHECK(ps.params("tree_embed")[0]->value.shape() == Shape{3, 4 + 4});
+    auto loss = [&] {
+      ad::Tape t(7);
+      return m.loss(t, both, nullptr).value()[0];
+    };
+    const float zeros = loss();
+    m.set_symbols(words);  // the sources' ids 5, 6, 7: "x", "16", "-2": no bits
+    CHECK(loss() == zeros);
+    m.set_symbols(numbers);
+    CHECK(loss() != zeros);
+    CHECK_THROWS_AS(m.set_symbols(vocab({"1"})), ShapeError);
+  }
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.memory = "set", c.order_bits = 4;
   CHECK_THROWS_AS(c.validate(), UsageError);
 }
 

@@ -170,11 +170,47 @@ using ad::Var;
 
 namespace {
 
+// JOIN of pairs [..., 2m] → [..., m] (with its hidden layer when given).
+Var join_pairs(Var pairs, const HamWeights& w) {
+  Var u = w.join_hw.valid() ? ad::relu(ad::linear(pairs, w.join_hw, w.join_hb)) : pairs;
+  return ad::tanh(ad::linear(u, w.join_w, w.join_b));
+}
+
 // JOIN over the level below: children [B, 2k, m] → parents [B, k, m].
 Var join_level(Var children, const HamWeights& w) {
   const int64_t b = children.dim(0), k = children.dim(1) / 2, m = children.dim(2);
-  Var pairs = ad::reshape(children, {b, k, 2 * m});  // [x_2j; x_2j+1] side by side
-  return ad::tanh(ad::linear(pairs, w.join_w, w.join_b));
+  return join_pairs(ad::reshape(children, {b, k, 2 * m}), w);  // [x_2j; x_2j+1] side by side
+}
+
+// SEARCH's weights checked against nodes of m and states of c.
+void check_search(const HamWeights& w, int64_t m, int64_t c, const char* who) {
+  const bool mlp = w.search_hw.valid();
+  const int64_t hid = mlp ? w.search_hw.dim(0) : 0;
+  if ((mlp ? w.search_hw.shape() : w.search_w.shape()) != Shape{mlp ? hid : 1, m + c} ||
+      (mlp && w.search_w.shape() != Shape{1, hid}))
+    throw ShapeError(std::string(who) + ": SEARCH's weights must be [1, " + std::to_string(m + c) +
+                     "] (or a hidden layer [H, " + std::to_string(m + c) +
+                     "] and [1, H]) for nodes of " + std::to_string(m) + " and a state of " +
+                     std::to_string(c) + "; got " + shape_str(w.search_w.shape()));
+}
+
+// SEARCH's logits, the state's part computed once an access and shared by every node:
+// search_state gives [B, 1] (affine: w_h · h + b_s) or [B, H] (U_h h + c_s), and
+// search_logits the logits [B, k] of nodes x [B, k, m] (k nodes a row).
+Var search_state(Var h, const HamWeights& w, int64_t m) {
+  const int64_t c = h.dim(1);
+  if (!w.search_hw.valid())
+    return ad::reshape(ad::linear(h, ad::slice(w.search_w, 1, m, m + c), w.search_b),
+                       {h.dim(0), 1});
+  return ad::linear(h, ad::slice(w.search_hw, 1, m, m + c), w.search_hb);
+}
+Var search_logits(Var x, Var hs, const HamWeights& w) {
+  const int64_t b = x.dim(0), k = x.dim(1), m = x.dim(2);
+  if (!w.search_hw.valid())
+    return ad::add(ad::reshape(ad::linear(x, ad::slice(w.search_w, 1, 0, m)), {b, k}), hs);
+  Var u = ad::relu(
+      ad::add(ad::linear(x, ad::slice(w.search_hw, 1, 0, m)), ad::reshape(hs, {b, 1, hs.dim(1)})));
+  return ad::reshape(ad::linear(u, w.search_w, w.search_b), {b, k});
 }
 
 }  // namespace
@@ -192,19 +228,14 @@ HamAccess ham_access(const HamTree& tree, Var h, const HamWeights& w) {
   if (tree.size() < 2) throw ShapeError("ham_access: a tree of at least two leaves");
   const int64_t b = h.dim(0), m = tree[0].dim(2), c = h.dim(1),
                 d = static_cast<int64_t>(tree.size()) - 1;
-  if (w.search_w.shape() != Shape{1, m + c})
-    throw ShapeError("ham_access: SEARCH's weights must be [1, " + std::to_string(m + c) +
-                     "] for nodes of " + std::to_string(m) + " and a state of " +
-                     std::to_string(c) + "; got " + shape_str(w.search_w.shape()));
+  check_search(w, m, c, "ham_access");
   ad::Tape& t = h.tape();
-  // SEARCH's logits: w_x · x_node + (w_h · h + b), the state's part shared by the level.
-  Var wx = ad::slice(w.search_w, 1, 0, m), wh = ad::slice(w.search_w, 1, m, m + c);
-  Var hs = ad::reshape(ad::linear(h, wh, w.search_b), {b, 1});
+  // SEARCH's logits: the node's part + the state's, shared by the level.
+  Var hs = search_state(h, w, m);
   Var a = Var();  // the weights reaching the level [B, 2^l]
   for (int64_t l = 0; l < d; ++l) {
     const int64_t k = int64_t{1} << l;
-    Var p =
-        ad::sigmoid(ad::add(ad::reshape(ad::linear(tree[static_cast<size_t>(l)], wx), {b, k}), hs));
+    Var p = ad::sigmoid(search_logits(tree[static_cast<size_t>(l)], hs, w));
     Var left = ad::sub(t.constant(Tensor({1}, 1.0f)), p);
     Var kids = a.valid() ? ad::concat({ad::reshape(ad::mul(a, left), {b, k, 1}),
                                        ad::reshape(ad::mul(a, p), {b, k, 1})},
@@ -293,9 +324,7 @@ HamHardAccess ham_hard_access(const HamTable& tree, Var h, const HamWeights& w,
     throw ShapeError("ham_hard_access: " + std::to_string(B) + " trees of " + std::to_string(n) +
                      " leaves, states " + shape_str(h.shape()) + " and " +
                      std::to_string(active.size()) + " flags do not fit");
-  if (w.search_w.shape() != Shape{1, m + c})
-    throw ShapeError("ham_hard_access: SEARCH's weights must be [1, " + std::to_string(m + c) +
-                     "]; got " + shape_str(w.search_w.shape()));
+  check_search(w, m, c, "ham_hard_access");
   int64_t d = 0;
   while ((int64_t{1} << d) < n) ++d;
   if (how.forced)
@@ -307,15 +336,16 @@ HamHardAccess ham_hard_access(const HamTable& tree, Var h, const HamWeights& w,
   ad::Tape& t = h.tape();
   HamHardAccess out;
   out.p.assign(static_cast<size_t>(B), {});
-  Var wx = ad::slice(w.search_w, 1, 0, m), wh = ad::slice(w.search_w, 1, m, m + c);
-  Var hs = ad::reshape(ad::linear(h, wh, w.search_b), {B, 1});
-  out.multiply_adds += B * (c + 1);
+  const int64_t sh = w.search_hw.valid() ? w.search_hw.dim(0) : 0;  // SEARCH's hidden units
+  const int64_t jh = w.join_hw.valid() ? w.join_hw.dim(0) : 0;      // JOIN's
+  Var hs = search_state(h, w, m);
+  out.multiply_adds += sh ? B * (c + 1) * sh : B * (c + 1);
   std::vector<int64_t> k(static_cast<size_t>(B), 1);
   for (int64_t l = 0; l < d; ++l) {
     // SEARCH on the node each row has reached, and that row's decision.
     Var x = ad::embedding(tree.nodes, rows_at(k, n));
-    Var z = ad::add(ad::reshape(ad::linear(x, wx), {B, 1}), hs);
-    out.multiply_adds += B * m;
+    Var z = ad::reshape(search_logits(ad::reshape(x, {B, 1, m}), hs, w), {B, 1});
+    out.multiply_adds += sh ? B * (m * sh + sh + 1) : B * m;
     Tensor sign({B, 1}, 0.0f);
     for (int64_t b = 0; b < B; ++b) {
       const double zb = z.value()[b], p = 1.0 / (1.0 + std::exp(-zb));
@@ -356,8 +386,8 @@ HamHardAccess ham_hard_access(const HamTable& tree, Var h, const HamWeights& w,
     Var s = ad::embedding(tree.nodes, rows_at(sib, n));
     Var pair =
         ad::concat({ad::select_rows(is_right, s, cur), ad::select_rows(is_right, cur, s)}, 1);
-    cur = ad::tanh(ad::linear(pair, w.join_w, w.join_b));
-    out.multiply_adds += B * 2 * m * m;
+    cur = join_pairs(pair, w);
+    out.multiply_adds += jh ? B * (2 * m * jh + jh * m) : B * 2 * m * m;
     written.push_back(cur);
     for (int64_t b = 0; b < B; ++b) ids.push_back(b * 2 * n + k[static_cast<size_t>(b)]);
   }

@@ -75,10 +75,18 @@ std::string format_tree_step(const TreeStepOut& o, bool hard);
 
 // ---- on the tape (the soft form), for a batch of B trees
 
+// JOIN and SEARCH are one affine layer each (as tree_step's) unless their hidden layer is
+// given (the paper's networks, MLPs of one hidden layer of H ReLU units):
+//   JOIN(l, r)   = tanh(W_j relu(U_j [l; r] + c_j) + b_j)     (U_j [H, 2m], W_j [m, H])
+//   SEARCH(x, h) = σ(w_s · relu(U_s [x; h] + c_s) + b_s)       (U_s [H, m + c], w_s [1, H])
+// A tanh layer of the two children can only approximate carrying a subtree's minimum up
+// (min(a, b) = b − relu(b − a) is exact with one hidden ReLU layer).
 struct HamWeights {
-  ad::Var join_w, join_b;      // [m, 2m], [m]
-  ad::Var search_w, search_b;  // [1, m + c], [1]
-  ad::Var write_w, write_b;    // [m, m + c], [m]
+  ad::Var join_w, join_b;            // [m, 2m] ([m, H] with join_hw), [m]
+  ad::Var search_w, search_b;        // [1, m + c] ([1, H] with search_hw), [1]
+  ad::Var write_w, write_b;          // [m, m + c], [m]
+  ad::Var join_hw{}, join_hb{};      // JOIN's hidden layer [H, 2m], [H]; invalid: none
+  ad::Var search_hw{}, search_hb{};  // SEARCH's hidden layer [H, m + c], [H]; invalid: none
 };
 
 // The tree as its levels: levels[0] the root [B, 1, m], ..., levels[d] the leaves [B, n, m].

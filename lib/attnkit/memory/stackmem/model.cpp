@@ -47,6 +47,13 @@ void StackLstmConfig::validate() const {
     throw UsageError(
         "entropy and --normalize-advantage are for the hard tree (--memory tree --attention hard)");
   if (curriculum < 0) throw UsageError("curriculum must be >= 0");
+  if (join_hidden < 0 || search_hidden < 0)
+    throw UsageError("join-hidden and --search-hidden must be >= 0");
+  if ((join_hidden || search_hidden) && (stack_rnn || memory != "tree"))
+    throw UsageError("join-hidden and --search-hidden are for a tree (--memory tree)");
+  if (order_bits < 0 || order_bits > 62) throw UsageError("order-bits must be 0 to 62");
+  if (order_bits && (stack_rnn || memory != "tree"))
+    throw UsageError("order-bits is for a tree (--memory tree)");
   if (leaves_only && (stack_rnn || memory != "tree"))
     throw UsageError("leaves-only is for a tree (--memory tree)");
   if (vocab < 5)
@@ -196,10 +203,18 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
   tree_ = c_.has_memory() && !c_.stack_rnn && c_.memory == "tree";
   if (tree_) {
     const int64_t w = c.width;
-    tree_embed_ = std::make_unique<nn::Linear>(ps, "tree_embed", c.embed, w, rng);
-    tree_join_ = std::make_unique<nn::Linear>(ps, "tree_join", 2 * w, w, rng);
-    tree_search_ = std::make_unique<nn::Linear>(ps, "tree_search", w + c.hidden, 1, rng);
+    tree_embed_ = std::make_unique<nn::Linear>(ps, "tree_embed", c.embed + c.order_bits, w, rng);
+    order_codes_.assign(static_cast<size_t>(c.vocab * c.order_bits), 0.0f);
+    const int64_t jh = c.join_hidden, sh = c.search_hidden;
+    tree_join_ = std::make_unique<nn::Linear>(ps, "tree_join", jh ? jh : 2 * w, w, rng);
+    tree_search_ = std::make_unique<nn::Linear>(ps, "tree_search", sh ? sh : w + c.hidden, 1, rng);
     tree_write_ = std::make_unique<nn::Linear>(ps, "tree_write", w + c.hidden, w, rng);
+    // The hidden layers last, so that a tree without them draws its weights as before.
+    if (jh)
+      tree_join_hidden_ = std::make_unique<nn::Linear>(ps, "tree_join_hidden", 2 * w, jh, rng);
+    if (sh)
+      tree_search_hidden_ =
+          std::make_unique<nn::Linear>(ps, "tree_search_hidden", w + c.hidden, sh, rng);
   } else if (c_.has_memory()) {
     set_ = c_.memory == "set";
     kind_ = set_ ? StackKind::Stack : parse_stack_kind(c_.memory);
@@ -278,9 +293,35 @@ void StackLstm::rebase(ad::Tape& t, Step& st) {
     if (vars[i]->valid()) *vars[i] = t.constant(std::move(held[i]));
 }
 
+void StackLstm::set_symbols(const data::Vocab& vocab) {
+  const int64_t N = c_.order_bits;
+  if (!tree_ || N == 0) return;
+  if (vocab.size() != c_.vocab)
+    throw ShapeError("set_symbols: a vocabulary of " + std::to_string(vocab.size()) +
+                     " symbols for a model of " + std::to_string(c_.vocab));
+  for (int32_t id = 0; id < vocab.size(); ++id) {
+    const std::string& tok = vocab.token(id);
+    uint64_t v = 0;
+    bool integer = !tok.empty() && tok.size() <= 18;
+    for (char ch : tok) {
+      integer = integer && ch >= '0' && ch <= '9';
+      if (integer) v = 10 * v + static_cast<uint64_t>(ch - '0');
+    }
+    if (integer && N < 64 && v >> N) integer = false;
+    for (int64_t j = 0; j < N; ++j)
+      order_codes_[static_cast<size_t>(id * N + j)] =
+          integer ? ((v >> (N - 1 - j)) & 1 ? 1.0f : -1.0f) : 0.0f;
+  }
+}
+
 HamWeights StackLstm::tree_weights(ad::Tape& t) const {
-  return {t.param(*tree_join_->W),   t.param(*tree_join_->b),  t.param(*tree_search_->W),
-          t.param(*tree_search_->b), t.param(*tree_write_->W), t.param(*tree_write_->b)};
+  HamWeights w{t.param(*tree_join_->W),   t.param(*tree_join_->b),  t.param(*tree_search_->W),
+               t.param(*tree_search_->b), t.param(*tree_write_->W), t.param(*tree_write_->b)};
+  if (tree_join_hidden_)
+    w.join_hw = t.param(*tree_join_hidden_->W), w.join_hb = t.param(*tree_join_hidden_->b);
+  if (tree_search_hidden_)
+    w.search_hw = t.param(*tree_search_hidden_->W), w.search_hb = t.param(*tree_search_hidden_->b);
+  return w;
 }
 
 void StackLstm::build_tree(ad::Tape& t, const std::vector<const std::vector<int32_t>*>& sources,
@@ -296,7 +337,15 @@ void StackLstm::build_tree(ad::Tape& t, const std::vector<const std::vector<int3
       ids[static_cast<size_t>(b * n) + i] = (*sources[static_cast<size_t>(b)])[i];
       real[static_cast<size_t>(b * n) + i] = 1;
     }
-  Var x = ad::tanh((*tree_embed_)(t, emb_(t, ids, {B * n})));
+  Var e = emb_(t, ids, {B * n});
+  if (c_.order_bits) {
+    const int64_t N = c_.order_bits;
+    Tensor bits({B * n, N}, 0.0f);
+    for (int64_t r = 0; r < B * n; ++r)
+      std::copy_n(order_codes_.data() + ids[static_cast<size_t>(r)] * N, N, bits.data() + r * N);
+    e = ad::concat({e, t.constant(std::move(bits))}, 1);
+  }
+  Var x = ad::tanh((*tree_embed_)(t, e));
   st.tree = ham_build(ad::reshape(ad::mask_rows(x, real), {B, n, c_.width}), tree_weights(t));
   if (c_.hard_tree()) {  // one table of nodes, whose accesses replace their paths' rows
     st.table = ham_table(st.tree);
@@ -834,6 +883,7 @@ StackTraining::StackTraining(StackLstmConfig config, StackTrainOptions o, data::
   set_run(static_cast<int64_t>(train_.size()), steps_or_0, epochs);
   Rng init(seed);
   model_ = std::make_unique<StackLstm>(ps_, cfg_, init);
+  model_->set_symbols(vocab_);
   use_adam(o_.lr, o_.schedule, o_.warmup);
   if (cfg_.curriculum > 0) {
     for (const TransduceExample& e : train_)
@@ -898,6 +948,7 @@ LoadedStackLstm load_stack_lstm(const std::string& path) {
     m.config.vocab = m.vocab.size();
     io::check_stored([&] { m.config.validate(); }, path);
     m.model = train::build<StackLstm>(m.file, m.params, m.config);
+    m.model->set_symbols(m.vocab);
   });
   return m;
 }

@@ -144,6 +144,14 @@ struct StackLstmConfig {
   // the separator from the zero state (the paper's HAM: its LSTM sees the input only through
   // the memory, so that it cannot answer from its own state what the tree must find).
   bool leaves_only = false;
+  // A tree: JOIN's and SEARCH's hidden layers (the paper's MLPs: H ReLU units, HamWeights);
+  // 0: one affine layer each (with tanh and σ), the form before.
+  int64_t join_hidden = 0, search_hidden = 0;
+  // A tree: the leaves' input also holds the symbol's value in this many bits (±1, the most
+  // significant first; StackLstm::set_symbols), so that the order of the symbols is in the
+  // input and not only learned from the targets (mlpack's HAM sort task sorts numbers given
+  // by their bits). A symbol that is not an integer in [0, 2^N) gets 0s. 0: none.
+  int64_t order_bits = 0;
   // Each hyper-parameter once (core/fields.h): stackmem-train's options, the stored YAML, the
   // loader (older files lack the later fields: they load with the defaults).
   template <class V>
@@ -244,6 +252,19 @@ struct StackLstmConfig {
                    "whose target is at most L long, L rising from the shortest to the longest "
                    "(0: none)",
                    nullptr, true});
+    v(join_hidden, {"join-hidden", "N",
+                    "a tree: JOIN as an MLP of one hidden layer of N ReLU units (0: one affine "
+                    "layer and tanh)",
+                    nullptr, true});
+    v(search_hidden, {"search-hidden", "N",
+                      "a tree: SEARCH as an MLP of one hidden layer of N ReLU units (0: one "
+                      "affine layer and a sigmoid)",
+                      nullptr, true});
+    v(order_bits, {"order-bits", "N",
+                   "a tree: the leaves' input also holds each symbol's integer value in N bits "
+                   "(+-1, beside its embedding), so that the symbols' order is given, not learned "
+                   "(0: none)",
+                   nullptr, true});
   }
   void validate() const;
   bool hard_tree() const { return !stack_rnn && memory == "tree" && attention == "hard"; }
@@ -311,6 +332,9 @@ class StackLstm {
  public:
   StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng);
   const StackLstmConfig& config() const { return c_; }
+  // config order_bits: each id's bits from its token in `vocab` (an integer's value, or 0s);
+  // until called, every symbol's bits are 0.
+  void set_symbols(const data::Vocab& vocab);
   // The stack RNN's decoding with whole actions (config rounding) or soft ones.
   void set_rounding(bool on) { c_.rounding = on; }
   // The summed cross-entropy over the targets (and their <eos>) of the items, and how many.
@@ -343,6 +367,8 @@ class StackLstm {
   bool tree_ = false;  // memory "tree": HAM (memory/stackmem/ham.h)
   // The tree: the leaves' embedding of the source symbols, JOIN, SEARCH and WRITE.
   std::unique_ptr<nn::Linear> tree_embed_, tree_join_, tree_search_, tree_write_;
+  std::unique_ptr<nn::Linear> tree_join_hidden_, tree_search_hidden_;  // or null
+  std::vector<float> order_codes_;  // [vocab, order_bits]: each symbol's bits (set_symbols)
   HamWeights tree_weights(ad::Tape& t) const;
   // The tree over the sources' embeddings (n = the power of 2 at or above the longest, the
   // leaves past a source zero).
