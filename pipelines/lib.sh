@@ -130,7 +130,7 @@ learning_curve() {
     plots="$plots${plots:+, }'$tmp/$k.tsv' using 1:2 with linespoints lw 2 pt 7 ps 0.6 title '${label:-$col}'"
   done
   if [ -n "$plots" ]; then
-    gnuplot -e "set terminal png size 900,500; set output '$png'; set title '$title'; set key top right;
+    gnuplot -e "set terminal png size 900,500 noenhanced; set output '$png'; set title '$title'; set key top right;
       set xlabel 'step'; set ylabel '$ylabel'; set grid; plot $plots" && echo "$PIPELINE: learning curve: $png" >&2
   fi
   rm -rf "$tmp"
@@ -277,6 +277,7 @@ bert_runs() {
     --dropout 0.1 --seed "$seed" --log-every 50 --log "$dir/train.tsv" -q -o "$dir/bert.akm"
   secs=$(($(date +%s) - start))
   learning_curve "$dir/curve.png" "$title: training (window means) and held-out" \
+    -y "loss (nats) and accuracy" \
     "$dir/train.tsv:mlm_loss:MLM loss" "$dir/train.tsv:nsp_loss:NSP loss" \
     "$dir/train.tsv:mlm_acc:MLM accuracy" "$dir/train.tsv:nsp_acc:NSP accuracy" \
     "$dir/train.tsv:valid_mlm_acc:held-out MLM accuracy" "$dir/train.tsv:valid_nsp_acc:held-out NSP accuracy"
