@@ -115,7 +115,8 @@ TEST_CASE("han: forward pass matches PyTorch (probabilities, word and sentence w
   std::vector<const Doc*> ptrs;
   for (const auto& d : docs) ptrs.push_back(&d);
   std::vector<Tensor> w, s;
-  const Tensor p = m.probabilities(ptrs, &w, &s);
+  ad::Tape t;
+  const Tensor p = m.probabilities(t, ptrs, &w, &s);
   test::check_close(p, g.at("probs"), 1e-5, 1e-4);
   for (int d = 0; d < 3; ++d) {
     test::check_close(w[static_cast<size_t>(d)], g.at("w" + std::to_string(d)), 1e-5, 1e-4);
@@ -161,11 +162,13 @@ TEST_CASE("han: padding changes nothing (a document alone or in any batch)") {
     Doc longest;  // more and longer sentences than any other
     longest.sentences = {{4, 4, 4, 4, 4, 4, 4, 4, 4}, {5, 6}, {7}, {8}, {9}, {10}};
     docs.push_back(longest);
+    ad::Tape t;  // one tape for every call: buffers from its pool, as predict_docs's
     for (size_t i = 0; i < 3; ++i) {
-      const Tensor alone = m.probabilities({&docs[i]});
+      const Tensor alone = m.probabilities(t, {&docs[i]});
       std::vector<Tensor> w1, w2, s1, s2;
-      m.probabilities({&docs[i]}, &w1, &s1);
-      const Tensor batch = m.probabilities({&docs[3], &docs[(i + 1) % 3], &docs[i]}, &w2, &s2);
+      m.probabilities(t, {&docs[i]}, &w1, &s1);
+      const Tensor batch =
+          m.probabilities(t, {&docs[3], &docs[(i + 1) % 3], &docs[i]}, &w2, &s2);
       Tensor row({1, 3});
       for (int k = 0; k < 3; ++k) row[k] = batch.at(2, k);
       test::check_close(row, alone, 1e-6, 1e-5);
@@ -183,7 +186,8 @@ TEST_CASE("han: attention weights are distributions over the real words and sent
   HanNet m(ps, tiny("han"), 12, 3, rng);
   const auto docs = golden_docs();
   std::vector<Tensor> w, s;
-  m.probabilities({&docs[0], &docs[1], &docs[2]}, &w, &s);
+  ad::Tape t;
+  m.probabilities(t, {&docs[0], &docs[1], &docs[2]}, &w, &s);
   for (size_t d = 0; d < 3; ++d) {
     double st = 0;
     for (int64_t i = 0; i < s[d].size(); ++i) st += s[d][i];

@@ -310,15 +310,16 @@ HanOutput HanNet::forward_ngram(ad::Tape& t, const std::vector<const Doc*>& docs
   return out;
 }
 
-Tensor HanNet::probabilities(const std::vector<const Doc*>& docs, std::vector<Tensor>* words,
-                             std::vector<Tensor>* sentences) const {
-  ad::Tape t;
+Tensor HanNet::probabilities(ad::Tape& t, const std::vector<const Doc*>& docs,
+                             std::vector<Tensor>* words, std::vector<Tensor>* sentences) const {
   t.set_training(false);
   t.set_recording(false);
   HanOutput o = forward(t, docs, words != nullptr || sentences != nullptr);
   if (words) *words = std::move(o.word_weights);
   if (sentences) *sentences = std::move(o.sentence_weights);
-  return ad::softmax(o.logits).value().clone();
+  Tensor p = ad::softmax(o.logits).value().clone();
+  t.clear();
+  return p;
 }
 
 int64_t HanNet::load_embeddings(const std::string& path, const data::Vocab& v) {

@@ -96,8 +96,11 @@ class HanNet {
   Arch arch() const { return arch_; }
   int64_t classes() const { return classes_; }
   HanOutput forward(ad::Tape& t, const std::vector<const Doc*>& docs, bool attention = false) const;
-  // Class probabilities [B, classes] (and the attention, when asked) without recording.
-  Tensor probabilities(const std::vector<const Doc*>& docs, std::vector<Tensor>* words = nullptr,
+  // Class probabilities [B, classes] (and the attention, when asked) without recording, on
+  // `t` (set to evaluation; cleared at the end, so that a caller scoring many batches on one
+  // tape draws every buffer from its pool after the first: no fresh, zero-filled memory).
+  Tensor probabilities(ad::Tape& t, const std::vector<const Doc*>& docs,
+                       std::vector<Tensor>* words = nullptr,
                        std::vector<Tensor>* sentences = nullptr) const;
   // Sets embedding rows from vectors of `dim` = embed floats by word (word2vec's text format:
   // an optional "COUNT DIM" first line, then "WORD V1 ... VD"); returns how many words of the

@@ -217,13 +217,14 @@ Tensor predict_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
   parallel_for(
       groups,
       [&](int64_t g0, int64_t g1) {
+        ad::Tape t;  // one a thread: its pool serves every group after the first
         for (int64_t g = g0; g < g1; ++g) {
           const int64_t lo = g * kEvalBatch, hi = std::min(N, lo + kEvalBatch);
           std::vector<const Doc*> grp;
           for (int64_t i = lo; i < hi; ++i) grp.push_back(&docs[static_cast<size_t>(i)]);
           std::vector<Tensor> w, s;
           const bool att = words || sentences;
-          Tensor q = m.probabilities(grp, att ? &w : nullptr, att ? &s : nullptr);
+          Tensor q = m.probabilities(t, grp, att ? &w : nullptr, att ? &s : nullptr);
           std::copy(q.data(), q.data() + q.size(), p.data() + lo * C);
           for (int64_t i = lo; i < hi; ++i) {
             if (words) (*words)[static_cast<size_t>(i)] = std::move(w[static_cast<size_t>(i - lo)]);
