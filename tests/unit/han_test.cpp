@@ -167,8 +167,7 @@ TEST_CASE("han: padding changes nothing (a document alone or in any batch)") {
       const Tensor alone = m.probabilities(t, {&docs[i]});
       std::vector<Tensor> w1, w2, s1, s2;
       m.probabilities(t, {&docs[i]}, &w1, &s1);
-      const Tensor batch =
-          m.probabilities(t, {&docs[3], &docs[(i + 1) % 3], &docs[i]}, &w2, &s2);
+      const Tensor batch = m.probabilities(t, {&docs[3], &docs[(i + 1) % 3], &docs[i]}, &w2, &s2);
       Tensor row({1, 3});
       for (int k = 0; k < 3; ++k) row[k] = batch.at(2, k);
       test::check_close(row, alone, 1e-6, 1e-5);
