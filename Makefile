@@ -8,7 +8,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 PACKAGES := cmake g++ make pkg-config libopenblas-dev libboost-program-options-dev \
             libboost-serialization-dev libyaml-cpp-dev doctest-dev libzip-dev libpng-dev \
             python3-numpy groff-base mandoc help2man libopenmpi-dev openmpi-bin gnuplot-nox \
-            parallel clang-format zlib1g-dev dataset-fashion-mnist
+            parallel clang-format zlib1g-dev dataset-fashion-mnist chromium
 # What only the benchmarks need (their PyTorch peers), and the fuzzers (clang's libFuzzer).
 BENCH_PACKAGES := python3-torch
 FUZZ_PACKAGES := clang libclang-rt-dev

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cost: 15
 # han-run --draw's HTML (the paper's Figure 5) opened in a real headless browser (Debian's
-# chromium, not in make deps: about 300 MB; skipped with a message when absent): the
+# chromium, which make deps installs; skipped with a message when absent): the
 # screenshot (read back as grey by tensor-convert) is not blank, and the left column holds
 # one sentence bar a sentence, each as long as its sentence weight (han-run --alignments)
 # times the 40-pixel slot, within 1.5 pixels.
