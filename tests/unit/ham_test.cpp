@@ -255,6 +255,21 @@ TEST_CASE("ham: errors") {
   in.h = {1};
   in.summaries = {1, 2, 3};
   CHECK_THROWS_AS(memory::tree_step(w, in), ShapeError);
+  {  // a wrong SEARCH hidden layer: the message shows its shape, not only the output layer's
+    ad::Tape t;
+    const int64_t m = 2, c = 1, H = 3;
+    auto v = [&](Shape s) { return t.constant(Tensor(std::move(s), 0.1f)); };
+    memory::HamWeights hw{v({m, 2 * m}), v({m}), v({1, H}), v({1}), v({m, m + c}), v({m})};
+    hw.search_hw = v({H, m + c + 1}), hw.search_hb = v({H});
+    const auto tree = memory::ham_build(v({1, 2, m}), hw);
+    std::string what;
+    try {
+      memory::ham_access(tree, v({1, c}), hw);
+    } catch (const ShapeError& e) {
+      what = e.what();
+    }
+    CHECK_MESSAGE(what.find("got [3, 4] and [1, 3]") != std::string::npos, what);
+  }
 }
 
 namespace {

@@ -191,7 +191,9 @@ void check_search(const HamWeights& w, int64_t m, int64_t c, const char* who) {
     throw ShapeError(std::string(who) + ": SEARCH's weights must be [1, " + std::to_string(m + c) +
                      "] (or a hidden layer [H, " + std::to_string(m + c) +
                      "] and [1, H]) for nodes of " + std::to_string(m) + " and a state of " +
-                     std::to_string(c) + "; got " + shape_str(w.search_w.shape()));
+                     std::to_string(c) + "; got " +
+                     (mlp ? shape_str(w.search_hw.shape()) + " and " : std::string()) +
+                     shape_str(w.search_w.shape()));
 }
 
 // SEARCH's logits, the state's part computed once an access and shared by every node:
