@@ -371,11 +371,12 @@ FewShotScores score_episodes(const SnailFewShot* model, const EpisodeBatch& b, i
   const int64_t chunks = (b.episodes + chunk - 1) / chunk;
   std::vector<double> snail(static_cast<size_t>(chunks)), emb(static_cast<size_t>(chunks));
   parallel_for(chunks, [&](int64_t c0, int64_t c1) {
+    ad::Tape t;  // one a thread: its pool serves every chunk after the first
+    t.set_recording(false);
+    t.set_training(false);
     for (int64_t c = c0; c < c1; ++c) {
+      t.clear();
       const int64_t lo = c * chunk, hi = std::min(b.episodes, lo + chunk), E = hi - lo;
-      ad::Tape t;
-      t.set_recording(false);
-      t.set_training(false);
       Var logits = (*model)(t, b, lo, hi);
       std::vector<int32_t> pred(static_cast<size_t>(E));
       const int64_t n = logits.dim(1);
