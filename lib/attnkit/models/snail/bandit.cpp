@@ -125,8 +125,10 @@ Rollout play(const SnailBanditPolicy& policy, const BanditBatch& bandits, Rng& r
     throw ShapeError("the bandits have " + std::to_string(bandits.arms) + " arms, the policy " +
                      std::to_string(k));
   Rollout r = empty_rollout(bandits.episodes, n);
+  ad::Tape tape;  // one for the episode's pulls: its pool serves every pull after the first
+  tape.set_recording(false);
   for (int64_t t = 0; t < n; ++t) {
-    ad::Tape tape;
+    tape.clear();
     const Tensor& logits = policy(tape, tape.constant(policy_inputs(r, k, t + 1))).logits.value();
     Tensor now({bandits.episodes, k});
     for (int64_t e = 0; e < bandits.episodes; ++e)
