@@ -719,11 +719,12 @@ CaptionScore evaluate_captions(const CaptionModel& m, const CaptionData& d, int 
   parallel_for(
       groups,
       [&](int64_t g0, int64_t g1) {
+        ad::Tape t(0);  // one a thread: its pool serves every group after the first
+        t.set_training(false);
+        t.set_recording(false);
         for (int64_t g = g0; g < g1; ++g) {
+          t.clear();
           const int64_t lo = g * kGroup, hi = std::min(N, lo + kGroup);
-          ad::Tape t(0);
-          t.set_training(false);
-          t.set_recording(false);
           Tensor x({hi - lo, H, W});
           std::copy(d.images.data() + lo * H * W, d.images.data() + hi * H * W, x.data());
           std::vector<std::vector<int32_t>> caps;

@@ -270,6 +270,7 @@ Tensor ram_predict(const Ram& m, const Tensor& images, int64_t samples, uint64_t
       nb,
       [&](int64_t b0, int64_t b1) {
         Tape t;
+        t.set_recording(false);  // inference: no backward closures
         for (int64_t bi = b0; bi < b1; ++bi) {
           const int64_t lo = bi * kBatch, hi = std::min(n, lo + kBatch), rows = hi - lo;
           Tensor x({rows, c.height, c.width});
