@@ -268,7 +268,7 @@ bert_runs() {
       /usr/bin/python3 "$top/pipelines/bert_d2l_torch.py" "$dir/train.txt" --seed "$seed" \
         2> "$dir/d2l-torch.err" > "$dir/d2l-torch.tsv" || { cat "$dir/d2l-torch.err" >&2; exit 1; }
     else
-      echo "$PIPELINE: python3-torch is not installed: no PyTorch peer for the d2l recipe" >&2
+      echo "$PIPELINE: python3-torch is not installed: no PyTorch peer for the d2l recipe (make bench, or apt-get install python3-torch, installs it)" >&2
     fi
   fi
   start=$(date +%s)
@@ -317,7 +317,7 @@ bert_claims() {
         else if (peermode == "below" && gap > 0.1) { printf "claim failed: d2l recipe MLM loss %.3f > PyTorch %.3f + 0.1\n", d2l, p; bad++ }
         else if (peermode == "within") printf "checked: d2l recipe MLM loss %.3f within 0.1 of PyTorch %.3f\n", d2l, p
         else printf "checked: d2l recipe MLM loss %.3f <= PyTorch %.3f + 0.1\n", d2l, p
-      } else print "not checked: the d2l recipe against PyTorch (no python3-torch)"
+      } else print "not checked: the d2l recipe against PyTorch (no python3-torch: make bench or apt-get install python3-torch)"
       if (peermode == "below" && d2l > 0.6 * log(V))
         printf "not met (reported, not a claim): d2l recipe MLM loss %.3f > 0.6 ln|V| = %.3f\n", d2l, 0.6 * log(V)
       if (acc < 2 * maj) { printf "claim failed: held-out MLM accuracy %.4f < 2 x unigram baseline %.4f\n", acc, maj; bad++ }
