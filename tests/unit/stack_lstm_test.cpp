@@ -31,6 +31,17 @@ Tensor rows(const std::vector<std::vector<float>>& r) {
   return t;
 }
 
+// Two short pairs and a tiny leaves-only tree of two controllers (soft or hard descent): the
+// setup the tree's option cases share.
+const std::vector<memory::TransduceExample> kTreePairs = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
+                                                          {{6, 5, 7}, {5, 6, 7}}};
+memory::StackLstmConfig tiny_tree(const char* attention) {
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
+  c.attention = attention, c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("stack RNN: hard PUSH, POP and NO-OP move the values as a stack") {
@@ -372,13 +383,11 @@ TEST_CASE("hard tree: the entropy bonus lowers the loss in proportion to its wei
   // The same tape seed samples the same descents whatever the bonus, which only adds
   // −β Σ H (H > 0: SEARCH starts undecided): the loss falls linearly in β. Normalising the
   // advantages changes the REINFORCE term alone; neither option fits a soft tree.
-  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
-                                                {{6, 5, 7}, {5, 6, 7}}};
+  const auto& data = kTreePairs;
   const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
   auto loss = [&](double beta, bool norm, double reinforce) {
-    memory::StackLstmConfig c;
-    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
-    c.attention = "hard", c.two_controllers = true, c.read_out = true;
+    memory::StackLstmConfig c = tiny_tree("hard");
+    c.leaves_only = false;
     c.entropy = beta, c.normalize_advantage = norm, c.reinforce = reinforce;
     c.validate();
     nn::ParamStore ps;
@@ -448,13 +457,10 @@ TEST_CASE("tree, leaves only: the controller never reads the source") {
   // The source is in the leaves alone: the encoder's LSTM never runs, so scrambling its
   // weights changes neither the loss (soft and hard) nor the decoding, whose trace has a row
   // per output step and none for the source's.
-  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
-                                                {{6, 5, 7}, {5, 6, 7}}};
+  const auto& data = kTreePairs;
   const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
   for (const char* attention : {"soft", "hard"}) {
-    memory::StackLstmConfig c;
-    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
-    c.attention = attention, c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+    memory::StackLstmConfig c = tiny_tree(attention);
     nn::ParamStore ps;
     Rng rng(3);
     memory::StackLstm m(ps, c, rng);
@@ -483,13 +489,10 @@ TEST_CASE("tree: JOIN and SEARCH as MLPs (--join-hidden, --search-hidden)") {
   // Without them the tree has no hidden layers (its weights drawn as before); with them both
   // hidden layers are in the model, of their shapes, and the loss (soft and hard) depends on
   // each.
-  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
-                                                {{6, 5, 7}, {5, 6, 7}}};
+  const auto& data = kTreePairs;
   const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
   for (const char* attention : {"soft", "hard"}) {
-    memory::StackLstmConfig c;
-    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
-    c.attention = attention, c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+    memory::StackLstmConfig c = tiny_tree(attention);
     {
       nn::ParamStore ps;
       Rng rng(3);
@@ -534,8 +537,7 @@ TEST_CASE("tree: the symbols' order in the leaves' input (--order-bits)") {
   // With order_bits the leaves' input holds each symbol's value in bits from the vocabulary:
   // until set_symbols every symbol's bits are 0; after it the loss (soft and hard) changes
   // where the tokens are integers in range, and not where none is (a word, 16 with 4 bits).
-  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
-                                                {{6, 5, 7}, {5, 6, 7}}};
+  const auto& data = kTreePairs;
   const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
   auto vocab = [](std::vector<std::string> toks) {
     data::TokenCounts counts;
@@ -546,9 +548,8 @@ TEST_CASE("tree: the symbols' order in the leaves' input (--order-bits)") {
   const auto numbers = vocab({"9", "3", "12", "5"}), words = vocab({"9", "x", "16", "-2"});
   REQUIRE(numbers.token(5) == "3");
   for (const char* attention : {"soft", "hard"}) {
-    memory::StackLstmConfig c;
-    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree", c.order_bits = 4;
-    c.attention = attention, c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+    memory::StackLstmConfig c = tiny_tree(attention);
+    c.order_bits = 4;
     nn::ParamStore ps;
     Rng rng(3);
     memory::StackLstm m(ps, c, rng);
