@@ -26,6 +26,18 @@ void BestParams::finish(nn::ModelFile& f, double last, const Also& last_also) co
   for (const auto& [name, v] : best ? also_ : last_also) f.numbers["result/" + name] = v;
 }
 
+bool BestParams::restore(nn::ParamStore& ps) const {
+  if (params_.empty()) return false;
+  for (ad::Parameter* p : ps.params()) {
+    const auto it = params_.find(p->name);
+    if (it == params_.end() || it->second.shape() != p->value.shape())
+      throw DataError("BestParams::restore: no kept " + p->name + " of shape " +
+                      shape_str(p->value.shape()));
+    p->value = it->second.clone();
+  }
+  return true;
+}
+
 void BestParams::save_state(nn::ModelFile& f) const {
   if (params_.empty()) return;
   for (const auto& [name, t] : params_) f.tensors["best/" + name] = t.clone();

@@ -32,6 +32,9 @@ class BestParams {
   // The better of the kept score and `last` (`last` alone when nothing is kept).
   double better(double last) const;
   void finish(nn::ModelFile& f, double last, const Also& last_also = {}) const;
+  // Copies the kept parameters into ps (by name); false, ps untouched, when none is kept.
+  // DataError when a kept tensor's shape is not the parameter's.
+  bool restore(nn::ParamStore& ps) const;
   void save_state(nn::ModelFile& f) const;
   // DataError naming the file when a kept tensor's shape is not the parameter's.
   void load_state(const nn::ModelFile& f, const nn::ParamStore& ps);

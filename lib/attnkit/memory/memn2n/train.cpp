@@ -164,6 +164,7 @@ void MemN2NTraining::save_state(nn::ModelFile& m) const {
   m.numbers["phase/loss_sum"] = phase_.loss_sum;
   m.numbers["phase/wrong"] = phase_.wrong;
   m.numbers["phase/grad_norm"] = phase_.grad_norm;
+  best_.save_state(m);  // nothing without keep_best
 }
 
 void MemN2NTraining::load_state(const nn::ModelFile& m) {
@@ -178,6 +179,7 @@ void MemN2NTraining::load_state(const nn::ModelFile& m) {
   p.wrong = m.number("phase/wrong");
   p.grad_norm = m.number("phase/grad_norm");
   phase_ = p;
+  best_.load_state(m, model_.params());
 }
 
 void MemN2NTraining::on_batch(const nn::TrainState& st) {
@@ -257,6 +259,7 @@ train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
     s.val_error = s.train_error;
   }
   phase_.loss_sum = phase_.wrong = phase_.grad_norm = 0.0;
+  if (o_.keep_best && !linear_) best_.offer(s.val_error, model_.params());
   if (phase_.linear) {
     ++phase_.ls_epochs;
     if (s.val_loss < phase_.best_val_loss) {
@@ -275,6 +278,7 @@ train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
     phase_.best_val_loss = std::min(phase_.best_val_loss, s.val_loss);
   }
   end.stop = epoch + 1 >= total_epochs();
+  if (end.stop && o_.keep_best) best_.restore(model_.params());
   return end;
 }
 
