@@ -4,12 +4,13 @@
 
 namespace attnkit::train {
 
-void BestParams::offer(double score, const nn::ParamStore& ps, const Also& also) {
-  if (!params_.empty() && !beats(score, score_)) return;
+bool BestParams::offer(double score, const nn::ParamStore& ps, const Also& also) {
+  if (!params_.empty() && !beats(score, score_)) return false;
   score_ = score;
   also_ = also;
   params_.clear();
   for (const ad::Parameter* p : ps.params()) params_[p->name] = p->value.clone();
+  return true;
 }
 
 double BestParams::better(double last) const {

@@ -27,7 +27,8 @@ class BestParams {
       : key_(std::move(key)), higher_(higher_is_better) {}
 
   using Also = std::map<std::string, double>;
-  void offer(double score, const nn::ParamStore& ps, const Also& also = {});
+  // True when this offer is kept (the first, or one that beats the kept score).
+  bool offer(double score, const nn::ParamStore& ps, const Also& also = {});
   bool empty() const { return params_.empty(); }
   // The better of the kept score and `last` (`last` alone when nothing is kept).
   double better(double last) const;

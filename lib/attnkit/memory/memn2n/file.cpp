@@ -73,6 +73,8 @@ std::vector<ArchField> arch_fields(MemN2NConfig& c) {
                      {[&c] { return static_cast<int64_t>(c.attention); },
                       [&c](int64_t v) { c.attention = static_cast<HopAttention>(v); }}),
                0, true),
+      // crf-kim's linear-start potentials kept (model.h); not written when 0
+      optional(field("kim_full", 0, 1, flag(c.kim_full)), 0, true),
   };
 }
 

@@ -375,7 +375,7 @@ Var MemN2N::kim_forward(Tape& t, const MemBatch& b, bool softmax,
   for (int64_t r = 0; r < B; ++r)
     for (int64_t i = 0; i < M; ++i) diag.at(r, i, i) = -1e9f;
   Var pair = t.constant(std::move(diag));
-  if (!softmax) {  // linear start: θ01 + θ12 + θ20 unnormalised
+  if (!softmax || cfg_.kim_full) {  // linear start: θ01 + θ12 + θ20 unnormalised
     s1 = ad::mul(s1, 2.0f), s2 = ad::mul(s2, 2.0f);
     pair = ad::add(ad::matmul(m, c, false, true), pair);  // m_i·c_j
   }

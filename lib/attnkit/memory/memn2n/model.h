@@ -45,7 +45,8 @@
 // W [V, d]; u2 = U u + U_b. The joint of the hops' choices (z1, z2) = (i, j), i ≠ j, both
 // filled slots, has the log-potential θ01(i) + θ12(i, j) + θ20(j), with θ01(i) = u·m_i,
 // θ12(i, j) = u·m_i + m_i·c_j + u2·c_j, θ20(j) = u2·c_j: during linear start (the code's
-// epochs 1-20) these as they are, 2 u·m_i + m_i·c_j + 2 u2·c_j; after it the code puts a
+// epochs 1-20, and the model kept when the best held-out epoch was one of them: kim_full)
+// these as they are, 2 u·m_i + m_i·c_j + 2 u2·c_j; after it the code puts a
 // log-softmax on each, and since θ12's is taken over a dimension of size 1 (its [n², 1]
 // column) it makes θ12 zero, while θ01's and θ20's only shift the joint by constants: the
 // joint is then u·m_i + u2·c_j (still i ≠ j). The hops' weights are the joint's marginals
@@ -94,6 +95,10 @@ struct MemN2NConfig {
   bool mask_empty = false;  // empty slots get no weight (models saved before: true)
   float init_std = 0.1f;    // weights drawn from N(0, init_std²)
   HopAttention attention = HopAttention::Softmax;  // (models saved before: softmax)
+  // crf-kim only: the model keeps the linear-start potentials (2 u·m_i + m_i·c_j + 2 u2·c_j)
+  // after training, as the authors' code does when its best held-out epoch was one of linear
+  // start (its kept copy of the net has no log-softmaxes yet); set by --keep-best.
+  bool kim_full = false;
   // Rows of the temporal tables: ages 0..time_rows-1 (M plus room for random noise).
   int64_t time_rows() const { return memory + memory / 10 + 1; }
 };
@@ -138,6 +143,8 @@ class MemN2N {
   std::vector<std::vector<ad::Parameter*>> weight_groups() const;
 
   const MemN2NConfig& config() const { return cfg_; }
+  // crf-kim's potentials after training (MemN2NConfig::kim_full).
+  void set_kim_full(bool full) { cfg_.kim_full = full; }
   nn::ParamStore& params() { return ps_; }
   const nn::ParamStore& params() const { return ps_; }
 

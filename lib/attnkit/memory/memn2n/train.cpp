@@ -165,6 +165,7 @@ void MemN2NTraining::save_state(nn::ModelFile& m) const {
   m.numbers["phase/wrong"] = phase_.wrong;
   m.numbers["phase/grad_norm"] = phase_.grad_norm;
   best_.save_state(m);  // nothing without keep_best
+  if (best_linear_) m.numbers["phase/best_linear"] = 1;
 }
 
 void MemN2NTraining::load_state(const nn::ModelFile& m) {
@@ -180,6 +181,7 @@ void MemN2NTraining::load_state(const nn::ModelFile& m) {
   p.grad_norm = m.number("phase/grad_norm");
   phase_ = p;
   best_.load_state(m, model_.params());
+  best_linear_ = m.numbers.count("phase/best_linear") && m.number("phase/best_linear") != 0;
 }
 
 void MemN2NTraining::on_batch(const nn::TrainState& st) {
@@ -259,7 +261,9 @@ train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
     s.val_error = s.train_error;
   }
   phase_.loss_sum = phase_.wrong = phase_.grad_norm = 0.0;
-  if (o_.keep_best && !linear_) best_.offer(s.val_error, model_.params());
+  if (o_.keep_best && (!linear_ || model_.config().attention == HopAttention::CrfKim) &&
+      best_.offer(s.val_error, model_.params()))
+    best_linear_ = linear_;
   if (phase_.linear) {
     ++phase_.ls_epochs;
     if (s.val_loss < phase_.best_val_loss) {
@@ -278,7 +282,8 @@ train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
     phase_.best_val_loss = std::min(phase_.best_val_loss, s.val_loss);
   }
   end.stop = epoch + 1 >= total_epochs();
-  if (end.stop && o_.keep_best) best_.restore(model_.params());
+  if (end.stop && o_.keep_best && best_.restore(model_.params()))
+    model_.set_kim_full(model_.config().attention == HopAttention::CrfKim && best_linear_);
   return end;
 }
 

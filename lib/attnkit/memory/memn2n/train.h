@@ -84,7 +84,8 @@ struct TrainOptions {
   bool rn = false;      // random noise
   // Keep the parameters of the epoch after linear start with the lowest validation error
   // (the first of equals) rather than the last epoch's: the authors' struct-attn code's model
-  // selection (its held-out accuracy, every epoch).
+  // selection (its held-out accuracy, every epoch). crf-kim's epochs of linear start are
+  // candidates too, as in that code (a model kept from one keeps its potentials: kim_full).
   bool keep_best = false;
   uint64_t seed = 1;
   // UsageError when a value is out of range; 0 (epochs, lr, ls_max_epochs) and -1
@@ -202,6 +203,7 @@ class MemN2NTraining : public train::DatasetModule {
   train::Tapes tapes_;
   double score_ = -1.0;
   train::BestParams best_{"val_error", false};  // with keep_best
+  bool best_linear_ = false;                    // ... kept from a linear-start epoch
 };
 
 // The data of memn2n-train: each task's training file in DIR (bAbI's qaN_*_train.txt), one
@@ -315,8 +317,9 @@ struct MemN2NSettings {
        "clip the norm of all the gradients together (default: each weight's on its own)"});
     v(train.keep_best,
       {"keep-best", "",
-       "keep the parameters of the epoch after linear start with the lowest validation error "
-       "(the first of equals; the authors' struct-attn code), not the last epoch's"});
+       "keep the parameters of the epoch after linear start (crf-kim: of any epoch) with the "
+       "lowest validation error (the first of equals; the authors' struct-attn code), not the "
+       "last epoch's"});
     v(data.val_fraction,
       {"valid-fraction", "F", "fraction of each task's training questions held out for validation",
        "val-fraction"});
