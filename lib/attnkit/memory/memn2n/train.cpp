@@ -310,6 +310,9 @@ void MemN2NTraining::finish(nn::ModelFile& m) {
   m.numbers["result/val_error"] =
       val_.empty() ? 0.0 : error_rate(val_, memory::evaluate(model_, val_).predicted);
   m.numbers["result/seed"] = static_cast<double>(o_.seed);
+  // the architecture was described at the start; a crf-kim model kept from linear start
+  // keeps its potentials (not written otherwise: the files stay as before)
+  if (model_.config().kim_full) m.set_arch("kim_full", 1);
 }
 
 MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {

@@ -315,6 +315,9 @@ struct MemN2NSettings {
     v(train.clip_global,
       {"clip-global", "",
        "clip the norm of all the gradients together (default: each weight's on its own)"});
+    v(model.init_std, {"init-std", "S",
+                       "the weights are drawn from N(0, S^2) (the authors' struct-attn code: "
+                       "0.316, 1/sqrt(10))"});
     v(train.keep_best,
       {"keep-best", "",
        "keep the parameters of the epoch after linear start (crf-kim: of any epoch) with the "
