@@ -33,8 +33,10 @@ int main(int argc, char** argv) {
         "a bAbI directory holding qaN_*_train.txt files (the data set's en/ or en-10k/)")(
         "output,o", po::value(&out)->value_name("MODEL")->required(), "the trained model")(
         "attention", po::value(&attention)->value_name("KIND")->default_value(attention),
-        "how the hops attend: softmax (MemN2N's), unary (independent hops) or crf (a chain CRF "
-        "over the memory each hop reads, Kim et al. 2017); stored in the model");
+        "how the hops attend: softmax (MemN2N's), unary (independent hops), crf (a chain CRF "
+        "over the memory each hop reads, Kim et al. 2017) or crf-kim (that paper's authors' "
+        "binary CRF as their code has it: 2 hops, a learned U, two more output tables, an "
+        "untied answer table); stored in the model");
     ak::cli::add_fields(app, st.retired);
     ak::cli::add_training_options(app, tf);
     ak::cli::add_fields(app, st);

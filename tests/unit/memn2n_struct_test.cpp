@@ -1,7 +1,7 @@
-// lib/attnkit/memory/memn2n with structured attention over the hops (`attention` unary and
-// crf, Kim et al. 2017 section 4.3): a golden file (PyTorch, brute-force enumeration of the
-// hop chain, testdata/make_memn2n_crf_golden.py), gradient checks, the marginals' invariants,
-// and the kind kept in model files (older files: softmax).
+// lib/attnkit/memory/memn2n with structured attention over the hops (`attention` unary, crf
+// and crf-kim, Kim et al. 2017 section 4.3): crf-kim against brute-force enumeration, a golden file
+// (PyTorch, brute-force enumeration of the hop chain, testdata/make_memn2n_crf_golden.py), gradient
+// checks, the marginals' invariants, and the kind kept in model files (older files: softmax).
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -111,10 +111,11 @@ TEST_CASE("memn2n crf: loss and hop weights against PyTorch's brute force (golde
 }
 
 TEST_CASE("memn2n crf: gradients through the hop chain (every kind, linear start)") {
-  for (HopAttention a : {HopAttention::Crf, HopAttention::Unary})
+  for (HopAttention a : {HopAttention::Crf, HopAttention::Unary, HopAttention::CrfKim})
     for (int K : {1, 2, 3})
       for (bool softmax : {true, false})
         for (bool pe : {false, true}) {
+          if (a == HopAttention::CrfKim && K != 2) continue;  // 2 hops only
           memory::MemN2NConfig cfg = toy_config(a, K);
           cfg.pe = pe, cfg.te = pe;
           cfg.init_std = 0.5f;
@@ -176,7 +177,8 @@ TEST_CASE("memn2n crf: hop weights are distributions over the filled slots; K = 
 TEST_CASE("memn2n crf: the kind is kept in the model file; older files are softmax") {
   const data::Vocab vocab = memory::babi_vocab(
       data::parse_babi("1 Mary went to the kitchen.\n2 Where is Mary?\tkitchen\t1\n", "s.txt", 1));
-  for (HopAttention a : {HopAttention::Softmax, HopAttention::Unary, HopAttention::Crf}) {
+  for (HopAttention a :
+       {HopAttention::Softmax, HopAttention::Unary, HopAttention::Crf, HopAttention::CrfKim}) {
     memory::MemN2NConfig cfg = toy_config(a, 2);
     cfg.vocab = vocab.size();
     memory::MemN2N model(cfg, 2);
@@ -186,6 +188,18 @@ TEST_CASE("memn2n crf: the kind is kept in the model file; older files are softm
     // softmax files are written as before the choice existed
     CHECK(m.numbers.count("arch/attention") == (a == HopAttention::Softmax ? 0u : 1u));
     CHECK(memory::load_memn2n(m).model->config().attention == a);
+    if (a == HopAttention::CrfKim) {  // with its linear-start potentials kept: one more key
+      memory::MemN2NConfig full = cfg;
+      full.kim_full = true;
+      nn::ModelFile f;
+      memory::put_memn2n(f, full, vocab, {1});
+      nn::put_params(f, model.params());
+      CHECK(m.numbers.count("arch/kim_full") == 0u);
+      CHECK(f.numbers.at("arch/kim_full") == 1.0);
+      CHECK(memory::load_memn2n(f).model->config().kim_full);
+      CHECK_FALSE(memory::load_memn2n(m).model->config().kim_full);
+      continue;  // its tables are not a softmax model's
+    }
     m.numbers.erase("arch/attention");
     CHECK(memory::load_memn2n(m).model->config().attention == HopAttention::Softmax);
   }
@@ -193,7 +207,7 @@ TEST_CASE("memn2n crf: the kind is kept in the model file; older files are softm
   memory::MemN2NConfig cfg = toy_config(HopAttention::Crf, 2);
   cfg.vocab = vocab.size();
   memory::put_memn2n(m, cfg, vocab, {1});
-  m.numbers["arch/attention"] = 3;
+  m.numbers["arch/attention"] = 4;
   CHECK_THROWS_AS(memory::load_memn2n(m), DataError);
 }
 
@@ -201,13 +215,108 @@ TEST_CASE("memn2n crf: the kinds by name; crf needs adjacent tying and no Key-Va
   CHECK(memory::parse_hop_attention("crf") == HopAttention::Crf);
   CHECK(memory::parse_hop_attention("unary") == HopAttention::Unary);
   CHECK(memory::parse_hop_attention("softmax") == HopAttention::Softmax);
+  CHECK(memory::parse_hop_attention("crf-kim") == HopAttention::CrfKim);
   CHECK_THROWS_AS(memory::parse_hop_attention("binary"), ChoiceError);
-  for (HopAttention a : {HopAttention::Crf, HopAttention::Unary}) {
+  for (int K : {1, 3}) {  // crf-kim: the authors' 2 hops only
+    memory::MemN2NConfig cfg = toy_config(HopAttention::CrfKim, K);
+    CHECK_THROWS_AS(memory::MemN2N(cfg, 1), UsageError);
+  }
+  for (HopAttention a : {HopAttention::Crf, HopAttention::Unary, HopAttention::CrfKim}) {
     memory::MemN2NConfig cfg = toy_config(a, 2);
     cfg.kv = true;
     CHECK_THROWS_AS(memory::MemN2N(cfg, 1), UsageError);
     cfg.kv = false, cfg.tying = memory::Tying::LayerWise;
     CHECK_THROWS_AS(memory::MemN2N(cfg, 1), UsageError);
+  }
+}
+
+// crf-kim (model.h) in float64 from the parameters: the hops' joint over the pairs (i, j) of
+// filled slots, i != j, enumerated; its marginals and the answer logits W (o + U u + U_b).
+TEST_CASE("memn2n crf-kim: hop weights and logits against brute-force enumeration") {
+  // after linear start; during it; after it with its potentials kept (kim_full)
+  for (int mode : {0, 1, 2}) {
+    const bool softmax = mode != 1, full = mode != 0;
+    memory::MemN2NConfig cfg = toy_config(HopAttention::CrfKim, 2);
+    cfg.pe = false, cfg.te = false;  // bag of words: m_i = sum of its words' rows
+    cfg.kim_full = mode == 2;
+    cfg.init_std = 0.6f;
+    memory::MemN2N model(cfg, 5);
+    memory::MemBatch b = test::memn2n_toy_batch(cfg);
+    Tape t;
+    std::vector<Var> att;
+    const Tensor logits = model.forward(t, b, softmax, &att).value().clone();
+    REQUIRE(att.size() == 2u);
+    const int64_t d = cfg.dim, V = cfg.vocab, M = b.M, J = b.J;
+    auto table = [&](const char* name) { return model.params().get(name).value.clone(); };
+    const Tensor E0 = table("E0"), E1 = table("E1"), E2 = table("E2"), E3 = table("E3");
+    const Tensor W = table("W"), U = table("U"), Ub = table("U_b");
+    auto embed = [&](const Tensor& E, const int32_t* ids, int64_t n) {
+      std::vector<double> v(static_cast<size_t>(d), 0.0);
+      for (int64_t j = 0; j < n; ++j)
+        if (ids[j] != 0)
+          for (int64_t k = 0; k < d; ++k) v[static_cast<size_t>(k)] += E.at(ids[j], k);
+      return v;
+    };
+    auto dot = [&](const std::vector<double>& x, const std::vector<double>& y) {
+      double s = 0;
+      for (int64_t k = 0; k < d; ++k) s += x[static_cast<size_t>(k)] * y[static_cast<size_t>(k)];
+      return s;
+    };
+    for (int64_t r = 0; r < b.B; ++r) {
+      INFO("question " << r << " mode " << mode);
+      const std::vector<double> u = embed(E0, b.query.data() + r * b.Jq, b.Jq);
+      std::vector<double> u2(static_cast<size_t>(d));
+      for (int64_t a = 0; a < d; ++a) {
+        double s = Ub[a];
+        for (int64_t k = 0; k < d; ++k) s += U.at(a, k) * u[static_cast<size_t>(k)];
+        u2[static_cast<size_t>(a)] = s;
+      }
+      int64_t n = 0;
+      while (n < M && b.mask.at(r, n) != 0.0f) ++n;
+      std::vector<std::vector<double>> m, c, c2, c3;
+      for (int64_t i = 0; i < n; ++i) {
+        const int32_t* ids = b.story.data() + (r * M + i) * J;
+        m.push_back(embed(E0, ids, J)), c.push_back(embed(E1, ids, J));
+        c2.push_back(embed(E2, ids, J)), c3.push_back(embed(E3, ids, J));
+      }
+      std::vector<double> p1(static_cast<size_t>(M), 0.0), p2(static_cast<size_t>(M), 0.0);
+      if (n == 1) {
+        p1[0] = p2[0] = 1.0;  // one sentence: both hops read it
+      } else {
+        double z = 0;
+        std::vector<double> w(static_cast<size_t>(n * n), 0.0);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            if (i == j) continue;
+            const auto I = static_cast<size_t>(i), Jj = static_cast<size_t>(j);
+            const double s = full ? 2 * dot(u, m[I]) + dot(m[I], c[Jj]) + 2 * dot(u2, c[Jj])
+                                  : dot(u, m[I]) + dot(u2, c[Jj]);
+            z += w[static_cast<size_t>(i * n + j)] = std::exp(s);
+          }
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            const double p = w[static_cast<size_t>(i * n + j)] / z;
+            p1[static_cast<size_t>(i)] += p, p2[static_cast<size_t>(j)] += p;
+          }
+      }
+      for (int64_t i = 0; i < M; ++i) {
+        CHECK(att[0].value().at(r, i) ==
+              doctest::Approx(p1[static_cast<size_t>(i)]).epsilon(1e-4).scale(1e-5));
+        CHECK(att[1].value().at(r, i) ==
+              doctest::Approx(p2[static_cast<size_t>(i)]).epsilon(1e-4).scale(1e-5));
+      }
+      std::vector<double> h = u2;  // o + u2
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t k = 0; k < d; ++k)
+          h[static_cast<size_t>(k)] +=
+              p1[static_cast<size_t>(i)] * c2[static_cast<size_t>(i)][static_cast<size_t>(k)] +
+              p2[static_cast<size_t>(i)] * c3[static_cast<size_t>(i)][static_cast<size_t>(k)];
+      for (int64_t v = 0; v < V; ++v) {
+        double want = 0;
+        for (int64_t k = 0; k < d; ++k) want += W.at(v, k) * h[static_cast<size_t>(k)];
+        CHECK(logits.at(r, v) == doctest::Approx(want).epsilon(1e-4).scale(1e-4));
+      }
+    }
   }
 }
 

@@ -328,6 +328,11 @@ TEST_CASE("best params: the best evaluation's parameters and figures, kept acros
   CHECK(g.tensor("param/w")[0] == 3.0f);
   CHECK(g.number("result/valid_accuracy") == 0.8);
   CHECK(g.number("result/valid_loss") == 0.4);
+  // restore: the kept values into the store (w holds 3 now, the kept 2)
+  CHECK(again.restore(ps));
+  CHECK(w.value[0] == 2.0f);
+  CHECK_FALSE(train::BestParams("valid_accuracy", true).restore(ps));  // nothing kept
+  CHECK(w.value[0] == 2.0f);
 }
 
 }  // namespace attnkit_unit_trainer_test

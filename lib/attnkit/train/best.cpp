@@ -4,12 +4,13 @@
 
 namespace attnkit::train {
 
-void BestParams::offer(double score, const nn::ParamStore& ps, const Also& also) {
-  if (!params_.empty() && !beats(score, score_)) return;
+bool BestParams::offer(double score, const nn::ParamStore& ps, const Also& also) {
+  if (!params_.empty() && !beats(score, score_)) return false;
   score_ = score;
   also_ = also;
   params_.clear();
   for (const ad::Parameter* p : ps.params()) params_[p->name] = p->value.clone();
+  return true;
 }
 
 double BestParams::better(double last) const {
@@ -24,6 +25,18 @@ void BestParams::finish(nn::ModelFile& f, double last, const Also& last_also) co
   f.numbers["result/" + key_] = best ? score_ : last;
   f.numbers["result/last_" + key_] = last;
   for (const auto& [name, v] : best ? also_ : last_also) f.numbers["result/" + name] = v;
+}
+
+bool BestParams::restore(nn::ParamStore& ps) const {
+  if (params_.empty()) return false;
+  for (ad::Parameter* p : ps.params()) {
+    const auto it = params_.find(p->name);
+    if (it == params_.end() || it->second.shape() != p->value.shape())
+      throw DataError("BestParams::restore: no kept " + p->name + " of shape " +
+                      shape_str(p->value.shape()));
+    p->value = it->second.clone();
+  }
+  return true;
 }
 
 void BestParams::save_state(nn::ModelFile& f) const {

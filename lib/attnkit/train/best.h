@@ -27,11 +27,15 @@ class BestParams {
       : key_(std::move(key)), higher_(higher_is_better) {}
 
   using Also = std::map<std::string, double>;
-  void offer(double score, const nn::ParamStore& ps, const Also& also = {});
+  // True when this offer is kept (the first, or one that beats the kept score).
+  bool offer(double score, const nn::ParamStore& ps, const Also& also = {});
   bool empty() const { return params_.empty(); }
   // The better of the kept score and `last` (`last` alone when nothing is kept).
   double better(double last) const;
   void finish(nn::ModelFile& f, double last, const Also& last_also = {}) const;
+  // Copies the kept parameters into ps (by name); false, ps untouched, when none is kept.
+  // DataError when a kept tensor's shape is not the parameter's.
+  bool restore(nn::ParamStore& ps) const;
   void save_state(nn::ModelFile& f) const;
   // DataError naming the file when a kept tensor's shape is not the parameter's.
   void load_state(const nn::ModelFile& f, const nn::ParamStore& ps);

@@ -67,11 +67,14 @@ std::vector<ArchField> arch_fields(MemN2NConfig& c) {
       field("layerwise", 0, 1,
             {[&c] { return int64_t{c.tying == Tying::LayerWise}; },
              [&c](int64_t v) { c.tying = v ? Tying::LayerWise : Tying::Adjacent; }}),
-      // 0 softmax, 1 unary, 2 crf; not written for softmax (those files are as before)
-      optional(field("attention", 0, 2,
+      // 0 softmax, 1 unary, 2 crf, 3 crf-kim; not written for softmax (those files are as
+      // before)
+      optional(field("attention", 0, 3,
                      {[&c] { return static_cast<int64_t>(c.attention); },
                       [&c](int64_t v) { c.attention = static_cast<HopAttention>(v); }}),
                0, true),
+      // crf-kim's linear-start potentials kept (model.h); not written when 0
+      optional(field("kim_full", 0, 1, flag(c.kim_full)), 0, true),
   };
 }
 

@@ -40,11 +40,22 @@ HopAttention parse_hop_attention(const std::string& text) {
                                         {"softmax", HopAttention::Softmax},
                                         {"unary", HopAttention::Unary},
                                         {"crf", HopAttention::Crf},
+                                        {"crf-kim", HopAttention::CrfKim},
                                     });
 }
 
 const char* hop_attention_name(HopAttention a) {
-  return a == HopAttention::Softmax ? "softmax" : a == HopAttention::Unary ? "unary" : "crf";
+  switch (a) {
+    case HopAttention::Softmax:
+      return "softmax";
+    case HopAttention::Unary:
+      return "unary";
+    case HopAttention::Crf:
+      return "crf";
+    case HopAttention::CrfKim:
+      return "crf-kim";
+  }
+  return "?";
 }
 
 Tensor position_encoding(int64_t J, int64_t d, PeForm form) {
@@ -162,6 +173,9 @@ MemN2N::MemN2N(const MemN2NConfig& cfg, uint64_t seed) : cfg_(cfg) {
   if (cfg.attention != HopAttention::Softmax && (cfg.kv || cfg.tying != Tying::Adjacent))
     throw UsageError(std::string("memn2n: attention ") + hop_attention_name(cfg.attention) +
                      " needs adjacent tying and no Key-Value");
+  if (cfg.attention == HopAttention::CrfKim && cfg.hops != 2)
+    throw UsageError("memn2n: attention crf-kim has 2 hops (the authors' T = 2), not " +
+                     std::to_string(cfg.hops));
   Rng rng(seed);
   const int64_t V = cfg.vocab, d = cfg.dim, Tr = cfg.time_rows();
   auto add = [&](const std::string& name, Shape s) {
@@ -176,6 +190,13 @@ MemN2N::MemN2N(const MemN2NConfig& cfg, uint64_t seed) : cfg_(cfg) {
       times_.push_back(add("T_V", {Tr, d}));
     }
     for (int k = 1; k <= cfg.hops; ++k) mats_.push_back(add("R" + std::to_string(k), {d, d}));
+  } else if (cfg.attention == HopAttention::CrfKim) {  // A, C, C2, C3 (see model.h)
+    for (int k = 0; k < 4; ++k) tables_.push_back(add("E" + std::to_string(k), {V, d}));
+    if (cfg.te)
+      for (int k = 0; k < 4; ++k) times_.push_back(add("T" + std::to_string(k), {Tr, d}));
+    mats_.push_back(add("W", {V, d}));
+    mats_.push_back(add("U", {d, d}));
+    mats_.push_back(add("U_b", {d}));
   } else if (cfg.tying == Tying::Adjacent) {
     for (int k = 0; k <= cfg.hops; ++k) tables_.push_back(add("E" + std::to_string(k), {V, d}));
     if (cfg.te)
@@ -289,6 +310,7 @@ Var MemN2N::forward(Tape& t, const MemBatch& b, bool softmax, std::vector<Var>* 
 
 Var MemN2N::structured_forward(Tape& t, const MemBatch& b, bool softmax,
                                std::vector<Var>* attention) const {
+  if (cfg_.attention == HopAttention::CrfKim) return kim_forward(t, b, softmax, attention);
   const int K = cfg_.hops;
   const int64_t B = b.B, M = b.M, d = cfg_.dim;
   auto time = [&](size_t i) { return times_.empty() ? nullptr : times_[i]; };
@@ -332,6 +354,42 @@ Var MemN2N::structured_forward(Tape& t, const MemBatch& b, bool softmax,
         u, ad::reshape(ad::matmul(ad::reshape(pk, {B, 1, M}), cs[static_cast<size_t>(k)]), {B, d}));
   }
   return ad::linear(u, t.param(*tables_[static_cast<size_t>(K)]));
+}
+
+Var MemN2N::kim_forward(Tape& t, const MemBatch& b, bool softmax,
+                        std::vector<Var>* attention) const {
+  const int64_t B = b.B, M = b.M, d = cfg_.dim;
+  auto time = [&](size_t i) { return times_.empty() ? nullptr : times_[i]; };
+  const Var u = encode_sentences(t.param(*tables_[0]), b.query, b.Jq, {B}, cfg_.pe, cfg_.pe_form,
+                                 cfg_.pe_words);
+  const Var m = memory_embedding(t, b, tables_[0], time(0));                // A
+  const Var c = memory_embedding(t, b, tables_[1], time(1));                // C
+  const Var c2 = memory_embedding(t, b, tables_[2], time(2));               // C2
+  const Var c3 = memory_embedding(t, b, tables_[3], time(3));               // C3
+  const Var u2 = ad::linear(u, t.param(*mats_[1]), t.param(*mats_[2]));     // U u + U_b
+  Var s1 = ad::reshape(ad::matmul(m, ad::reshape(u, {B, d, 1})), {B, M});   // u·m_i
+  Var s2 = ad::reshape(ad::matmul(c, ad::reshape(u2, {B, d, 1})), {B, M});  // u2·c_j
+  // i = j is excluded (the code's -inf diagonal of θ12); a large finite penalty keeps a memory
+  // of one sentence defined (both hops on it) where the code's would be NaN
+  Tensor diag({B, M, M});
+  for (int64_t r = 0; r < B; ++r)
+    for (int64_t i = 0; i < M; ++i) diag.at(r, i, i) = -1e9f;
+  Var pair = t.constant(std::move(diag));
+  if (!softmax || cfg_.kim_full) {  // linear start: θ01 + θ12 + θ20 unnormalised
+    s1 = ad::mul(s1, 2.0f), s2 = ad::mul(s2, 2.0f);
+    pair = ad::add(ad::matmul(m, c, false, true), pair);  // m_i·c_j
+  }
+  std::vector<int64_t> states(static_cast<size_t>(B), 0);
+  for (int64_t r = 0; r < B; ++r)  // the filled slots lead (slot 0: the latest sentence)
+    for (int64_t i = 0; i < M; ++i) states[static_cast<size_t>(r)] += b.mask.at(r, i) != 0.0f;
+  const Var marg = ad::hop_chain_marginals(ad::stack({s1, s2}, 1), ad::reshape(pair, {B, 1, M, M}),
+                                           states);  // [B, 2, M]
+  const Var p1 = ad::reshape(ad::slice(marg, 1, 0, 1), {B, M});
+  const Var p2 = ad::reshape(ad::slice(marg, 1, 1, 2), {B, M});
+  if (attention) attention->push_back(p1), attention->push_back(p2);
+  const Var o = ad::add(ad::reshape(ad::matmul(ad::reshape(p1, {B, 1, M}), c2), {B, d}),
+                        ad::reshape(ad::matmul(ad::reshape(p2, {B, 1, M}), c3), {B, d}));
+  return ad::linear(ad::add(o, u2), t.param(*mats_[0]));
 }
 
 }  // namespace attnkit::memory

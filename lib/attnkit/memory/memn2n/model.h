@@ -38,6 +38,19 @@
 // the pairwise potentials (independent hops, each a softmax of u^1 · m^k_i: the paper's
 // "Unary CRF" column). Both mask the empty slots (no attention sink), need adjacent tying and
 // no Key-Value; with linear start each hop's weights are its unary scores (masked).
+// `crf-kim`: the authors' binary CRF as their code has it (harvardnlp/struct-attn
+// train-qa.lua, create_binarycrf_model; K = 2 only). Tables A (E0: memory keys m and the query
+// u), C (E1: keys c of hop 2), C2, C3 (E2, E3: the values of hops 1 and 2), each with its
+// temporal rows (T0..T3), a learned U [d, d] with bias U_b [d], and an untied answer table
+// W [V, d]; u2 = U u + U_b. The joint of the hops' choices (z1, z2) = (i, j), i ≠ j, both
+// filled slots, has the log-potential θ01(i) + θ12(i, j) + θ20(j), with θ01(i) = u·m_i,
+// θ12(i, j) = u·m_i + m_i·c_j + u2·c_j, θ20(j) = u2·c_j: during linear start (the code's
+// epochs 1-20, and the model kept when the best held-out epoch was one of them: kim_full)
+// these as they are, 2 u·m_i + m_i·c_j + 2 u2·c_j; after it the code puts a
+// log-softmax on each, and since θ12's is taken over a dimension of size 1 (its [n², 1]
+// column) it makes θ12 zero, while θ01's and θ20's only shift the joint by constants: the
+// joint is then u·m_i + u2·c_j (still i ≠ j). The hops' weights are the joint's marginals
+// (forward-backward); o = Σ_i p(z1 = i) c2_i + Σ_j p(z2 = j) c3_j and logits = W (o + u2).
 #pragma once
 
 #include <cstdint>
@@ -59,8 +72,8 @@ const char* pe_form_name(PeForm f);
 Tying parse_tying(const std::string& text);
 const char* tying_name(Tying t);
 // How the hops attend (see the header comment).
-enum class HopAttention { Softmax, Unary, Crf };
-// "softmax" / "unary" / "crf"; ChoiceError otherwise.
+enum class HopAttention { Softmax, Unary, Crf, CrfKim };
+// "softmax" / "unary" / "crf" / "crf-kim"; ChoiceError otherwise.
 HopAttention parse_hop_attention(const std::string& text);
 const char* hop_attention_name(HopAttention a);
 
@@ -82,6 +95,10 @@ struct MemN2NConfig {
   bool mask_empty = false;  // empty slots get no weight (models saved before: true)
   float init_std = 0.1f;    // weights drawn from N(0, init_std²)
   HopAttention attention = HopAttention::Softmax;  // (models saved before: softmax)
+  // crf-kim only: the model keeps the linear-start potentials (2 u·m_i + m_i·c_j + 2 u2·c_j)
+  // after training, as the authors' code does when its best held-out epoch was one of linear
+  // start (its kept copy of the net has no log-softmaxes yet); set by --keep-best.
+  bool kim_full = false;
   // Rows of the temporal tables: ages 0..time_rows-1 (M plus room for random noise).
   int64_t time_rows() const { return memory + memory / 10 + 1; }
 };
@@ -126,6 +143,8 @@ class MemN2N {
   std::vector<std::vector<ad::Parameter*>> weight_groups() const;
 
   const MemN2NConfig& config() const { return cfg_; }
+  // crf-kim's potentials after training (MemN2NConfig::kim_full).
+  void set_kim_full(bool full) { cfg_.kim_full = full; }
   nn::ParamStore& params() { return ps_; }
   const nn::ParamStore& params() const { return ps_; }
 
@@ -136,9 +155,12 @@ class MemN2N {
               std::vector<ad::Var>* attention) const;
   ad::Var structured_forward(ad::Tape& t, const MemBatch& b, bool softmax,
                              std::vector<ad::Var>* attention) const;
+  ad::Var kim_forward(ad::Tape& t, const MemBatch& b, bool softmax,
+                      std::vector<ad::Var>* attention) const;
   MemN2NConfig cfg_;
   nn::ParamStore ps_;
-  // Adjacent: E_0..E_K, T_0..T_K. Layer-wise: A, C, B, W, T_A, T_C, H.
+  // Adjacent: E_0..E_K, T_0..T_K (crf-kim: E0..E3, T0..T3, then W, U, U_b in mats_).
+  // Layer-wise: A, C, B, W, T_A, T_C, H.
   // Key-Value: Q, K, Vv, W, T_K, T_V, R_1..R_K.
   std::vector<ad::Parameter*> tables_, times_, mats_;
 };

@@ -164,6 +164,8 @@ void MemN2NTraining::save_state(nn::ModelFile& m) const {
   m.numbers["phase/loss_sum"] = phase_.loss_sum;
   m.numbers["phase/wrong"] = phase_.wrong;
   m.numbers["phase/grad_norm"] = phase_.grad_norm;
+  best_.save_state(m);  // nothing without keep_best
+  if (best_linear_) m.numbers["phase/best_linear"] = 1;
 }
 
 void MemN2NTraining::load_state(const nn::ModelFile& m) {
@@ -178,6 +180,8 @@ void MemN2NTraining::load_state(const nn::ModelFile& m) {
   p.wrong = m.number("phase/wrong");
   p.grad_norm = m.number("phase/grad_norm");
   phase_ = p;
+  best_.load_state(m, model_.params());
+  best_linear_ = m.numbers.count("phase/best_linear") && m.number("phase/best_linear") != 0;
 }
 
 void MemN2NTraining::on_batch(const nn::TrainState& st) {
@@ -257,6 +261,9 @@ train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
     s.val_error = s.train_error;
   }
   phase_.loss_sum = phase_.wrong = phase_.grad_norm = 0.0;
+  if (o_.keep_best && (!linear_ || model_.config().attention == HopAttention::CrfKim) &&
+      best_.offer(s.val_error, model_.params()))
+    best_linear_ = linear_;
   if (phase_.linear) {
     ++phase_.ls_epochs;
     if (s.val_loss < phase_.best_val_loss) {
@@ -275,6 +282,8 @@ train::StepEnd MemN2NTraining::end_step(const nn::TrainState& st, double loss,
     phase_.best_val_loss = std::min(phase_.best_val_loss, s.val_loss);
   }
   end.stop = epoch + 1 >= total_epochs();
+  if (end.stop && o_.keep_best && best_.restore(model_.params()))
+    model_.set_kim_full(model_.config().attention == HopAttention::CrfKim && best_linear_);
   return end;
 }
 
@@ -301,6 +310,9 @@ void MemN2NTraining::finish(nn::ModelFile& m) {
   m.numbers["result/val_error"] =
       val_.empty() ? 0.0 : error_rate(val_, memory::evaluate(model_, val_).predicted);
   m.numbers["result/seed"] = static_cast<double>(o_.seed);
+  // the architecture was described at the start; a crf-kim model kept from linear start
+  // keeps its potentials (not written otherwise: the files stay as before)
+  if (model_.config().kim_full) m.set_arch("kim_full", 1);
 }
 
 MemN2NTraining::StepOut MemN2NTraining::step(int64_t epoch, int64_t position) {

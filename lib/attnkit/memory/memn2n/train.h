@@ -33,6 +33,7 @@
 #include "attnkit/data/vocab.h"
 #include "attnkit/memory/memn2n/model.h"
 #include "attnkit/nn/optim.h"
+#include "attnkit/train/best.h"
 #include "attnkit/train/dataset_module.h"
 #include "attnkit/train/module.h"
 
@@ -81,6 +82,11 @@ struct TrainOptions {
   int ls_patience = 0;  // end linear start after this many epochs without a new best
                         // validation loss (0: never; ls_max_epochs end it)
   bool rn = false;      // random noise
+  // Keep the parameters of the epoch after linear start with the lowest validation error
+  // (the first of equals) rather than the last epoch's: the authors' struct-attn code's model
+  // selection (its held-out accuracy, every epoch). crf-kim's epochs of linear start are
+  // candidates too, as in that code (a model kept from one keeps its potentials: kim_full).
+  bool keep_best = false;
   uint64_t seed = 1;
   // UsageError when a value is out of range; 0 (epochs, lr, ls_max_epochs) and -1
   // (anneal_every) pass as "the recipe's" (memn2n_recipe fills them in).
@@ -196,6 +202,8 @@ class MemN2NTraining : public train::DatasetModule {
   int64_t calls_ = 0;  // step() calls (its tapes' seeds)
   train::Tapes tapes_;
   double score_ = -1.0;
+  train::BestParams best_{"val_error", false};  // with keep_best
+  bool best_linear_ = false;                    // ... kept from a linear-start epoch
 };
 
 // The data of memn2n-train: each task's training file in DIR (bAbI's qaN_*_train.txt), one
@@ -307,6 +315,14 @@ struct MemN2NSettings {
     v(train.clip_global,
       {"clip-global", "",
        "clip the norm of all the gradients together (default: each weight's on its own)"});
+    v(model.init_std, {"init-std", "S",
+                       "the weights are drawn from N(0, S^2) (the authors' struct-attn code: "
+                       "0.316, 1/sqrt(10))"});
+    v(train.keep_best,
+      {"keep-best", "",
+       "keep the parameters of the epoch after linear start (crf-kim: of any epoch) with the "
+       "lowest validation error (the first of equals; the authors' struct-attn code), not the "
+       "last epoch's"});
     v(data.val_fraction,
       {"valid-fraction", "F", "fraction of each task's training questions held out for validation",
        "val-fraction"});
