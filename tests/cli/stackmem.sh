@@ -108,17 +108,18 @@ expect 0 stackmem-train $small --memory tree --attention hard --reinforce 0 --ba
 CHECKS=$((CHECKS + 1)); cmp -s hard.akm hard0.akm && fail "--reinforce 0 made the same model"
 # The sorting recipe's options (the source in the leaves alone, each access's own step's
 # return, normalised advantages, an entropy bonus, a curriculum on the length), with JOIN and
-# SEARCH as MLPs and the symbols' bits in the leaves: the same model for any --threads (a
-# batch of 40: two slices, each sampling from its own generator), another than without them;
-# decoded.
+# SEARCH as MLPs, the symbols' bits in the leaves and a learned baseline: the same model for
+# any --threads (a batch of 40: two slices, each sampling from its own generator), another
+# than without them; decoded.
 recipe="--leaves-only --discount 0 --normalize-advantage --entropy 0.01 --curriculum 3
-  --join-hidden 4 --search-hidden 4 --order-bits 8"
+  --join-hidden 4 --search-hidden 4 --order-bits 8 --value-baseline"
 expect 0 stackmem-train $small --memory tree --attention hard $recipe --batch-size 40 --epochs 2 --threads 1 -o hardr.akm
 expect 0 stackmem-train $small --memory tree --attention hard $recipe --batch-size 40 --epochs 2 --threads 2 -o hardr2.akm
 CHECKS=$((CHECKS + 1)); cmp -s hardr.akm hardr2.akm || fail "the recipe's hard tree depends on --threads"
 CHECKS=$((CHECKS + 1)); cmp -s hard.akm hardr.akm && fail "the recipe's options made the same model"
 expect 0 stackmem-run --model hardr.akm -i valid.tsv -o hardr.txt
 expect_err 2 "stackmem-train: --entropy and --normalize-advantage are for the hard tree (--memory tree --attention hard)" stackmem-train $small --memory tree --entropy 0.1 -o x.akm
+expect_err 2 "stackmem-train: --value-baseline is for the hard tree (--memory tree --attention hard)" stackmem-train $small --memory tree --value-baseline -o x.akm
 expect_err 2 "stackmem-train: --leaves-only is for a tree (--memory tree)" stackmem-train $small --leaves-only -o x.akm
 expect_err 2 "stackmem-train: --join-hidden and --search-hidden are for a tree (--memory tree)" stackmem-train $small --search-hidden 4 -o x.akm
 expect_err 2 "stackmem-train: --order-bits is for a tree (--memory tree)" stackmem-train $small --order-bits 8 -o x.akm

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -377,6 +378,71 @@ TEST_CASE("hard tree: the REINFORCE advantages by hand, raw") {
   // A row alone at its access has no baseline; an access past the last step is refused.
   CHECK(memory::tree_advantages(ll, {4}, {{0, 1, 0}}) == std::vector<float>{-1.0f});
   CHECK_THROWS_AS(memory::tree_advantages(ll, {5}, {{0, 1, 0}}), ShapeError);
+  // Without the leave-one-out baseline (--value-baseline learns one): the returns themselves.
+  const std::vector<float> G = {-4.75f, -6.5f, -5.5f, -3.75f, -5.0f, -1.0f};
+  const auto raw = memory::tree_advantages(ll, steps, rows, 1.0, false);
+  REQUIRE(raw.size() == G.size());
+  for (size_t i = 0; i < raw.size(); ++i) CHECK(raw[i] == doctest::Approx(G[i]).epsilon(1e-7));
+}
+
+TEST_CASE("hard tree: a learned value baseline (--value-baseline)") {
+  // The head is drawn last (every other weight as without it) and is not used in decoding; its
+  // squared error is added to the loss; its regression reaches neither the controller nor the
+  // tree (the state enters as a constant), and the policy term uses its prediction as a
+  // constant (the head's gradient is the same whatever the REINFORCE weight).
+  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
+                                                {{6, 5, 7}, {5, 6, 7}}};
+  const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
+  struct Run {
+    float loss;
+    std::map<std::string, Tensor> grads;
+    std::vector<int32_t> decoded;
+  };
+  auto run = [&](bool value, double reinforce) {
+    memory::StackLstmConfig c;
+    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
+    c.attention = "hard", c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+    c.entropy = 0.1, c.reinforce = reinforce, c.value_baseline = value;
+    nn::ParamStore ps;
+    Rng rng(3);
+    memory::StackLstm m(ps, c, rng);
+    CHECK(ps.params("tree_value").size() == (value ? 2u : 0u));
+    if (value) CHECK(ps.params("tree_value")[0]->value.shape() == Shape{1, 5});
+    ad::Tape t(7);
+    ad::Var l = m.loss(t, both, nullptr);
+    t.backward(l);
+    Run r{l.value()[0], {}, m.decode(data[0].source, 20)};
+    for (ad::Parameter* p : ps.params()) r.grads[p->name] = p->grad.clone();
+    return r;
+  };
+  const Run plain0 = run(false, 0), value0 = run(true, 0), plain1 = run(false, 1),
+            value1 = run(true, 1);
+  CHECK(value0.decoded == plain0.decoded);
+  CHECK(value1.loss != plain1.loss);
+  // REINFORCE weight 0: the value term alone differs, 1/2 Σ (b − G)² > 0.
+  CHECK(value0.loss > plain0.loss);
+  auto max_abs = [](const Tensor& x) {
+    float m = 0;
+    for (int64_t i = 0; i < x.size(); ++i) m = std::max(m, std::fabs(x[i]));
+    return m;
+  };
+  for (const auto& [name, g] : plain0.grads) {
+    REQUIRE(value0.grads.count(name));
+    const Tensor& h = value0.grads.at(name);
+    REQUIRE(h.shape() == g.shape());
+    for (int64_t i = 0; i < g.size(); ++i) CHECK(h[i] == doctest::Approx(g[i]).epsilon(1e-5));
+  }
+  for (const char* head : {"tree_value.W", "tree_value.b"}) {
+    REQUIRE(value0.grads.count(head));
+    CHECK(max_abs(value0.grads.at(head)) > 1e-3f);
+    const Tensor &g0 = value0.grads.at(head), &g1 = value1.grads.at(head);
+    for (int64_t i = 0; i < g0.size(); ++i) CHECK(g1[i] == doctest::Approx(g0[i]).epsilon(1e-5));
+  }
+  memory::StackLstmConfig c;
+  c.vocab = 8, c.memory = "tree", c.value_baseline = true;
+  CHECK_THROWS_AS(c.validate(), UsageError);
+  c.attention = "hard";
+  CHECK_NOTHROW(c.validate());
 }
 
 TEST_CASE("hard tree: the entropy bonus lowers the loss in proportion to its weight") {

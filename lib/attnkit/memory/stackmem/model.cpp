@@ -46,6 +46,8 @@ void StackLstmConfig::validate() const {
   if ((entropy > 0 || normalize_advantage) && !hard_tree())
     throw UsageError(
         "entropy and --normalize-advantage are for the hard tree (--memory tree --attention hard)");
+  if (value_baseline && !hard_tree())
+    throw UsageError("value-baseline is for the hard tree (--memory tree --attention hard)");
   if (curriculum < 0) throw UsageError("curriculum must be >= 0");
   if (join_hidden < 0 || search_hidden < 0)
     throw UsageError("join-hidden and --search-hidden must be >= 0");
@@ -245,6 +247,9 @@ StackLstm::StackLstm(nn::ParamStore& ps, const StackLstmConfig& c, Rng& rng)
     }
   }
   threshold_bias(dec_ctrl_.get());
+  // The hard tree's value head last of all, so that every other weight is drawn as without it.
+  if (c_.value_baseline)
+    tree_value_ = std::make_unique<nn::Linear>(ps, "tree_value", c.hidden, 1, rng);
   // Training steps a batch of a few rows one symbol at a time: every product by a weight in
   // the faster form (nn::Linear::transposed; same values up to rounding).
   for (nn::RecurrentCell* cell : {cell_.get(), dec_cell_.get()})
@@ -261,6 +266,7 @@ struct StackLstm::Step {
   HamTable table;              // or the tree (hard), with the log-probabilities of its descents in
   std::vector<Var> descents;   // training: one [B, 1] an access
   std::vector<Var> entropies;  // training with an entropy bonus: the paths' entropies, likewise
+  std::vector<Var> values;     // training with value_baseline: the predicted returns, likewise
   Var stacks;  // the stack RNN: [B·K, n], row b·K + k = stack k of item b, the top first
   Var read;    // [B, R]: the memory's read (the stack RNN: the stacks' top elements)
   Var ops;     // training with op_cost: the push and pop strengths summed so far, []
@@ -451,6 +457,8 @@ Var StackLstm::advance(ad::Tape& t, const std::vector<int32_t>& ids, Step& st, S
       st.read = ad::select_rows(*target, a.read, st.read);
       if (t.training() && t.recording()) st.descents.push_back(a.log_prob);
       if (how.entropy) st.entropies.push_back(a.entropy);
+      if (tree_value_ && t.training() && t.recording())  // the state as a constant
+        st.values.push_back((*tree_value_)(t, t.constant(st.s.h.value().clone())));
       if (trace) {
         const int64_t n = st.table.n;
         std::vector<float> wv(static_cast<size_t>(n), 0.0f);
@@ -624,8 +632,10 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
     // −reinforce · Σ A log π over the accesses' counted rows (tree_advantages), and the
     // entropy bonus −β Σ H over the same: rl::reinforce_loss, summed over the rows as the
     // cross-entropy is.
-    const std::vector<float> adv = tree_advantages(loglik, access_step, access_rows, c_.discount);
-    std::vector<Var> log_probs, entropies;
+    // value_baseline: the returns themselves, the baseline the value head's.
+    const std::vector<float> adv =
+        tree_advantages(loglik, access_step, access_rows, c_.discount, !tree_value_);
+    std::vector<Var> log_probs, entropies, values;
     for (size_t a = 0; a < st.descents.size(); ++a) {
       std::vector<int32_t> rows;
       for (int64_t b = 0; b < B; ++b)
@@ -633,6 +643,7 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
       if (rows.empty()) continue;
       log_probs.push_back(ad::embedding(st.descents[a], rows));
       if (!st.entropies.empty()) entropies.push_back(ad::embedding(st.entropies[a], rows));
+      if (!st.values.empty()) values.push_back(ad::embedding(st.values[a], rows));
     }
     if (!log_probs.empty()) {
       rl::ReinforceOptions ro;
@@ -640,9 +651,9 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
       ro.entropy = c_.entropy;
       ro.policy_weight = c_.reinforce;
       ro.rows = rl::RowReduction::sum;
-      const rl::PolicyLoss pl =
-          rl::reinforce_loss(t, ad::concat(log_probs, 0), adv, Var(), ro,
-                             entropies.empty() ? Var() : ad::concat(entropies, 0));
+      const rl::PolicyLoss pl = rl::reinforce_loss(
+          t, ad::concat(log_probs, 0), adv, values.empty() ? Var() : ad::concat(values, 0), ro,
+          entropies.empty() ? Var() : ad::concat(entropies, 0));
       total = ad::add(total, pl.total);
     }
   }
@@ -654,7 +665,7 @@ Var StackLstm::loss(ad::Tape& t, const std::vector<const TransduceExample*>& ite
 std::vector<float> tree_advantages(const std::vector<std::vector<double>>& loglik,
                                    const std::vector<int64_t>& access_step,
                                    const std::vector<std::vector<uint8_t>>& access_rows,
-                                   double discount) {
+                                   double discount, bool leave_one_out) {
   if (access_rows.size() != access_step.size())
     throw ShapeError("tree_advantages: " + std::to_string(access_step.size()) + " accesses, " +
                      std::to_string(access_rows.size()) + " row sets");
@@ -679,8 +690,9 @@ std::vector<float> tree_advantages(const std::vector<std::vector<double>>& logli
       if (access_rows[a][b]) sum += G[a][b], ++count;
     for (size_t b = 0; b < B; ++b)
       if (access_rows[a][b])
-        adv.push_back(G[a][b] -
-                      (count > 1 ? (sum - G[a][b]) / static_cast<double>(count - 1) : 0.0));
+        adv.push_back(G[a][b] - (leave_one_out && count > 1
+                                     ? (sum - G[a][b]) / static_cast<double>(count - 1)
+                                     : 0.0));
   }
   return {adv.begin(), adv.end()};
 }

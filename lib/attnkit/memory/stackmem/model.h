@@ -152,6 +152,12 @@ struct StackLstmConfig {
   // input and not only learned from the targets (mlpack's HAM sort task sorts numbers given
   // by their bits). A symbol that is not an integer in [0, 2^N) gets 0s. 0: none.
   int64_t order_bits = 0;
+  // hard: a learned baseline for REINFORCE: a linear head on the controller's state at each
+  // access predicts that access's return G_k, regressed on it (rl::reinforce_loss's value
+  // term, weight 1/2), and b_k is its prediction in place of the leave-one-out mean over the
+  // slice's other pairs. The head reads the state as a constant: its regression trains the
+  // head alone, not the controller. false: the leave-one-out mean (the form before).
+  bool value_baseline = false;
   // Each hyper-parameter once (core/fields.h): stackmem-train's options, the stored YAML, the
   // loader (older files lack the later fields: they load with the defaults).
   template <class V>
@@ -265,6 +271,11 @@ struct StackLstmConfig {
                    "(+-1, beside its embedding), so that the symbols' order is given, not learned "
                    "(0: none)",
                    nullptr, true});
+    v(value_baseline,
+      {"value-baseline", "",
+       "--attention hard: REINFORCE's baseline is learned, a linear head on the controller's "
+       "state at each access regressed on its return (without: the mean return of the slice's "
+       "other pairs)"});
   }
   void validate() const;
   bool hard_tree() const { return !stack_rnn && memory == "tree" && attention == "hard"; }
@@ -281,11 +292,12 @@ struct StackLstmConfig {
 // with access_rows[k][b] set. For each access in turn and each counted row in turn, A = G − b
 // with G = Σ_{t ≥ t_k} γ^(t − t_k) loglik[t][b] and b the mean of G over the access's other counted
 // rows (0 when alone). Raw: `--normalize-advantage` is rl::reinforce_loss's
-// (ReinforceOptions::normalize_advantage).
+// (ReinforceOptions::normalize_advantage). leave_one_out false: G itself, in the same order
+// (config value_baseline: the baseline is learned, rl::reinforce_loss's `value`).
 std::vector<float> tree_advantages(const std::vector<std::vector<double>>& loglik,
                                    const std::vector<int64_t>& access_step,
                                    const std::vector<std::vector<uint8_t>>& access_rows,
-                                   double discount = 1.0);
+                                   double discount = 1.0, bool leave_one_out = true);
 
 // A curriculum's batch (StackLstmConfig::curriculum) at `step` of `steps`: `batch` indices drawn
 // uniformly, with replacement, by an Rng seeded with (seed, step), among the pairs whose target
@@ -368,7 +380,8 @@ class StackLstm {
   // The tree: the leaves' embedding of the source symbols, JOIN, SEARCH and WRITE.
   std::unique_ptr<nn::Linear> tree_embed_, tree_join_, tree_search_, tree_write_;
   std::unique_ptr<nn::Linear> tree_join_hidden_, tree_search_hidden_;  // or null
-  std::vector<float> order_codes_;  // [vocab, order_bits]: each symbol's bits (set_symbols)
+  std::unique_ptr<nn::Linear> tree_value_;  // value_baseline: the state → the return; or null
+  std::vector<float> order_codes_;          // [vocab, order_bits]: each symbol's bits (set_symbols)
   HamWeights tree_weights(ad::Tape& t) const;
   // The tree over the sources' embeddings (n = the power of 2 at or above the longest, the
   // leaves past a source zero).
