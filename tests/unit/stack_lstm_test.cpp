@@ -390,8 +390,7 @@ TEST_CASE("hard tree: a learned value baseline (--value-baseline)") {
   // squared error is added to the loss; its regression reaches neither the controller nor the
   // tree (the state enters as a constant), and the policy term uses its prediction as a
   // constant (the head's gradient is the same whatever the REINFORCE weight).
-  std::vector<memory::TransduceExample> data = {{{5, 6, 7, 5, 6}, {5, 5, 6, 6, 7}},
-                                                {{6, 5, 7}, {5, 6, 7}}};
+  const auto& data = kTreePairs;
   const std::vector<const memory::TransduceExample*> both = {&data[0], &data[1]};
   struct Run {
     float loss;
@@ -399,9 +398,7 @@ TEST_CASE("hard tree: a learned value baseline (--value-baseline)") {
     std::vector<int32_t> decoded;
   };
   auto run = [&](bool value, double reinforce) {
-    memory::StackLstmConfig c;
-    c.vocab = 8, c.embed = 4, c.hidden = 5, c.width = 3, c.memory = "tree";
-    c.attention = "hard", c.two_controllers = true, c.read_out = true, c.leaves_only = true;
+    memory::StackLstmConfig c = tiny_tree("hard");
     c.entropy = 0.1, c.reinforce = reinforce, c.value_baseline = value;
     nn::ParamStore ps;
     Rng rng(3);
