@@ -46,6 +46,76 @@ TEST_CASE("tensor shapes and errors") {
   CHECK_THROWS_AS(as_batch_shape({1, 2, 4, 5}), ShapeError);
 }
 
+TEST_CASE("Shape: rank 4 inline, longer on the heap; copies, moves, edits, comparisons") {
+  Shape a{2, 3, 4, 5};
+  CHECK(a.is_inline());
+  CHECK(a.size() == 4);
+  CHECK(a.back() == 5);
+  CHECK(std::vector<int64_t>(a.begin(), a.end()) == std::vector<int64_t>{2, 3, 4, 5});
+  a.push_back(6);  // rank 5: the heap
+  CHECK_FALSE(a.is_inline());
+  CHECK(a.vec() == std::vector<int64_t>{2, 3, 4, 5, 6});
+  CHECK(shape_str(a) == "[2, 3, 4, 5, 6]");
+  CHECK_THROWS_AS(shape_numel(a), ShapeError);
+  Shape b = a;  // a copy of a heap shape owns its own buffer
+  b[0] = 7;
+  CHECK(a[0] == 2);
+  CHECK(b == Shape{7, 3, 4, 5, 6});
+  Shape c = std::move(b);  // the moved-from shape is empty and usable, as a vector's
+  CHECK(c == Shape{7, 3, 4, 5, 6});
+  CHECK(b.empty());
+  b.push_back(1);
+  CHECK(b == Shape{1});
+  Shape d{1, 2};
+  Shape e = std::move(d);  // an inline move
+  CHECK(e == Shape{1, 2});
+  CHECK(d.empty());
+  d = c;  // inline <- heap
+  CHECK(d == c);
+  c = e;  // heap <- inline: the dimensions, not the storage
+  CHECK(c == Shape{1, 2});
+  c.pop_back();
+  CHECK(c == Shape{1});
+
+  // Comparisons: the dimensions in order (lexicographic), and with a std::vector<int64_t>.
+  CHECK(Shape{2, 3} != Shape{2, 3, 1});
+  CHECK(Shape{2, 3} < Shape{2, 3, 1});
+  CHECK(Shape{2, 4} > Shape{2, 3, 9});
+  CHECK(Shape{} < Shape{0});
+  CHECK(Shape{3} == std::vector<int64_t>{3});
+  CHECK(Shape(3, 1) == Shape{1, 1, 1});
+  CHECK(Shape{} == Shape(size_t{0}));
+
+  // Edits: insert and erase in the middle, across the inline capacity and back.
+  Shape s{4, 5};
+  s.insert(s.begin(), 1);
+  s.insert(s.begin() + 1, {2, 3});
+  CHECK(s == Shape{1, 2, 3, 4, 5});
+  s.insert(s.end(), s.begin(), s.begin() + 2);  // a range of its own
+  CHECK(s == Shape{1, 2, 3, 4, 5, 1, 2});
+  s.erase(s.begin() + 1, s.begin() + 4);
+  CHECK(s == Shape{1, 5, 1, 2});
+  s.erase(s.begin());
+  CHECK(s == Shape{5, 1, 2});
+  s.resize(6, 9);
+  CHECK(s == Shape{5, 1, 2, 9, 9, 9});
+  s.resize(1);
+  CHECK(s == Shape{5});
+  CHECK(std::vector<int64_t>(s.rbegin(), s.rend()) == std::vector<int64_t>{5});
+  CHECK_THROWS_AS(s.at(1), std::out_of_range);
+  std::vector<int64_t> dims{6, 7, 8, 9, 10};  // from a vector: a file's shape
+  Shape f = dims;
+  CHECK(f.vec() == dims);
+  swap(f, s);
+  CHECK(s == Shape{6, 7, 8, 9, 10});
+  CHECK(f == Shape{5});
+
+  // A tensor's shape is inline, and adopt() keeps the shape and the values it is given.
+  Tensor t = Tensor::adopt({2, 2}, std::vector<float>{1, 2, 3, 4});
+  CHECK(t.shape().is_inline());
+  CHECK(t.at(1, 0) == 3.0f);
+}
+
 TEST_CASE("gemm matches a naive product, with transposes and shape checks") {
   Rng rng(7);
   const int m = 5, k = 7, n = 3;

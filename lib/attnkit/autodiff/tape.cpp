@@ -338,7 +338,8 @@ Tensor Tape::alloc(Shape shape) {
     v.reserve(static_cast<size_t>(cls));  // room for any size of the class, when recycled
   }
   v.resize(static_cast<size_t>(n));  // within the capacity: no reallocation
-  return Tensor(std::move(shape), std::move(v));
+  // n is shape_numel(shape): the Tensor need not count the shape again.
+  return Tensor::adopt(std::move(shape), std::move(v));
 }
 
 size_t Tape::pooled() const {

@@ -17,7 +17,7 @@
 //   no nodes. A Var is a (tape, index) handle: cheap to copy, valid until clear().
 // - Backward functions (the ops' closures) are built in place in an arena of the tape, also
 //   kept across clear(): recording a node costs no heap allocation of its own (what a closure
-//   captures by value, e.g. a Shape, still allocates as it would anywhere).
+//   captures by value allocates as it would anywhere; a Shape of rank <= 4 does not).
 // - Parameters live outside the tape (they persist across steps with their gradient and the
 //   optimiser's state). t.param(p) enters p once per tape as a leaf that *refers* to p.value
 //   and accumulates straight into p.grad: no copies of weights or gradients per step.

@@ -5,11 +5,12 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
-namespace attnkit {
+#include "attnkit/core/shape.h"
 
-using Shape = std::vector<int64_t>;
+namespace attnkit {
 
 // "[2, 3, 4]" — the spelling of shapes in messages.
 std::string shape_str(const Shape& shape);
@@ -25,6 +26,11 @@ class Tensor {
   explicit Tensor(Shape shape, float fill = 0.0f);
   Tensor(Shape shape, std::vector<float> values);  // throws ShapeError if sizes differ
   static Tensor scalar(float v) { return Tensor(Shape{}, std::vector<float>{v}); }
+  // As Tensor(shape, values) when the caller has computed shape_numel(shape) and sized
+  // values to it (the tape's pool): the shape is not checked again.
+  static Tensor adopt(Shape shape, std::vector<float> values) {
+    return Tensor(std::move(shape), std::move(values), Adopt{});
+  }
 
   Tensor(Tensor&&) noexcept = default;
   Tensor& operator=(Tensor&&) noexcept = default;
@@ -61,6 +67,10 @@ class Tensor {
   void reshape(Shape shape);
 
  private:
+  struct Adopt {};
+  Tensor(Shape shape, std::vector<float> values, Adopt)
+      : shape_(std::move(shape)), data_(std::move(values)) {}
+
   Shape shape_;
   std::vector<float> data_;
 };

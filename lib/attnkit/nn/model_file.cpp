@@ -239,7 +239,7 @@ std::string format_model_file(const ModelFile& m) {
   body.strings = m.strings;
   body.texts = m.texts;
   for (const auto& [k, v] : m.numbers) body.numbers[k] = double_bits(v);
-  for (const auto& [name, t] : m.tensors) body.tensors.push_back({name, t.shape()});
+  for (const auto& [name, t] : m.tensors) body.tensors.push_back({name, t.shape().vec()});
   std::ostringstream arch;
   {
     boost::archive::text_oarchive oa(arch);
