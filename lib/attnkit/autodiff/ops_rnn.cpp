@@ -396,8 +396,8 @@ void gru_layer_forward(Tape& t, const Tensor& p, int64_t p_col, const Tensor& wh
     const int64_t s = reverse ? T - 1 - k : k;
     // hp = h W_hhᵀ + b_hh, as ad::linear computes it (the bias rows, then the product added)
     for (int64_t b = 0; b < B; ++b) std::copy(pb, pb + G, hp.data() + b * G);
-    gemm(Trans::No, Trans::Yes, 1.0f, view(h.data(), B, H), view(whh.data(), G, H), 1.0f,
-         view(hp.data(), B, G));
+    gemm(Trans::No, Trans::Yes, 1.0f, detail::view(h.data(), B, H), detail::view(whh.data(), G, H),
+         1.0f, detail::view(hp.data(), B, G));
     const uint8_t* kp = keep.empty() ? nullptr : keep.data() + s * B;
     for (int64_t b = 0; b < B; ++b) {
       float* o = out + (b * T + s) * out_stride;
