@@ -8,6 +8,7 @@
 # of every round, by the wall clock and (on a loaded machine the fairer one at 1 thread) by
 # each process's CPU time.
 #   bench/han.sh [STEPS] [REPS] [THREADS...]     (default 30 training steps of 64, 3, "1 2")
+#   ONLY=train or ONLY=infer runs one mode (default both)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # The PyTorch peer: PYTHON= any interpreter that imports torch (default Debian's).
@@ -25,7 +26,7 @@ bench_coretype
 core=$OPENBLAS_CORETYPE
 "$PYTHON" -c 'import torch' 2>/dev/null || { echo "# PyTorch not importable by $PYTHON: peer skipped"; exit 0; }
 echo -e "impl\tmode\tthreads\titems\tsec\titems_per_s\tcpu_sec\titems_per_cpu_s\ttorch_setting"
-for mode in train infer; do
+for mode in ${ONLY:-train infer}; do
   # inference: whole passes over the 1,024 documents
   n=$steps
   [ "$mode" = infer ] && n=$(( (steps + 9) / 10 ))

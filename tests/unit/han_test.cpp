@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -177,6 +178,58 @@ TEST_CASE("han: padding changes nothing (a document alone or in any batch)") {
       }
     }
   }
+}
+
+TEST_CASE("han: probabilities without recording are the recorded forward pass's bits") {
+  // probabilities() runs the GRUs forward only (ad::gru_layer_forward); the recorded forward
+  // pass in evaluation mode must give the same bits: probabilities and attention weights,
+  // over more than one word-encoder group of 64 sentences.
+  for (const char* arch : {"han", "flat"}) {
+    CAPTURE(arch);
+    nn::ParamStore ps;
+    Rng rng(4);
+    HanNet m(ps, tiny(arch), 12, 3, rng);
+    std::vector<Doc> docs(20);
+    for (auto& d : docs) {
+      d.sentences.resize(1 + rng.below(6));
+      for (auto& s : d.sentences) {
+        s.resize(1 + rng.below(9));
+        for (auto& w : s) w = static_cast<int32_t>(3 + rng.below(9));
+      }
+    }
+    std::vector<const Doc*> ptrs;
+    for (const auto& d : docs) ptrs.push_back(&d);
+    ad::Tape inf, rec;
+    std::vector<Tensor> w, s;
+    const Tensor p = m.probabilities(inf, ptrs, &w, &s);
+    rec.set_training(false);
+    HanOutput o = m.forward(rec, ptrs, true);
+    const Tensor q = ad::softmax(o.logits).value().clone();
+    auto same = [](const Tensor& a, const Tensor& b) {
+      return a.shape() == b.shape() &&
+             std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size())) == 0;
+    };
+    CHECK(same(p, q));
+    for (size_t d = 0; d < docs.size(); ++d) {
+      CHECK(same(w[d], o.word_weights[d]));
+      CHECK(same(s[d], o.sentence_weights[d]));
+    }
+    // From the vocabulary's table of word projections (predict_docs on many words): the
+    // same values up to rounding.
+    const Tensor table = m.word_projections();
+    CHECK(table.shape() == Shape{12, 6 * 4});
+    std::vector<Tensor> w2, s2;
+    test::check_close(m.probabilities(inf, ptrs, &w2, &s2, &table), p, 1e-6, 1e-5);
+    for (size_t d = 0; d < docs.size(); ++d) {
+      test::check_close(w2[d], w[d], 1e-6, 1e-5);
+      test::check_close(s2[d], s[d], 1e-6, 1e-5);
+    }
+    test::check_close(predict_docs(m, docs, 1), p, 1e-6, 1e-5);  // more words than 12: the table
+  }
+  nn::ParamStore ps;
+  Rng rng(4);
+  HanNet mean(ps, tiny("mean"), 12, 3, rng);
+  CHECK_THROWS_AS(mean.word_projections(), Error);
 }
 
 TEST_CASE("han: attention weights are distributions over the real words and sentences") {

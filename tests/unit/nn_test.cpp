@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
@@ -247,6 +248,39 @@ TEST_CASE("nn: bi-directional 2-layer encoder over a padded batch") {
   }
   CHECK_THROWS_AS(enc(t, t.constant(x.value.clone()), {5, 0, 4}), DataError);
   CHECK_THROWS_AS(enc(t, t.constant(x.value.clone()), {5, 6, 4}), DataError);
+}
+
+TEST_CASE("nn: a GRU encoder on a tape not recording gives the recorded steps' bits") {
+  // Inference runs each GRU layer in ad::gru_layer_forward (no nodes); its outputs and final
+  // states must be the recorded composition's, bit for bit: 2 layers, both directions, a
+  // padded batch (and one without padding).
+  nn::ParamStore ps;
+  Rng rng(8);
+  nn::EncoderOptions o;
+  o.kind = nn::CellKind::GRU, o.input = 5, o.hidden = 7, o.layers = 2, o.bidirectional = true;
+  nn::RecurrentEncoder enc(ps, "enc", o, rng);
+  const Tensor x = rnd({4, 6, 5}, 9);
+  for (const std::vector<int64_t>& lengths :
+       {std::vector<int64_t>{6, 2, 5, 1}, std::vector<int64_t>{6, 6, 6, 6}}) {
+    Tape rec, inf;
+    rec.set_training(false), inf.set_training(false), inf.set_recording(false);
+    auto a = enc(rec, rec.constant(x.clone()), lengths);
+    auto b = enc(inf, inf.constant(x.clone()), lengths);
+    CHECK(rec.size() > inf.size() + 40);  // the steps recorded no nodes
+    REQUIRE(a.outputs.shape() == b.outputs.shape());
+    CHECK(std::memcmp(a.outputs.value().data(), b.outputs.value().data(),
+                      sizeof(float) * static_cast<size_t>(a.outputs.size())) == 0);
+    REQUIRE(a.final.size() == b.final.size());
+    for (size_t k = 0; k < a.final.size(); ++k)
+      CHECK(std::memcmp(a.final[k].h.value().data(), b.final[k].h.value().data(),
+                        sizeof(float) * static_cast<size_t>(a.final[k].h.size())) == 0);
+  }
+  Tape rec;  // the forward-only kernel refuses a recording tape
+  Tensor h({4, 7}, 0.0f), y({4, 6, 7});
+  CHECK_THROWS_AS(
+      ad::gru_layer_forward(rec, Tensor({4, 6, 21}, 0.0f), 0, enc.cell(0, 0).W_hh->value,
+                            enc.cell(0, 0).b_hh->value, {}, false, h, y.data(), 7),
+      Error);
 }
 
 TEST_CASE("nn: multi-head attention equals the attention library; causal-mask gradients") {

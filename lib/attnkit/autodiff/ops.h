@@ -131,6 +131,18 @@ Var lstm_sequence(Var p, Var h0, Var c0, Var whh, const std::vector<uint8_t>& ke
 // GRU step (PyTorch): xp = W_ih x + b_ih, hp = W_hh h + b_hh, both [B, 3h] in order r, z, n;
 // r = σ(xp_r + hp_r), z = σ(xp_z + hp_z), n = tanh(xp_n + r ⊙ hp_n), h' = (1 - z) ⊙ n + z ⊙ h.
 Var gru_cell(Var xp, Var hp, Var h);
+// Forward only (inference, on a tape that is not recording; Error otherwise): a whole GRU
+// layer over T steps from the input projections (W_ih x + b_ih for every step, batch-major):
+// the 3h columns from p_col of p [B, T, K] (a table of both directions' projections is read
+// in place), W_hh [3h, h] and b_hh [3h], with the same bits as the steps gru_cell(p[:, s],
+// linear(h, W_hh, b_hh), h) that nn::RecurrentEncoder records, but no node, no copy of a
+// step's slice and nothing saved. keep as lstm_sequence's (T·B flags, keep[s·B + b]; a padded
+// step keeps the row's state and outputs 0). h [B, h]: the initial state in, the final state
+// out. Step s of row b is written to out + (b·T + s)·out_stride (h floats), so that the
+// caller's [B, T, ·] output (both directions side by side) needs no further copy.
+void gru_layer_forward(Tape& t, const Tensor& p, int64_t p_col, const Tensor& whh,
+                       const Tensor& bhh, const std::vector<uint8_t>& keep, bool reverse, Tensor& h,
+                       float* out, int64_t out_stride);
 
 // ---- images [N, C, H, W] (PyTorch's layout and semantics; ops_conv.cpp)
 struct Conv2dOptions {

@@ -13,6 +13,17 @@ namespace fm = fastmath;
 namespace {
 inline float sigm(float x) { return 1.0f / (1.0f + fm::fast_exp(-x)); }
 
+// One row of gru_cell's forward: y = h' from xp, hp [3H] and h [H]. gru_cell and
+// gru_layer_forward share it, so that both give the same bits.
+inline void gru_row(const float* px, const float* ph, const float* pp, float* y, int64_t H) {
+  for (int64_t j = 0; j < H; ++j) {
+    const float r = sigm(px[j] + ph[j]);
+    const float z = sigm(px[H + j] + ph[H + j]);
+    const float n = fm::fast_tanh(px[2 * H + j] + r * ph[2 * H + j]);
+    y[j] = (1.0f - z) * n + z * pp[j];
+  }
+}
+
 void need_gates(const char* op, const Tensor& g, int64_t parts, const Tensor* c) {
   const bool ok =
       g.rank() == 2 && g.dim(1) % parts == 0 &&
@@ -154,15 +165,8 @@ Var gru_cell(Var xp, Var hp, Var h) {
   const float* px = xp.value().data();
   const float* ph = hp.value().data();
   const float* pp = h.value().data();
-  for (int64_t b = 0; b < B; ++b) {
-    const int64_t o = b * 3 * H;
-    for (int64_t j = 0; j < H; ++j) {
-      const float r = sigm(px[o + j] + ph[o + j]);
-      const float z = sigm(px[o + H + j] + ph[o + H + j]);
-      const float n = fm::fast_tanh(px[o + 2 * H + j] + r * ph[o + 2 * H + j]);
-      y[b * H + j] = (1.0f - z) * n + z * pp[b * H + j];
-    }
-  }
+  for (int64_t b = 0; b < B; ++b)
+    gru_row(px + b * 3 * H, ph + b * 3 * H, pp + b * H, y.data() + b * H, H);
   return t.push(std::move(y), {xp, hp, h}, [xp, hp, h, B, H](Tape& t, Var out) {
     const float* go = t.grad(out).data();
     const float* px = t.value(xp).data();
@@ -370,6 +374,48 @@ Var lstm_sequence(Var p, Var h0, Var c0, Var whh, const std::vector<uint8_t>& ke
         put(h0, dh);
         put(c0, dc);
       });
+}
+
+void gru_layer_forward(Tape& t, const Tensor& p, int64_t p_col, const Tensor& whh,
+                       const Tensor& bhh, const std::vector<uint8_t>& keep, bool reverse, Tensor& h,
+                       float* out, int64_t out_stride) {
+  if (t.recording()) throw Error("gru_layer_forward: forward only, on a tape not recording");
+  if (p.rank() != 3 || h.rank() != 2 || p.dim(0) != h.dim(0) || p_col < 0 ||
+      p_col + 3 * h.dim(1) > p.dim(2) || whh.shape() != Shape{3 * h.dim(1), h.dim(1)} ||
+      bhh.size() != 3 * h.dim(1))
+    throw ShapeError("gru_layer_forward: projections " + shape_str(p.shape()) + ", state " +
+                     shape_str(h.shape()) + ", W_hh " + shape_str(whh.shape()) + " do not fit");
+  const int64_t B = p.dim(0), T = p.dim(1), H = h.dim(1), G = 3 * H, K = p.dim(2);
+  if (!keep.empty() && static_cast<int64_t>(keep.size()) != T * B)
+    throw ShapeError("gru_layer_forward: " + std::to_string(keep.size()) + " flags for " +
+                     std::to_string(T) + " steps of " + std::to_string(B));
+  Tensor& hp = *t.scratch({B, G});
+  Tensor& hn = *t.scratch({B, H});
+  const float* pb = bhh.data();
+  for (int64_t k = 0; k < T; ++k) {
+    const int64_t s = reverse ? T - 1 - k : k;
+    // hp = h W_hhᵀ + b_hh, as ad::linear computes it (the bias rows, then the product added)
+    for (int64_t b = 0; b < B; ++b) std::copy(pb, pb + G, hp.data() + b * G);
+    gemm(Trans::No, Trans::Yes, 1.0f, detail::view(h.data(), B, H), detail::view(whh.data(), G, H),
+         1.0f, detail::view(hp.data(), B, G));
+    const uint8_t* kp = keep.empty() ? nullptr : keep.data() + s * B;
+    for (int64_t b = 0; b < B; ++b) {
+      float* o = out + (b * T + s) * out_stride;
+      if (kp && !kp[b]) {  // a padded step: the state stays, the output is 0
+        std::fill(o, o + H, 0.0f);
+        continue;
+      }
+      float* y = hn.data() + b * H;
+      gru_row(p.data() + (b * T + s) * K + p_col, hp.data() + b * G, h.data() + b * H, y, H);
+      std::copy(y, y + H, o);
+    }
+    if (kp) {
+      for (int64_t b = 0; b < B; ++b)
+        if (kp[b]) std::copy(hn.data() + b * H, hn.data() + (b + 1) * H, h.data() + b * H);
+    } else {
+      std::swap(h, hn);
+    }
+  }
 }
 
 }  // namespace attnkit::ad

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "attnkit/core/blas.h"
 #include "attnkit/core/choice.h"
 #include "attnkit/core/error.h"
 
@@ -152,6 +153,7 @@ RecurrentEncoder::Output RecurrentEncoder::operator()(Tape& t, Var x,
       if (s >= lengths[static_cast<size_t>(b)]) full[static_cast<size_t>(s)] = false;
     }
   Output out;
+  if (opt_.kind == CellKind::GRU && !t.recording()) return gru_forward(t, x, Var(), lengths);
   Var layer_in = ad::permute(x, {1, 0, 2});  // time-major [T, B, n]
   for (int l = 0; l < opt_.layers; ++l) {
     std::vector<Var> dir_out;
@@ -189,6 +191,81 @@ RecurrentEncoder::Output RecurrentEncoder::operator()(Tape& t, Var x,
     if (l + 1 < opt_.layers) layer_in = ad::dropout(layer_in, opt_.dropout);
   }
   out.outputs = ad::permute(layer_in, {1, 0, 2});
+  return out;
+}
+
+Tensor RecurrentEncoder::input_projections(const Tensor& x) const {
+  if (opt_.kind != CellKind::GRU) throw Error("input_projections: a GRU encoder's only");
+  if (x.rank() != 2 || x.dim(1) != opt_.input)
+    throw ShapeError("input_projections: input " + shape_str(x.shape()) + " is not [N, " +
+                     std::to_string(opt_.input) + "]");
+  const int64_t N = x.dim(0), n = opt_.input, G = 3 * opt_.hidden, K = directions() * G;
+  Tensor w({K, n}), b({K});
+  for (int d = 0; d < directions(); ++d) {
+    const RecurrentCell& c = cell(0, d);
+    std::copy(c.W_ih->value.data(), c.W_ih->value.data() + G * n, w.data() + d * G * n);
+    std::copy(c.b->value.data(), c.b->value.data() + G, b.data() + d * G);
+  }
+  // As ad::linear: the bias rows, then the product added.
+  Tensor y({N, K});
+  for (int64_t r = 0; r < N; ++r) std::copy(b.data(), b.data() + K, y.data() + r * K);
+  gemm(Trans::No, Trans::Yes, 1.0f, ConstMat{x.data(), N, n, n}, ConstMat{w.data(), K, n, n}, 1.0f,
+       Mat{y.data(), N, K, K});
+  return y;
+}
+
+RecurrentEncoder::Output RecurrentEncoder::projected(Tape& t, Var p,
+                                                     const std::vector<int64_t>& lengths) const {
+  if (opt_.kind != CellKind::GRU || t.recording())
+    throw Error("recurrent encoder: projected inputs are for a GRU on a tape not recording");
+  const int64_t K = directions() * 3 * opt_.hidden;
+  if (p.rank() != 3 || p.dim(2) != K)
+    throw ShapeError("recurrent encoder: projections " + shape_str(p.shape()) + " are not [B, T, " +
+                     std::to_string(K) + "]");
+  return gru_forward(t, Var(), p, lengths);
+}
+
+RecurrentEncoder::Output RecurrentEncoder::gru_forward(Tape& t, Var x, Var p0,
+                                                       const std::vector<int64_t>& lengths) const {
+  const Var in = p0.valid() ? p0 : x;
+  const int64_t B = in.dim(0), T = in.dim(1);
+  if (static_cast<int64_t>(lengths.size()) != B)
+    throw DataError("recurrent encoder: " + std::to_string(lengths.size()) +
+                    " lengths for a batch of " + std::to_string(B));
+  // flags[s·B + b]: step s is a real step of item b (none when every step is)
+  std::vector<uint8_t> flags;
+  bool padded = false;
+  for (int64_t len : lengths) {
+    if (len < 1 || len > T)
+      throw DataError("recurrent encoder: length " + std::to_string(len) + " outside [1, " +
+                      std::to_string(T) + "]");
+    padded = padded || len < T;
+  }
+  if (padded) {
+    flags.resize(static_cast<size_t>(T * B));
+    for (int64_t s = 0; s < T; ++s)
+      for (int64_t b = 0; b < B; ++b)
+        flags[static_cast<size_t>(s * B + b)] = s < lengths[static_cast<size_t>(b)];
+  }
+  Output out;
+  const int64_t m = opt_.hidden, D = directions() * m;
+  Var layer_in = x;
+  for (int l = 0; l < opt_.layers; ++l) {
+    Tensor y = t.alloc({B, T, D});
+    for (int d = 0; d < directions(); ++d) {
+      const RecurrentCell& cell = this->cell(l, d);
+      // [B, T, 3m]: one gemm for all steps, or the given projections' columns of direction d
+      const bool given = l == 0 && p0.valid();
+      Var P = given ? p0 : cell.project(t, layer_in);
+      Tensor h = t.zeros({B, m});
+      ad::gru_layer_forward(t, P.value(), given ? d * 3 * m : 0, cell.W_hh->value, cell.b_hh->value,
+                            flags, d == 1, h, y.data() + d * m, D);
+      out.final.push_back({t.constant(std::move(h)), Var()});
+    }
+    layer_in = t.constant(std::move(y));
+    if (l + 1 < opt_.layers) layer_in = ad::dropout(layer_in, opt_.dropout);
+  }
+  out.outputs = layer_in;
   return out;
 }
 

@@ -100,6 +100,15 @@ class RecurrentEncoder {
   };
   // lengths: one per batch item, each in [1, T]; DataError otherwise.
   Output operator()(Tape& t, Var x, const std::vector<int64_t>& lengths) const;
+  // Inference with a table of inputs (a GRU encoder; Error otherwise): the first layer's
+  // input projections of the rows of x [N, n] for every direction at once, [N, dirs·3m]
+  // (W_ih x + b_ih of each direction in turn, one product).
+  Tensor input_projections(const Tensor& x) const;
+  // operator() from the first layer's input projections p [B, T, dirs·3m] (rows of
+  // input_projections' table, gathered) instead of its input, on a tape that is not
+  // recording (Error otherwise). The same sums as operator()'s, so the same values up to
+  // rounding: BLAS may order a row's sum differently in a product of another shape.
+  Output projected(Tape& t, Var p, const std::vector<int64_t>& lengths) const;
   const EncoderOptions& options() const { return opt_; }
   int directions() const { return opt_.bidirectional ? 2 : 1; }
   const RecurrentCell& cell(int layer, int dir) const {
@@ -107,6 +116,9 @@ class RecurrentEncoder {
   }
 
  private:
+  // A GRU encoder on a tape not recording: the layers by ad::gru_layer_forward, batch-major
+  // throughout; layer 0 from p0 [B, T, dirs·3m] when valid, else from x.
+  Output gru_forward(Tape& t, Var x, Var p0, const std::vector<int64_t>& lengths) const;
   EncoderOptions opt_;
   std::vector<RecurrentCell> cells_;
 };

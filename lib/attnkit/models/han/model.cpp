@@ -146,6 +146,29 @@ Var HanNet::doc_means(ad::Tape& t, Var rows, const std::vector<int64_t>& counts)
 }
 
 HanOutput HanNet::forward(ad::Tape& t, const std::vector<const Doc*>& docs, bool att) const {
+  return run(t, docs, att, nullptr);
+}
+
+Tensor HanNet::word_projections() const {
+  if (!word_rnn_)
+    throw Error("word_projections: a " + std::string(arch_name(arch_)) + " model has no word GRU");
+  return word_rnn_->input_projections(embed_->table->value);
+}
+
+Var HanNet::encode_words(ad::Tape& t, const std::vector<int32_t>& ids, int64_t N, int64_t T,
+                         const std::vector<int64_t>& lengths, const Tensor* table) const {
+  if (table)
+    return word_rnn_->projected(t, ad::embedding(t.constant_view(*table), ids, {N, T}), lengths)
+        .outputs;
+  Var x = ad::dropout((*embed_)(t, ids, {N, T}), c_.dropout);
+  return (*word_rnn_)(t, x, lengths).outputs;
+}
+
+HanOutput HanNet::run(ad::Tape& t, const std::vector<const Doc*>& docs, bool att,
+                      const Tensor* table) const {
+  if (table && (!word_rnn_ || t.recording() || t.training() ||
+                table->shape() != Shape{vocab_, 6 * c_.hidden}))
+    throw Error("a table of word projections is for han and flat models in evaluation");
   if (docs.empty()) throw DataError("no documents");
   for (const Doc* d : docs) {
     if (d->sentences.empty()) throw DataError("empty document");
@@ -158,9 +181,9 @@ HanOutput HanNet::forward(ad::Tape& t, const std::vector<const Doc*>& docs, bool
   }
   switch (arch_) {
     case Arch::Han:
-      return forward_han(t, docs, att);
+      return forward_han(t, docs, att, table);
     case Arch::Flat:
-      return forward_flat(t, docs, att);
+      return forward_flat(t, docs, att, table);
     case Arch::Mean:
       return forward_mean(t, docs);
     case Arch::NgramLr:
@@ -169,7 +192,8 @@ HanOutput HanNet::forward(ad::Tape& t, const std::vector<const Doc*>& docs, bool
   throw Error("unknown architecture");
 }
 
-HanOutput HanNet::forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, bool att) const {
+HanOutput HanNet::forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, bool att,
+                              const Tensor* table) const {
   const int64_t B = static_cast<int64_t>(docs.size()), D = 2 * c_.hidden;
   // Every sentence of the batch (document, sentence), longest first.
   struct Ref {
@@ -215,8 +239,7 @@ HanOutput HanNet::forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, 
       for (int64_t w = 0; w < r.len; ++w) mask.at(g, w) = 1.0f;
       row_of[order[static_cast<size_t>(g0 + g)]] = g0 + g;
     }
-    Var x = ad::dropout((*embed_)(t, ids, {G, W}), c_.dropout);
-    Var h = (*word_rnn_)(t, x, lengths).outputs;  // [G, W, D]
+    Var h = encode_words(t, ids, G, W, lengths, table);  // [G, W, D]
     Var a;
     parts.push_back(attend(t, h, mask, *word_proj_, word_ctx_, att ? &a : nullptr));
     if (att)
@@ -228,7 +251,7 @@ HanOutput HanNet::forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, 
   }
   // The sentence table with a zero row for padding, gathered as [B, S, D].
   parts.push_back(t.constant(Tensor({1, D}, 0.0f)));
-  Var table = ad::concat(parts, 0);
+  Var sentence_rows = ad::concat(parts, 0);
   std::vector<int32_t> gather(static_cast<size_t>(B * S), static_cast<int32_t>(N));
   std::vector<int64_t> counts(static_cast<size_t>(B));
   Tensor smask({B, S}, 0.0f);
@@ -239,8 +262,8 @@ HanOutput HanNet::forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, 
   for (int64_t b = 0; b < B; ++b)
     counts[static_cast<size_t>(b)] =
         static_cast<int64_t>(docs[static_cast<size_t>(b)]->sentences.size());
-  Var sv = ad::dropout(ad::embedding(table, gather, {B, S}), c_.dropout);  // [B, S, D]
-  Var hs = (*sent_rnn_)(t, sv, counts).outputs;                            // [B, S, D]
+  Var sv = ad::dropout(ad::embedding(sentence_rows, gather, {B, S}), c_.dropout);  // [B, S, D]
+  Var hs = (*sent_rnn_)(t, sv, counts).outputs;                                    // [B, S, D]
   Var sa;
   Var v = attend(t, hs, smask, *sent_proj_, sent_ctx_, att ? &sa : nullptr);
   out.logits = (*out_)(t, ad::dropout(v, c_.dropout));
@@ -254,7 +277,8 @@ HanOutput HanNet::forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, 
   return out;
 }
 
-HanOutput HanNet::forward_flat(ad::Tape& t, const std::vector<const Doc*>& docs, bool att) const {
+HanOutput HanNet::forward_flat(ad::Tape& t, const std::vector<const Doc*>& docs, bool att,
+                               const Tensor* table) const {
   const int64_t B = static_cast<int64_t>(docs.size());
   int64_t T = 0;
   for (const Doc* d : docs) T = std::max(T, d->words());
@@ -267,8 +291,7 @@ HanOutput HanNet::forward_flat(ad::Tape& t, const std::vector<const Doc*>& docs,
       for (int32_t id : s) ids[static_cast<size_t>(b * T + at)] = id, mask.at(b, at) = 1.0f, ++at;
     lengths[static_cast<size_t>(b)] = at;
   }
-  Var x = ad::dropout((*embed_)(t, ids, {B, T}), c_.dropout);
-  Var h = (*word_rnn_)(t, x, lengths).outputs;
+  Var h = encode_words(t, ids, B, T, lengths, table);
   Var a;
   HanOutput out;
   Var v = attend(t, h, mask, *word_proj_, word_ctx_, att ? &a : nullptr);
@@ -311,10 +334,11 @@ HanOutput HanNet::forward_ngram(ad::Tape& t, const std::vector<const Doc*>& docs
 }
 
 Tensor HanNet::probabilities(ad::Tape& t, const std::vector<const Doc*>& docs,
-                             std::vector<Tensor>* words, std::vector<Tensor>* sentences) const {
+                             std::vector<Tensor>* words, std::vector<Tensor>* sentences,
+                             const Tensor* word_table) const {
   t.set_training(false);
   t.set_recording(false);
-  HanOutput o = forward(t, docs, words != nullptr || sentences != nullptr);
+  HanOutput o = run(t, docs, words != nullptr || sentences != nullptr, word_table);
   if (words) *words = std::move(o.word_weights);
   if (sentences) *sentences = std::move(o.sentence_weights);
   Tensor p = ad::softmax(o.logits).value().clone();

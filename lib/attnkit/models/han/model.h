@@ -95,13 +95,23 @@ class HanNet {
   const HanConfig& config() const { return c_; }
   Arch arch() const { return arch_; }
   int64_t classes() const { return classes_; }
+  int64_t vocab_size() const { return vocab_; }
   HanOutput forward(ad::Tape& t, const std::vector<const Doc*>& docs, bool attention = false) const;
   // Class probabilities [B, classes] (and the attention, when asked) without recording, on
   // `t` (set to evaluation; cleared at the end, so that a caller scoring many batches on one
   // tape draws every buffer from its pool after the first: no fresh, zero-filled memory).
+  // With `word_table` (han, flat: word_projections()), the word GRU reads each word's input
+  // projections from the table instead of multiplying its embedding by W_ih: the same sums,
+  // the same values up to rounding (BLAS may order a sum differently in another product).
   Tensor probabilities(ad::Tape& t, const std::vector<const Doc*>& docs,
                        std::vector<Tensor>* words = nullptr,
-                       std::vector<Tensor>* sentences = nullptr) const;
+                       std::vector<Tensor>* sentences = nullptr,
+                       const Tensor* word_table = nullptr) const;
+  // han, flat: every vocabulary word's input projections in both directions of the word GRU,
+  // [vocab, 6·hidden] (nn::RecurrentEncoder::input_projections of the embeddings), for
+  // probabilities(); cheaper than the words' own products once the documents scored hold
+  // more words than the vocabulary. Error for mean and ngram-lr.
+  Tensor word_projections() const;
   // Sets embedding rows from vectors of `dim` = embed floats by word (word2vec's text format:
   // an optional "COUNT DIM" first line, then "WORD V1 ... VD"); returns how many words of the
   // vocabulary were found (words are lower-cased; the first vector of a word wins). DataError
@@ -113,8 +123,16 @@ class HanNet {
   ad::Var attend(ad::Tape& t, ad::Var h, const Tensor& mask, const nn::Linear& proj,
                  ad::Parameter* ctx, ad::Var* weights) const;
   ad::Var doc_means(ad::Tape& t, ad::Var rows, const std::vector<int64_t>& counts) const;
-  HanOutput forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, bool att) const;
-  HanOutput forward_flat(ad::Tape& t, const std::vector<const Doc*>& docs, bool att) const;
+  // forward(); the word GRU from `table` (word_projections()) when given (evaluation only).
+  HanOutput run(ad::Tape& t, const std::vector<const Doc*>& docs, bool att,
+                const Tensor* table) const;
+  // The word encoder's outputs [N, T, 2·hidden] for the word ids [N, T] of one group.
+  ad::Var encode_words(ad::Tape& t, const std::vector<int32_t>& ids, int64_t N, int64_t T,
+                       const std::vector<int64_t>& lengths, const Tensor* table) const;
+  HanOutput forward_han(ad::Tape& t, const std::vector<const Doc*>& docs, bool att,
+                        const Tensor* table) const;
+  HanOutput forward_flat(ad::Tape& t, const std::vector<const Doc*>& docs, bool att,
+                         const Tensor* table) const;
   HanOutput forward_mean(ad::Tape& t, const std::vector<const Doc*>& docs) const;
   HanOutput forward_ngram(ad::Tape& t, const std::vector<const Doc*>& docs) const;
 

@@ -207,13 +207,22 @@ void HanTraining::save_state(nn::ModelFile& f) const { best_.save_state(f); }
 
 void HanTraining::load_state(const nn::ModelFile& f) { best_.load_state(f, ps_); }
 
-Tensor predict_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
-                    std::vector<Tensor>* words, std::vector<Tensor>* sentences) {
+namespace {
+
+Tensor predict(const HanNet& m, const std::vector<Doc>& docs, int threads,
+               std::vector<Tensor>* words, std::vector<Tensor>* sentences, bool allow_table) {
   const int64_t N = static_cast<int64_t>(docs.size()), C = m.classes();
   const int64_t groups = (N + kEvalBatch - 1) / kEvalBatch;
   Tensor p({N, C});
   if (words) words->clear(), words->resize(static_cast<size_t>(N));
   if (sentences) sentences->clear(), sentences->resize(static_cast<size_t>(N));
+  // The word GRU's input projections of every vocabulary word, once, when the documents hold
+  // more words than the vocabulary: fewer products than each word's own.
+  int64_t n_words = 0;
+  for (const Doc& d : docs) n_words += d.words();
+  const bool use_table =
+      allow_table && (m.arch() == Arch::Han || m.arch() == Arch::Flat) && n_words > m.vocab_size();
+  const Tensor table = use_table ? m.word_projections() : Tensor();
   parallel_for(
       groups,
       [&](int64_t g0, int64_t g1) {
@@ -224,7 +233,8 @@ Tensor predict_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
           for (int64_t i = lo; i < hi; ++i) grp.push_back(&docs[static_cast<size_t>(i)]);
           std::vector<Tensor> w, s;
           const bool att = words || sentences;
-          Tensor q = m.probabilities(t, grp, att ? &w : nullptr, att ? &s : nullptr);
+          Tensor q = m.probabilities(t, grp, att ? &w : nullptr, att ? &s : nullptr,
+                                     use_table ? &table : nullptr);
           std::copy(q.data(), q.data() + q.size(), p.data() + lo * C);
           for (int64_t i = lo; i < hi; ++i) {
             if (words) (*words)[static_cast<size_t>(i)] = std::move(w[static_cast<size_t>(i - lo)]);
@@ -237,9 +247,16 @@ Tensor predict_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
   return p;
 }
 
+}  // namespace
+
+Tensor predict_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
+                    std::vector<Tensor>* words, std::vector<Tensor>* sentences) {
+  return predict(m, docs, threads, words, sentences, true);
+}
+
 HanScore score_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
                     Tensor* probabilities) {
-  Tensor p = predict_docs(m, docs, threads);
+  Tensor p = predict(m, docs, threads, nullptr, nullptr, false);
   const int64_t N = p.dim(0), C = p.dim(1);
   HanScore s;
   for (int64_t i = 0; i < N; ++i) {

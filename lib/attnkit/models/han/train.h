@@ -113,6 +113,10 @@ struct HanScore {
 HanScore score_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
                     Tensor* probabilities = nullptr);
 // Probabilities [N, classes] of documents (labels not needed), and the attention when asked.
+// When the documents hold more words than the vocabulary, the word GRU reads each word's input
+// projections from HanNet::word_projections()' table, made once: the same values up to
+// rounding (score_docs, which training validates with, multiplies every word as the training
+// forward pass does).
 Tensor predict_docs(const HanNet& m, const std::vector<Doc>& docs, int threads,
                     std::vector<Tensor>* words = nullptr, std::vector<Tensor>* sentences = nullptr);
 
