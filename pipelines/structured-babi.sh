@@ -30,7 +30,8 @@
 # STRUCT_TASKS (default "2 3 11 13 14 15 17") and STRUCT_KINDS (default "softmax unary crf"):
 # a subset; a kind not run prints -/-. STRUCT_KINDS may also name crf-kim (memn2n-train's
 # authors' binary CRF), whose column then follows crf's. The claims are checked only when the
-# run holds tasks 2 11 13 15 17, softmax and a crf kind, for each crf kind run (crf, crf-kim). STRUCT_JOBS (default 1): runs at a time.
+# run holds tasks 2 11 13 15 17, softmax and a crf kind, for each crf kind run (crf,
+# crf-kim). STRUCT_JOBS (default 1): runs at a time.
 # --quick: the tiny task-1 fixture of testdata/babi, 1 seed, 5 epochs (2 of linear start);
 # the table is printed, the claims are not checked (seconds).
 # Exits 1 when a claim fails.

@@ -135,6 +135,8 @@ RecurrentEncoder::Output RecurrentEncoder::operator()(Tape& t, Var x,
   if (x.rank() != 3 || x.dim(2) != opt_.input)
     throw ShapeError("recurrent encoder: input " + shape_str(x.shape()) + " is not [B, T, " +
                      std::to_string(opt_.input) + "]");
+  // Inference of a GRU: the whole layers forward only (it checks the lengths itself).
+  if (opt_.kind == CellKind::GRU && !t.recording()) return gru_forward(t, x, Var(), lengths);
   const int64_t B = x.dim(0), T = x.dim(1);
   if (static_cast<int64_t>(lengths.size()) != B)
     throw DataError("recurrent encoder: " + std::to_string(lengths.size()) +
@@ -153,7 +155,6 @@ RecurrentEncoder::Output RecurrentEncoder::operator()(Tape& t, Var x,
       if (s >= lengths[static_cast<size_t>(b)]) full[static_cast<size_t>(s)] = false;
     }
   Output out;
-  if (opt_.kind == CellKind::GRU && !t.recording()) return gru_forward(t, x, Var(), lengths);
   Var layer_in = ad::permute(x, {1, 0, 2});  // time-major [T, B, n]
   for (int l = 0; l < opt_.layers; ++l) {
     std::vector<Var> dir_out;
