@@ -20,12 +20,25 @@
 # the current folder).
 # --quick: fra-small (2,000 pairs, every 10th held out), tiny models, 100 steps, one seed: the
 # table and the picture, the claim not checked (its BLEU figures are smoke figures).
+# STRUCT_JOBS=N: models trained at a time, one thread each (default 2, a 2-core machine's
+# cores; 1: one at a time on every core). The models are the same bits either way.
+# Stopping and starting again: with --keep DIR, a model whose training, translations and BLEU
+# are in DIR is not redone, and a training that was stopped (killed, or the machine gone)
+# goes on from its last checkpoint (every 500 steps, DIR/KIND-SEED.akm.ckpt, removed when the
+# model is done) and ends with the same model as a run never stopped. Run the same command
+# again until the table is whole.
+# The order is seed by seed, Bahdanau and structured first, so that the claim's pair of each
+# seed is done before the next seed starts; sigmoid's seeds come last.
 # The data: absent, the script says so and exits 77 (skipped). Exits 1 when the claim fails.
 set -euo pipefail
 export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
 pipeline_args "$@"
 need_tools seq2seq-train seq2seq-translate bleu attn-plot
+jobs=${STRUCT_JOBS:-2}
+case $jobs in ''|*[!0-9]*|0) echo "$PIPELINE: STRUCT_JOBS needs a whole number >= 1, not '$jobs'" >&2; exit 2 ;; esac
+threads=1
+[ "$jobs" = 1 ] && threads=0
 work_dir
 kinds="bahdanau structured sigmoid"
 fra=${FRA:-$top/../shared/data/translation/fra.txt}
@@ -48,25 +61,59 @@ awk -F'\t' -v k=$every 'NR % k == 0 { print $1 }' "$fra" >"$dir/test.en"
 awk -F'\t' -v k=$every 'NR % k == 0 { print $2 }' "$fra" >"$dir/test.fr"
 n=$(wc -l <"$dir/test.en")
 echo "== $(wc -l <"$dir/train.tsv") training pairs, $n held-out pairs ($fra)" >&2
+# One model: trained (or resumed from its checkpoint), then its held-out translations and
+# their BLEU (DIR/KIND-SEED.bleu); each stage skipped when its output is already there.
+model() {
+  local kind=$1 s=$2 threads=$3 m=$dir/$1-$2.akm resume=()
+  if [ ! -s "$m" ]; then
+    [ -s "$m.ckpt" ] && resume=(--resume)
+    echo "== $kind, seed $s: seq2seq-train ${common[*]} --attention $kind ${run[*]} ${resume[*]}" >&2
+    seq2seq-train -i "$dir/train.tsv" --min-freq 2 --len-max 20 --valid-fraction 0.02 \
+      --batch-size 64 --clip 1 --seed "$s" "${common[@]}" --attention "$kind" "${run[@]}" -q \
+      --checkpoint-every 500 "${resume[@]}" --threads "$threads" --log "$dir/$kind-$s.log.tsv" \
+      -o "$m" || return 1
+    rm -f "$m.ckpt"
+  fi
+  if [ ! -s "$dir/$kind-$s.bleu" ]; then
+    seq2seq-translate -m "$m" -i "$dir/test.en" -k 4 --length-penalty 0.6 -q --threads "$threads" \
+      >"$dir/$kind-$s.out" || return 1
+    local got
+    got=$(wc -l <"$dir/$kind-$s.out")
+    [ "$got" = "$n" ] || { echo "$PIPELINE: $kind: $got translations for $n sentences" >&2; return 1; }
+    # the references in the models' tokens (one data set, so one tokenisation for all)
+    if [ ! -s "$dir/test.ref" ]; then
+      seq2seq-translate -m "$m" -i "$dir/test.fr" --tokenize-only >"$dir/test.ref.$kind-$s"
+      mv -f "$dir/test.ref.$kind-$s" "$dir/test.ref"
+    fi
+    bleu -r "$dir/test.ref" "$dir/$kind-$s.out" >"$dir/$kind-$s.bleu.tmp"
+    mv "$dir/$kind-$s.bleu.tmp" "$dir/$kind-$s.bleu"
+  fi
+}
+order=()
+for s in $seeds; do order+=("bahdanau $s" "structured $s"); done
+for s in $seeds; do order+=("sigmoid $s"); done
 status=0
+running=0
+for job in "${order[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  # shellcheck disable=SC2086 # "KIND SEED"
+  model $job "$threads" &
+  running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
+done
+[ "$status" = 0 ] || { echo "$PIPELINE: a model failed (above); run the same command again to go on" >&2; exit 1; }
 printf 'kind\tmean_bleu' >"$dir/table.tsv"
 for s in $seeds; do printf '\tbleu_seed_%s' "$s" >>"$dir/table.tsv"; done
 echo >>"$dir/table.tsv"
 for kind in $kinds; do
   scores=()
-  for s in $seeds; do
-    m=$dir/$kind-$s.akm
-    echo "== $kind, seed $s: seq2seq-train ${common[*]} --attention $kind ${run[*]}" >&2
-    seq2seq-train -i "$dir/train.tsv" --min-freq 2 --len-max 20 --valid-fraction 0.02 \
-      --batch-size 64 --clip 1 --seed "$s" "${common[@]}" --attention "$kind" "${run[@]}" -q \
-      --log "$dir/$kind-$s.log.tsv" -o "$m"
-    seq2seq-translate -m "$m" -i "$dir/test.en" -k 4 --length-penalty 0.6 -q >"$dir/$kind-$s.out"
-    got=$(wc -l <"$dir/$kind-$s.out")
-    [ "$got" = "$n" ] || { echo "$PIPELINE: $kind: $got translations for $n sentences" >&2; status=1; }
-    # the references in the models' tokens (one data set, so one tokenisation for all)
-    [ -s "$dir/test.ref" ] || seq2seq-translate -m "$m" -i "$dir/test.fr" --tokenize-only >"$dir/test.ref"
-    scores+=("$(bleu -r "$dir/test.ref" "$dir/$kind-$s.out")")
-  done
+  for s in $seeds; do scores+=("$(cat "$dir/$kind-$s.bleu")"); done
   printf '%s\t%s' "$kind" "$(printf '%s\n' "${scores[@]}" | awk '{ s += $1 } END { printf "%.2f", s / NR }')" >>"$dir/table.tsv"
   printf '\t%s' "${scores[@]}" >>"$dir/table.tsv"
   echo >>"$dir/table.tsv"
