@@ -3,6 +3,7 @@
 #   pipeline_args "$@"      # --quick, --seed S, --keep DIR, -h/--help → quick, seed, keep
 #   need_tools T...         # exit 1 naming the first tool not found
 #   work_dir                # dir: the --keep folder, or a temporary one removed at exit
+#   keep_recipe TEXT        # exit 2 when the --keep folder holds a run of other settings
 #   ntm_bits MODEL OPT...   # ntm-run --eval OPT...: bits per sequence over all lengths
 #   ntm_wrong MODEL OPT...  # ntm-run --eval OPT...: each length's wrong-bit fraction, tab-separated
 #   learning_curve PNG TITLE LOG:COLUMN[:LABEL]...  # a trainer's --log columns against step, as PNG
@@ -93,6 +94,20 @@ work_dir() {
     dir=$(mktemp -d)
     trap 'rm -rf "$dir"' EXIT
   fi
+}
+
+# keep_recipe TEXT: for a pipeline that keeps what a stopped run had made in --keep DIR and
+# goes on from it: DIR/recipe holds TEXT (the settings every kept file depends on); a DIR
+# made with other settings is refused (exit 2), so that no model of another recipe is reused.
+keep_recipe() {
+  [ -n "$keep" ] || return 0
+  if [ -e "$dir/recipe" ] && [ "$(cat "$dir/recipe")" != "$1" ]; then
+    echo "$PIPELINE: $dir holds a run of other settings; use another --keep DIR (or remove it)" >&2
+    echo "  there: $(cat "$dir/recipe")" >&2
+    echo "  now:   $1" >&2
+    exit 2
+  fi
+  printf '%s\n' "$1" >"$dir/recipe"
 }
 
 ntm_bits() {

@@ -56,6 +56,7 @@ if [ ! -r "$fra" ]; then
   echo "$PIPELINE: skipped: cannot read $fra (set FRA=)" >&2
   exit 77
 fi
+keep_recipe "$(cksum <"$fra") every $every ${common[*]} ${run[*]}"
 awk -F'\t' -v k=$every 'NR % k != 0 { print $1 "\t" $2 }' "$fra" >"$dir/train.tsv"
 awk -F'\t' -v k=$every 'NR % k == 0 { print $1 }' "$fra" >"$dir/test.en"
 awk -F'\t' -v k=$every 'NR % k == 0 { print $2 }' "$fra" >"$dir/test.fr"

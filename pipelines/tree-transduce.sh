@@ -24,6 +24,12 @@
 # a word; the root's arcs on the diagonal), in --keep DIR, else the current folder.
 # How often those trees match the expressions' structure (ATTACH=N, default 30 held-out
 # expressions a depth): a table "attach" by depth (the script's end says how it is scored).
+# TREE_JOBS=N: models trained at a time, one thread each (default 2, a 2-core machine's
+# cores; 1: one at a time on every core). The models are the same bits either way.
+# Stopping and starting again: with --keep DIR, a model whose training and accuracies are in
+# DIR is not redone, and a training that was stopped goes on from its last checkpoint (every
+# 500 steps, DIR/KIND-SEED.akm.ckpt, removed when the model is done), ending with the same
+# model as a run never stopped. Run the same command again until the table is whole.
 # --quick: depths 1..3, 600 expressions, 20 per depth, tiny models (16 units), 60 steps, one
 # seed, 5 expressions a depth scored: the tables and the trees (smoke figures).
 set -euo pipefail
@@ -31,6 +37,10 @@ export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
 pipeline_args "$@"
 need_tools transduce-gen seq2seq-train seq2seq-translate attn-struct attn-plot
+jobs=${TREE_JOBS:-2}
+case $jobs in ''|*[!0-9]*|0) echo "$PIPELINE: TREE_JOBS needs a whole number >= 1, not '$jobs'" >&2; exit 2 ;; esac
+threads=1
+[ "$jobs" = 1 ] && threads=0
 work_dir
 depth=${DEPTH:-6} ntrain=${TRAIN:-20000} ntest=${TEST:-200} steps=${STEPS:-3000}
 hidden=${HIDDEN:-64}
@@ -39,6 +49,7 @@ if [ "$quick" = 1 ]; then
   depth=3 ntrain=600 ntest=20 steps=60 hidden=16 seeds=$seed
 fi
 kinds="bahdanau syntactic"
+keep_recipe "seed $seed depth $depth train $ntrain test $ntest steps $steps hidden $hidden"
 transduce-gen --task infix-prefix --depth-min 1 --depth-max "$depth" --count "$ntrain" \
   --seed "$seed" -o "$dir/train.tsv"
 for d in $(seq 1 "$depth"); do
@@ -56,21 +67,45 @@ echo "== $ntrain training expressions of depths 1-$depth; held out: $(for d in $
 common=(--type rnn --cell lstm --embed "$hidden" --hidden "$hidden" --lr 0.005 --batch-size 32
   --clip 5 --len-max 200 --tokens words --valid-fraction 0.02 --steps "$steps"
   --eval-every "$steps" --bleu-sentences 0 -q)
-for kind in $kinds; do
-  for s in $seeds; do
-    echo "== $kind, seed $s: seq2seq-train ${common[*]} --attention $kind" >&2
+# One model: trained (or resumed from its checkpoint), then its accuracy at each depth
+# (DIR/KIND-SEED-D.acc); each stage skipped when its output is already there.
+model() {
+  local kind=$1 s=$2 m=$dir/$1-$2.akm resume=() d
+  if [ ! -s "$m" ]; then
+    [ -s "$m.ckpt" ] && resume=(--resume)
+    echo "== $kind, seed $s: seq2seq-train ${common[*]} --attention $kind ${resume[*]}" >&2
     seq2seq-train -i "$dir/train.tsv" --seed "$s" "${common[@]}" --attention "$kind" \
-      --log "$dir/$kind-$s.log.tsv" -o "$dir/$kind-$s.akm"
-    for d in $(seq 1 "$depth"); do
-      seq2seq-translate -m "$dir/$kind-$s.akm" -i "$dir/test-$d.src" --len-max "$tlen" -q \
-        >"$dir/$kind-$s-$d.out"
-      # sequence accuracy: the share of outputs equal to the whole prefix form
-      paste -d '\t' "$dir/test-$d.tgt" "$dir/$kind-$s-$d.out" |
-        awk -F'\t' '{ n++; r += $1 == $2 } END { printf "%.4f\n", n ? r / n : 0 }' \
-          >"$dir/$kind-$s-$d.acc"
-    done
+      --checkpoint-every 500 "${resume[@]}" --threads "$threads" --log "$dir/$kind-$s.log.tsv" \
+      -o "$m" || return 1
+    rm -f "$m.ckpt"
+  fi
+  for d in $(seq 1 "$depth"); do
+    [ -s "$dir/$kind-$s-$d.acc" ] && continue
+    seq2seq-translate -m "$m" -i "$dir/test-$d.src" --len-max "$tlen" -q --threads "$threads" \
+      >"$dir/$kind-$s-$d.out" || return 1
+    # sequence accuracy: the share of outputs equal to the whole prefix form
+    paste -d '\t' "$dir/test-$d.tgt" "$dir/$kind-$s-$d.out" |
+      awk -F'\t' '{ n++; r += $1 == $2 } END { printf "%.4f\n", n ? r / n : 0 }' \
+        >"$dir/$kind-$s-$d.acc.tmp"
+    mv "$dir/$kind-$s-$d.acc.tmp" "$dir/$kind-$s-$d.acc"
+  done
+}
+status=0 running=0
+for s in $seeds; do
+  for kind in $kinds; do
+    if [ "$running" -ge "$jobs" ]; then
+      wait -n || status=1
+      running=$((running - 1))
+    fi
+    model "$kind" "$s" &
+    running=$((running + 1))
   done
 done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
+done
+[ "$status" = 0 ] || { echo "$PIPELINE: a model failed (above); run the same command again to go on" >&2; exit 1; }
 {
   printf 'depth\texpressions\tsimple\tsyntactic\twinner'
   for k in simple syntactic; do for s in $seeds; do printf '\t%s_seed_%s' "$k" "$s"; done; done

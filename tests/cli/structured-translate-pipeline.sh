@@ -25,6 +25,11 @@ CHECKS=$((CHECKS + 1)); cmp -s q/structured-1.akm structured-1.akm.first || fail
 check_eq "$(awk -F'\t' 'NR > 1 { print $1 }' "$T/out" | tr '\n' ' ')" "bahdanau structured sigmoid " "the table again"
 expect 2 env STRUCT_JOBS=0 "$ATTNKIT_SRC/pipelines/structured-translate.sh" --quick
 grep -q "STRUCT_JOBS needs a whole number" "$T/err" || fail "STRUCT_JOBS=0: $(cat "$T/err")"
+# a --keep DIR of other settings is refused, and left as it was
+echo "other settings" > q/recipe
+expect 2 "$ATTNKIT_SRC/pipelines/structured-translate.sh" --quick --seed 1 --keep q
+grep -q "holds a run of other settings" "$T/err" || fail "other settings: $(cat "$T/err")"
+check_eq "$(cat q/recipe)" "other settings" "the refused DIR left as it was"
 expect 0 "$ATTNKIT_SRC/pipelines/structured-translate.sh" --help
 grep -q "^Usage: pipelines/structured-translate.sh" "$T/out" || fail "--help: $(head -1 "$T/out")"
 expect 2 "$ATTNKIT_SRC/pipelines/structured-translate.sh" --bogus
