@@ -40,6 +40,8 @@ expect_err 2 "stackmem-step: unknown memory 'heap' (choose stack, queue, deque, 
 # Each number in the shortest form that reads back exactly (0.3, not 0.29999999999999999).
 expect 0 stackmem-step --value 0.1,0.7 --push 0.3
 check_eq "$(sed -n 1,2p "$T/out" | tr '\n' '|')" "strengths 0.3|value 1 0.1 0.7|" "shortest exact form"
+# its access cost: an empty stack, m = 2: no pop, one read of one value (m + 2)
+check_eq "$(sed -n 's/^ops //p' "$T/out")" 4 "ops line"
 expect_err 1 "stackmem-step: the memory has 3 numbers" stackmem-step --strengths 0.5,0.5 --values 1,2,3 --value 1,2
 
 # transduce-gen: seeded; reversal reverses, bigram flip swaps pairs of an even length.

@@ -222,6 +222,29 @@ TEST_CASE("stackmem: push then pop returns the pushed value exactly; over-strong
   for (int64_t i = 0; i < 4; ++i) CHECK(u.state.strengths.value()[i] == 0.0f);
 }
 
+TEST_CASE("stackmem: the step's operation count (its access cost) grows as n (m + 2)") {
+  // Each pop touches every stored strength (2 operations), each read every value (m + 2):
+  // a stack or queue of n, 2n + (n + 1)(m + 2); a deque, two pops and two reads over n + 2.
+  for (int64_t m : {1, 5, 32})
+    for (int64_t n : {0, 3, 16, 1024}) {
+      memory::StackStepIn in;
+      in.m = m;
+      in.value.assign(static_cast<size_t>(m), 0.5);
+      in.value_bottom = in.value;
+      in.strengths.assign(static_cast<size_t>(n), 0.25);
+      in.values.assign(static_cast<size_t>(n * m), -1.0);
+      in.push = 0.5, in.pop = 0.3, in.push_bottom = 0.2, in.pop_bottom = 0.1;
+      for (StackKind k : {StackKind::Stack, StackKind::Queue}) {
+        memory::StackStepIn one = in;
+        one.value_bottom.clear(), one.push_bottom = one.pop_bottom = 0;
+        CHECK_MESSAGE(memory::stack_step(k, one).ops == 2 * n + (n + 1) * (m + 2),
+                      "n " << n << " m " << m);
+      }
+      CHECK_MESSAGE(memory::stack_step(StackKind::Deque, in).ops == 4 * n + 2 * (n + 2) * (m + 2),
+                    "deque n " << n << " m " << m);
+    }
+}
+
 TEST_CASE("stackmem: gradients through three steps of each memory (away from ties)") {
   Rng rng(21);
   for (StackKind kind : {StackKind::Stack, StackKind::Queue, StackKind::Deque}) {

@@ -145,7 +145,7 @@ std::string memory_step(const MemoryStepArgs& a) {
   for (size_t i = 0; i < o.strengths.size(); ++i)
     text += line(("value " + std::to_string(i + 1)).c_str(), o.values.data() + i * in.m,
                  static_cast<size_t>(in.m));
-  return text + line("read", o.read.data(), o.read.size());
+  return text + line("read", o.read.data(), o.read.size()) + "ops " + std::to_string(o.ops) + "\n";
 }
 
 }  // namespace attnkit::cli

@@ -32,8 +32,9 @@ std::string stack_kind_name(StackKind k) {
 
 namespace {
 
-// Strengths after a pop of u from the top (from_top) or the bottom.
-std::vector<double> popped(const std::vector<double>& s, double u, bool from_top) {
+// Strengths after a pop of u from the top (from_top) or the bottom; ops: 2 a strength (its
+// share of the pop, and the running sum).
+std::vector<double> popped(const std::vector<double>& s, double u, bool from_top, int64_t& ops) {
   const size_t n = s.size();
   std::vector<double> out(n);
   double above = 0.0;  // Σ of the strengths nearer the end popped from
@@ -42,12 +43,14 @@ std::vector<double> popped(const std::vector<double>& s, double u, bool from_top
     out[i] = std::max(0.0, s[i] - std::max(0.0, u - above));
     above += s[i];
   }
+  ops += 2 * static_cast<int64_t>(n);
   return out;
 }
 
-// Σ_i min(s[i], max(0, 1 − Σ of the strengths nearer the end)) · V[i].
+// Σ_i min(s[i], max(0, 1 − Σ of the strengths nearer the end)) · V[i]; ops: m + 2 a value (its
+// weight, the running sum and the m multiply-adds).
 std::vector<double> read_end(const std::vector<double>& s, const std::vector<double>& v, int64_t m,
-                             bool from_top) {
+                             bool from_top, int64_t& ops) {
   const size_t n = s.size();
   std::vector<double> r(static_cast<size_t>(m), 0.0);
   double above = 0.0;
@@ -58,6 +61,7 @@ std::vector<double> read_end(const std::vector<double>& s, const std::vector<dou
       r[static_cast<size_t>(c)] += w * v[i * static_cast<size_t>(m) + static_cast<size_t>(c)];
     above += s[i];
   }
+  ops += static_cast<int64_t>(n) * (m + 2);
   return r;
 }
 
@@ -89,11 +93,11 @@ StackStepOut stack_step(StackKind kind, const StackStepIn& in) {
   StackStepOut out;
   if (kind != StackKind::Deque) {
     const bool top = kind == StackKind::Stack;
-    out.strengths = popped(in.strengths, in.pop, top);
+    out.strengths = popped(in.strengths, in.pop, top, out.ops);
     out.strengths.push_back(in.push);
     out.values = in.values;
     out.values.insert(out.values.end(), in.value.begin(), in.value.end());
-    out.read = read_end(out.strengths, out.values, m, top);
+    out.read = read_end(out.strengths, out.values, m, top, out.ops);
     return out;
   }
   if (in.value_bottom.size() != static_cast<size_t>(m))
@@ -103,15 +107,16 @@ StackStepOut stack_step(StackKind kind, const StackStepIn& in) {
     if (!std::isfinite(x)) throw DataError("the pushed value must be finite");
   check_strength(in.push_bottom, "the bottom push strength");
   check_strength(in.pop_bottom, "the bottom pop strength");
-  const std::vector<double> s = popped(popped(in.strengths, in.pop, true), in.pop_bottom, false);
+  const std::vector<double> s =
+      popped(popped(in.strengths, in.pop, true, out.ops), in.pop_bottom, false, out.ops);
   out.strengths.push_back(in.push_bottom);
   out.strengths.insert(out.strengths.end(), s.begin(), s.end());
   out.strengths.push_back(in.push);
   out.values = in.value_bottom;
   out.values.insert(out.values.end(), in.values.begin(), in.values.end());
   out.values.insert(out.values.end(), in.value.begin(), in.value.end());
-  out.read = read_end(out.strengths, out.values, m, true);
-  const std::vector<double> rb = read_end(out.strengths, out.values, m, false);
+  out.read = read_end(out.strengths, out.values, m, true, out.ops);
+  const std::vector<double> rb = read_end(out.strengths, out.values, m, false, out.ops);
   out.read.insert(out.read.end(), rb.begin(), rb.end());
   return out;
 }

@@ -48,6 +48,10 @@ struct StackStepOut {
   std::vector<double> values;     // (n + 1) × m (deque: n + 2)
   std::vector<double> strengths;  // n + 1 (deque: n + 2)
   std::vector<double> read;       // m (deque: 2m, the top read then the bottom read)
+  // The step's operations, its access cost: 2 a stored strength for each pop (its share and
+  // the running sum) and m + 2 a value for each read (its weight, the running sum, the m
+  // multiply-adds). A stack or queue of n: 2n + (n + 1)(m + 2); a deque: 4n + 2(n + 2)(m + 2).
+  int64_t ops = 0;
 };
 
 // Sizes that do not fit are ShapeErrors; strengths outside [0, 1], or non-finite input,
