@@ -61,6 +61,8 @@
 # not is stated as PASS or FAIL with its figures (EX84_SET_SEEDS seeds of tree-hard), and
 # does not fail the run.
 #   pipelines/exercise-8-4.sh [--quick] [--seed S] [--keep DIR]
+# With --keep DIR a stopped run goes on when run again: the trainings whose row is already in
+# DIR/results.tsv are not redone (a DIR of other settings is refused).
 # Measured results (dates, loads, earlier recipes): doc/experiments/exercise-8-4.md; how each
 # recipe was found: doc/exercise-8-4.md.
 set -euo pipefail
@@ -81,6 +83,7 @@ else
   ntm_steps=${EX84_NTM_STEPS:-30000} ntm_size="--memory-rows 64" ntm_seeds=${EX84_NTM_SEEDS:-3}
 fi
 work_dir
+keep_recipe "seed $seed quick $quick symbols $symbols/$bigram_symbols lengths $lo-$hi/$tlo-$thi count $count steps $steps seeds $seeds/$set_seeds ntm $ntm_steps/$ntm_seeds/$ntm_size stack-rnn $rnn_epochs/$rnn_count"
 
 # train TASK MEMORY SEED: one model, its test coarse and fine appended to results.tsv.
 # MEMORY ntm: the Neural Turing Machine on the same pairs (ntm-train -i PAIRS.tsv).
@@ -174,9 +177,18 @@ transduce-gen --task anbn --len-min 1 --len-max 19 --count $rnn_count --seed "$s
 transduce-gen --task anbn --len-min 1 --len-max 60 --count 300 --seed $((seed + 1)) -o "$dir/anbn-test.tsv"
 jobs=("anbn stack-rnn $seed" "${jobs[@]}")
 
-# EX84_JOBS trainings at a time (default 2, the machine's two cores), one thread each.
-: > "$dir/results.tsv"
-printf '%s\n' "${jobs[@]}" | xargs -P "${EX84_JOBS:-2}" -L 1 bash -c "$(declare -f train); dir='$dir' steps=$steps ntm_steps=$ntm_steps ntm_size='$ntm_size' rnn_epochs=$rnn_epochs; train \"\$@\" >> '$dir/results.tsv'" _
+# EX84_JOBS trainings at a time (default 2, the machine's two cores), one thread each; with
+# --keep, those whose row a stopped run has left in results.tsv are not run again.
+[ -n "$keep" ] || : >"$dir/results.tsv"
+touch "$dir/results.tsv"
+todo=()
+for j in "${jobs[@]}"; do
+  read -r t m s <<<"$j"
+  awk -F'\t' -v t="$t" -v m="$m" -v s="$s" '$1 == t && $2 == m && $3 == s { f = 1 } END { exit !f }' \
+    "$dir/results.tsv" || todo+=("$j")
+done
+[ "${#todo[@]}" = "${#jobs[@]}" ] || echo "$PIPELINE: $((${#jobs[@]} - ${#todo[@]})) of ${#jobs[@]} trainings already in $dir/results.tsv" >&2
+[ "${#todo[@]}" = 0 ] || printf '%s\n' "${todo[@]}" | xargs -P "${EX84_JOBS:-2}" -L 1 bash -c "$(declare -f train); dir='$dir' steps=$steps ntm_steps=$ntm_steps ntm_size='$ntm_size' rnn_epochs=$rnn_epochs; train \"\$@\" >> '$dir/results.tsv'" _
 
 # The table: one row per task and model, the seeds' coarse and fine.
 sort -t$'\t' -k1,1 -k2,2 -k3,3n "$dir/results.tsv" |

@@ -25,6 +25,17 @@ grep -q "sort (128 symbols): hard tree coarse [0-9. ]*, fine [0-9. ]*, elements 
 CHECKS=$((CHECKS + 1))
 grep -q "NTM (ntm-train -i PAIRS.tsv): copy coarse [0-9. ]*, fine [0-9. ]*;" ex84/analysis.txt ||
   fail "the analysis lacks the NTM rows: $(cat ex84/analysis.txt)"
+# run again with the same --keep: the rows there are kept; a missing one is trained again
+awk -F'\t' '!($1 == "copy" && $2 == "queue")' ex84/results.tsv > kept.tsv
+cp kept.tsv ex84/results.tsv
+expect 0 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --quick --seed 2 --keep ex84
+grep -q "49 of 50 trainings already in" "$T/err" || fail "not resumed: $(head -3 "$T/err")"
+check_eq "$(cut -f1,2 "$T/out" | tr '\t\n' ': ')" "$rows" "table rows, resumed"
+check_eq "$(grep -c "^copy$(printf '\t')queue" ex84/results.tsv)" 1 "the missing row trained again, once"
+check_eq "$(awk -F'\t' '!($1 == "copy" && $2 == "queue")' ex84/results.tsv | cmp - kept.tsv && echo same)" same "the kept rows unchanged"
+echo "other settings" > ex84/recipe
+expect 2 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --quick --seed 2 --keep ex84
+grep -q "holds a run of other settings" "$T/err" || fail "other settings: $(cat "$T/err")"
 expect 0 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --help
 expect 2 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --bogus
 finish
