@@ -4,6 +4,7 @@
 #   need_tools T...         # exit 1 naming the first tool not found
 #   work_dir                # dir: the --keep folder, or a temporary one removed at exit
 #   keep_recipe TEXT        # exit 2 when the --keep folder holds a run of other settings
+#   run_parallel N FUNC JOB...      # FUNC JOB's words, N at a time; 1 when any failed
 #   ntm_bits MODEL OPT...   # ntm-run --eval OPT...: bits per sequence over all lengths
 #   ntm_wrong MODEL OPT...  # ntm-run --eval OPT...: each length's wrong-bit fraction, tab-separated
 #   learning_curve PNG TITLE LOG:COLUMN[:LABEL]...  # a trainer's --log columns against step, as PNG
@@ -94,6 +95,28 @@ work_dir() {
     dir=$(mktemp -d)
     trap 'rm -rf "$dir"' EXIT
   fi
+}
+
+# run_parallel N FUNC JOB...: FUNC with each JOB's words as its arguments, N at a time in the
+# background; after all have ended, status 1 when any failed (each says why itself).
+run_parallel() {
+  # (bash's locals are seen by the functions called: these names must not hide FUNC's globals)
+  local _rp_n=$1 _rp_f=$2 _rp_running=0 _rp_status=0 _rp_job
+  shift 2
+  for _rp_job in "$@"; do
+    if [ "$_rp_running" -ge "$_rp_n" ]; then
+      wait -n || _rp_status=1
+      _rp_running=$((_rp_running - 1))
+    fi
+    # shellcheck disable=SC2086 # the job's words are FUNC's arguments
+    "$_rp_f" $_rp_job &
+    _rp_running=$((_rp_running + 1))
+  done
+  while [ "$_rp_running" -gt 0 ]; do
+    wait -n || _rp_status=1
+    _rp_running=$((_rp_running - 1))
+  done
+  return $_rp_status
 }
 
 # keep_recipe TEXT: for a pipeline that keeps what a stopped run had made in --keep DIR and

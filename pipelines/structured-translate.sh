@@ -65,7 +65,7 @@ echo "== $(wc -l <"$dir/train.tsv") training pairs, $n held-out pairs ($fra)" >&
 # One model: trained (or resumed from its checkpoint), then its held-out translations and
 # their BLEU (DIR/KIND-SEED.bleu); each stage skipped when its output is already there.
 model() {
-  local kind=$1 s=$2 threads=$3 m=$dir/$1-$2.akm resume=()
+  local kind=$1 s=$2 m=$dir/$1-$2.akm resume=()
   if [ ! -s "$m" ]; then
     [ -s "$m.ckpt" ] && resume=(--resume)
     echo "== $kind, seed $s: seq2seq-train ${common[*]} --attention $kind ${run[*]} ${resume[*]}" >&2
@@ -93,22 +93,9 @@ model() {
 order=()
 for s in $seeds; do order+=("bahdanau $s" "structured $s"); done
 for s in $seeds; do order+=("sigmoid $s"); done
+run_parallel "$jobs" model "${order[@]}" ||
+  { echo "$PIPELINE: a model failed (above); run the same command again to go on" >&2; exit 1; }
 status=0
-running=0
-for job in "${order[@]}"; do
-  if [ "$running" -ge "$jobs" ]; then
-    wait -n || status=1
-    running=$((running - 1))
-  fi
-  # shellcheck disable=SC2086 # "KIND SEED"
-  model $job "$threads" &
-  running=$((running + 1))
-done
-while [ "$running" -gt 0 ]; do
-  wait -n || status=1
-  running=$((running - 1))
-done
-[ "$status" = 0 ] || { echo "$PIPELINE: a model failed (above); run the same command again to go on" >&2; exit 1; }
 printf 'kind\tmean_bleu' >"$dir/table.tsv"
 for s in $seeds; do printf '\tbleu_seed_%s' "$s" >>"$dir/table.tsv"; done
 echo >>"$dir/table.tsv"

@@ -90,22 +90,10 @@ model() {
     mv "$dir/$kind-$s-$d.acc.tmp" "$dir/$kind-$s-$d.acc"
   done
 }
-status=0 running=0
-for s in $seeds; do
-  for kind in $kinds; do
-    if [ "$running" -ge "$jobs" ]; then
-      wait -n || status=1
-      running=$((running - 1))
-    fi
-    model "$kind" "$s" &
-    running=$((running + 1))
-  done
-done
-while [ "$running" -gt 0 ]; do
-  wait -n || status=1
-  running=$((running - 1))
-done
-[ "$status" = 0 ] || { echo "$PIPELINE: a model failed (above); run the same command again to go on" >&2; exit 1; }
+order=()
+for s in $seeds; do for kind in $kinds; do order+=("$kind $s"); done; done
+run_parallel "$jobs" model "${order[@]}" ||
+  { echo "$PIPELINE: a model failed (above); run the same command again to go on" >&2; exit 1; }
 {
   printf 'depth\texpressions\tsimple\tsyntactic\twinner'
   for k in simple syntactic; do for s in $seeds; do printf '\t%s_seed_%s' "$k" "$s"; done; done
