@@ -48,8 +48,9 @@ int main(int argc, char** argv) {
         "the image file (- is standard output)");
     app.epilog(
         "Colours: viridis from min(0, smallest value) to the largest value; non-finite\n"
-        "values (masked scores, -inf) are grey. PNG labels use a 5x7 ASCII bitmap font\n"
-        "(other characters are drawn as boxes); SVG keeps the UTF-8 text.");
+        "values (masked scores, -inf) are grey. PNG labels use a 5x7 bitmap font: ASCII,\n"
+        "the accented letters and punctuation of Western European languages (other\n"
+        "characters are drawn as boxes); SVG keeps the UTF-8 text.");
     app.parse();
     if (!app.given("format"))
       format = out.size() > 4 && out.compare(out.size() - 4, 4, ".svg") == 0 ? "svg" : "png";

@@ -123,6 +123,43 @@ TEST_CASE("token counts must match; UTF-8 decoding") {
   CHECK(utf8_decode("\xff") == std::vector<uint32_t>{0xFFFD});
 }
 
+TEST_CASE("the font draws Western European letters and punctuation, a box for the rest") {
+  auto rows = [](uint32_t c) {
+    const uint8_t* g = glyph(c);
+    return std::vector<uint8_t>(g, g + kGlyphH);
+  };
+  const std::vector<uint8_t> box = rows(0x4E2D), space = rows(' ');
+  CHECK(box == rows(0xFFFD));
+  // every accented letter of French, German and Spanish has a glyph of its own among the
+  // letters of its case (an accented capital is a small capital: Ô is drawn as ô)
+  for (const char* text : {"àâäçéèêëîïôöùûüÿœæñáíóúß", "ÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸŒÆÑÁÍÓÚ"}) {
+    const std::vector<uint32_t> letters = utf8_decode(text);
+    CHECK(letters.size() >= 23);
+    for (size_t i = 0; i < letters.size(); ++i) {
+      CAPTURE(letters[i]);
+      CHECK(rows(letters[i]) != box);
+      for (size_t j = 0; j < i; ++j) CHECK(rows(letters[i]) != rows(letters[j]));
+    }
+  }
+  // a lower-case accented letter is its letter's body under an accent
+  for (const auto& [accented, base] : std::vector<std::pair<const char*, char>>{
+           {"à", 'a'}, {"é", 'e'}, {"è", 'e'}, {"ô", 'o'}, {"ü", 'u'}, {"ñ", 'n'}, {"ÿ", 'y'}}) {
+    CAPTURE(accented);
+    const std::vector<uint8_t> g = rows(utf8_decode(accented).at(0)), b = rows(base);
+    CHECK(std::equal(g.begin() + 2, g.end(), b.begin() + 2));
+    CHECK((g[0] | g[1]) != 0);
+    CHECK((b[0] | b[1]) == 0);
+  }
+  // French typography's spaces are blank; its quotes and dashes are drawn
+  for (const uint32_t blank : {0xA0u, 0x202Fu, 0x2009u}) CHECK(rows(blank) == space);
+  for (const uint32_t mark : utf8_decode("«»‘’“”–—…¡¿€")) {
+    CAPTURE(mark);
+    CHECK(rows(mark) != box);
+    CHECK(rows(mark) != space);
+  }
+  CHECK(rows(0x2019) != rows(0x2018));
+}
+
 TEST_CASE("overlay: one colour scale for every panel, drawn as a bar with its values") {
   Tensor img({8, 8}, 0.0f);
   plot::OverlayQuery peak, flat;

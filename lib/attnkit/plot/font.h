@@ -1,6 +1,8 @@
-// A 5 x 7 bitmap font for the printable ASCII characters (32..126), drawn for attnkit's
-// plots: glyph rows top to bottom, bit 4 the leftmost pixel. Any other code point is drawn
-// as a hollow box (the SVG output keeps the real UTF-8 text).
+// A 5 x 7 bitmap font for attnkit's plots: the printable ASCII characters (32..126), the
+// accented letters of Western European languages (Latin-1's but Ð ð Þ þ, with Œ œ Ÿ) and
+// their texts' punctuation (« » ‘ ’ “ ” – — … ¡ ¿, the no-break spaces); glyph rows top to
+// bottom, bit 4 the leftmost pixel. Any other code point is drawn as a hollow box (the SVG
+// output keeps the real UTF-8 text).
 #pragma once
 
 #include <cstdint>
