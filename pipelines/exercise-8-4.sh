@@ -70,6 +70,7 @@ export LC_ALL=C
 
 . "$(dirname "$0")/lib.sh"
 pipeline_args "$@"
+pipeline_jobs EX84_JOBS 2
 need_tools transduce-gen stackmem-train stackmem-run ntm-train ntm-run attn-plot
 
 symbols=${EX84_SYMBOLS:-128} bigram_symbols=${EX84_BIGRAM_SYMBOLS:-10}
@@ -92,14 +93,14 @@ train() {
   local task=$1 mem=$2 s=$3 m="$dir/$1-$2-$3.akm"
   if [ "$mem" = stack-rnn ]; then
     stackmem-train -i "$dir/anbn-train.tsv" --stack-rnn --stacks 10 --hidden 40 --embed 8 \
-      --lr 0.01 --epochs $rnn_epochs --seed "$s" --threads 1 -q -o "$m"
+      --lr 0.01 --epochs $rnn_epochs --seed "$s" --threads $threads -q -o "$m"
     stackmem-run --model "$m" -i "$dir/anbn-test.tsv" --eval |
       awk -F'\t' -v s="$s" '$1 == "all" { printf "anbn\tstack-rnn\t%s\t%s\t%s\t-\n", s, $3, $4 }'
     return
   fi
   if [ "$mem" = ntm ]; then
     ntm-train -i "$dir/$task-train.tsv" $ntm_size --optimizer adam --lr 3e-3 --eps 1e-8 --steps $ntm_steps \
-      --seed "$s" --threads 1 -q -o "$m"
+      --seed "$s" --threads $threads -q -o "$m"
     ntm-run --model "$m" -i "$dir/$task-test.tsv" --eval -q |
       awk -F'\t' -v t="$task" -v s="$s" '$1 == "all" { printf "%s\tntm\t%s\t%s\t%s\t-\n", t, s, $3, $4 }'
     return
@@ -134,7 +135,7 @@ train() {
     deque) recipe+=(--encoder-pop-bias -3 --bottom-push-bias -6 --push-bias 5 --warmup 500) n=$((3 * steps)) lr=0.003 ;;
   esac
   stackmem-train -i "$dir/$task-train.tsv" --memory "$kind" --two-controllers --steps $n \
-    --batch-size 32 --lr $lr --hidden $hidden --value-size 32 "${recipe[@]}" --seed "$s" --threads 1 -q -o "$m"
+    --batch-size 32 --lr $lr --hidden $hidden --value-size 32 "${recipe[@]}" --seed "$s" --threads $threads -q -o "$m"
   # elements: the share of the target positions whose output symbol is right.
   stackmem-run --model "$m" -i "$dir/$task-test.tsv" -o "$dir/$task-$mem-$s.out"
   local elements
@@ -178,8 +179,9 @@ transduce-gen --task anbn --len-min 1 --len-max 19 --count $rnn_count --seed "$s
 transduce-gen --task anbn --len-min 1 --len-max 60 --count 300 --seed $((seed + 1)) -o "$dir/anbn-test.tsv"
 jobs=("anbn stack-rnn $seed" "${jobs[@]}")
 
-# EX84_JOBS trainings at a time (default 2, the machine's two cores), one thread each; with
-# --keep, those whose row a stopped run has left in results.tsv are not run again.
+# EX84_JOBS trainings at a time (default 2, the machine's two cores), one thread each (every
+# core when 1); with --keep, those whose row a stopped run has left in results.tsv are not
+# run again.
 [ -n "$keep" ] || : >"$dir/results.tsv"
 touch "$dir/results.tsv"
 todo=()
@@ -189,7 +191,7 @@ for j in "${jobs[@]}"; do
     "$dir/results.tsv" || todo+=("$j")
 done
 [ "${#todo[@]}" = "${#jobs[@]}" ] || echo "$PIPELINE: $((${#jobs[@]} - ${#todo[@]})) of ${#jobs[@]} trainings already in $dir/results.tsv" >&2
-[ "${#todo[@]}" = 0 ] || printf '%s\n' "${todo[@]}" | xargs -P "${EX84_JOBS:-2}" -L 1 bash -c "$(declare -f train); dir='$dir' steps=$steps ntm_steps=$ntm_steps ntm_size='$ntm_size' rnn_epochs=$rnn_epochs; train \"\$@\" >> '$dir/results.tsv'" _
+[ "${#todo[@]}" = 0 ] || printf '%s\n' "${todo[@]}" | xargs -P "$njobs" -L 1 bash -c "$(declare -f train); dir='$dir' threads=$threads steps=$steps ntm_steps=$ntm_steps ntm_size='$ntm_size' rnn_epochs=$rnn_epochs; train \"\$@\" >> '$dir/results.tsv'" _
 
 # The table: one row per task and model, the seeds' coarse and fine.
 sort -t$'\t' -k1,1 -k2,2 -k3,3n "$dir/results.tsv" |

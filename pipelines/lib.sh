@@ -97,6 +97,18 @@ work_dir() {
   fi
 }
 
+# pipeline_jobs VAR DEFAULT: how many trainings run at a time, from the environment variable
+# VAR (DEFAULT when unset): sets njobs, and threads for each (1 when several run side by
+# side, else 0: every core for the one). A value that is not a whole number >= 1 exits 2.
+pipeline_jobs() {
+  local _pj_v=${!1:-$2}
+  case $_pj_v in '' | *[!0-9]*) _pj_v=0 ;; esac
+  njobs=$((10#$_pj_v))
+  [ "$njobs" != 0 ] || { echo "$PIPELINE: $1 needs a whole number >= 1, not '${!1}'" >&2; exit 2; }
+  threads=1
+  [ "$njobs" != 1 ] || threads=0
+}
+
 # run_parallel N FUNC JOB...: FUNC with each JOB's words as its arguments, N at a time in the
 # background; after all have ended, status 1 when any failed (each says why itself).
 run_parallel() {

@@ -31,7 +31,8 @@
 # a subset; a kind not run prints -/-. STRUCT_KINDS may also name crf-kim (memn2n-train's
 # authors' binary CRF), whose column then follows crf's. The claims are checked only when the
 # run holds tasks 2 11 13 15 17, softmax and a crf kind, for each crf kind run (crf,
-# crf-kim). STRUCT_JOBS (default 1): runs at a time.
+# crf-kim). STRUCT_JOBS (default 1): runs at a time, one thread each when more than one (one
+# run alone uses every core).
 # --quick: the tiny task-1 fixture of testdata/babi, 1 seed, 5 epochs (2 of linear start);
 # the table is printed, the claims are not checked (seconds).
 # Exits 1 when a claim fails.
@@ -51,8 +52,7 @@ case " $kinds " in *" crf-kim "*) columns="$columns crf-kim" ;; esac
 for k in $kinds; do
   case " softmax unary crf crf-kim " in *" $k "*) ;; *) pipeline_usage_error "STRUCT_KINDS: unknown kind '$k'" ;; esac
 done
-njobs=${STRUCT_JOBS:-1}
-case $njobs in [1-9]|[1-9][0-9]) ;; *) pipeline_usage_error "STRUCT_JOBS: not a count: '$njobs'" ;; esac
+pipeline_jobs STRUCT_JOBS 1
 # the paper's Table 4: task K MemN2N(answer/facts) binary-CRF(answer/facts)
 paper() {
   case $1 in
@@ -81,27 +81,21 @@ one() {  # one TASK KIND SEED: train, evaluate → $dir/tTASK-KIND-sSEED.akm and
   local t=$1 k=$2 s=$3 m=$dir/t$1-$2-s$3.akm te tf re
   echo "$PIPELINE: task $t, $k, seed $s ..." >&2
   nice memn2n-train -q -i "$data" --task "$t" --hops "$(hops "$t")" --attention "$k" \
-    --seed "$s" $extra ${MEMN2N_ARGS:-} -o "$m"
-  memn2n-eval --model "$m" -i "$data" >"$m.test.tsv"
-  memn2n-eval --model "$m" -i "$data" --split train >"$m.train.tsv"
+    --seed "$s" --threads "$threads" $extra ${MEMN2N_ARGS:-} -o "$m" || return 1
+  memn2n-eval --model "$m" -i "$data" --threads "$threads" >"$m.test.tsv" || return 1
+  memn2n-eval --model "$m" -i "$data" --split train --threads "$threads" >"$m.train.tsv" || return 1
   read -r te tf < <(row "$m.test.tsv" "$t")
   read -r re _ < <(row "$m.train.tsv" "$t")
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$k" "$s" "$te" "$tf" "$re" >"$m.row"
 }
 # the runs, STRUCT_JOBS at a time; each run's test error, test facts, train error → runs.tsv
+order=()
 for t in $tasks; do
   for k in $kinds; do
-    for s in $seeds; do
-      if [ "$njobs" -gt 1 ]; then
-        while [ "$(jobs -rp | wc -l)" -ge "$njobs" ]; do wait -n; done
-        one "$t" "$k" "$s" &
-      else
-        one "$t" "$k" "$s"
-      fi
-    done
+    for s in $seeds; do order+=("$t $k $s"); done
   done
 done
-wait
+run_parallel "$njobs" one "${order[@]}" || { echo "$PIPELINE: a run failed (its message is above)" >&2; exit 1; }
 printf 'task\tkind\tseed\ttest_error\tfacts\ttrain_error\n' >"$dir/runs.tsv"
 for t in $tasks; do
   for k in $kinds; do

@@ -35,10 +35,7 @@ export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
 pipeline_args "$@"
 need_tools seq2seq-train seq2seq-translate bleu attn-plot
-jobs=${STRUCT_JOBS:-2}
-case $jobs in ''|*[!0-9]*|0) echo "$PIPELINE: STRUCT_JOBS needs a whole number >= 1, not '$jobs'" >&2; exit 2 ;; esac
-threads=1
-[ "$jobs" = 1 ] && threads=0
+pipeline_jobs STRUCT_JOBS 2
 work_dir
 kinds="bahdanau structured sigmoid"
 fra=${FRA:-$top/../shared/data/translation/fra.txt}
@@ -93,7 +90,7 @@ model() {
 order=()
 for s in $seeds; do order+=("bahdanau $s" "structured $s"); done
 for s in $seeds; do order+=("sigmoid $s"); done
-run_parallel "$jobs" model "${order[@]}" ||
+run_parallel "$njobs" model "${order[@]}" ||
   { echo "$PIPELINE: a model failed (above); run the same command again to go on" >&2; exit 1; }
 status=0
 printf 'kind\tmean_bleu' >"$dir/table.tsv"

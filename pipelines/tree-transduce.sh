@@ -37,10 +37,7 @@ export LC_ALL=C
 . "$(dirname "$0")/lib.sh"
 pipeline_args "$@"
 need_tools transduce-gen seq2seq-train seq2seq-translate attn-struct attn-plot
-jobs=${TREE_JOBS:-2}
-case $jobs in ''|*[!0-9]*|0) echo "$PIPELINE: TREE_JOBS needs a whole number >= 1, not '$jobs'" >&2; exit 2 ;; esac
-threads=1
-[ "$jobs" = 1 ] && threads=0
+pipeline_jobs TREE_JOBS 2
 work_dir
 depth=${DEPTH:-6} ntrain=${TRAIN:-20000} ntest=${TEST:-200} steps=${STEPS:-3000}
 hidden=${HIDDEN:-64}
@@ -92,7 +89,7 @@ model() {
 }
 order=()
 for s in $seeds; do for kind in $kinds; do order+=("$kind $s"); done; done
-run_parallel "$jobs" model "${order[@]}" ||
+run_parallel "$njobs" model "${order[@]}" ||
   { echo "$PIPELINE: a model failed (above); run the same command again to go on" >&2; exit 1; }
 {
   printf 'depth\texpressions\tsimple\tsyntactic\twinner'

@@ -38,4 +38,6 @@ expect 2 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --quick --seed 2 --keep ex84
 grep -q "holds a run of other settings" "$T/err" || fail "other settings: $(cat "$T/err")"
 expect 0 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --help
 expect 2 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --bogus
+expect 2 env EX84_JOBS=0 "$ATTNKIT_SRC/pipelines/exercise-8-4.sh" --quick
+grep -q "EX84_JOBS needs a whole number" "$T/err" || fail "EX84_JOBS=0: $(cat "$T/err")"
 finish

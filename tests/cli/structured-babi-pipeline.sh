@@ -15,6 +15,8 @@ grep -q "PASS\|FAIL" "$T/err" && fail "--quick checked a claim"
 expect 0 "$ATTNKIT_SRC/pipelines/structured-babi.sh" --help
 grep -q "Table 4" "$T/out" || fail "--help"
 expect 2 "$ATTNKIT_SRC/pipelines/structured-babi.sh" --bogus
+expect 2 env STRUCT_JOBS=x "$ATTNKIT_SRC/pipelines/structured-babi.sh" --quick
+grep -q "STRUCT_JOBS needs a whole number" "$T/err" || fail "STRUCT_JOBS=x: $(cat "$T/err")"
 # no data: skipped with a message
 expect 77 env BABI=/nonexistent "$ATTNKIT_SRC/pipelines/structured-babi.sh"
 grep -q "skipped: no bAbI 1k data" "$T/err" || fail "no skip message"
