@@ -142,8 +142,11 @@ TEST_CASE("the font draws Western European letters and punctuation, a box for th
     }
   }
   // a lower-case accented letter is its letter's body under an accent
-  for (const auto& [accented, base] : std::vector<std::pair<const char*, char>>{
+  // (a pair, not a structured binding: clang refuses to capture a binding in CAPTURE's lambda)
+  for (const auto& pair : std::vector<std::pair<const char*, char>>{
            {"à", 'a'}, {"é", 'e'}, {"è", 'e'}, {"ô", 'o'}, {"ü", 'u'}, {"ñ", 'n'}, {"ÿ", 'y'}}) {
+    const char* accented = pair.first;
+    const char base = pair.second;
     CAPTURE(accented);
     const std::vector<uint8_t> g = rows(utf8_decode(accented).at(0)), b = rows(base);
     CHECK(std::equal(g.begin() + 2, g.end(), b.begin() + 2));
