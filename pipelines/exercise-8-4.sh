@@ -85,7 +85,6 @@ else
   ntm_steps=${EX84_NTM_STEPS:-30000} ntm_size="--memory-rows 64" ntm_seeds=${EX84_NTM_SEEDS:-3}
 fi
 work_dir
-keep_recipe "seed $seed quick $quick symbols $symbols/$bigram_symbols lengths $lo-$hi/$tlo-$thi count $count steps $steps seeds $seeds/$set_seeds/$row_seeds ntm $ntm_steps/$ntm_seeds/$ntm_size stack-rnn $rnn_epochs/$rnn_count"
 
 # train TASK MEMORY SEED: one model, its test coarse and fine appended to results.tsv.
 # MEMORY ntm: the Neural Turing Machine on the same pairs (ntm-train -i PAIRS.tsv).
@@ -145,6 +144,9 @@ train() {
   stackmem-run --model "$m" -i "$dir/$task-test.tsv" --eval |
     awk -F'\t' -v t="$task" -v m="$mem" -v s="$s" -v e="$elements" '$1 == "all" { printf "%s\t%s\t%s\t%s\t%s\t%s\n", t, m, s, $3, $4, e }'
 }
+# the settings and train's code: a --keep DIR of another recipe is refused before anything is
+# written to it
+keep_recipe "seed $seed quick $quick symbols $symbols/$bigram_symbols lengths $lo-$hi/$tlo-$thi count $count steps $steps seeds $seeds/$set_seeds/$row_seeds ntm $ntm_steps/$ntm_seeds/$ntm_size stack-rnn $rnn_epochs/$rnn_count" train
 
 jobs=()
 # The order tasks (every memory), the content tasks (a set's: membership, count-distinct,

@@ -3,7 +3,7 @@
 #   pipeline_args "$@"      # --quick, --seed S, --keep DIR, -h/--help → quick, seed, keep
 #   need_tools T...         # exit 1 naming the first tool not found
 #   work_dir                # dir: the --keep folder, or a temporary one removed at exit
-#   keep_recipe TEXT        # exit 2 when the --keep folder holds a run of other settings
+#   keep_recipe TEXT [FUNC...]  # exit 2 when the --keep folder holds a run of other settings
 #   run_parallel N FUNC JOB...      # FUNC JOB's words, N at a time; 1 when any failed
 #   ntm_bits MODEL OPT...   # ntm-run --eval OPT...: bits per sequence over all lengths
 #   ntm_wrong MODEL OPT...  # ntm-run --eval OPT...: each length's wrong-bit fraction, tab-separated
@@ -131,18 +131,26 @@ run_parallel() {
   return $_rp_status
 }
 
-# keep_recipe TEXT: for a pipeline that keeps what a stopped run had made in --keep DIR and
-# goes on from it: DIR/recipe holds TEXT (the settings every kept file depends on); a DIR
-# made with other settings is refused (exit 2), so that no model of another recipe is reused.
+# keep_recipe TEXT [FUNCTION...]: for a pipeline that keeps what a stopped run had made in
+# --keep DIR and goes on from it: DIR/recipe holds TEXT (the settings every kept file depends
+# on) and, when FUNCTIONs are named, a checksum of their code as `declare -f` prints it (the
+# comments aside), so that an edit to the flags a training function passes counts as other
+# settings too; a DIR made with other settings is refused (exit 2) and left as it was, so
+# that no model of another recipe is reused. Call it after the FUNCTIONs are defined and
+# before anything is written to DIR.
 keep_recipe() {
   [ -n "$keep" ] || return 0
-  if [ -e "$dir/recipe" ] && [ "$(cat "$dir/recipe")" != "$1" ]; then
+  local _kr_text=$1
+  shift
+  declare -F "$@" >/dev/null || { echo "$PIPELINE: keep_recipe: no function among: $*" >&2; exit 1; }
+  [ $# = 0 ] || _kr_text="$_kr_text code $(declare -f "$@" | cksum | cut -d' ' -f1)"
+  if [ -e "$dir/recipe" ] && [ "$(cat "$dir/recipe")" != "$_kr_text" ]; then
     echo "$PIPELINE: $dir holds a run of other settings; use another --keep DIR (or remove it)" >&2
     echo "  there: $(cat "$dir/recipe")" >&2
-    echo "  now:   $1" >&2
+    echo "  now:   $_kr_text" >&2
     exit 2
   fi
-  printf '%s\n' "$1" >"$dir/recipe"
+  printf '%s\n' "$_kr_text" >"$dir/recipe"
 }
 
 ntm_bits() {

@@ -53,12 +53,6 @@ if [ ! -r "$fra" ]; then
   echo "$PIPELINE: skipped: cannot read $fra (set FRA=)" >&2
   exit 77
 fi
-keep_recipe "$(cksum <"$fra") every $every ${common[*]} ${run[*]}"
-awk -F'\t' -v k=$every 'NR % k != 0 { print $1 "\t" $2 }' "$fra" >"$dir/train.tsv"
-awk -F'\t' -v k=$every 'NR % k == 0 { print $1 }' "$fra" >"$dir/test.en"
-awk -F'\t' -v k=$every 'NR % k == 0 { print $2 }' "$fra" >"$dir/test.fr"
-n=$(wc -l <"$dir/test.en")
-echo "== $(wc -l <"$dir/train.tsv") training pairs, $n held-out pairs ($fra)" >&2
 # One model: trained (or resumed from its checkpoint), then its held-out translations and
 # their BLEU (DIR/KIND-SEED.bleu); each stage skipped when its output is already there.
 model() {
@@ -87,6 +81,14 @@ model() {
     mv "$dir/$kind-$s.bleu.tmp" "$dir/$kind-$s.bleu"
   fi
 }
+# the settings and model's code: a --keep DIR of another recipe is refused before anything is
+# written to it
+keep_recipe "$(cksum <"$fra") every $every ${common[*]} ${run[*]}" model
+awk -F'\t' -v k=$every 'NR % k != 0 { print $1 "\t" $2 }' "$fra" >"$dir/train.tsv"
+awk -F'\t' -v k=$every 'NR % k == 0 { print $1 }' "$fra" >"$dir/test.en"
+awk -F'\t' -v k=$every 'NR % k == 0 { print $2 }' "$fra" >"$dir/test.fr"
+n=$(wc -l <"$dir/test.en")
+echo "== $(wc -l <"$dir/train.tsv") training pairs, $n held-out pairs ($fra)" >&2
 order=()
 for s in $seeds; do order+=("bahdanau $s" "structured $s"); done
 for s in $seeds; do order+=("sigmoid $s"); done

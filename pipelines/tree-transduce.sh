@@ -46,21 +46,6 @@ if [ "$quick" = 1 ]; then
   depth=3 ntrain=600 ntest=20 steps=60 hidden=16 seeds=$seed
 fi
 kinds="bahdanau syntactic"
-keep_recipe "seed $seed depth $depth train $ntrain test $ntest steps $steps hidden $hidden"
-transduce-gen --task infix-prefix --depth-min 1 --depth-max "$depth" --count "$ntrain" \
-  --seed "$seed" -o "$dir/train.tsv"
-for d in $(seq 1 "$depth"); do
-  transduce-gen --task infix-prefix --depth-min "$d" --depth-max "$d" --count "$ntest" \
-    --seed $((seed + 1000 * d)) -o "$dir/all-$d.tsv"
-  # held out: never in the training set, each once
-  awk -F'\t' 'NR == FNR { seen[$1] = 1; next } !($1 in seen) && !($1 in kept) { kept[$1] = 1; print }' \
-    "$dir/train.tsv" "$dir/all-$d.tsv" >"$dir/test-$d.tsv"
-  cut -f1 "$dir/test-$d.tsv" >"$dir/test-$d.src"
-  cut -f2 "$dir/test-$d.tsv" >"$dir/test-$d.tgt"
-done
-# the decoders' longest output: twice the longest prefix form tested, and <eos>
-tlen=$(cat "$dir"/test-*.tgt | awk '{ if (NF > m) m = NF } END { print 2 * m + 1 }')
-echo "== $ntrain training expressions of depths 1-$depth; held out: $(for d in $(seq 1 "$depth"); do printf '%s ' "$(wc -l <"$dir/test-$d.tsv")"; done)" >&2
 common=(--type rnn --cell lstm --embed "$hidden" --hidden "$hidden" --lr 0.005 --batch-size 32
   --clip 5 --len-max 200 --tokens words --valid-fraction 0.02 --steps "$steps"
   --eval-every "$steps" --bleu-sentences 0 -q)
@@ -87,6 +72,23 @@ model() {
     mv "$dir/$kind-$s-$d.acc.tmp" "$dir/$kind-$s-$d.acc"
   done
 }
+# the settings and model's code: a --keep DIR of another recipe is refused before anything is
+# written to it
+keep_recipe "seed $seed depth $depth train $ntrain test $ntest steps $steps hidden $hidden ${common[*]}" model
+transduce-gen --task infix-prefix --depth-min 1 --depth-max "$depth" --count "$ntrain" \
+  --seed "$seed" -o "$dir/train.tsv"
+for d in $(seq 1 "$depth"); do
+  transduce-gen --task infix-prefix --depth-min "$d" --depth-max "$d" --count "$ntest" \
+    --seed $((seed + 1000 * d)) -o "$dir/all-$d.tsv"
+  # held out: never in the training set, each once
+  awk -F'\t' 'NR == FNR { seen[$1] = 1; next } !($1 in seen) && !($1 in kept) { kept[$1] = 1; print }' \
+    "$dir/train.tsv" "$dir/all-$d.tsv" >"$dir/test-$d.tsv"
+  cut -f1 "$dir/test-$d.tsv" >"$dir/test-$d.src"
+  cut -f2 "$dir/test-$d.tsv" >"$dir/test-$d.tgt"
+done
+# the decoders' longest output: twice the longest prefix form tested, and <eos>
+tlen=$(cat "$dir"/test-*.tgt | awk '{ if (NF > m) m = NF } END { print 2 * m + 1 }')
+echo "== $ntrain training expressions of depths 1-$depth; held out: $(for d in $(seq 1 "$depth"); do printf '%s ' "$(wc -l <"$dir/test-$d.tsv")"; done)" >&2
 order=()
 for s in $seeds; do for kind in $kinds; do order+=("$kind $s"); done; done
 run_parallel "$njobs" model "${order[@]}" ||

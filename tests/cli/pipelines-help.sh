@@ -39,4 +39,18 @@ if command -v gnuplot >/dev/null; then
   CHECKS=$((CHECKS + 1))
   cmp -s a.png b.png && fail "the y label is not drawn: the same picture for two labels"
 fi
+# keep_recipe: the code of the functions named is part of the recipe: an edit to it (a
+# training's flags) is a run of other settings, refused, and the DIR left as it was; the
+# comments are not part of it.
+mkdir kr
+kr='. "$1/pipelines/lib.sh"; keep=kr dir=kr'
+expect 0 bash -c "$kr"'; f() { train --lr 1; }; keep_recipe "seed 1" f' x "$ATTNKIT_SRC"
+cp kr/recipe kr.first
+expect 0 bash -c "$kr"'; f() {
+  # a comment
+  train --lr 1; }; keep_recipe "seed 1" f' x "$ATTNKIT_SRC"
+expect_err 2 "x: kr holds a run of other settings" bash -c "$kr"'; f() { train --lr 2; }; keep_recipe "seed 1" f' x "$ATTNKIT_SRC"
+CHECKS=$((CHECKS + 1)); cmp -s kr/recipe kr.first || fail "the refused DIR changed: $(cat kr/recipe)"
+expect_err 2 "x: kr holds a run of other settings" bash -c "$kr"'; f() { train --lr 1; }; keep_recipe "seed 2" f' x "$ATTNKIT_SRC"
+expect_err 1 "x: keep_recipe: no function among: g" bash -c "$kr"'; keep_recipe "seed 1" g' x "$ATTNKIT_SRC"
 finish
