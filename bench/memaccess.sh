@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The tree's (HAM, the hard access) and the set's access time as the memory grows, attnkit
-# (bench/memaccess.cpp) against the same accesses in PyTorch (bench/memaccess_torch.py), in
-# one run, alternating the two sides, REPS times each, with the same OPENBLAS_CORETYPE: B = 16
-# memories of N = 16, 64, 256, 1024 leaves (slots), width 32, controller state 64. PyTorch at
-# the best of its three thread settings within THREADS (bench/lib.sh's torch_best); attnkit's
-# accesses are single-threaded loops over the rows. Prints every measurement as TSV (rate:
-# accesses/s of the 16 rows; then the multiply-adds of an access and a checksum), then per
-# case the median ratio attnkit / pytorch and the range of the per-repetition ratios, then
-# attnkit's time per access relative to N = 16 (the tree's should grow as log N, the set's
-# as N).
+# The access time of the tree (HAM, the hard access), the set, the stack and the queue as the
+# memory grows, attnkit (bench/memaccess.cpp) against the same accesses in PyTorch
+# (bench/memaccess_torch.py), in one run, alternating the two sides, REPS times each, with the
+# same OPENBLAS_CORETYPE: B = 16 memories of N = 16, 64, 256, 1024 leaves (slots, stored
+# values), width 32, controller state 64. PyTorch at the best of its three thread settings
+# within THREADS (bench/lib.sh's torch_best); attnkit's accesses are single-threaded loops
+# over the rows. Prints every measurement as TSV (rate: accesses/s of the 16 rows; then the
+# multiply-adds of an access and a checksum), then per case the median ratio attnkit /
+# pytorch and the range of the per-repetition ratios, then attnkit's time per access relative
+# to N = 16 (the tree's should grow as log N, the others' as N).
 #   bench/memaccess.sh [REPS] [THREADS] [SECONDS]     (defaults 3 2 0.3: each run's least time)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,7 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 reps=${1:-3} th=${2:-2} secs=${3:-0.3}
 peer_setup memaccess
 for r in $(seq "$reps"); do
-  for kind in tree set; do
+  for kind in tree set stack queue; do
     for n in 16 64 256 1024; do
       line=$("$bin" "$kind" "$n" "$secs")
       echo "$line"
@@ -30,12 +30,13 @@ for r in $(seq "$reps"); do
   done
 done
 echo
-echo "# attnkit: median time per access against N = 16's (log2 N / 4 for the tree's, N / 16 for the set's)"
+echo "# attnkit: median time per access against N = 16's (log2 N / 4 for the tree's, N / 16 for the others')"
 echo -e "model\tsec_median\trelative\tlog2N/4\tN/16"
 awk -F'\t' '$2 == "attnkit" { split($4, a, "-n"); t[a[1], a[2], ++c[a[1], a[2]]] = $7 }
   END {
-    for (ki = 1; ki <= 2; ki++) {
-      k = ki == 1 ? "tree" : "set"
+    split("tree set stack queue", kinds, " ")
+    for (ki = 1; ki <= 4; ki++) {
+      k = kinds[ki]
       for (ni = 0; ni < 4; ni++) {
         n = 16 * 4 ^ ni; m = c[k, n]
         for (i = 1; i <= m; i++) q[i] = t[k, n, i]

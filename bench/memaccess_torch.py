@@ -1,6 +1,6 @@
-"""The PyTorch peer of bench/memaccess.cpp: the same in-place accesses of the hard tree (HAM)
-and the set, float32 on the CPU, under torch.no_grad().
-   memaccess_torch.py tree|set N SECONDS THREADS
+"""The PyTorch peer of bench/memaccess.cpp: the same in-place accesses of the hard tree (HAM),
+the set, the stack and the queue, float32 on the CPU, under torch.no_grad().
+   memaccess_torch.py tree|set|stack|queue N SECONDS THREADS
      -> pytorch access KIND-nN threads accesses sec_per_access accesses_per_s ops checksum
 B = 16 memories of N leaves (slots), width m = 32, controller state c = 64, accesses from 8
 states in turn for at least SECONDS.
@@ -11,7 +11,13 @@ tree: nodes [B, 2N, m] in heap order (node k's children 2k, 2k + 1; the leaves N
 set: the control layer [3 + 4m, c] gives the write and erase strengths (sigmoid), key, value,
   read key, erase key (tanh) and the read's threshold; the erase and the read by content over
   the N slots (memory/stackmem/set.h's (1) and (2)), the new slot written at position N (the
-  set is held at N slots, as bench-memaccess holds it)."""
+  set is held at N slots, as bench-memaccess holds it).
+stack, queue: the control layer [2 + m, c] gives the push and pop strengths (sigmoid) and the
+  value (tanh); the pop over the N stored strengths from the memory's end (the top: the last
+  slot; the queue's: the first), each strength less what the pop has left after the strengths
+  nearer the end (exclusive cumulative sums); the value pushed at position N; the read from
+  the end up to a strength of 1 (memory/stackmem/memory.h's (2) and (3)). Held at N values as
+  the set is."""
 import math
 import sys
 import time
@@ -51,6 +57,31 @@ if kind == "tree":
             pair = nodes[ar.unsqueeze(1), (2 * k).unsqueeze(1) + torch.arange(2)].reshape(B, 2 * m)
             nodes[ar, k] = torch.tanh(pair @ WjT + bj)
         return read
+elif kind in ("stack", "queue"):
+    C = 2 + m
+    Wc, bc = torch.randn(C, c) * 0.1, torch.randn(C) * 0.1
+    WcT = Wc.t().contiguous()
+    S = torch.zeros(B, n + 1)
+    S[:, :n] = torch.rand(B, n) * 0.25
+    V = torch.zeros(B, n + 1, m)
+    V[:, :n] = torch.randn(B, n, m) * 0.5
+    ops = B * (C * c + C + 2 * n + (n + 1) * (m + 2))
+    top = kind == "stack"
+
+    def nearer(s):  # the sum of the strengths nearer the end than each, exclusive
+        if top:
+            return torch.flip(torch.cumsum(torch.flip(s, [1]), 1), [1]) - s
+        return torch.cumsum(s, 1) - s
+
+    def access(h):
+        o = h @ WcT + bc
+        d, u = torch.sigmoid(o[:, 0]), torch.sigmoid(o[:, 1:2])
+        s = S[:, :n]
+        s.copy_(torch.clamp(s - torch.clamp(u - nearer(s), min=0), min=0))
+        S[:, n] = d
+        V[:, n] = torch.tanh(o[:, 2:])
+        w = torch.minimum(S, torch.clamp(1 - nearer(S), min=0))
+        return torch.bmm(w.unsqueeze(1), V).squeeze(1)
 else:
     C = 3 + 4 * m
     Wc, bc = torch.randn(C, c) * 0.1, torch.randn(C) * 0.1

@@ -2,12 +2,14 @@
 // against the double-precision steps: TreeMemory's hard access against tree_step (the leaf
 // reached, the read, every node after it, over several accesses), SetMemory's against
 // set_step fed the same control layer's outputs, over three accesses, each from the state the
-// one before left (float against double).
+// one before left (float against double); StackMemory's (the stack and the queue) against
+// stack_step in the same way.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <vector>
 
+#include "attnkit/core/error.h"
 #include "attnkit/core/rng.h"
 #include "attnkit/memory/stackmem/access.h"
 
@@ -141,6 +143,74 @@ TEST_CASE("memaccess: the in-place set follows set_step, access after access") {
       }
     }
   }
+}
+
+TEST_CASE("memaccess: the in-place stack and queue follow stack_step, access after access") {
+  // Sizes past the 16 lanes (n = 37, width 5, state 19); strengths of at most 0.08, so that
+  // a pop reaches several values down and a read about a dozen; three accesses, each checked
+  // against stack_step from the state the one before left (float against double).
+  for (const memory::StackKind kind : {memory::StackKind::Stack, memory::StackKind::Queue}) {
+    CAPTURE(memory::stack_kind_name(kind));
+    Rng rng(13);
+    const int64_t m = 5, c = 19, B = 2, n = 37, C = 2 + m;
+    const auto cw = normals(rng, C * c, 0.4), cb = normals(rng, C, 0.3);
+    std::vector<double> s;
+    for (int64_t i = 0; i < B * n; ++i) s.push_back(0.08 * rng.uniform());
+    const auto values = normals(rng, B * n * m, 0.7);
+    auto f = [](const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); };
+    memory::StackMemory mem(kind, m, c, f(cw), f(cb), B, f(s), f(values));
+    int64_t deep = 0;  // reads that drew on more than 8 values
+    for (int access = 0; access < 3; ++access) {
+      std::vector<memory::StackStepIn> ins(static_cast<size_t>(B));
+      for (int64_t b = 0; b < B; ++b) {
+        memory::StackStepIn& in = ins[static_cast<size_t>(b)];
+        in.m = m;
+        in.strengths.assign(mem.strengths(b), mem.strengths(b) + n);
+        in.values.assign(mem.values(b), mem.values(b) + n * m);
+      }
+      const auto h = normals(rng, B * c, 1.0);
+      std::vector<float> hf(h.begin(), h.end()), read(static_cast<size_t>(B * m));
+      const int64_t ops = mem.access(hf.data(), read.data());
+      int64_t ref_ops = B * (C * c + C);
+      for (int64_t b = 0; b < B; ++b) {
+        std::vector<double> ctrl(static_cast<size_t>(C));
+        for (int64_t i = 0; i < C; ++i) {
+          double z = static_cast<float>(cb[static_cast<size_t>(i)]);
+          for (int64_t j = 0; j < c; ++j)
+            z += static_cast<double>(static_cast<float>(cw[static_cast<size_t>(i * c + j)])) *
+                 hf[static_cast<size_t>(b * c + j)];
+          ctrl[static_cast<size_t>(i)] = z;
+        }
+        memory::StackStepIn& in = ins[static_cast<size_t>(b)];
+        in.push = 1 / (1 + std::exp(-ctrl[0]));
+        in.pop = 1 / (1 + std::exp(-ctrl[1]));
+        for (int64_t j = 0; j < m; ++j)
+          in.value.push_back(std::tanh(ctrl[static_cast<size_t>(2 + j)]));
+        const auto o = memory::stack_step(kind, in);
+        ref_ops += o.ops;
+        for (int64_t j = 0; j < m; ++j)
+          CHECK(read[static_cast<size_t>(b * m + j)] ==
+                doctest::Approx(o.read[static_cast<size_t>(j)]).epsilon(1e-5));
+        for (int64_t i = 0; i <= n; ++i)
+          CHECK(mem.strengths(b)[i] ==
+                doctest::Approx(o.strengths[static_cast<size_t>(i)]).epsilon(1e-5));
+        for (int64_t j = 0; j < m; ++j)
+          CHECK(mem.values(b)[n * m + j] ==
+                doctest::Approx(o.values[static_cast<size_t>(n * m + j)]).epsilon(1e-5));
+        // how deep the read went: the values it weighs, from its end
+        double total = 0;
+        int64_t k = 0;
+        for (; k <= n && total < 1; ++k)
+          total += o.strengths[static_cast<size_t>(kind == memory::StackKind::Stack ? n - k : k)];
+        deep += k > 8;
+      }
+      CHECK(ops == ref_ops);
+    }
+    CHECK(deep >= 4);  // the case reaches past the first few values
+  }
+  CHECK_THROWS_AS(memory::StackMemory(memory::StackKind::Deque, 2, 3, std::vector<float>(12),
+                                      std::vector<float>(4), 1, {0.5f}, {0.1f, 0.2f}),
+                  ShapeError);
 }
 
 }  // namespace attnkit_unit_memaccess_test

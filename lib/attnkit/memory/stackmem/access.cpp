@@ -190,4 +190,77 @@ int64_t SetMemory::access(const float* h, float* read) {
   return B_ * (C * c + 4 * m + 2 * n * (m + 1) + n * (m + 1) + 2 * n);
 }
 
+StackMemory::StackMemory(StackKind kind, int64_t m, int64_t c, const std::vector<float>& control_w,
+                         std::vector<float> control_b, int64_t batch,
+                         const std::vector<float>& strengths, const std::vector<float>& values)
+    : top_(kind == StackKind::Stack), m_(m), c_(c), B_(batch), cb_(std::move(control_b)) {
+  if (kind == StackKind::Deque) throw ShapeError("StackMemory: a stack or a queue, not a deque");
+  const int64_t C = 2 + m_;
+  if (m_ < 1 || c_ < 1 || B_ < 1 || control_w.size() != static_cast<size_t>(C * c_) ||
+      cb_.size() != static_cast<size_t>(C) || strengths.size() % static_cast<size_t>(B_))
+    throw ShapeError("StackMemory: the control layer or the memory does not fit the widths");
+  n_ = static_cast<int64_t>(strengths.size()) / B_;
+  if (values.size() != static_cast<size_t>(B_ * n_ * m_))
+    throw ShapeError("StackMemory: the values must be [B, n, m]");
+  cwt_.resize(static_cast<size_t>(C * c_));
+  for (int64_t i = 0; i < C; ++i)
+    for (int64_t j = 0; j < c_; ++j)
+      cwt_[static_cast<size_t>(j * C + i)] = control_w[static_cast<size_t>(i * c_ + j)];
+  const int64_t cap = n_ + 1;
+  s_.assign(static_cast<size_t>(B_ * cap), 0.0f);
+  v_.assign(static_cast<size_t>(B_ * cap * m_), 0.0f);
+  for (int64_t b = 0; b < B_; ++b) {
+    std::copy(strengths.begin() + b * n_, strengths.begin() + (b + 1) * n_, s_.begin() + b * cap);
+    std::copy(values.begin() + b * n_ * m_, values.begin() + (b + 1) * n_ * m_,
+              v_.begin() + b * cap * m_);
+  }
+  ctrl_.resize(static_cast<size_t>(B_ * C));
+}
+
+int64_t StackMemory::access(const float* h, float* read) {
+  const int64_t m = m_, n = n_, c = c_, C = 2 + m, cap = n + 1;
+  // the control layer of every row, as the set's: axpys over the outputs
+  for (int64_t b = 0; b < B_; ++b) {
+    float* __restrict__ o = ctrl_.data() + b * C;
+    std::copy(cb_.begin(), cb_.end(), o);
+    for (int64_t j = 0; j < c; ++j) {
+      const float hj = h[b * c + j];
+      const float* __restrict__ w = cwt_.data() + j * C;
+      for (int64_t i = 0; i < C; ++i) o[i] += hj * w[i];
+    }
+    o[0] = 1.0f / (1.0f + fastmath::fast_exp(-o[0]));
+    o[1] = 1.0f / (1.0f + fastmath::fast_exp(-o[1]));
+    for (int64_t i = 2; i < C; ++i) o[i] = fastmath::fast_tanh(o[i]);
+  }
+  for (int64_t b = 0; b < B_; ++b) {
+    const float* o = ctrl_.data() + b * C;
+    float* __restrict__ s = s_.data() + b * cap;
+    float* __restrict__ V = v_.data() + b * cap * m;
+    // (2) the pop of u from the end: s_i ← max(0, s_i − max(0, u − Σ_{j nearer the end} s_j)),
+    // the sum over the strengths before the pop
+    float nearer = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t i = top_ ? n - 1 - k : k;
+      const float old = s[i];
+      s[i] = std::max(0.0f, old - std::max(0.0f, o[1] - nearer));
+      nearer += old;
+    }
+    // the push: the new value at position n (the top; for the queue, the far end)
+    s[n] = o[0];
+    std::copy(o + 2, o + 2 + m, V + n * m);
+    // (3) the read from the end, up to a strength of 1
+    float* __restrict__ r = read + b * m;
+    std::fill(r, r + m, 0.0f);
+    nearer = 0;
+    for (int64_t k = 0; k < cap; ++k) {
+      const int64_t i = top_ ? n - k : k;
+      const float a = std::min(s[i], std::max(0.0f, 1.0f - nearer));
+      nearer += s[i];
+      const float* __restrict__ v = V + i * m;
+      for (int64_t j = 0; j < m; ++j) r[j] += a * v[j];
+    }
+  }
+  return B_ * (C * c + C + 2 * n + cap * (m + 2));
+}
+
 }  // namespace attnkit::memory

@@ -13,14 +13,21 @@
 //               double, for a read invariant to the slots' order to an ulp). The set is held at n
 //               slots: each access writes its new slot at position n, where the next access
 //               overwrites it (so that every access meets n; the bench's fixed size).
-// Both are checked against the double-precision steps (tree_step, set_step) in
-// tests/unit/ham_test.cpp.
+//   StackMemory the stack's or the queue's step (memory/stackmem/memory.h) from h: the control
+//               layer (push and pop strengths, value: one product by [2 + m, c]), the pop over
+//               the n stored strengths from the memory's end, the new value pushed at position
+//               n, and the read from the end up to a strength of 1: O(n m) a row, with no early
+//               exit (as the trained form: a strength deep down may still count). Held at n
+//               as the set is: the next access overwrites the pushed slot.
+// All three are checked against the double-precision steps (tree_step, set_step, stack_step)
+// in tests/unit/memaccess_test.cpp.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "attnkit/memory/stackmem/ham.h"
+#include "attnkit/memory/stackmem/memory.h"
 #include "attnkit/memory/stackmem/set.h"
 
 namespace attnkit::memory {
@@ -70,6 +77,29 @@ class SetMemory {
  private:
   int64_t m_, c_, B_, n_, cap_;
   std::vector<float> cwt_, cb_, s_, kt_, v_, ctrl_, de_, dq_, r_;
+};
+
+class StackMemory {
+ public:
+  // kind Stack or Queue (a deque is a ShapeError); the control layer [2 + m, c] (rows: push,
+  // pop, value m) and its bias; n stored values a row: strengths [B, n] (bottom first, in
+  // [0, 1]) and values [B, n, m].
+  StackMemory(StackKind kind, int64_t m, int64_t c, const std::vector<float>& control_w,
+              std::vector<float> control_b, int64_t batch, const std::vector<float>& strengths,
+              const std::vector<float>& values);
+  // One step of every row from h [B, c]: push d = σ(o_0), pop u = σ(o_1), value tanh(o_2..);
+  // read [B, m]. Returns the multiply-adds (and the pop's and read's operations, counted as
+  // stack_step counts them). In float; no allocation.
+  int64_t access(const float* h, float* read);
+  int64_t n() const { return n_; }
+  // Row b's n + 1 strengths and values (slot n: the last access's pushed value).
+  const float* strengths(int64_t b) const { return s_.data() + b * (n_ + 1); }
+  const float* values(int64_t b) const { return v_.data() + b * (n_ + 1) * m_; }
+
+ private:
+  bool top_;
+  int64_t m_, c_, B_, n_;
+  std::vector<float> cwt_, cb_, s_, v_, ctrl_;
 };
 
 }  // namespace attnkit::memory
