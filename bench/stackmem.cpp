@@ -1,8 +1,9 @@
 // bench-stackmem: the Stack-LSTM's training step, timed (bench/stackmem.sh sets it beside the
 // same model in PyTorch, bench/stackmem_torch.py).
-//   bench-stackmem LEN STEPS THREADS [SLICES]
-//       reversal of LEN symbols (10 symbols), batch 16, the training layer's step
-//       (StackTraining's slices, or SLICES of them; Adam, clipping at 5) → sequences/s
+//   bench-stackmem LEN STEPS THREADS [SLICES [BATCH]]
+//       reversal of LEN symbols (10 symbols), batch BATCH (default 16), the training layer's
+//       step (StackTraining's slices, one per 32 rows, or SLICES of them when > 0; Adam,
+//       clipping at 5) → sequences/s
 // Model: stackmem-train's defaults of exercise 8-4 (embed 32, hidden 64, width 16, the
 // paper's form). Prints one TSV line: impl, task, model, threads, steps, sec (a step),
 // sequences/s, the last loss.
@@ -22,13 +23,17 @@ using namespace attnkit;
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: bench-stackmem LEN STEPS THREADS [SLICES]\n");
+    std::fprintf(stderr, "usage: bench-stackmem LEN STEPS THREADS [SLICES [BATCH]]\n");
     return 2;
   }
   const int64_t len = std::atoll(argv[1]);
   const int steps = std::atoi(argv[2]), threads = std::atoi(argv[3]);
   const int64_t slices = argc > 4 ? std::atoll(argv[4]) : 0;  // 0: the module's
-  constexpr int64_t B = 16;
+  const int64_t B = argc > 5 ? std::atoll(argv[5]) : 16;
+  if (len < 1 || steps < 1 || threads < 1 || slices < 0 || B < 1) {
+    std::fprintf(stderr, "bench-stackmem: LEN, STEPS, THREADS and BATCH must be >= 1\n");
+    return 2;
+  }
   blas_set_threads(threads);
   set_max_threads(threads);
   keep_freed_memory();  // as the tools do (core/heap.h): no page faults between steps
