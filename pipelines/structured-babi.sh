@@ -15,6 +15,12 @@
 # and checks the issue's two claims:
 #   the CRF's mean fact selection over tasks 2, 11, 13, 15, 17 is >= 20 points above softmax's;
 #   the CRF's answer accuracy is at most 3 points below softmax's on each task.
+# This MemN2N selects the facts far better than the paper's (doc/experiments/structured-babi.md),
+# so the first claim would need more than 100% on some tasks; beside the claims it reports,
+# as "RESTATED PASS/FAIL" lines that leave the exit status alone, the restatement proposed for
+# issue 34: the CRF's fact selection within 5 points of the paper's CRF column, or above it,
+# on each of tasks 2, 11, 13, 15, 17; its answers at most 3 points below softmax's on tasks
+# 2, 11 and 15.
 # The data: BABI=DIR (holding en/), default ../shared/data/babi of this tree; absent, the
 # script says so and exits 77 (skipped).
 # MEMN2N_ARGS: more memn2n-train options for every run (as memn2n-babi.sh), e.g. the setting
@@ -150,6 +156,24 @@ for crf in $crfs; do
   for t in $tasks; do
     a=$(ans "$t" "$cc") b=$(ans "$t" 3)
     claim "task $t: $crf answer accuracy $a% >= softmax's $b% - 3" \
+      "$(awk -v a="$a" -v b="$b" 'BEGIN { print (a >= b - 3) ? 1 : 0 }')"
+  done
+done
+# the restatement (the header): reported, not in the exit status
+restated() {  # restated WHAT OK
+  if [ "$2" = 1 ]; then echo "$PIPELINE: RESTATED PASS: $1" >&2; else echo "$PIPELINE: RESTATED FAIL: $1" >&2; fi
+}
+for crf in $crfs; do
+  cc=$(col "$crf")
+  for t in 2 11 13 15 17; do
+    read -r _ pc < <(paper "$t")
+    f=$(facts "$t" "$cc") want=${pc#*/}
+    restated "task $t: $crf fact selection $f% >= the paper's CRF $want% - 5" \
+      "$(awk -v a="$f" -v b="$want" 'BEGIN { print (a != "-" && a + 0 >= b - 5) ? 1 : 0 }')"
+  done
+  for t in 2 11 15; do
+    a=$(ans "$t" "$cc") b=$(ans "$t" 3)
+    restated "task $t: $crf answer accuracy $a% >= softmax's $b% - 3" \
       "$(awk -v a="$a" -v b="$b" 'BEGIN { print (a >= b - 3) ? 1 : 0 }')"
   done
 done
