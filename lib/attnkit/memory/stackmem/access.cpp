@@ -127,19 +127,27 @@ float lane_sum_float(const float* x, int64_t n) {
     for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
   return acc[0];
 }
+
+// One row's control layer, o = bias + Σ_j h_j Wᵀ_j: axpys of the transposed weights Wᵀ [c, C]
+// over the C = bias.size() outputs (the set's and the stack's).
+void control_row(const float* wt, const std::vector<float>& bias, const float* h, int64_t c,
+                 float* __restrict__ o) {
+  const int64_t C = static_cast<int64_t>(bias.size());
+  std::copy(bias.begin(), bias.end(), o);
+  for (int64_t j = 0; j < c; ++j) {
+    const float hj = h[j];
+    const float* __restrict__ w = wt + j * C;
+    for (int64_t i = 0; i < C; ++i) o[i] += hj * w[i];
+  }
+}
 }  // namespace
 
 int64_t SetMemory::access(const float* h, float* read) {
   const int64_t m = m_, n = n_, c = c_, C = 3 + 4 * m, cap = cap_;
   // (0) the control layer of every row: o_b = b_c + Σ_j h_bj W^T_j (axpys over the outputs)
   for (int64_t b = 0; b < B_; ++b) {
-    float* __restrict__ o = ctrl_.data() + b * C;
-    std::copy(cb_.begin(), cb_.end(), o);
-    for (int64_t j = 0; j < c; ++j) {
-      const float hj = h[b * c + j];
-      const float* __restrict__ w = cwt_.data() + j * C;
-      for (int64_t i = 0; i < C; ++i) o[i] += hj * w[i];
-    }
+    float* o = ctrl_.data() + b * C;
+    control_row(cwt_.data(), cb_, h + b * c, c, o);
     for (int64_t i = 2; i < 2 + 4 * m; ++i) o[i] = fastmath::fast_tanh(o[i]);
   }
   float* __restrict__ de = de_.data();
@@ -219,15 +227,10 @@ StackMemory::StackMemory(StackKind kind, int64_t m, int64_t c, const std::vector
 
 int64_t StackMemory::access(const float* h, float* read) {
   const int64_t m = m_, n = n_, c = c_, C = 2 + m, cap = n + 1;
-  // the control layer of every row, as the set's: axpys over the outputs
+  // the control layer of every row, as the set's
   for (int64_t b = 0; b < B_; ++b) {
-    float* __restrict__ o = ctrl_.data() + b * C;
-    std::copy(cb_.begin(), cb_.end(), o);
-    for (int64_t j = 0; j < c; ++j) {
-      const float hj = h[b * c + j];
-      const float* __restrict__ w = cwt_.data() + j * C;
-      for (int64_t i = 0; i < C; ++i) o[i] += hj * w[i];
-    }
+    float* o = ctrl_.data() + b * C;
+    control_row(cwt_.data(), cb_, h + b * c, c, o);
     o[0] = 1.0f / (1.0f + fastmath::fast_exp(-o[0]));
     o[1] = 1.0f / (1.0f + fastmath::fast_exp(-o[1]));
     for (int64_t i = 2; i < C; ++i) o[i] = fastmath::fast_tanh(o[i]);
