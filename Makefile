@@ -9,8 +9,9 @@ PACKAGES := cmake g++ make pkg-config libopenblas-dev libboost-program-options-d
             libboost-serialization-dev libyaml-cpp-dev doctest-dev libzip-dev libpng-dev \
             python3-numpy groff-base mandoc help2man libopenmpi-dev openmpi-bin gnuplot-nox \
             parallel clang-format zlib1g-dev dataset-fashion-mnist chromium
-# What only the benchmarks need (their PyTorch peers), and the fuzzers (clang's libFuzzer).
-BENCH_PACKAGES := python3-torch
+# What only the benchmarks need (their PyTorch peers; oneDNN and BLIS for bench/blas-backends.sh),
+# and the fuzzers (clang's libFuzzer).
+BENCH_PACKAGES := python3-torch libdnnl-dev libblis-dev
 FUZZ_PACKAGES := clang libclang-rt-dev
 # make fuzz: seconds per harness.
 SECONDS ?= 30

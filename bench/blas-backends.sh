@@ -11,8 +11,8 @@
 # measures on the same threads (a build of attnkit first: make; without it the share is left
 # out).
 #   bench/blas-backends.sh [REPS] [THREADS] [SECONDS]     (defaults 3 2 0.5)
-# Needs libdnnl-dev and libblis-dev (not in make deps: apt-get install libdnnl-dev
-# libblis-dev); exits 1 naming what is missing.
+# Needs libdnnl-dev and libblis-dev, which `make bench` installs (no tool uses them, so make
+# deps does not); run alone without them, it exits 1 naming what is missing.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
