@@ -15,9 +15,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 . "$top/bench/lib.sh"
 reps=${1:-3} th=${2:-2} secs=${3:-0.3}
+kinds="tree set stack queue"
 peer_setup memaccess
 for r in $(seq "$reps"); do
-  for kind in tree set stack queue; do
+  for kind in $kinds; do
     for n in 16 64 256 1024; do
       line=$("$bin" "$kind" "$n" "$secs")
       echo "$line"
@@ -32,11 +33,11 @@ done
 echo
 echo "# attnkit: median time per access against N = 16's (log2 N / 4 for the tree's, N / 16 for the others')"
 echo -e "model\tsec_median\trelative\tlog2N/4\tN/16"
-awk -F'\t' '$2 == "attnkit" { split($4, a, "-n"); t[a[1], a[2], ++c[a[1], a[2]]] = $7 }
+awk -F'\t' -v kinds="$kinds" '$2 == "attnkit" { split($4, a, "-n"); t[a[1], a[2], ++c[a[1], a[2]]] = $7 }
   END {
-    split("tree set stack queue", kinds, " ")
-    for (ki = 1; ki <= 4; ki++) {
-      k = kinds[ki]
+    nk = split(kinds, kind, " ")
+    for (ki = 1; ki <= nk; ki++) {
+      k = kind[ki]
       for (ni = 0; ni < 4; ni++) {
         n = 16 * 4 ^ ni; m = c[k, n]
         for (i = 1; i <= m; i++) q[i] = t[k, n, i]

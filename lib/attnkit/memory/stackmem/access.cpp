@@ -12,6 +12,15 @@ namespace {
 
 std::vector<float> as_floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
+// W [rows, cols] row-major → Wᵀ [cols, rows]: a control layer's weights as axpy rows (control_row).
+std::vector<float> transposed(const std::vector<float>& w, int64_t rows, int64_t cols) {
+  std::vector<float> t(static_cast<size_t>(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      t[static_cast<size_t>(j * rows + i)] = w[static_cast<size_t>(i * cols + j)];
+  return t;
+}
+
 // Lane-wise (vectorised) products and tanh: core/fastmath.h.
 float dotf(const float* a, const float* b, int64_t n) { return fastmath::lane_dot(a, b, n); }
 
@@ -93,10 +102,7 @@ SetMemory::SetMemory(int64_t m, int64_t c, const std::vector<float>& control_w,
   if (keys.size() != static_cast<size_t>(B_ * n_ * m_) || values.size() != keys.size())
     throw ShapeError("SetMemory: keys and values must be [B, n, m]");
   cap_ = n_ + 1;
-  cwt_.resize(static_cast<size_t>(C * c_));
-  for (int64_t i = 0; i < C; ++i)
-    for (int64_t j = 0; j < c_; ++j)
-      cwt_[static_cast<size_t>(j * C + i)] = control_w[static_cast<size_t>(i * c_ + j)];
+  cwt_ = transposed(control_w, C, c_);
   s_.assign(static_cast<size_t>(B_ * cap_), 0.0f);
   kt_.assign(static_cast<size_t>(B_ * m_ * cap_), 0.0f);
   v_.assign(static_cast<size_t>(B_ * cap_ * m_), 0.0f);
@@ -210,10 +216,7 @@ StackMemory::StackMemory(StackKind kind, int64_t m, int64_t c, const std::vector
   n_ = static_cast<int64_t>(strengths.size()) / B_;
   if (values.size() != static_cast<size_t>(B_ * n_ * m_))
     throw ShapeError("StackMemory: the values must be [B, n, m]");
-  cwt_.resize(static_cast<size_t>(C * c_));
-  for (int64_t i = 0; i < C; ++i)
-    for (int64_t j = 0; j < c_; ++j)
-      cwt_[static_cast<size_t>(j * C + i)] = control_w[static_cast<size_t>(i * c_ + j)];
+  cwt_ = transposed(control_w, C, c_);
   const int64_t cap = n_ + 1;
   s_.assign(static_cast<size_t>(B_ * cap), 0.0f);
   v_.assign(static_cast<size_t>(B_ * cap * m_), 0.0f);
