@@ -189,7 +189,7 @@ TEST_CASE("energy: -1/2 s'Ws - b's; fields W s + b") {
   const Net net = random_net(9, 40);
   const Tensor s = signs(5, 9, 41);
   const Tensor e = energy(net, s);
-  const Tensor h = fields(net, s);
+  const Tensor h = memory::fields(net, s);
   for (int64_t r = 0; r < 5; ++r) {
     std::vector<double> sv(s.data() + r * 9, s.data() + (r + 1) * 9);
     double want = 0;
@@ -237,7 +237,7 @@ TEST_CASE("async energy never increases, at every flip, over random nets and pro
     }
     for (const auto& p : r.probes) CHECK(p.outcome == Outcome::Converged);
     // Each final state is a fixed point: no field disagrees with its neuron.
-    const Tensor h = fields(net, r.states);
+    const Tensor h = memory::fields(net, r.states);
     for (int64_t i = 0; i < r.states.size(); ++i) CHECK(h[i] * r.states[i] >= -1e-5f);
   }
   CHECK(flips > 500);

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 
+#include "attnkit/attention/block_kernels.h"
 #include "attnkit/attention/online_softmax.h"
 #include "attnkit/attention/softmax.h"
 #include "attnkit/core/error.h"
@@ -61,9 +63,11 @@ std::vector<Task> make_tasks(const std::vector<Problem>& ps, int64_t rows) {
 }
 
 // One block of query rows of one problem, streaming over blocks of keys. out's rows hold the
-// running (unnormalised) context; m and l the running maximum and sum of each row.
+// running (unnormalised) context; m and l the running maximum and sum of each row. kbuf, when
+// given, holds packed_keys_floats(key_block, d) floats, and the products run through the
+// hand-written kernels (block_kernels.h) instead of sgemm.
 void fused_block(const Problem& p, float scale, int64_t r0, int64_t r1, int64_t key_block,
-                 float* sbuf, float* m, double* l) {
+                 float* sbuf, float* m, double* l, float* kbuf) {
   const int64_t rows = r1 - r0, d_v = p.v.cols;
   const Mat out = rows_of(p.out, r0, r1);
   for (int64_t i = 0; i < rows; ++i) {
@@ -77,10 +81,18 @@ void fused_block(const Problem& p, float scale, int64_t r0, int64_t r1, int64_t 
   for (int64_t c0 = c_begin; c0 < c_end; c0 += key_block) {
     const int64_t c1 = std::min(c_end, c0 + key_block), nk = c1 - c0;
     const Mat s{sbuf, rows, nk, std::max<int64_t>(1, nk)};
-    gemm(Trans::No, Trans::Yes, scale, q, rows_of(p.k, c0, c1), 0.0f, s);
+    if (kbuf) {
+      detail::pack_keys(rows_of(p.k, c0, c1), kbuf);
+      detail::scores_packed(q, kbuf, nk, scale, s);
+    } else {
+      gemm(Trans::No, Trans::Yes, scale, q, rows_of(p.k, c0, c1), 0.0f, s);
+    }
     apply_key_mask(p.mask, r0, c0, s);
     detail::online_softmax_block(s, m, l, out);
-    gemm(Trans::No, Trans::No, 1.0f, s, rows_of(p.v, c0, c1), 1.0f, out);
+    if (kbuf)
+      detail::add_context(s, rows_of(p.v, c0, c1), out);
+    else
+      gemm(Trans::No, Trans::No, 1.0f, s, rows_of(p.v, c0, c1), 1.0f, out);
   }
   for (int64_t i = 0; i < rows; ++i) {
     const float inv = l[i] > 0.0 ? static_cast<float>(1.0 / l[i]) : 0.0f;
@@ -150,16 +162,29 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
     }
   } single;
   if (pool <= 1) single.set();
+  // The hand-written kernels where the CPU has them; the packed keys' buffer is 64-byte
+  // aligned (16 floats of slack).
+  const bool hand = detail::block_kernels_on();
+  int64_t kfloats = 0;
+  if (hand)
+    for (const Problem& p : problems)
+      kfloats = std::max(kfloats, detail::packed_keys_floats(blocks.keys, p.k.cols) + 16);
   parallel_for(
       n,
       [&](int64_t begin, int64_t end) {
         std::vector<float> sbuf(static_cast<size_t>(blocks.rows * blocks.keys));
         std::vector<float> m(static_cast<size_t>(blocks.rows));
         std::vector<double> l(static_cast<size_t>(blocks.rows));
+        std::vector<float> kstore(static_cast<size_t>(kfloats));
+        float* kbuf = nullptr;
+        if (hand) {
+          const auto at = reinterpret_cast<uintptr_t>(kstore.data());
+          kbuf = kstore.data() + ((64 - at % 64) % 64) / sizeof(float);
+        }
         for (int64_t t = begin; t < end; ++t) {
           const Task& task = tasks[static_cast<size_t>(balanced(t, n))];
           fused_block(problems[static_cast<size_t>(task.problem)], scale, task.r0, task.r1,
-                      blocks.keys, sbuf.data(), m.data(), l.data());
+                      blocks.keys, sbuf.data(), m.data(), l.data(), kbuf);
         }
       },
       threads);

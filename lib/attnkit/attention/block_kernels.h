@@ -1,0 +1,39 @@
+// Hand-written AVX-512 kernels for the two products of the streaming attention's step
+// (fused.h): the scores S = scale · Q Kᵀ of a block of queries against a block of keys, and
+// the context update O += P V. The keys are first packed into panels of 32 (zero-padded), so
+// that the scores' micro-kernel reads them as two vectors per depth step; V is read in place.
+// The micro-kernels keep a tile of the result in registers (12 rows × 32 keys for the scores,
+// 6 rows × 64 columns for the context) and run over the whole depth, so each entry is summed
+// in index order with fused multiply-adds, the same bits for any thread count.
+//
+// They run where the softmax's path (online_softmax.h) is AVX-512: on CPUs with AVX-512F,
+// unless ATTNKIT_SIMD caps the path lower. Elsewhere the caller keeps BLAS's sgemm. Internal
+// to lib/attnkit/attention.
+#pragma once
+
+#include <cstdint>
+
+#include "attnkit/core/blas.h"
+
+namespace attnkit::attention::detail {
+
+// Keys per panel of pack_keys.
+constexpr int64_t kKeyPanel = 32;
+
+// True when the kernels below may run: the softmax's best path is AVX-512.
+bool block_kernels_on();
+
+// Floats that pack_keys writes for nk keys of width d.
+int64_t packed_keys_floats(int64_t nk, int64_t d);
+
+// Keys k [nk, d] as panels of kKeyPanel keys: key j's entry p at
+// packed[(j / 32) · 32 · d + p · 32 + j % 32], zeros past nk. An Error when the kernels are off.
+void pack_keys(ConstMat k, float* packed);
+
+// s [rows, nk] = scale · q [rows, d] · kᵀ, from pack_keys of k [nk, d].
+void scores_packed(ConstMat q, const float* packed, int64_t nk, float scale, Mat s);
+
+// out [rows, d_v] += p [rows, nk] · v [nk, d_v].
+void add_context(ConstMat p, ConstMat v, Mat out);
+
+}  // namespace attnkit::attention::detail
