@@ -127,6 +127,20 @@ TEST_CASE("block kernels: out += P V on ragged shapes, widths of 1-4 vectors and
       }
 }
 
+TEST_CASE("block kernels: the arithmetic counts as the gemms of their shapes would") {
+  if (!block_kernels_on()) return;
+  std::vector<float> q(5 * 7, 0.5f), k(9 * 7, 0.25f), s(5 * 9), v(9 * 3, 1.0f), o(5 * 3, 0.0f);
+  std::vector<float> packed(static_cast<size_t>(packed_keys_floats(9, 7)));
+  pack_keys(ConstMat{k.data(), 9, 7, 7}, packed.data());
+  blas_count_flops(true);
+  scores_packed(ConstMat{q.data(), 5, 7, 7}, packed.data(), 9, 1.0f, Mat{s.data(), 5, 9, 9});
+  CHECK(blas_flops() == 2u * 5 * 9 * 7);
+  add_context(ConstMat{s.data(), 5, 9, 9}, ConstMat{v.data(), 9, 3, 3}, Mat{o.data(), 5, 3, 3});
+  CHECK(blas_flops() == 2u * 5 * 9 * 7 + 2u * 5 * 9 * 3);
+  blas_count_flops(false);
+  CHECK(o[0] == doctest::Approx(9 * 7 * 0.125));
+}
+
 TEST_CASE("block kernels: shapes that do not fit are refused") {
   if (!block_kernels_on()) return;
   std::vector<float> a(64, 1.0f), packed(static_cast<size_t>(packed_keys_floats(2, 2)));

@@ -70,7 +70,9 @@ ATTNKIT_AVX512 void scores_rest(int rows, const float* q, int64_t ldq, const flo
 }
 
 // out[r][0..16·NV) += Σ_k p[r][k] v[k][..] for MR rows and nk keys; the last of the NV
-// vectors takes the lanes of `last`.
+// vectors takes the lanes of `last`. The sum over the keys starts from zero in registers and
+// is added to out at the end, as sgemm does: out's running context then takes one rounding
+// per call, not one per key.
 template <int MR, int NV>
 ATTNKIT_AVX512 void context_tile(const float* p, int64_t ldp, int64_t nk, const float* v,
                                  int64_t ldv, float* o, int64_t ldo, __mmask16 last) {
@@ -78,8 +80,7 @@ ATTNKIT_AVX512 void context_tile(const float* p, int64_t ldp, int64_t nk, const 
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
-    for (int c = 0; c < NV; ++c)
-      a[r][c] = _mm512_maskz_loadu_ps(c == NV - 1 ? last : lanes(16), o + r * ldo + 16 * c);
+    for (int c = 0; c < NV; ++c) a[r][c] = _mm512_setzero_ps();
   for (int64_t k = 0; k < nk; ++k) {
     const float* vk = v + k * ldv;
     __m512 b[NV];
@@ -96,8 +97,11 @@ ATTNKIT_AVX512 void context_tile(const float* p, int64_t ldp, int64_t nk, const 
 #pragma GCC unroll 16
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
-    for (int c = 0; c < NV; ++c)
-      _mm512_mask_storeu_ps(o + r * ldo + 16 * c, c == NV - 1 ? last : lanes(16), a[r][c]);
+    for (int c = 0; c < NV; ++c) {
+      const __mmask16 m = c == NV - 1 ? last : lanes(16);
+      float* oc = o + r * ldo + 16 * c;
+      _mm512_mask_storeu_ps(oc, m, _mm512_add_ps(_mm512_maskz_loadu_ps(m, oc), a[r][c]));
+    }
 }
 
 constexpr int kContextRows = 6;
@@ -218,6 +222,7 @@ void scores_packed(ConstMat q, const float* packed, int64_t nk, float scale, Mat
 #ifdef ATTNKIT_BLOCK_KERNELS
   scores_avx512(q, packed, nk, scale, s);
 #endif
+  blas_add_flops(2 * q.rows * nk * q.cols);
 }
 
 void add_context(ConstMat p, ConstMat v, Mat out) {
@@ -227,6 +232,7 @@ void add_context(ConstMat p, ConstMat v, Mat out) {
 #ifdef ATTNKIT_BLOCK_KERNELS
   context_avx512(p, v, out);
 #endif
+  blas_add_flops(2 * p.rows * p.cols * v.cols);
 }
 
 }  // namespace attnkit::attention::detail

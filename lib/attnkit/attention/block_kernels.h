@@ -3,8 +3,10 @@
 // the context update O += P V. The keys are first packed into panels of 32 (zero-padded), so
 // that the scores' micro-kernel reads them as two vectors per depth step; V is read in place.
 // The micro-kernels keep a tile of the result in registers (12 rows × 32 keys for the scores,
-// 6 rows × 64 columns for the context) and run over the whole depth, so each entry is summed
-// in index order with fused multiply-adds, the same bits for any thread count.
+// 6 rows × 64 columns for the context) with fused multiply-adds in index order: a score over
+// its whole depth; the context's sum over each 64 keys from zero, then added to out (as sgemm
+// adds its product to C). The same bits for any thread count. Both count their arithmetic in
+// blas_flops (blas.h) as a gemm of their shape would.
 //
 // They run where the softmax's path (online_softmax.h) is AVX-512: on CPUs with AVX-512F,
 // unless ATTNKIT_SIMD caps the path lower. Elsewhere the caller keeps BLAS's sgemm. Internal

@@ -160,6 +160,8 @@ void blas_count_flops(bool on) {
 
 uint64_t blas_flops() { return g_flops.load(std::memory_order_relaxed); }
 
+void blas_add_flops(int64_t flops) { count(flops); }
+
 void blas_record_calls(bool on) {
   std::lock_guard<std::mutex> lock(g_record_mutex);
   if (on) g_calls.clear();

@@ -54,6 +54,9 @@ void axpy(int64_t n, float alpha, const float* x, float* y);
 void blas_count_flops(bool on);
 // Floating-point operations counted since counting was last turned on.
 uint64_t blas_flops();
+// Adds flops to that counter when counting is on: for a product computed outside BLAS (the
+// attention's hand-written block kernels), so that counts do not depend on which kernel ran.
+void blas_add_flops(int64_t flops);
 
 // ---- recording the products (for benches): with recording on, every gemm and gemv appends
 // its shape to a process-wide list (under a mutex: exact across threads, and only when on),
