@@ -11,7 +11,9 @@
 //
 // Scores are s_ij = scale · q_i · k_j (scale 1: dot; 1/√d: scaled-dot). Work is spread over
 // (problem, block of query rows) tasks with parallel_for; every task computes the same numbers
-// whatever the thread count.
+// whatever the thread count. The streaming form's two products (the scores and C += P V) run
+// through hand-written AVX-512 kernels where the softmax's path is AVX-512 (block_kernels.h),
+// and through sgemm elsewhere.
 #pragma once
 
 #include <cstdint>
