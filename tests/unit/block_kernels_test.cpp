@@ -38,6 +38,19 @@ void check_entry(double got, double want, double abs_terms) {
   CHECK(std::fabs(got - want) <= 1e-5 * abs_terms + 1e-6);
 }
 
+// f(a, b, c) for every combination of the three lists, each named in a failure's message.
+template <size_t A, size_t B, size_t C, class F>
+void each_shape(const int64_t (&as)[A], const int64_t (&bs)[B], const int64_t (&cs)[C], F f) {
+  for (int64_t a : as)
+    for (int64_t b : bs)
+      for (int64_t c : cs) {
+        CAPTURE(a);
+        CAPTURE(b);
+        CAPTURE(c);
+        f(a, b, c);
+      }
+}
+
 }  // namespace
 
 TEST_CASE("block kernels: scores = scale · Q Kᵀ on ragged shapes, the packing's layout") {
@@ -50,44 +63,39 @@ TEST_CASE("block kernels: scores = scale · Q Kᵀ on ragged shapes, the packing
   Rng rng(41);
   const int64_t rows_list[] = {1, 5, 11, 12, 13, 25}, keys_list[] = {1, 17, 32, 33, 70},
                 depth_list[] = {1, 7, 64, 80};
-  for (int64_t rows : rows_list)
-    for (int64_t nk : keys_list)
-      for (int64_t d : depth_list) {
-        CAPTURE(rows);
-        CAPTURE(nk);
-        CAPTURE(d);
-        Strided q(rows, d, 3, rng), k(nk, d, 5, rng), s(rows, nk, 2, rng);
-        const std::vector<float> before = s.buf;
-        std::vector<float> packed(static_cast<size_t>(packed_keys_floats(nk, d)), 99.0f);
-        pack_keys(k.cview(), packed.data());
-        // The layout: key j's entry p at panel j/32, row p, lane j%32; zeros past nk.
-        const int64_t panels = (nk + kKeyPanel - 1) / kKeyPanel;
-        REQUIRE(packed.size() == static_cast<size_t>(panels * kKeyPanel * d));
-        for (int64_t j = 0; j < panels * kKeyPanel; ++j)
-          for (int64_t p = 0; p < d; ++p) {
-            const float got = packed[static_cast<size_t>((j / 32) * 32 * d + p * 32 + j % 32)];
-            if (got != (j < nk ? k.at(j, p) : 0.0f)) {
-              FAIL_CHECK("packed entry of key " << j << ", depth " << p << " is " << got);
-              j = panels * kKeyPanel;
-              break;
-            }
-          }
-        const float scale = 0.3f;
-        scores_packed(q.cview(), packed.data(), nk, scale, s.view());
-        for (int64_t i = 0; i < rows; ++i) {
-          for (int64_t j = 0; j < nk; ++j) {
-            double want = 0.0, mag = 0.0;
-            for (int64_t p = 0; p < d; ++p) {
-              want += double(q.at(i, p)) * k.at(j, p);
-              mag += std::fabs(double(q.at(i, p)) * k.at(j, p));
-            }
-            check_entry(s.at(i, j), scale * want, scale * mag);
-          }
-          // The padding between rows is left alone.
-          for (int64_t j = nk; j < s.ld; ++j)
-            CHECK(s.at(i, j) == before[static_cast<size_t>(i * s.ld + j)]);
+  each_shape(rows_list, keys_list, depth_list, [&](int64_t rows, int64_t nk, int64_t d) {
+    Strided q(rows, d, 3, rng), k(nk, d, 5, rng), s(rows, nk, 2, rng);
+    const std::vector<float> before = s.buf;
+    std::vector<float> packed(static_cast<size_t>(packed_keys_floats(nk, d)), 99.0f);
+    pack_keys(k.cview(), packed.data());
+    // The layout: key j's entry p at panel j/32, row p, lane j%32; zeros past nk.
+    const int64_t panels = (nk + kKeyPanel - 1) / kKeyPanel;
+    REQUIRE(packed.size() == static_cast<size_t>(panels * kKeyPanel * d));
+    for (int64_t j = 0; j < panels * kKeyPanel; ++j)
+      for (int64_t p = 0; p < d; ++p) {
+        const float got = packed[static_cast<size_t>((j / 32) * 32 * d + p * 32 + j % 32)];
+        if (got != (j < nk ? k.at(j, p) : 0.0f)) {
+          FAIL_CHECK("packed entry of key " << j << ", depth " << p << " is " << got);
+          j = panels * kKeyPanel;
+          break;
         }
       }
+    const float scale = 0.3f;
+    scores_packed(q.cview(), packed.data(), nk, scale, s.view());
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < nk; ++j) {
+        double want = 0.0, mag = 0.0;
+        for (int64_t p = 0; p < d; ++p) {
+          want += double(q.at(i, p)) * k.at(j, p);
+          mag += std::fabs(double(q.at(i, p)) * k.at(j, p));
+        }
+        check_entry(s.at(i, j), scale * want, scale * mag);
+      }
+      // The padding between rows is left alone.
+      for (int64_t j = nk; j < s.ld; ++j)
+        CHECK(s.at(i, j) == before[static_cast<size_t>(i * s.ld + j)]);
+    }
+  });
 }
 
 TEST_CASE("block kernels: out += P V on ragged shapes, widths of 1-4 vectors and past 64") {
@@ -102,29 +110,24 @@ TEST_CASE("block kernels: out += P V on ragged shapes, widths of 1-4 vectors and
   Rng rng(43);
   const int64_t rows_list[] = {1, 4, 6, 7, 19}, keys_list[] = {1, 63, 64, 65, 130},
                 width_list[] = {1, 16, 17, 40, 64, 65, 130};
-  for (int64_t rows : rows_list)
-    for (int64_t nk : keys_list)
-      for (int64_t dv : width_list) {
-        CAPTURE(rows);
-        CAPTURE(nk);
-        CAPTURE(dv);
-        Strided p(rows, nk, 1, rng), v(nk, dv, 4, rng), out(rows, dv, 3, rng);
-        const std::vector<float> before = out.buf;
-        add_context(p.cview(), v.cview(), out.view());
-        for (int64_t i = 0; i < rows; ++i) {
-          for (int64_t c = 0; c < dv; ++c) {
-            double want = before[static_cast<size_t>(i * out.ld + c)];
-            double mag = std::fabs(want);
-            for (int64_t j = 0; j < nk; ++j) {
-              want += double(p.at(i, j)) * v.at(j, c);
-              mag += std::fabs(double(p.at(i, j)) * v.at(j, c));
-            }
-            check_entry(out.at(i, c), want, mag);
-          }
-          for (int64_t c = dv; c < out.ld; ++c)
-            CHECK(out.at(i, c) == before[static_cast<size_t>(i * out.ld + c)]);
+  each_shape(rows_list, keys_list, width_list, [&](int64_t rows, int64_t nk, int64_t dv) {
+    Strided p(rows, nk, 1, rng), v(nk, dv, 4, rng), out(rows, dv, 3, rng);
+    const std::vector<float> before = out.buf;
+    add_context(p.cview(), v.cview(), out.view());
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t c = 0; c < dv; ++c) {
+        double want = before[static_cast<size_t>(i * out.ld + c)];
+        double mag = std::fabs(want);
+        for (int64_t j = 0; j < nk; ++j) {
+          want += double(p.at(i, j)) * v.at(j, c);
+          mag += std::fabs(double(p.at(i, j)) * v.at(j, c));
         }
+        check_entry(out.at(i, c), want, mag);
       }
+      for (int64_t c = dv; c < out.ld; ++c)
+        CHECK(out.at(i, c) == before[static_cast<size_t>(i * out.ld + c)]);
+    }
+  });
 }
 
 TEST_CASE("block kernels: the arithmetic counts as the gemms of their shapes would") {
