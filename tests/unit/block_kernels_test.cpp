@@ -61,19 +61,20 @@ TEST_CASE("block kernels: scores = scale · Q Kᵀ on ragged shapes, the packing
     return;
   }
   Rng rng(41);
-  const int64_t rows_list[] = {1, 5, 11, 12, 13, 25}, keys_list[] = {1, 17, 32, 33, 70},
-                depth_list[] = {1, 7, 64, 80};
+  const int64_t rows_list[] = {1, 5, 6, 7, 12, 13, 25},
+                keys_list[] = {1, 17, 33, 63, 64, 65, 70, 130}, depth_list[] = {1, 7, 64, 80};
   each_shape(rows_list, keys_list, depth_list, [&](int64_t rows, int64_t nk, int64_t d) {
     Strided q(rows, d, 3, rng), k(nk, d, 5, rng), s(rows, nk, 2, rng);
     const std::vector<float> before = s.buf;
     std::vector<float> packed(static_cast<size_t>(packed_keys_floats(nk, d)), 99.0f);
     pack_keys(k.cview(), packed.data());
-    // The layout: key j's entry p at panel j/32, row p, lane j%32; zeros past nk.
+    // The layout: key j's entry p at panel j/64, row p, lane j%64; zeros past nk.
     const int64_t panels = (nk + kKeyPanel - 1) / kKeyPanel;
     REQUIRE(packed.size() == static_cast<size_t>(panels * kKeyPanel * d));
     for (int64_t j = 0; j < panels * kKeyPanel; ++j)
       for (int64_t p = 0; p < d; ++p) {
-        const float got = packed[static_cast<size_t>((j / 32) * 32 * d + p * 32 + j % 32)];
+        const float got = packed[static_cast<size_t>((j / kKeyPanel) * kKeyPanel * d +
+                                                     p * kKeyPanel + j % kKeyPanel)];
         if (got != (j < nk ? k.at(j, p) : 0.0f)) {
           FAIL_CHECK("packed entry of key " << j << ", depth " << p << " is " << got);
           j = panels * kKeyPanel;

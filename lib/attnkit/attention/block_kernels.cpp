@@ -25,40 +25,45 @@ ATTNKIT_AVX512 inline __mmask16 lanes(int64_t n) {
   return n >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << n) - 1u);
 }
 
-// Scores of MR query rows against one panel of 32 keys: s[r][0..cols) for cols <= 32.
+// Scores of MR query rows against one panel of 64 keys: s[r][0..cols) for cols <= 64.
 template <int MR>
 ATTNKIT_AVX512 void scores_tile(const float* q, int64_t ldq, const float* panel, int64_t d,
                                 float scale, float* s, int64_t lds, int64_t cols) {
-  __m512 a0[MR], a1[MR];
+  __m512 a[MR][4];
 #pragma GCC unroll 16
-  for (int r = 0; r < MR; ++r) a0[r] = a1[r] = _mm512_setzero_ps();
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int c = 0; c < 4; ++c) a[r][c] = _mm512_setzero_ps();
   for (int64_t p = 0; p < d; ++p) {
-    const __m512 b0 = _mm512_loadu_ps(panel + p * kKeyPanel);
-    const __m512 b1 = _mm512_loadu_ps(panel + p * kKeyPanel + 16);
+    const float* row = panel + p * kKeyPanel;
+    const __m512 b0 = _mm512_loadu_ps(row), b1 = _mm512_loadu_ps(row + 16),
+                 b2 = _mm512_loadu_ps(row + 32), b3 = _mm512_loadu_ps(row + 48);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
       const __m512 x = _mm512_set1_ps(q[r * ldq + p]);
-      a0[r] = _mm512_fmadd_ps(x, b0, a0[r]);
-      a1[r] = _mm512_fmadd_ps(x, b1, a1[r]);
+      a[r][0] = _mm512_fmadd_ps(x, b0, a[r][0]);
+      a[r][1] = _mm512_fmadd_ps(x, b1, a[r][1]);
+      a[r][2] = _mm512_fmadd_ps(x, b2, a[r][2]);
+      a[r][3] = _mm512_fmadd_ps(x, b3, a[r][3]);
     }
   }
   const __m512 sc = _mm512_set1_ps(scale);
   if (cols == kKeyPanel) {
 #pragma GCC unroll 16
-    for (int r = 0; r < MR; ++r) {
-      _mm512_storeu_ps(s + r * lds, _mm512_mul_ps(a0[r], sc));
-      _mm512_storeu_ps(s + r * lds + 16, _mm512_mul_ps(a1[r], sc));
-    }
+    for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c)
+        _mm512_storeu_ps(s + r * lds + 16 * c, _mm512_mul_ps(a[r][c], sc));
   } else {
-    const __mmask16 m0 = lanes(cols), m1 = lanes(cols - 16 > 0 ? cols - 16 : 0);
-    for (int r = 0; r < MR; ++r) {
-      _mm512_mask_storeu_ps(s + r * lds, m0, _mm512_mul_ps(a0[r], sc));
-      _mm512_mask_storeu_ps(s + r * lds + 16, m1, _mm512_mul_ps(a1[r], sc));
-    }
+    __mmask16 m[4];
+    for (int c = 0; c < 4; ++c) m[c] = lanes(std::max<int64_t>(0, cols - 16 * c));
+    for (int r = 0; r < MR; ++r)
+      for (int c = 0; c < 4; ++c)
+        _mm512_mask_storeu_ps(s + r * lds + 16 * c, m[c], _mm512_mul_ps(a[r][c], sc));
   }
 }
 
-constexpr int kScoreRows = 12;
+constexpr int kScoreRows = 6;
 
 template <int MR = kScoreRows>
 ATTNKIT_AVX512 void scores_rest(int rows, const float* q, int64_t ldq, const float* panel,

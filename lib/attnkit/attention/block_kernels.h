@@ -1,8 +1,8 @@
 // Hand-written AVX-512 kernels for the two products of the streaming attention's step
 // (fused.h): the scores S = scale · Q Kᵀ of a block of queries against a block of keys, and
-// the context update O += P V. The keys are first packed into panels of 32 (zero-padded), so
-// that the scores' micro-kernel reads them as two vectors per depth step; V is read in place.
-// The micro-kernels keep a tile of the result in registers (12 rows × 32 keys for the scores,
+// the context update O += P V. The keys are first packed into panels of 64 (zero-padded), so
+// that the scores' micro-kernel reads them as four vectors per depth step; V is read in place.
+// The micro-kernels keep a tile of the result in registers (6 rows × 64 keys for the scores,
 // 6 rows × 64 columns for the context) with fused multiply-adds in index order: a score over
 // its whole depth; the context's sum over each 64 keys from zero, then added to out (as sgemm
 // adds its product to C). The same bits for any thread count. Both count their arithmetic in
@@ -20,7 +20,7 @@
 namespace attnkit::attention::detail {
 
 // Keys per panel of pack_keys.
-constexpr int64_t kKeyPanel = 32;
+constexpr int64_t kKeyPanel = 64;
 
 // True when the kernels below may run: the softmax's best path is AVX-512.
 bool block_kernels_on();
@@ -29,7 +29,7 @@ bool block_kernels_on();
 int64_t packed_keys_floats(int64_t nk, int64_t d);
 
 // Keys k [nk, d] as panels of kKeyPanel keys: key j's entry p at
-// packed[(j / 32) · 32 · d + p · 32 + j % 32], zeros past nk. An Error when the kernels are off.
+// packed[(j / 64) · 64 · d + p · 64 + j % 64], zeros past nk. An Error when the kernels are off.
 void pack_keys(ConstMat k, float* packed);
 
 // s [rows, nk] = scale · q [rows, d] · kᵀ, from pack_keys of k [nk, d].

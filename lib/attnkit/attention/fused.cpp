@@ -63,11 +63,12 @@ std::vector<Task> make_tasks(const std::vector<Problem>& ps, int64_t rows) {
 }
 
 // One block of query rows of one problem, streaming over blocks of keys. out's rows hold the
-// running (unnormalised) context; m and l the running maximum and sum of each row. kbuf, when
-// given, holds packed_keys_floats(key_block, d) floats, and the products run through the
-// hand-written kernels (block_kernels.h) instead of sgemm.
+// running (unnormalised) context; m and l the running maximum and sum of each row. With kall
+// (all of p's keys packed by pack_keys, when every key block starts on a panel) or kbuf (room
+// for packed_keys_floats(key_block, d) floats: each block packed there) the products run
+// through the hand-written kernels (block_kernels.h) instead of sgemm.
 void fused_block(const Problem& p, float scale, int64_t r0, int64_t r1, int64_t key_block,
-                 float* sbuf, float* m, double* l, float* kbuf) {
+                 float* sbuf, float* m, double* l, const float* kall, float* kbuf) {
   const int64_t rows = r1 - r0, d_v = p.v.cols;
   const Mat out = rows_of(p.out, r0, r1);
   for (int64_t i = 0; i < rows; ++i) {
@@ -81,7 +82,9 @@ void fused_block(const Problem& p, float scale, int64_t r0, int64_t r1, int64_t 
   for (int64_t c0 = c_begin; c0 < c_end; c0 += key_block) {
     const int64_t c1 = std::min(c_end, c0 + key_block), nk = c1 - c0;
     const Mat s{sbuf, rows, nk, std::max<int64_t>(1, nk)};
-    if (kbuf) {
+    if (kall) {
+      detail::scores_packed(q, kall + c0 * p.k.cols, nk, scale, s);
+    } else if (kbuf) {
       detail::pack_keys(rows_of(p.k, c0, c1), kbuf);
       detail::scores_packed(q, kbuf, nk, scale, s);
     } else {
@@ -89,7 +92,7 @@ void fused_block(const Problem& p, float scale, int64_t r0, int64_t r1, int64_t 
     }
     apply_key_mask(p.mask, r0, c0, s);
     detail::online_softmax_block(s, m, l, out);
-    if (kbuf)
+    if (kall || kbuf)
       detail::add_context(s, rows_of(p.v, c0, c1), out);
     else
       gemm(Trans::No, Trans::No, 1.0f, s, rows_of(p.v, c0, c1), 1.0f, out);
@@ -162,13 +165,40 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
     }
   } single;
   if (pool <= 1) single.set();
-  // The hand-written kernels where the CPU has them; the packed keys' buffer is 64-byte
-  // aligned (16 floats of slack).
+  // The hand-written kernels where the CPU has them. A problem whose key blocks all start on
+  // a panel (no local window, blocks a whole number of panels) has its keys packed once, for
+  // all its tasks (as many floats as its keys, rounded up to a panel); the others pack each
+  // block into their task's buffer. Both are 64-byte aligned (16 floats of slack).
   const bool hand = detail::block_kernels_on();
-  int64_t kfloats = 0;
+  const bool whole_blocks = blocks.keys % detail::kKeyPanel == 0;
+  std::vector<int64_t> at(problems.size(), -1);
+  int64_t whole = 0, kfloats = 0;
   if (hand)
-    for (const Problem& p : problems)
-      kfloats = std::max(kfloats, detail::packed_keys_floats(blocks.keys, p.k.cols) + 16);
+    for (size_t i = 0; i < problems.size(); ++i) {
+      const Problem& p = problems[i];
+      if (whole_blocks && p.mask.window < 0) {
+        at[i] = whole;
+        whole += detail::packed_keys_floats(p.k.rows, p.k.cols);
+      } else {
+        kfloats = std::max(kfloats, detail::packed_keys_floats(blocks.keys, p.k.cols) + 16);
+      }
+    }
+  auto aligned = [](std::vector<float>& v) {
+    const auto addr = reinterpret_cast<uintptr_t>(v.data());
+    return v.data() + ((64 - addr % 64) % 64) / sizeof(float);
+  };
+  std::vector<float> packed_store(static_cast<size_t>(whole > 0 ? whole + 16 : 0));
+  float* packed = whole > 0 ? aligned(packed_store) : nullptr;
+  if (whole > 0)
+    parallel_for(
+        static_cast<int64_t>(problems.size()),
+        [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i)
+            if (at[static_cast<size_t>(i)] >= 0)
+              detail::pack_keys(problems[static_cast<size_t>(i)].k,
+                                packed + at[static_cast<size_t>(i)]);
+        },
+        threads);
   parallel_for(
       n,
       [&](int64_t begin, int64_t end) {
@@ -176,15 +206,13 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
         std::vector<float> m(static_cast<size_t>(blocks.rows));
         std::vector<double> l(static_cast<size_t>(blocks.rows));
         std::vector<float> kstore(static_cast<size_t>(kfloats));
-        float* kbuf = nullptr;
-        if (hand) {
-          const auto at = reinterpret_cast<uintptr_t>(kstore.data());
-          kbuf = kstore.data() + ((64 - at % 64) % 64) / sizeof(float);
-        }
+        float* kbuf = kfloats > 0 ? aligned(kstore) : nullptr;
         for (int64_t t = begin; t < end; ++t) {
           const Task& task = tasks[static_cast<size_t>(balanced(t, n))];
+          const int64_t from = at[static_cast<size_t>(task.problem)];
           fused_block(problems[static_cast<size_t>(task.problem)], scale, task.r0, task.r1,
-                      blocks.keys, sbuf.data(), m.data(), l.data(), kbuf);
+                      blocks.keys, sbuf.data(), m.data(), l.data(),
+                      from >= 0 ? packed + from : nullptr, from >= 0 ? nullptr : kbuf);
         }
       },
       threads);
