@@ -56,8 +56,11 @@ ATTNKIT_AVX512 void scores_tile(const float* q, int64_t ldq, const float* panel,
         _mm512_storeu_ps(s + r * lds + 16 * c, _mm512_mul_ps(a[r][c], sc));
   } else {
     __mmask16 m[4];
+#pragma GCC unroll 16
     for (int c = 0; c < 4; ++c) m[c] = lanes(std::max<int64_t>(0, cols - 16 * c));
+#pragma GCC unroll 16
     for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 16
       for (int c = 0; c < 4; ++c)
         _mm512_mask_storeu_ps(s + r * lds + 16 * c, m[c], _mm512_mul_ps(a[r][c], sc));
   }
