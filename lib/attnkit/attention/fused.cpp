@@ -172,10 +172,13 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
   const bool hand = detail::block_kernels_on();
   const bool whole_blocks = blocks.keys % detail::kKeyPanel == 0;
   std::vector<int64_t> at(problems.size(), -1);
+  std::vector<char> used(problems.size(), 0);  // problems with rows to compute
+  for (const Task& t : tasks) used[static_cast<size_t>(t.problem)] = 1;
   int64_t whole = 0, kfloats = 0;
   if (hand)
     for (size_t i = 0; i < problems.size(); ++i) {
       const Problem& p = problems[i];
+      if (!used[i]) continue;
       if (whole_blocks && p.mask.window < 0) {
         at[i] = whole;
         whole += detail::packed_keys_floats(p.k.rows, p.k.cols);
