@@ -109,7 +109,7 @@ cat "$dir/table.tsv"
 # the segment marginals of the first held-out sentence of 5 words or more, from the first
 # seed's structured model
 first=$(echo "$seeds" | head -1)
-awk 'NF >= 5' "$dir/test.en" | head -1 >"$dir/one.en"
+awk 'NF >= 5 { print; exit }' "$dir/test.en" >"$dir/one.en"  # no pipe: head's early exit would be SIGPIPE under pipefail
 [ -s "$dir/one.en" ] || head -1 "$dir/test.en" >"$dir/one.en"  # fra-small's are short
 seq2seq-translate -m "$dir/structured-$first.akm" -i "$dir/one.en" -q \
   --alignments "$dir/one.npz" --alignment-tokens "$dir/tok" >"$dir/one.out"
