@@ -47,6 +47,17 @@ int64_t keys_begin(const KeyMask& m, int64_t r0) {
 // thread's contiguous chunk a mix of early (cheap under a causal mask) and late blocks.
 int64_t balanced(int64_t t, int64_t n) { return (t % 2 == 0) ? t / 2 : n - 1 - t / 2; }
 
+// n floats from a 64-byte boundary (16 floats of slack); none, and a null pointer, for n = 0.
+struct Aligned {
+  std::vector<float> store;
+  float* data = nullptr;
+  explicit Aligned(int64_t n) : store(static_cast<size_t>(n > 0 ? n + 16 : 0)) {
+    if (n <= 0) return;
+    const auto addr = reinterpret_cast<uintptr_t>(store.data());
+    data = store.data() + ((64 - addr % 64) % 64) / sizeof(float);
+  }
+};
+
 struct Task {
   int64_t problem, r0, r1;
 };
@@ -168,7 +179,7 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
   // The hand-written kernels where the CPU has them. A problem whose key blocks all start on
   // a panel (no local window, blocks a whole number of panels) has its keys packed once, for
   // all its tasks (as many floats as its keys, rounded up to a panel); the others pack each
-  // block into their task's buffer. Both are 64-byte aligned (16 floats of slack).
+  // block into their task's buffer.
   const bool hand = detail::block_kernels_on();
   const bool whole_blocks = blocks.keys % detail::kKeyPanel == 0;
   std::vector<int64_t> at(problems.size(), -1);
@@ -183,16 +194,12 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
         at[i] = whole;
         whole += detail::packed_keys_floats(p.k.rows, p.k.cols);
       } else {
-        kfloats = std::max(kfloats, detail::packed_keys_floats(blocks.keys, p.k.cols) + 16);
+        kfloats = std::max(kfloats, detail::packed_keys_floats(blocks.keys, p.k.cols));
       }
     }
-  auto aligned = [](std::vector<float>& v) {
-    const auto addr = reinterpret_cast<uintptr_t>(v.data());
-    return v.data() + ((64 - addr % 64) % 64) / sizeof(float);
-  };
-  std::vector<float> packed_store(static_cast<size_t>(whole > 0 ? whole + 16 : 0));
-  float* packed = whole > 0 ? aligned(packed_store) : nullptr;
-  if (whole > 0)
+  const Aligned packed_store(whole);
+  float* packed = packed_store.data;
+  if (packed)
     parallel_for(
         static_cast<int64_t>(problems.size()),
         [&](int64_t begin, int64_t end) {
@@ -208,8 +215,8 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
         std::vector<float> sbuf(static_cast<size_t>(blocks.rows * blocks.keys));
         std::vector<float> m(static_cast<size_t>(blocks.rows));
         std::vector<double> l(static_cast<size_t>(blocks.rows));
-        std::vector<float> kstore(static_cast<size_t>(kfloats));
-        float* kbuf = kfloats > 0 ? aligned(kstore) : nullptr;
+        const Aligned kstore(kfloats);
+        float* kbuf = kstore.data;
         for (int64_t t = begin; t < end; ++t) {
           const Task& task = tasks[static_cast<size_t>(balanced(t, n))];
           const int64_t from = at[static_cast<size_t>(task.problem)];
