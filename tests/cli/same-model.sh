@@ -5,8 +5,10 @@
 # and under mpirun -np 2 --threads 2 (when Open MPI is installed): a batch's slices are a
 # function of the batch and the recipe, never of the machine, their gradients added in a fixed
 # order, and threads beyond one a slice work inside the slices without changing a bit. Each
-# trainer runs a few steps of a tiny model; the seq2seq models are large enough that their
-# products are cut into panels (core/blas.h) shared with the spare threads.
+# trainer runs a few steps of a tiny model; the seq2seq models and the pointer network are large
+# enough that their products are cut into panels (core/blas.h) shared with the spare threads
+# (the pointer network's projection of its 128-wide embeddings is; without panels the same
+# command writes another file).
 . "$ATTNKIT_SRC/tests/cli/lib.sh"
 mpi=0
 if command -v mpirun >/dev/null; then
@@ -52,7 +54,7 @@ D=$ATTNKIT_TESTDATA
 trainers=(
   "seq2seq-train -i dates.tsv --tokens chars --embed 64 --hidden 128 --batch-size 80 --steps 3 --seed 4"
   "seq2seq-train -i dates.tsv --tokens chars --type transformer --layers 1 --hidden 64 --heads 4 --ff 256 --batch-size 80 --steps 3 --seed 4"
-  "ptr-train --task sort -i sort.txt --embed 16 --hidden 32 --batch-size 32 --epochs 1 --seed 3"
+  "ptr-train --task sort -i sort.txt --embed 128 --hidden 64 --batch-size 64 --epochs 1 --seed 3"
   "stackmem-train -i rev.tsv --embed 8 --hidden 24 --value-size 8 --batch-size 40 --epochs 1 --seed 3"
   "ntm-train --task copy --width 4 --len-max 4 --hidden 16 --memory-rows 8 --memory-cols 4 --batch-size 3 --steps 6 --seed 2"
   "memn2n-train -i $D/babi --task 1 --epochs 1 --ls-max-epochs 1 --seed 2"

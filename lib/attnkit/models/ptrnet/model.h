@@ -138,6 +138,9 @@ class PtrTraining : public train::DatasetModule {
   const PtrNet& model() const { return *model_; }
   std::string kind() const override { return "ptrnet"; }
   int slices() const override { return 2; }
+  // Threads beyond the 2 slices compute panels of the slices' large products (train/module.h):
+  // without them 2 slices cap a step at 2 threads.
+  bool split_products() const override { return true; }
   train::Slice forward(ad::Tape& t, int64_t begin, int64_t end, int slice) const override;
   train::Metrics evaluate() override;
   std::vector<std::string> eval_metrics() const override;
