@@ -119,8 +119,9 @@ int main(int argc, char** argv) {
     // block packed before its scores.
     const bool hand = attention::detail::block_kernels_on();
     const bool once = blocks.keys % attention::detail::kKeyPanel == 0;
-    std::vector<float> kbuf(static_cast<size_t>(
-        hand ? attention::detail::packed_keys_floats(once ? n : blocks.keys, d) : 0));
+    const attention::detail::AlignedFloats kstore(
+        hand ? attention::detail::packed_keys_floats(once ? n : blocks.keys, d) : 0);
+    float* const kbuf = kstore.data;
     const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
     double best[3] = {1e30, 1e30, 1e30};
     // The thread's CPU time, not the wall clock: one thread, so the same thing on a quiet
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
       double t[3] = {0, 0, 0};
       if (hand && once) {  // the packing counts as the scores' time
         const auto t0 = clock::now();
-        attention::detail::pack_keys(ConstMat{k.data(), n, d, d}, kbuf.data());
+        attention::detail::pack_keys(ConstMat{k.data(), n, d, d}, kbuf);
         t[0] += clock::now() - t0;
       }
       for (int64_t r0 = 0; r0 < n; r0 += blocks.rows) {
@@ -151,10 +152,10 @@ int main(int argc, char** argv) {
           const auto t0 = clock::now();
           const ConstMat kb{k.data() + c0 * d, nk, d, d}, vb{v.data() + c0 * d, nk, d, d};
           if (hand && once) {
-            attention::detail::scores_packed(qb, kbuf.data() + c0 * d, nk, scale, s);
+            attention::detail::scores_packed(qb, kbuf + c0 * d, nk, scale, s);
           } else if (hand) {
-            attention::detail::pack_keys(kb, kbuf.data());
-            attention::detail::scores_packed(qb, kbuf.data(), nk, scale, s);
+            attention::detail::pack_keys(kb, kbuf);
+            attention::detail::scores_packed(qb, kbuf, nk, scale, s);
           } else {
             gemm(Trans::No, Trans::Yes, scale, qb, kb, 0.0f, s);
           }

@@ -1,6 +1,7 @@
 #include "attnkit/attention/block_kernels.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "attnkit/attention/online_softmax.h"
 #include "attnkit/core/error.h"
@@ -204,6 +205,12 @@ void require_on(const char* what) {
 }
 
 }  // namespace
+
+AlignedFloats::AlignedFloats(int64_t n) : store(static_cast<size_t>(n > 0 ? n + 16 : 0)) {
+  if (n <= 0) return;
+  const auto addr = reinterpret_cast<uintptr_t>(store.data());
+  data = store.data() + ((64 - addr % 64) % 64) / sizeof(float);
+}
 
 bool block_kernels_on() {
 #ifdef ATTNKIT_BLOCK_KERNELS

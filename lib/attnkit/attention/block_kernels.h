@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "attnkit/core/blas.h"
 
@@ -21,6 +22,14 @@ namespace attnkit::attention::detail {
 
 // Keys per panel of pack_keys.
 constexpr int64_t kKeyPanel = 64;
+
+// Room for n floats from a 64-byte boundary (16 floats of slack), for packed keys: the
+// kernels' panel loads then never cross a cache line. For n = 0 none, and data is null.
+struct AlignedFloats {
+  std::vector<float> store;
+  float* data = nullptr;
+  explicit AlignedFloats(int64_t n);
+};
 
 // True when the kernels below may run: the softmax's best path is AVX-512.
 bool block_kernels_on();

@@ -47,17 +47,6 @@ int64_t keys_begin(const KeyMask& m, int64_t r0) {
 // thread's contiguous chunk a mix of early (cheap under a causal mask) and late blocks.
 int64_t balanced(int64_t t, int64_t n) { return (t % 2 == 0) ? t / 2 : n - 1 - t / 2; }
 
-// n floats from a 64-byte boundary (16 floats of slack); none, and a null pointer, for n = 0.
-struct Aligned {
-  std::vector<float> store;
-  float* data = nullptr;
-  explicit Aligned(int64_t n) : store(static_cast<size_t>(n > 0 ? n + 16 : 0)) {
-    if (n <= 0) return;
-    const auto addr = reinterpret_cast<uintptr_t>(store.data());
-    data = store.data() + ((64 - addr % 64) % 64) / sizeof(float);
-  }
-};
-
 struct Task {
   int64_t problem, r0, r1;
 };
@@ -197,7 +186,7 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
         kfloats = std::max(kfloats, detail::packed_keys_floats(blocks.keys, p.k.cols));
       }
     }
-  const Aligned packed_store(whole);
+  const detail::AlignedFloats packed_store(whole);
   float* packed = packed_store.data;
   if (packed)
     parallel_for(
@@ -215,7 +204,7 @@ void fused_context(const std::vector<Problem>& problems, float scale, FusedBlock
         std::vector<float> sbuf(static_cast<size_t>(blocks.rows * blocks.keys));
         std::vector<float> m(static_cast<size_t>(blocks.rows));
         std::vector<double> l(static_cast<size_t>(blocks.rows));
-        const Aligned kstore(kfloats);
+        const detail::AlignedFloats kstore(kfloats);
         float* kbuf = kstore.data;
         for (int64_t t = begin; t < end; ++t) {
           const Task& task = tasks[static_cast<size_t>(balanced(t, n))];
