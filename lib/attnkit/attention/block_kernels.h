@@ -29,6 +29,8 @@ struct AlignedFloats {
   std::vector<float> store;
   float* data = nullptr;
   explicit AlignedFloats(int64_t n);
+  AlignedFloats(const AlignedFloats&) = delete;  // data points into store
+  AlignedFloats& operator=(const AlignedFloats&) = delete;
 };
 
 // True when the kernels below may run: the softmax's best path is AVX-512.
